@@ -1,0 +1,50 @@
+"""git-intent: why is this line here? Links commits to the coding-agent sessions and messages that wrote them.
+
+The façade below is loaded lazily so that `python -m git_intent.hook` (the post-commit fast path) imports
+only the standard library.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Repository",
+    "blame_lines",
+    "find_session",
+    "install",
+    "log_commits",
+    "read_transcript",
+    "record_commit",
+    "uninstall",
+    "__version__",
+]
+
+_EXPORTS = {
+    "Repository": "git_intent.repo",
+    "blame_lines": "git_intent.blame",
+    "find_session": "git_intent.catalog",
+    "read_transcript": "git_intent.catalog",
+    "record_commit": "git_intent.record",
+    "log_commits": "git_intent.history",
+    "install": "git_intent.install",
+    "uninstall": "git_intent.install",
+}
+
+if TYPE_CHECKING:
+    from .blame import blame_lines
+    from .catalog import find_session, read_transcript
+    from .history import log_commits
+    from .install import install, uninstall
+    from .record import record_commit
+    from .repo import Repository
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'git_intent' has no attribute {name!r}")

@@ -1,0 +1,121 @@
+"""Finding the sessions of a repository: discovered transcripts, explicit files, and backup copies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+from .adapters import all_adapters, sniff
+from .backup import session_copies, session_copy_path
+from .errors import SessionNotFoundError, TranscriptError
+from .models import Message, Session
+from .repo import Repository
+
+
+def read_transcript(path: Path) -> list[Session]:
+    """Sessions in one transcript file of any known agent.
+
+    Raises TranscriptError when the file cannot be opened or is in no known format.
+    """
+    if not path.is_file():
+        raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
+    adapter = sniff(path)
+    if adapter is None:
+        raise TranscriptError(f"{path} is not a transcript of a known agent ({', '.join(all_adapters())}).")
+    try:
+        return adapter.read(path)
+    except OSError as exc:
+        raise TranscriptError(f"The transcript {path} cannot be read: {exc.strerror}.") from exc
+
+
+def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = ()) -> list[Session]:
+    """Sessions that may have written lines of this work tree since `since`.
+
+    Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
+    given explicitly, and the backup copies; when one session appears twice, the longest copy wins.
+    Unreadable discovered files are skipped; unreadable `extra` files raise TranscriptError.
+    """
+    found: dict[tuple[str, str], Session] = {}
+
+    def keep(session: Session) -> None:
+        key = (session.agent, session.session_id)
+        if key not in found or len(session.messages) > len(found[key].messages):
+            found[key] = session
+
+    for path in extra:
+        for session in read_transcript(path):
+            keep(session)
+    cutoff = since.timestamp() if since else None
+    paths = [p for a in all_adapters().values() for p in a.discover(repo.root, since)]
+    paths += [p for _, p in session_copies(repo) if cutoff is None or _mtime(p) >= cutoff]
+    for path in paths:
+        try:
+            sessions = read_transcript(path)
+        except TranscriptError:
+            continue
+        for session in sessions:
+            keep(session)
+    return list(found.values())
+
+
+def find_session(repo: Repository, session_id: str, agent: str | None = None) -> Session:
+    """The session with this id (or unique id prefix), from the backup first, then the agents' folders.
+
+    Raises SessionNotFoundError when no transcript holds it, or the prefix is ambiguous.
+    """
+    adapters = all_adapters()
+    names = [agent] if agent else list(adapters)
+    for name in names:
+        copy = session_copy_path(repo, name, session_id)
+        if copy is not None and copy.is_file():
+            for session in read_transcript(copy):
+                if session.session_id == session_id:
+                    return session
+    matches: dict[tuple[str, str], Session] = {}
+    paths = [p for _, p in session_copies(repo) if p.stem.startswith(session_id)]
+    paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root) if session_id in p.name]
+    for path in paths:
+        try:
+            sessions = read_transcript(path)
+        except TranscriptError:
+            continue
+        for session in sessions:
+            if session.session_id.startswith(session_id) or session_id in session.aliases:
+                key = (session.agent, session.session_id)
+                if key not in matches or len(session.messages) > len(matches[key].messages):
+                    matches[key] = session
+    if len(matches) == 1:
+        return next(iter(matches.values()))
+    if not matches:
+        raise SessionNotFoundError(
+            f"No transcript of session {session_id} was found in the backup or the agents' folders.",
+            hint="The agent may have deleted it; `git intent log` lists the sessions recorded here.")
+    listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
+    raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def resolve_reference(repo: Repository, reference: str) -> tuple[Session, Message | None]:
+    """`SESSION` or `SESSION:MESSAGE` (ids or unique prefixes) to the session and, if given, the message.
+
+    Raises SessionNotFoundError when either is not found.
+    """
+    session_id, _, message_id = reference.partition(":")
+    if not session_id:
+        raise SessionNotFoundError("Give a session id, as SESSION or SESSION:MESSAGE.")
+    session = find_session(repo, session_id)
+    if not message_id:
+        return session, None
+    message = session.message(message_id)
+    if message is None:
+        raise SessionNotFoundError(
+            f"Session {session.session_id} has no message {message_id} (or the prefix is ambiguous).",
+            hint=f"`git intent show {session.session_id}` lists its messages.")
+    return session, message

@@ -1,0 +1,207 @@
+"""The `git intent` command line: parses arguments, calls one library function, prints.
+
+Exit codes: 0 success, 1 a known error (one sentence on stderr), 2 bad usage (click), 3 an unexpected
+error (a paste-ready report in `<git common dir>/intent/error.log`), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from . import __version__
+from .errors import IntentError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _print_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def _fail(exc: IntentError) -> None:
+    click.echo(f"error: {exc}", err=True)
+    if exc.hint:
+        click.echo(f"hint: {exc.hint}", err=True)
+    sys.exit(1)
+
+
+def _repo() -> Any:
+    from .repo import Repository
+
+    return Repository()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="git-intent")
+def cli() -> None:
+    """Why is this line here? Links commits to the coding-agent sessions and messages that wrote them.
+
+    \b
+    Start with:  git intent install          (in your repository)
+    Then:        git intent blame src/app.py:42
+    Try it:      git intent demo
+    """
+
+
+@cli.command()
+def install() -> None:
+    """Install the post-commit hook and git config in this repository; say what changed."""
+    from .install import install as run
+
+    changes = run(_repo())
+    click.echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
+
+
+@cli.command()
+def uninstall() -> None:
+    """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay)."""
+    from .install import uninstall as run
+
+    changes = run(_repo())
+    click.echo("\n".join(changes) if changes else "git-intent was not installed here; nothing changed.")
+
+
+@cli.command()
+@click.argument("rev", default="HEAD")
+@click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
+              help="Also consider this transcript file (any agent). Repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--hook", is_flag=True, hidden=True, help="Run as the hook's worker: log errors, exit 0.")
+def record(rev: str, transcripts: tuple[Path, ...], as_json: bool, hook: bool) -> None:
+    """Link commit REV (default HEAD) to the agent sessions that wrote its lines. Idempotent.
+
+    This is what the post-commit hook runs. Lines no agent edit explains stay human.
+    """
+    from .record import record_commit
+    from .render import record_text
+
+    try:
+        result = record_commit(_repo(), rev, transcripts=transcripts)
+    except Exception:
+        if not hook:
+            raise
+        click.echo(f"record {rev} failed:\n{traceback.format_exc()}", err=True)
+        return
+    if as_json:
+        _print_json(result.__dict__)
+    else:
+        click.echo(record_text(result), nl=False)
+
+
+@cli.command()
+@click.argument("location")
+@click.option("--json", "as_json", is_flag=True, help="Print the DESIGN.md JSON contract.")
+def blame(location: str, as_json: bool) -> None:
+    """Explain who wrote LOCATION (PATH:LINE or PATH:START-END) and why.
+
+    Walks git blame to the commit, its note, the agent session and the message whose edit wrote each
+    line, and quotes the request, the assistant's reasoning and the edit.
+    """
+    from .blame import blame_lines
+    from .render import blame_text
+
+    answer = blame_lines(_repo(), location)
+    if as_json:
+        _print_json(answer.model_dump(mode="json", exclude={"problems"}))
+    else:
+        click.echo(blame_text(answer), nl=False)
+    for problem in answer.problems:
+        click.echo(f"warning: {problem}", err=True)
+    if answer.problems:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("reference")
+@click.option("--json", "as_json", is_flag=True, help="Print the session or message as JSON.")
+@click.option("--brief", is_flag=True, help="One line per message instead of full text.")
+def show(reference: str, as_json: bool, brief: bool) -> None:
+    """Print SESSION or SESSION:MESSAGE at full fidelity (ids or unique prefixes)."""
+    from .catalog import resolve_reference
+    from .render import message_text, session_text
+
+    session, message = resolve_reference(_repo(), reference)
+    if as_json:
+        _print_json((message or session).model_dump(mode="json"))
+    elif message is not None:
+        click.echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
+    else:
+        click.echo(session_text(session, full=not brief), nl=False)
+
+
+@cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("-n", "--max-count", default=20, show_default=True, help="How many commits to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
+def log(revision_range: str, max_count: int, as_json: bool) -> None:
+    """List recent commits of REVISION_RANGE with the agent sessions that wrote them."""
+    from .history import log_commits
+    from .render import log_text
+
+    entries = log_commits(_repo(), revision_range, max_count)
+    if as_json:
+        _print_json([e.model_dump(mode="json") for e in entries])
+    else:
+        click.echo(log_text(entries), nl=False)
+
+
+@cli.command()
+@click.option("--keep", type=click.Path(path_type=Path, file_okay=False),
+              help="Build the demo repository here and keep it (default: a temporary folder).")
+@click.option("--json", "as_json", is_flag=True, help="Print the blame answer as JSON.")
+def demo(keep: Path | None, as_json: bool) -> None:
+    """Replay a bundled real Claude Code session into a new repository, record it, and explain a line.
+
+    No network and no configuration: the transcript ships with git-intent (see its README).
+    """
+    from .demo import run_demo
+    from .render import blame_text
+
+    result = run_demo(keep, echo=None if as_json else click.echo)
+    if as_json:
+        _print_json(result.answer.model_dump(mode="json", exclude={"problems"}))
+    else:
+        click.echo(blame_text(result.answer), nl=False)
+        click.echo(result.epilogue)
+
+
+@cli.command()
+def path() -> None:
+    """Print where git-intent keeps its state for this repository."""
+    from .install import hooks_dir
+    from .notes import NOTES_REF
+
+    repo = _repo()
+    click.echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
+               f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}")
+
+
+def main() -> None:
+    """Console-script entry point with the one top-level error handler."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except IntentError as exc:
+        _fail(exc)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception:
+        report = traceback.format_exc()
+        click.echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
+        click.echo(report, err=True)
+        sys.exit(3)

@@ -1,0 +1,92 @@
+"""`git intent demo`: replay a bundled real Claude Code session into a new repository and explain a line.
+
+The transcript is a real session from entireio/cli (MIT; see data/demo/README.md). Its edits carry the
+whole file before each edit, so the demo commits that pre-image as a person's baseline, replays the
+agent's edits, commits them as the real author did, records the commit, and blames an added line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+
+from .blame import BlameAnswer, blame_lines
+from .record import record_commit
+from .replay import rebuild_claude
+from .repo import Repository
+
+TRANSCRIPT = "claude-code-chunking.jsonl"
+RECORDED_CWD = "/Users/soph/Work/entire/devenv/cli/"
+LINE = "cmd/entire/cli/agent/chunking.go:85-88"
+SUBJECT = "handle if a single jsonl line is bigger then chunk size"
+
+
+@dataclass
+class DemoResult:
+    """The demo repository, the blame answer for `LINE`, and a closing paragraph for people."""
+
+    repo: Path
+    answer: BlameAnswer
+    epilogue: str
+
+
+def _commit(repo: Path, message: str, when: datetime, author: str) -> None:
+    name, email = author.split(" <")
+    env = {**os.environ, "GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat(),
+           "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email.rstrip(">"),
+           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email.rstrip(">")}
+    quiet = ["-c", "commit.gpgsign=false", "-c", f"core.hooksPath={repo / '.git' / 'no-hooks'}"]
+    subprocess.run(["git", *quiet, "add", "-A"], cwd=repo, check=True, env=env, capture_output=True)
+    subprocess.run(["git", *quiet, "commit", "-q", "-m", message], cwd=repo, check=True, env=env,
+                   capture_output=True)
+
+
+def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None) -> DemoResult:
+    """Build the demo repository (in `keep`, or a temporary folder removed afterwards) and explain `LINE`.
+
+    `echo` receives progress sentences. Raises IntentError if a git step fails.
+    """
+    say = echo or (lambda _text: None)
+    folder = Path(tempfile.mkdtemp(prefix="git-intent-demo-")) if keep is None else keep
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True, capture_output=True)
+        # The transcript stands where an agent keeps it: outside the work tree.
+        transcript = folder / ".git" / TRANSCRIPT
+        with resources.as_file(resources.files("git_intent").joinpath("data", "demo", TRANSCRIPT)) as bundled:
+            shutil.copyfile(bundled, transcript)
+        rebuild = rebuild_claude(transcript)
+        say(f"Replaying a real Claude Code session ({rebuild.edits_applied} edits) into {folder}")
+        _write(folder, rebuild.pre)
+        first = datetime.fromisoformat(rebuild.first_edit_at)
+        _commit(folder, "baseline before the agent session", first - timedelta(hours=1),
+                "A Person <person@example.com>")
+        _write(folder, rebuild.post)
+        _commit(folder, SUBJECT, datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2),
+                "Soph <soph@example.com>")
+        repo = Repository(folder)
+        result = record_commit(repo, "HEAD", transcripts=[transcript])
+        say(f"Recorded: {result.lines_attributed} of {result.lines_added} added lines credited to the session.")
+        say(f"\n$ git intent blame {LINE}\n")
+        answer = blame_lines(repo, LINE, cwd=folder)
+    finally:
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    where = (f"The demo repository is kept at {folder}; try `git intent log` or `git intent show` there."
+             if keep else "The demo repository was temporary; pass --keep DIR to keep it.")
+    return DemoResult(repo=folder, answer=answer, epilogue=where)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for recorded, text in files.items():
+        relative = recorded[len(RECORDED_CWD):] if recorded.startswith(RECORDED_CWD) else Path(recorded).name
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")

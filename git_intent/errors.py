@@ -1,0 +1,38 @@
+"""The one error hierarchy of git-intent; the CLI turns it into exit codes."""
+
+from __future__ import annotations
+
+
+class IntentError(Exception):
+    """A known failure with a full-sentence message meant for the user (exit code 1)."""
+
+    hint: str | None = None
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+
+class NotARepositoryError(IntentError):
+    """The current directory is not inside a git work tree."""
+
+
+class BadLocationError(IntentError):
+    """A PATH:LINE argument names a path or line that does not exist."""
+
+
+class NoteError(IntentError):
+    """A note on refs/notes/intent is missing, corrupt, or written by another tool."""
+
+
+class TranscriptError(IntentError):
+    """A transcript cannot be found or read."""
+
+
+class SessionNotFoundError(IntentError):
+    """No session or message matches the id the user gave."""
+
+
+class GitError(IntentError):
+    """A git command failed."""

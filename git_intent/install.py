@@ -1,0 +1,90 @@
+"""Installing and removing the post-commit hook and the git configuration git-intent relies on."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from importlib import resources
+from pathlib import Path
+
+from .backup import ensure_excluded
+from .errors import IntentError
+from .notes import NOTES_REF
+from .repo import Repository
+
+MARKER = "git-intent-hook-marker"
+HOOKS = ("post-commit",)
+# rewriteRef makes git copy notes on amend and rebase; cat_sort_uniq merges JSON Lines notes safely.
+CONFIG = (("notes.rewriteRef", NOTES_REF), ("notes.intent.mergeStrategy", "cat_sort_uniq"))
+
+
+def hooks_dir(repo: Repository) -> Path:
+    """Where git looks for hooks (`git rev-parse --git-path hooks`: honours core.hooksPath, worktrees)."""
+    path = Path(repo.git("rev-parse", "--git-path", "hooks").strip())
+    return path if path.is_absolute() else (repo.root / path).resolve()
+
+
+def render_hook(hook: str, python: str | None = None) -> str:
+    """The shim for `hook`, calling the absolute path of this Python interpreter."""
+    template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
+    return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def install(repo: Repository) -> list[str]:
+    """Install the hooks, configuration and backup exclusion; returns one sentence per change made.
+
+    An existing hook that is not ours is kept as `<hook>.legacy` and chained. Raises IntentError for a
+    bare repository or when both a foreign hook and a different `.legacy` file exist.
+    """
+    if repo.git("rev-parse", "--is-bare-repository").strip() == "true":
+        raise IntentError("git-intent needs a work tree; this repository is bare.")
+    changes: list[str] = []
+    folder = hooks_dir(repo)
+    folder.mkdir(parents=True, exist_ok=True)
+    for hook in HOOKS:
+        path, legacy = folder / hook, folder / f"{hook}.legacy"
+        text = render_hook(hook)
+        if path.exists() and not is_ours(path):
+            if legacy.exists():
+                raise IntentError(f"Both {path} and {legacy} exist; git-intent will not overwrite either.",
+                                  hint=f"Merge them by hand or remove {legacy}, then run install again.")
+            path.rename(legacy)
+            changes.append(f"Kept your existing {hook} hook as {legacy.name}; it still runs first.")
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            path.chmod(0o755)
+            changes.append(f"Installed the {hook} hook at {path}.")
+    for key, value in CONFIG:
+        current = repo.git("config", "--get-all", key, check=False).split()
+        if value not in current:
+            repo.git("config", "--add", key, value)
+            changes.append(f"Set git config {key} = {value}.")
+    if ensure_excluded(repo):
+        changes.append("Added /.opencode/intent/ (the local backup) to .git/info/exclude.")
+    return changes
+
+
+def uninstall(repo: Repository) -> list[str]:
+    """Remove our hooks (restoring `<hook>.legacy`) and our configuration. Notes and backup stay."""
+    changes: list[str] = []
+    folder = hooks_dir(repo)
+    for hook in HOOKS:
+        path, legacy = folder / hook, folder / f"{hook}.legacy"
+        if path.exists() and is_ours(path):
+            path.unlink()
+            changes.append(f"Removed the {hook} hook.")
+            if legacy.exists():
+                legacy.rename(path)
+                changes.append(f"Restored your earlier {hook} hook.")
+    for key, value in CONFIG:
+        if value in repo.git("config", "--get-all", key, check=False).split():
+            repo.git("config", "--unset", key, f"^{value}$")
+            changes.append(f"Unset git config {key} = {value}.")
+    return changes

@@ -1,0 +1,172 @@
+"""Value types shared by every layer: sessions, messages, parts, edits, attributions and note records.
+
+Models carry no storage identity (STYLE.md habit 6): ids are the agents' own (`session_id`, `message_id`),
+and where a record lives (note, backup, index) is decided by the layers above.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AgentName = Literal["claude-code", "codex", "opencode", "gemini-cli", "cursor", "aider"]
+Role = Literal["user", "assistant", "tool", "system"]
+PartKind = Literal["text", "reasoning", "tool_call", "tool_result"]
+
+NOTE_SCHEMA = "git-intent/1"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Part(_Frozen):
+    """A piece of a message: text, reasoning, a tool call (with its arguments) or a tool result."""
+
+    kind: PartKind
+    text: str = ""
+    tool: str | None = None
+    call_id: str | None = None
+    is_error: bool = False
+
+
+class Message(_Frozen):
+    """One turn of a session, addressable as `SESSION:MESSAGE` by `message_id`.
+
+    `is_prompt` marks a user turn typed by a person (not a tool result, a command echo or an injected
+    compaction summary): the turns that state what the user asked for.
+    """
+
+    message_id: str
+    role: Role
+    timestamp: datetime | None = None
+    parts: tuple[Part, ...] = ()
+    is_prompt: bool = False
+    is_summary: bool = False
+
+    @property
+    def text(self) -> str:
+        """The message's text and reasoning parts joined by blank lines."""
+        return "\n\n".join(p.text for p in self.parts if p.kind in ("text", "reasoning") and p.text)
+
+
+class AddedLine(_Frozen):
+    """A line an edit wrote: its text and, when known, its 1-based line number after the edit."""
+
+    text: str
+    line: int | None = None
+
+
+class Edit(_Frozen):
+    """A file change made by one tool call.
+
+    `path` is the path exactly as the transcript recorded it (often absolute, possibly from another
+    machine); `added` holds the lines the edit produced, in order. `old_text`/`new_text` are the
+    replaced and replacing text when the tool reports them.
+    """
+
+    path: str
+    tool: str
+    message_id: str
+    call_id: str | None = None
+    timestamp: datetime | None = None
+    kind: Literal["update", "create", "delete"] = "update"
+    old_text: str | None = None
+    new_text: str = ""
+    added: tuple[AddedLine, ...] = ()
+
+
+class ParseStats(BaseModel):
+    """What reading a transcript skipped: counts, never exceptions (transcripts are messy by nature)."""
+
+    records: int = 0
+    unreadable: int = 0
+    unknown_types: dict[str, int] = Field(default_factory=dict)
+
+    def unknown(self, record_type: str) -> None:
+        self.unknown_types[record_type] = self.unknown_types.get(record_type, 0) + 1
+
+
+class Session(BaseModel):
+    """One agent run parsed from a transcript file.
+
+    `session_id` is the agent's own id (Claude Code `sessionId`, Codex `session_meta.payload.id`);
+    `aliases` holds other ids met in the same file (resumed sessions, parent hook records).
+    """
+
+    agent: AgentName
+    session_id: str
+    transcript: Path
+    cwd: str | None = None
+    cwds: list[str] = Field(default_factory=list)
+    parent_session_id: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    agent_version: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    edits: list[Edit] = Field(default_factory=list)
+    stats: ParseStats = Field(default_factory=ParseStats)
+
+    @property
+    def started_at(self) -> datetime | None:
+        stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
+        return min(stamps) if stamps else None
+
+    @property
+    def ended_at(self) -> datetime | None:
+        stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
+        return max(stamps) if stamps else None
+
+    def message(self, message_id: str) -> Message | None:
+        """The message with this id, or with this unique id prefix; None when absent or ambiguous."""
+        exact = [m for m in self.messages if m.message_id == message_id]
+        if exact:
+            return exact[0]
+        found = [m for m in self.messages if m.message_id.startswith(message_id)]
+        return found[0] if len(found) == 1 else None
+
+
+class Attribution(_Frozen):
+    """The link from a line to the session and message whose edit wrote it (DESIGN.md JSON contract)."""
+
+    agent: AgentName
+    session_id: str
+    message_id: str
+    tool: str
+    method: str = "note"
+    confidence: float = 1.0
+
+
+class NoteRecord(_Frozen):
+    """One JSON line of a note on refs/notes/intent.
+
+    kind "commit": one per note, counts of the commit's added lines. kind "session": a session that
+    wrote lines of the commit. kind "lines": a 1-based inclusive range `start..end` of `path` at the
+    commit, credited to `session_id`/`message_id`; `match` is "exact" or "fuzzy"; `sha` is the first 16
+    hex digits of sha256 over the range's lines joined by newlines. Notes hold ids, hashes and counts
+    only, never transcript text, so no secret can enter a git object through them.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    schema_: str = Field(default=NOTE_SCHEMA, alias="schema")
+    kind: Literal["commit", "session", "lines"]
+    commit: str | None = None
+    agent: AgentName | None = None
+    session_id: str | None = None
+    message_id: str | None = None
+    call_id: str | None = None
+    tool: str | None = None
+    path: str | None = None
+    start: int | None = None
+    end: int | None = None
+    match: str | None = None
+    confidence: float | None = None
+    sha: str | None = None
+    lines_added: int | None = None
+    lines_attributed: int | None = None
+    recorded_by: str | None = None
+    transcript_sha256: str | None = None
+    parent_session_id: str | None = None

@@ -1,0 +1,88 @@
+"""Mapping paths recorded in transcripts onto the work tree, including paths from other machines.
+
+A recorded path is credited to the work tree when it lies inside it on this machine, or, when it was
+recorded on a machine where it does not exist here, when its suffix matches a tracked file (DESIGN.md:
+never compare absolute paths from another machine literally). A path that exists on this machine
+outside the work tree belongs to another repository and is never mapped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+
+class PathMapper:
+    """Maps recorded paths onto paths relative to `root` ('/'-separated), or None when they are not ours."""
+
+    def __init__(self, root: Path, tracked: Iterable[str]) -> None:
+        self.root = root
+        self.roots = {os.path.normpath(str(root)), os.path.realpath(str(root))}
+        self.tracked = frozenset(tracked)
+        self.by_name: dict[str, list[str]] = defaultdict(list)
+        for path in self.tracked:
+            self.by_name[path.rsplit("/", 1)[-1]].append(path)
+
+    def to_repo(self, recorded: str, cwd: str | None = None) -> str | None:
+        """The work-tree-relative path for `recorded`, resolved against the session's `cwd` when relative."""
+        if not recorded:
+            return None
+        path = recorded
+        if not os.path.isabs(path):
+            if cwd is None or not os.path.isabs(cwd):
+                return path if path in self.tracked else self._suffix(PurePosixPath(path).parts)
+            path = os.path.join(cwd, path)
+        local = self._inside(path)
+        if local is not None:
+            return local
+        if self._exists_here(path, cwd):
+            return None  # another directory on this machine: another repository's work
+        return self._foreign(path, cwd)
+
+    def _inside(self, path: str) -> str | None:
+        for candidate in {os.path.normpath(path), os.path.realpath(path)}:
+            for root in self.roots:
+                if candidate.startswith(root + os.sep):
+                    rel = candidate[len(root) + 1:].replace(os.sep, "/")
+                    return rel if ".." not in rel.split("/") else None
+        return None
+
+    @staticmethod
+    def _exists_here(path: str, cwd: str | None) -> bool:
+        if cwd and os.path.isdir(cwd):
+            return True
+        parent = os.path.dirname(path)
+        return os.path.isdir(parent)
+
+    def _foreign(self, path: str, cwd: str | None) -> str | None:
+        if cwd:
+            base = os.path.normpath(cwd)
+            if path.startswith(base + "/"):
+                rel = path[len(base) + 1:]
+                if rel in self.tracked:
+                    return rel
+                below = [t for t in self.by_name.get(rel.rsplit("/", 1)[-1], []) if t.endswith("/" + rel)]
+                if len(below) == 1:
+                    return below[0]
+        return self._suffix(PurePosixPath(path).parts)
+
+    def _suffix(self, parts: tuple[str, ...]) -> str | None:
+        """The tracked path sharing the longest suffix (at least two components) with `parts`, if unique."""
+        if not parts:
+            return None
+        best: list[str] = []
+        best_len = 0
+        for candidate in self.by_name.get(parts[-1], []):
+            cparts = candidate.split("/")
+            n = 0
+            while n < min(len(cparts), len(parts)) and cparts[-1 - n] == parts[-1 - n]:
+                n += 1
+            if n > best_len:
+                best, best_len = [candidate], n
+            elif n == best_len:
+                best.append(candidate)
+        if len(best) == 1 and best_len >= 1 and (best_len >= 2 or best_len == len(best[0].split("/"))):
+            return best[0]
+        return None

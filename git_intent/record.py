@@ -1,0 +1,158 @@
+"""Linking a commit to the sessions that wrote it: attribution, the note, and the local backup."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from . import __version__
+from .attribute import LineCredit, MappedEdit, attribute
+from .backup import append_journal, copy_session
+from .catalog import candidate_sessions
+from .models import NoteRecord, Session
+from .notes import read_note, write_note
+from .paths import PathMapper
+from .repo import Repository
+
+# Commit times have one-second resolution while edit timestamps have milliseconds.
+WINDOW_SLACK = timedelta(seconds=2)
+# Transcripts written this long before the parent commit cannot hold edits made after it.
+DISCOVERY_SLACK = timedelta(minutes=5)
+
+
+@dataclass
+class RecordResult:
+    """What `record_commit` did: counts of added and credited lines, and the sessions credited."""
+
+    commit: str
+    lines_added: int
+    lines_attributed: int
+    sessions: dict[str, int] = field(default_factory=dict)  # "agent:session_id" -> lines
+    note_written: bool = False
+    kept_existing: bool = False
+
+
+def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = ()) -> RecordResult:
+    """Credit the added lines of `rev` to this repository's sessions and write its note.
+
+    Candidate edits are those of sessions whose paths map into the work tree, made after the parent
+    commit and before this one (`WINDOW_SLACK` either side). Idempotent: an identical note is not
+    rewritten, and a note that credited more lines than a new run can (a transcript since deleted)
+    is kept. Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file,
+    NoteError when the written note does not read back.
+    """
+    commit = repo.resolve(rev)
+    parents = repo.parents(commit)
+    committed = repo.commit_time(commit)
+    after = repo.commit_time(parents[0]) if parents else None
+    sessions = candidate_sessions(repo, after - DISCOVERY_SLACK if after else None, transcripts)
+    hunks = repo.added_hunks(commit)
+    edits = mapped_edits(repo, sessions, after, committed)
+    credits = attribute(hunks, edits)
+    records = note_records(commit, credits)
+    result = RecordResult(commit=commit, lines_added=sum(1 for c in credits if c.text.strip()),
+                          lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit))
+    for credit in credits:
+        if credit.credit is not None and credit.text.strip():
+            key = f"{credit.credit.session.agent}:{credit.credit.session.session_id}"
+            result.sessions[key] = result.sessions.get(key, 0) + 1
+    existing = _existing_attributed(repo, commit)
+    if existing is not None and existing > result.lines_attributed:
+        result.kept_existing = True
+        return result
+    result.note_written = write_note(repo, commit, records)
+    credited = {id(c.credit.session): c.credit.session for c in credits if c.credit is not None}
+    for session in credited.values():
+        copy = copy_session(repo, session)
+        if result.note_written:
+            append_journal(repo, {
+                "commit": commit, "agent": session.agent, "session_id": session.session_id,
+                "transcript": str(session.transcript), "backup": str(copy) if copy else None,
+                "lines": result.sessions[f"{session.agent}:{session.session_id}"],
+                "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            })
+    return result
+
+
+def mapped_edits(repo: Repository, sessions: list[Session], after: datetime | None,
+                 before: datetime) -> list[MappedEdit]:
+    """The edits of `sessions` that touch this work tree inside the window (after, before]."""
+    mapper = PathMapper(repo.root, repo.tracked_files)
+    low = after - WINDOW_SLACK if after else None
+    high = before + WINDOW_SLACK
+    mapped: list[tuple[tuple[float, int, int], Session, object, str]] = []
+    for s_index, session in enumerate(sessions):
+        for e_index, edit in enumerate(session.edits):
+            when = edit.timestamp
+            if when is not None and ((low is not None and when < low) or when > high):
+                continue
+            path = mapper.to_repo(edit.path, session.cwd)
+            if path is None:
+                continue
+            stamp = when.timestamp() if when is not None else float("-inf")
+            mapped.append(((stamp, s_index, e_index), session, edit, path))
+    mapped.sort(key=lambda item: item[0])
+    return [MappedEdit(session=s, edit=e, path=p, order=i)  # type: ignore[arg-type]
+            for i, (_, s, e, p) in enumerate(mapped)]
+
+
+def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
+    """The note of a commit: one commit record, one per credited session, one per credited line range."""
+    records = [NoteRecord(kind="commit", commit=commit, recorded_by=f"git-intent {__version__}",
+                          lines_added=sum(1 for c in credits if c.text.strip()),
+                          lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit))]
+    sessions: dict[int, Session] = {}
+    run: list[LineCredit] = []
+    for credit in [*credits, None]:
+        if run and (credit is None or not _continues(run[-1], credit)):
+            records.append(_range(run))
+            run = []
+        if credit is not None and credit.credit is not None:
+            sessions[id(credit.credit.session)] = credit.credit.session
+            run.append(credit)
+    for session in sessions.values():
+        records.append(NoteRecord(kind="session", agent=session.agent, session_id=session.session_id,
+                                  parent_session_id=session.parent_session_id,
+                                  transcript_sha256=_sha256(session.transcript)))
+    return records
+
+
+def _continues(last: LineCredit, credit: LineCredit) -> bool:
+    return (credit.credit is not None and last.credit is not None and credit.path == last.path
+            and credit.line == last.line + 1 and credit.credit is last.credit and credit.match == last.match
+            and credit.confidence == last.confidence)
+
+
+def _range(run: list[LineCredit]) -> NoteRecord:
+    first = run[0]
+    assert first.credit is not None
+    edit = first.credit.edit
+    digest = hashlib.sha256("\n".join(c.text for c in run).encode("utf-8")).hexdigest()[:16]
+    return NoteRecord(kind="lines", path=first.path, start=first.line, end=run[-1].line,
+                      agent=first.credit.session.agent, session_id=first.credit.session.session_id,
+                      message_id=edit.message_id, call_id=edit.call_id, tool=edit.tool, match=first.match,
+                      confidence=first.confidence, sha=digest)
+
+
+def _sha256(path: Path) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def _existing_attributed(repo: Repository, commit: str) -> int | None:
+    try:
+        note = read_note(repo, commit)
+    except Exception:  # a corrupt or foreign note is replaced by a fresh record
+        return None
+    if note is None:
+        return None
+    return sum(r.lines_attributed or 0 for r in note.records if r.kind == "commit")

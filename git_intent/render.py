@@ -1,0 +1,137 @@
+"""Human-readable text for blame answers, sessions, messages, logs and record results. Pure functions."""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import datetime
+
+from .blame import BlameAnswer, LineAnswer
+from .evidence import Evidence
+from .history import LogEntry
+from .models import Message, Session
+from .record import RecordResult
+
+_LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow-up": "then said"}
+
+
+def when(stamp: datetime | None) -> str:
+    return stamp.strftime("%Y-%m-%d %H:%M") if stamp else "unknown time"
+
+
+def blame_text(answer: BlameAnswer, width: int = 100) -> str:
+    """Lines grouped by commit and attribution; each group shows who, when, why, and where to read more."""
+    out: list[str] = []
+    groups: list[list[LineAnswer]] = []
+    for line in answer.lines:
+        if groups and _same(groups[-1][-1], line):
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    for group in groups:
+        out += _group(group, width)
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _same(a: LineAnswer, b: LineAnswer) -> bool:
+    return a.commit == b.commit and a.status == b.status and a.attribution == b.attribution
+
+
+def _group(group: list[LineAnswer], width: int) -> list[str]:
+    first, last = group[0], group[-1]
+    span = f"{first.path}:{first.line}" + (f"-{last.line}" if last.line != first.line else "")
+    out = [span]
+    out += [f"  {line.line:>5} │ {line.content}" for line in group[:12]]
+    if len(group) > 12:
+        out.append(f"        … {len(group) - 12} more lines")
+    if first.commit:
+        out.append(f"  commit    {first.commit[:12]}  {first.author or ''}  {when(first.authored_at)}")
+    attribution = first.attribution
+    if attribution is None:
+        out.append(f"  written   by a person: {first.reason}" if first.status == "human"
+                   else f"  status    {first.status}: {first.reason}")
+        return out
+    out.append(f"  written   by {attribution.agent} · session {attribution.session_id} · message "
+               f"{attribution.message_id} · {attribution.tool}"
+               + (f" · confidence {attribution.confidence:.2f}" if attribution.confidence < 1 else ""))
+    for item in first.evidence:
+        out += _evidence(item, width)
+    if first.reason:
+        out.append(f"  note      {first.reason}")
+    out.append(f"  more      git intent show {attribution.session_id}:{attribution.message_id}")
+    return out
+
+
+def _evidence(item: Evidence, width: int) -> list[str]:
+    label = _LABELS[item.kind]
+    text = item.text if item.kind == "edit" else " ".join(item.text.split())
+    if item.kind != "edit":
+        text = textwrap.shorten(text, width=600, placeholder=" …")
+        body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
+    else:
+        body = text.splitlines()[:14]
+    head = f"  {label:<9} {when(item.timestamp)} [{item.message_id}]"
+    return [head] + [f"            {line}" for line in body]
+
+
+def session_text(session: Session, *, full: bool = True) -> str:
+    """A session header, then every message (full text, or one line each)."""
+    out = [f"session   {session.agent} {session.session_id}",
+           f"transcript {session.transcript}",
+           f"cwd       {session.cwd or 'unknown'}",
+           f"span      {when(session.started_at)} → {when(session.ended_at)} · {len(session.messages)} messages"
+           f" · {len(session.edits)} edits"]
+    if session.stats.unreadable:
+        out.append(f"skipped   {session.stats.unreadable} unreadable record(s)")
+    out.append("")
+    for message in session.messages:
+        out += message_text(message).splitlines() if full else [_one_line(message)]
+        if full:
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def message_text(message: Message) -> str:
+    """One message at full fidelity: a header, then each part."""
+    flags = " (prompt)" if message.is_prompt else " (summary)" if message.is_summary else ""
+    out = [f"── {message.message_id} · {message.role}{flags} · {when(message.timestamp)}"]
+    for part in message.parts:
+        if part.kind == "tool_call":
+            out.append(f"[tool call {part.tool} {part.call_id or ''}]")
+        elif part.kind == "tool_result":
+            out.append(f"[tool result {part.call_id or ''}{' error' if part.is_error else ''}]")
+        elif part.kind == "reasoning":
+            out.append("[reasoning]")
+        out.append(part.text)
+    return "\n".join(out)
+
+
+def _one_line(message: Message) -> str:
+    text = message.text or " ".join(f"[{p.kind} {p.tool or ''}]".strip() for p in message.parts)
+    return f"{message.message_id:<38} {message.role:<9} {textwrap.shorten(' '.join(text.split()), 80)}"
+
+
+def log_text(entries: list[LogEntry]) -> str:
+    """One block per commit: sha, date, subject, then its sessions."""
+    out: list[str] = []
+    for entry in entries:
+        out.append(f"{entry.commit[:12]}  {when(entry.committed_at)}  {entry.author}  {entry.subject}")
+        if entry.problem:
+            out.append(f"    {entry.problem}")
+        elif not entry.recorded:
+            out.append("    not recorded")
+        elif not entry.sessions:
+            out.append(f"    no agent lines ({entry.lines_added or 0} added lines by people)")
+        for credit in entry.sessions:
+            out.append(f"    {credit.agent:<12} {credit.session_id}  {credit.lines} lines")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def record_text(result: RecordResult) -> str:
+    """One sentence on what `record` did."""
+    head = (f"{result.commit[:12]}: {result.lines_attributed} of {result.lines_added} added lines credited "
+            f"to agent sessions")
+    sessions = "; ".join(f"{key} ({n} lines)" for key, n in result.sessions.items())
+    tail = ("kept the existing note, which credits more lines" if result.kept_existing
+            else "note written" if result.note_written else "note unchanged")
+    return f"{head}{': ' + sessions if sessions else ''}. {tail[0].upper() + tail[1:]}.\n"

@@ -1,0 +1,204 @@
+"""Git plumbing through the git CLI: locating the repository, diffs, blame, file contents and notes.
+
+Blame and note writes use the git CLI on purpose (DESIGN.md: pygit2 blame was 9-120x slower and lacks
+-M/-C; libgit2 note writes lose notes under concurrency).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import cached_property
+from pathlib import Path
+
+from .errors import GitError, NotARepositoryError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check: bool = True,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `git ARGS` in `cwd` and return the completed process (text mode, UTF-8, errors replaced).
+
+    Raises GitError with git's own message when `check` is true and git exits non-zero.
+    """
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, input=input_text, capture_output=True, text=True,
+        encoding="utf-8", errors="replace", env=env,
+    )
+    if check and proc.returncode != 0:
+        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        raise GitError(f"git {args[0]} failed: {message}")
+    return proc
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """Lines a commit added to one file: `start` is 1-based in the new file; `lines` the added text."""
+
+    path: str
+    start: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BlameLine:
+    """One line of `git blame --porcelain`: the commit, and where the line sits in that commit."""
+
+    commit: str | None
+    orig_path: str
+    orig_line: int
+    final_line: int
+    content: str
+    author: str | None
+    author_time: datetime | None
+
+
+class Repository:
+    """A git work tree located from any directory inside it.
+
+    Raises NotARepositoryError when `start` is not inside a git work tree (bare repositories included).
+    """
+
+    def __init__(self, start: Path | None = None) -> None:
+        start = (start or Path.cwd()).resolve()
+        proc = run_git(["rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir"], start, check=False)
+        if proc.returncode != 0 or len(proc.stdout.splitlines()) < 3:
+            raise NotARepositoryError(
+                f"{start} is not inside a git work tree.", hint="Run git intent from inside a git repository."
+            )
+        top, common, gitdir = proc.stdout.splitlines()[:3]
+        self.root = Path(top).resolve()
+        self.common_dir = (start / common).resolve()
+        self.git_dir = (start / gitdir).resolve()
+
+    def git(self, *args: str, input_text: str | None = None, check: bool = True) -> str:
+        """Stdout of `git ARGS` run at the work tree root; raises GitError on failure when `check`."""
+        return run_git(list(args), self.root, input_text=input_text, check=check).stdout
+
+    @property
+    def state_dir(self) -> Path:
+        """`<git common dir>/intent`: derived state shared by linked worktrees (index, logs, locks)."""
+        return self.common_dir / "intent"
+
+    @property
+    def backup_dir(self) -> Path:
+        """`<work tree root>/.opencode/intent`: the local backup of links and session copies."""
+        return self.root / ".opencode" / "intent"
+
+    @cached_property
+    def tracked_files(self) -> frozenset[str]:
+        """Paths tracked at HEAD and in the index, relative to the root with '/' separators."""
+        out = self.git("ls-files", "-z", "--cached")
+        return frozenset(p for p in out.split("\0") if p)
+
+    def resolve(self, rev: str) -> str:
+        """The 40-hex commit a revision names; raises GitError when it names no commit."""
+        proc = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], self.root, check=False)
+        if proc.returncode != 0:
+            raise GitError(f"{rev!r} does not name a commit in this repository.")
+        return proc.stdout.strip()
+
+    def parents(self, commit: str) -> list[str]:
+        return self.git("rev-list", "--parents", "-n", "1", commit).split()[1:]
+
+    def commit_time(self, commit: str) -> datetime:
+        """Committer time of `commit`, timezone-aware UTC."""
+        return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%ct", commit).strip()), timezone.utc)
+
+    def added_hunks(self, commit: str) -> list[Hunk]:
+        """Lines `commit` added against its first parent (the empty tree for a root commit)."""
+        parents = self.parents(commit)
+        base = parents[0] if parents else EMPTY_TREE
+        out = self.git("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", base, commit)
+        return parse_added_hunks(out)
+
+    def blame(self, path: str, start: int, end: int, *, contents: Path | None = None) -> list[BlameLine]:
+        """`git blame --porcelain -L start,end` on the work tree file (uncommitted lines get commit None)."""
+        args = ["blame", "--porcelain", "-L", f"{start},{end}"]
+        if contents is not None:
+            args += ["--contents", str(contents)]
+        return parse_porcelain(self.git(*args, "--", path))
+
+    def show_file(self, commit: str, path: str) -> bytes:
+        proc = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=self.root, capture_output=True)
+        if proc.returncode != 0:
+            raise GitError(f"{path} does not exist at {commit[:12]}.")
+        return proc.stdout
+
+
+def parse_added_hunks(diff: str) -> list[Hunk]:
+    """Parse `git diff -U0` output into the added lines of each hunk."""
+    hunks: list[Hunk] = []
+    path: str | None = None
+    start = 0
+    lines: list[str] = []
+
+    def flush() -> None:
+        if path is not None and lines:
+            hunks.append(Hunk(path, start, tuple(lines)))
+        lines.clear()
+
+    for raw in diff.split("\n"):
+        if raw.startswith("+++ "):
+            flush()
+            target = raw[4:]
+            path = None if target == "/dev/null" else _unquote(target)[2:]
+        elif raw.startswith("@@ "):
+            flush()
+            new = raw.split(" ")[2]  # +start[,count]
+            start = int(new[1:].split(",")[0])
+        elif raw.startswith("+") and path is not None:
+            lines.append(raw[1:])
+        elif raw.startswith("diff --git"):
+            flush()
+            path = None
+    flush()
+    return hunks
+
+
+def _unquote(path: str) -> str:
+    if path.startswith('"') and path.endswith('"'):
+        return path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode(
+            "latin-1").decode("utf-8", "replace")
+    return path
+
+
+def parse_porcelain(text: str) -> list[BlameLine]:
+    """Parse `git blame --porcelain` output; the all-zero commit (not committed yet) becomes None."""
+    result: list[BlameLine] = []
+    info: dict[str, dict[str, str]] = {}
+    header = True
+    sha = ""
+    orig = final = 0
+    for raw in text.split("\n"):
+        if header:
+            if not raw:
+                continue
+            fields = raw.split(" ")
+            sha, orig, final = fields[0], int(fields[1]), int(fields[2])
+            info.setdefault(sha, {})
+            header = False
+        elif raw.startswith("\t"):
+            meta = info[sha]
+            when = meta.get("author-time")
+            result.append(BlameLine(
+                commit=None if set(sha) == {"0"} else sha,
+                orig_path=meta.get("filename", ""),
+                orig_line=orig, final_line=final, content=raw[1:],
+                author=meta.get("author"),
+                author_time=datetime.fromtimestamp(int(when), timezone.utc) if when else None,
+            ))
+            header = True
+        else:
+            key, _, value = raw.partition(" ")
+            info[sha][key] = value
+    return result
+
+
+def git_env_without_hook_vars() -> dict[str, str]:
+    """The environment minus the variables git sets for hooks, so a worker can run git elsewhere."""
+    return {k: v for k, v in os.environ.items() if k not in {"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE",
+                                                          "GIT_PREFIX", "GIT_REFLOG_ACTION"}}
