@@ -147,4 +147,4 @@ def _evidence(repo: Repository, record: NoteRecord, path: str, sessions: dict[st
     if isinstance(session, IntentError):
         return [], str(session)
     edit = find_edit(session, record.message_id or "", record.call_id, path)
-    return gather_evidence(session, record.message_id or "", edit), None
+    return gather_evidence(session, record.message_id or "", edit, path), None

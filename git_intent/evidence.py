@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from datetime import datetime
 from typing import Literal
 
@@ -41,9 +42,11 @@ def find_edit(session: Session, message_id: str, call_id: str | None, path_suffi
     return found[0] if found else None
 
 
-def gather_evidence(session: Session, message_id: str, edit: Edit | None) -> list[Evidence]:
+def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: str | None = None
+                    ) -> list[Evidence]:
     """Evidence for the edit made in `message_id`: the request that led to it, up to three assistant
     messages of reasoning or commentary before it, the edit itself, and the assistant's next words.
+    `path` names the edited file in the work tree (the transcript may hold another machine's path).
     Empty when the message is not in the session."""
     index = next((i for i, m in enumerate(session.messages) if m.message_id == message_id), None)
     if index is None:
@@ -59,7 +62,7 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None) -> lis
     target = session.messages[index]
     found.append(Evidence(session_id=sid, message_id=target.message_id, role="assistant",
                           timestamp=edit.timestamp if edit and edit.timestamp else target.timestamp,
-                          text=render_edit(edit) if edit else _tool_calls(target), kind="edit"))
+                          text=render_edit(edit, path) if edit else _tool_calls(target), kind="edit"))
     for message in session.messages[index + 1:]:
         if message.is_prompt:
             break
@@ -69,15 +72,19 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None) -> lis
     return found
 
 
-def render_edit(edit: Edit, limit: int = 40) -> str:
-    """A short diff-like view of an edit: its tool and path, then removed (-) and added (+) lines."""
-    lines = [f"{edit.tool} {edit.path}"]
-    old = (edit.old_text or "").splitlines() if edit.kind != "create" else []
-    new = [a.text for a in edit.added] or edit.new_text.splitlines()
-    body = [f"- {line}" for line in old[:limit // 2]] + [f"+ {line}" for line in new[:limit]]
-    if len(old) > limit // 2 or len(new) > limit:
-        body.append(f"… ({len(old)} lines removed, {len(new)} added in all)")
-    return "\n".join(lines + body)
+def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
+    """An edit as its tool, path and first line, then a diff of the replaced text (at most `limit` lines)."""
+    first = next((a.line for a in edit.added if a.line is not None), None)
+    head = f"{edit.tool} {path or edit.path}" + (f" (line {first})" if first else "")
+    if edit.kind == "create" or not edit.old_text:
+        body = [f"+{a.text}" for a in edit.added] or [f"+{line}" for line in edit.new_text.splitlines()]
+    else:
+        body = [line.rstrip("\n") for line in difflib.unified_diff(
+            edit.old_text.splitlines(), edit.new_text.splitlines(), n=1, lineterm="")][2:]
+        body = [line for line in body if not line.startswith("@@")]
+    if len(body) > limit:
+        body = body[:limit] + [f"… {len(body) - limit} more diff lines"]
+    return "\n".join([head, *body])
 
 
 def _quote(session_id: str, message: Message, kind: Literal["request", "reasoning", "follow-up"]) -> Evidence:

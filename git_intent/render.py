@@ -18,6 +18,11 @@ def when(stamp: datetime | None) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M") if stamp else "unknown time"
 
 
+def short(message_id: str) -> str:
+    """A message id as people read it: uuids cut to 8 characters (`show` accepts unique prefixes)."""
+    return message_id[:8] if len(message_id) >= 32 else message_id
+
+
 def blame_text(answer: BlameAnswer, width: int = 100) -> str:
     """Lines grouped by commit and attribution; each group shows who, when, why, and where to read more."""
     out: list[str] = []
@@ -52,25 +57,24 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
                    else f"  status    {first.status}: {first.reason}")
         return out
     out.append(f"  written   by {attribution.agent} · session {attribution.session_id} · message "
-               f"{attribution.message_id} · {attribution.tool}"
+               f"{short(attribution.message_id)} · {attribution.tool}"
                + (f" · confidence {attribution.confidence:.2f}" if attribution.confidence < 1 else ""))
     for item in first.evidence:
         out += _evidence(item, width)
     if first.reason:
         out.append(f"  note      {first.reason}")
-    out.append(f"  more      git intent show {attribution.session_id}:{attribution.message_id}")
+    out.append(f"  more      git intent show {attribution.session_id}:{short(attribution.message_id)}")
     return out
 
 
 def _evidence(item: Evidence, width: int) -> list[str]:
     label = _LABELS[item.kind]
-    text = item.text if item.kind == "edit" else " ".join(item.text.split())
-    if item.kind != "edit":
-        text = textwrap.shorten(text, width=600, placeholder=" …")
-        body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
+    if item.kind == "edit":
+        body = item.text.splitlines()[:16]
     else:
-        body = text.splitlines()[:14]
-    head = f"  {label:<9} {when(item.timestamp)} [{item.message_id}]"
+        text = textwrap.shorten(" ".join(item.text.split()), width=400, placeholder=" …")
+        body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
+    head = f"  {label:<9} {when(item.timestamp)} [{short(item.message_id)}]"
     return [head] + [f"            {line}" for line in body]
 
 
