@@ -1,0 +1,195 @@
+"""Latency of `git intent blame` on the demo repository, against plain `git blame` and start-up costs.
+
+What it measures (wall time, `time.perf_counter_ns`, each timed call runs to completion with its
+output captured through pipes):
+
+  a. git blame       `git blame --porcelain -L 85,85 -- cmd/entire/cli/agent/chunking.go` (subprocess)
+  b. cli blame       `git-intent blame cmd/entire/cli/agent/chunking.go:85` (subprocess; what a user waits for)
+  c. cli blame json  `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess)
+  d. library blame   `git_intent.blame.blame_lines(repo, "cmd/entire/cli/agent/chunking.go:85", cwd=...)`
+                     in this process, modules already imported, `Repository` built once outside the timing
+  e. cli --version   `git-intent --version` (subprocess; interpreter + click + CLI module start-up alone)
+  f. import cli      `python -c "import git_intent.cli"` (subprocess)
+  g. python -c pass  `python -c pass` (subprocess; reference only: the bare interpreter start-up)
+
+The repository is the one `git intent demo` builds: `git_intent.demo.run_demo(keep=DIR)` replays the
+bundled real Claude Code session into a fresh repository in a temporary folder and records its commit.
+HOME, GIT_CONFIG_GLOBAL, CLAUDE_CONFIG_DIR and CODEX_HOME point into that temporary folder (with
+GIT_CONFIG_NOSYSTEM=1 and a placeholder GIT_AUTHOR_*/GIT_COMMITTER_* identity, which the note write
+needs once no config supplies one), so the developer's git config and agent folders are neither read nor touched;
+the folder is removed at the end.
+
+After 3 warm-up rounds, each of the N rounds (default 30) runs every benchmark once, in a fixed order,
+so slow drift on a busy machine affects all of them alike. The table gives median, p95 (nearest rank)
+and minimum in milliseconds, and the ratio of the medians of (b) and (a).
+
+Run from the repository root:
+
+    .venv/bin/python bench/blame_latency.py            # table
+    .venv/bin/python bench/blame_latency.py --runs 100 # more rounds
+    .venv/bin/python bench/blame_latency.py --json     # figures as JSON (with every sample)
+
+Standard library plus git_intent only. The `git-intent` console script is looked for next to the
+running interpreter (the venv's bin/), then on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+TARGET = "cmd/entire/cli/agent/chunking.go"
+LINE = 85
+WARMUPS = 3
+
+
+def isolate(root: Path) -> Path:
+    """Point HOME, git's global config and the agents' folders into `root`; returns the fake HOME."""
+    home = root / "home"
+    home.mkdir()
+    os.environ.update({
+        "HOME": str(home),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+        # With no global config, `git notes add` (inside record_commit) needs an identity from somewhere;
+        # run_demo sets its own only for its two commits.
+        "GIT_AUTHOR_NAME": "Bench Person", "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "Bench Person", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    })
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC"):
+        os.environ.pop(name, None)
+    return home
+
+
+def find_cli() -> str:
+    beside = Path(sys.executable).parent / "git-intent"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("git-intent")
+    if found is None:
+        sys.exit("error: the git-intent console script is neither next to this Python nor on PATH.")
+    return found
+
+
+def subprocess_bench(argv: list[str], cwd: Path) -> Callable[[], None]:
+    def run() -> None:
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: "
+                               f"{proc.stderr.decode('utf-8', 'replace').strip()}")
+    return run
+
+
+def nearest_rank(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[max(0, math.ceil(fraction * len(sorted_values)) - 1)]
+
+
+def summarize(samples_ns: list[int]) -> dict[str, float]:
+    ms = sorted(s / 1e6 for s in samples_ns)
+    return {"median_ms": statistics.median(ms), "p95_ms": nearest_rank(ms, 0.95), "min_ms": ms[0],
+            "max_ms": ms[-1]}
+
+
+def git_version() -> str:
+    return subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=30, help="measured rounds (default 30)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+
+    root = Path(tempfile.mkdtemp(prefix="git-intent-bench-"))
+    try:
+        isolate(root)
+        # Imported only after the environment is isolated.
+        from git_intent import __version__
+        from git_intent.blame import blame_lines
+        from git_intent.demo import run_demo
+        from git_intent.repo import Repository
+
+        folder = root / "demo"
+        started = time.perf_counter_ns()
+        demo = run_demo(keep=folder)
+        build_ms = (time.perf_counter_ns() - started) / 1e6
+        if not demo.answer.lines or demo.answer.lines[0].status != "agent":
+            sys.exit(f"error: the demo repository's line was not credited to the session: {demo.answer}")
+
+        cli = find_cli()
+        location = f"{TARGET}:{LINE}"
+        repo = Repository(folder)
+
+        def library() -> None:
+            answer = blame_lines(repo, location, cwd=folder)
+            if answer.lines[0].status != "agent":
+                raise RuntimeError(f"library blame answered {answer.lines[0].status}")
+
+        benches: list[tuple[str, str, Callable[[], None]]] = [
+            ("git_blame", f"git blame --porcelain -L {LINE},{LINE} -- {TARGET}",
+             subprocess_bench(["git", "blame", "--porcelain", "-L", f"{LINE},{LINE}", "--", TARGET], folder)),
+            ("cli_blame", f"git-intent blame {location}", subprocess_bench([cli, "blame", location], folder)),
+            ("cli_blame_json", f"git-intent blame {location} --json",
+             subprocess_bench([cli, "blame", location, "--json"], folder)),
+            ("library_blame", f"blame_lines(repo, {location!r}, cwd=...)", library),
+            ("cli_version", "git-intent --version", subprocess_bench([cli, "--version"], folder)),
+            ("import_cli", 'python -c "import git_intent.cli"',
+             subprocess_bench([sys.executable, "-c", "import git_intent.cli"], folder)),
+            ("python_pass", "python -c pass (reference)", subprocess_bench([sys.executable, "-c", "pass"], folder)),
+        ]
+        samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
+        for round_no in range(WARMUPS + args.runs):
+            for key, _, call in benches:
+                t0 = time.perf_counter_ns()
+                call()
+                elapsed = time.perf_counter_ns() - t0
+                if round_no >= WARMUPS:
+                    samples[key].append(elapsed)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    results = {key: {"command": label, **summarize(samples[key])} for key, label, _ in benches}
+    ratio = results["cli_blame"]["median_ms"] / results["git_blame"]["median_ms"]
+    machine = {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
+               "python": platform.python_version(), "git": git_version(), "git_intent": __version__}
+    when = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    if args.json:
+        for key in results:
+            results[key]["samples_ms"] = [round(s / 1e6, 3) for s in samples[key]]
+        print(json.dumps({"date": when, "machine": machine, "runs": args.runs, "warmups": WARMUPS,
+                          "demo_build_ms": round(build_ms, 1), "results": results,
+                          "ratio_cli_blame_to_git_blame": ratio}, indent=2))
+        return
+
+    print(f"git-intent blame latency, {when}")
+    print(f"{machine['platform']}, {machine['cpus']} CPUs, Python {machine['python']}, {machine['git']}, "
+          f"git-intent {machine['git_intent']}")
+    print(f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} warm-ups\n")
+    width = max(len(r["command"]) for r in results.values())
+    print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}")
+    for letter, (key, result) in zip("abcdefg", results.items()):
+        print(f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
+              f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}")
+    print(f"\n(all in ms)  b/a, cli blame over git blame (medians): {ratio:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
