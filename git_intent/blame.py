@@ -99,11 +99,14 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None) -> Bla
 
 def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note | IntentError | None],
             sessions: dict[str, Session | IntentError]) -> LineAnswer:
-    base = dict(path=path, line=line.final_line, content=line.content, commit=line.commit,
-                author=line.author, authored_at=line.author_time)
+    def answer(status: Status, reason: str | None, attribution: Attribution | None = None,
+               evidence: list[Evidence] | None = None) -> LineAnswer:
+        return LineAnswer(path=path, line=line.final_line, content=line.content, commit=line.commit,
+                          author=line.author, authored_at=line.author_time, attribution=attribution,
+                          evidence=evidence or [], status=status, reason=reason)
+
     if line.commit is None:
-        return LineAnswer(**base, attribution=None, evidence=[], status="uncommitted",
-                          reason="This line is not committed yet.")
+        return answer("uncommitted", "This line is not committed yet.")
     if line.commit not in notes:
         try:
             notes[line.commit] = read_note(repo, line.commit)
@@ -111,19 +114,18 @@ def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note 
             notes[line.commit] = exc
     note = notes[line.commit]
     if isinstance(note, IntentError):
-        return LineAnswer(**base, attribution=None, evidence=[], status="unreadable", reason=str(note))
+        return answer("unreadable", str(note))
     if note is None:
-        return LineAnswer(**base, attribution=None, evidence=[], status="unrecorded", reason=(
-            f"Commit {line.commit[:12]} has no git-intent note; run `git intent record {line.commit[:12]}`."))
+        return answer("unrecorded", f"Commit {line.commit[:12]} has no git-intent note; "
+                      f"run `git intent record {line.commit[:12]}`.")
     record = _covering(note, line.orig_path, line.orig_line)
     if record is None or record.session_id is None or record.agent is None:
-        return LineAnswer(**base, attribution=None, evidence=[], status="human",
-                          reason="No agent edit recorded for this commit wrote this line.")
+        return answer("human", "No agent edit recorded for this commit wrote this line.")
     attribution = Attribution(agent=record.agent, session_id=record.session_id,
                               message_id=record.message_id or "", tool=record.tool or "",
                               method="note", confidence=record.confidence if record.confidence is not None else 1.0)
     evidence, reason = _evidence(repo, record, line.orig_path, sessions)
-    return LineAnswer(**base, attribution=attribution, evidence=evidence, status="agent", reason=reason)
+    return answer("agent", reason, attribution, evidence)
 
 
 def _covering(note: Note, path: str, line: int) -> NoteRecord | None:

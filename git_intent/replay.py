@@ -6,9 +6,8 @@ holds the lines the patches show at their real line numbers and unique filler li
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -232,7 +231,7 @@ def rebuild_codex(transcript: Path) -> Rebuild:
             if kind == "add":
                 content = str(change.get("content", ""))
                 texts.append(content)
-                state.cur = _split_lines(content)
+                state.cur = list[int | str](_split_lines(content))
             elif kind == "delete":
                 texts.append(str(change.get("content", "")))
                 del files[path]

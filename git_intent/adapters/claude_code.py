@@ -114,7 +114,8 @@ class _Builder:
             return
         if isinstance(sid, str):
             self.ids[sid] += 1
-        message_id = record.get("uuid") if isinstance(record.get("uuid"), str) else f"r{stats.records}"
+        uuid = record.get("uuid")
+        message_id = uuid if isinstance(uuid, str) else f"r{stats.records}"
         when = _timestamp(record.get("timestamp"))
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None
@@ -186,8 +187,8 @@ class _Builder:
             if edit is not None:
                 self.edits.append(edit)
         session_id, parent = self._identity()
-        return Session(agent=NAME, session_id=session_id, transcript=self.path, cwd=self.cwds[0] if self.cwds else None,
-                       cwds=self.cwds, parent_session_id=parent,
+        return Session(agent="claude-code", session_id=session_id, transcript=self.path,
+                       cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds, parent_session_id=parent,
                        aliases=sorted(i for i in self.ids if i != session_id),
                        agent_version=self.version, messages=self.messages, edits=self.edits, stats=stats)
 
@@ -212,18 +213,18 @@ def _edit(name: str, args: dict[str, Any], result: dict[str, Any], message_id: s
         original = result.get("originalFileContents") if isinstance(result.get("originalFileContents"), str) else None
     if name == "Write":
         content = str(args.get("content", result.get("content", "")))
-        added = text_diff_added(original, content) if original else [
+        written = text_diff_added(original, content) if original else [
             AddedLine(text=t, line=i + 1) for i, t in enumerate(content.splitlines())]
         return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
                     kind="update" if original else "create", old_text=original, new_text=content,
-                    added=tuple(added))
+                    added=tuple(written))
     pairs = [(str(e.get("old_string", "")), str(e.get("new_string", "")), bool(e.get("replace_all")))
              for e in args.get("edits", []) if isinstance(e, dict)] if name == "MultiEdit" else [
         (str(args.get("old_string", "")), str(args.get("new_string", "")), bool(args.get("replace_all")))]
-    added = _replay(original, pairs) if original is not None else None
-    if added is None:
+    replayed = _replay(original, pairs) if original is not None else None
+    added: list[AddedLine] = replayed if replayed is not None else []
+    if replayed is None:
         hint = _patch_hint(result.get("structuredPatch"))
-        added = []
         for old, new, _ in pairs:
             added += [AddedLine(text=a.text, line=hint) for a in text_diff_added(old, new, numbered=False)]
     return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,

@@ -136,7 +136,8 @@ class _Builder:
             self.messages.append(Message(message_id=message_id, role="user", timestamp=when, is_prompt=True,
                                          parts=(Part(kind="text", text=payload["message"]),)))
         elif etype == "patch_apply_end" and isinstance(payload.get("call_id"), str):
-            changes = payload.get("changes") if isinstance(payload.get("changes"), dict) else {}
+            raw = payload.get("changes")
+            changes: dict[str, Any] = raw if isinstance(raw, dict) else {}
             self.applied[payload["call_id"]] = (payload.get("success") is not False, changes, when)
 
     def _item(self, payload: dict[str, Any], message_id: str, when: datetime | None) -> None:
@@ -188,7 +189,7 @@ class _Builder:
         for call_id, (name, patch, message_id, when) in self.calls.items():
             edits += self._edits(call_id, name, patch, message_id, when)
         session_id = self.ids[0] if self.ids else self.path.stem
-        return Session(agent=NAME, session_id=session_id, transcript=self.path,
+        return Session(agent="codex", session_id=session_id, transcript=self.path,
                        cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds,
                        parent_session_id=self.parent, aliases=self.ids[1:], agent_version=self.version,
                        messages=self.messages, edits=edits, stats=stats)
