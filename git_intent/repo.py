@@ -109,15 +109,25 @@ class Repository:
         return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%ct", commit).strip()), timezone.utc)
 
     def added_hunks(self, commit: str) -> list[Hunk]:
-        """Lines `commit` added against its first parent (the empty tree for a root commit)."""
-        parents = self.parents(commit)
-        base = parents[0] if parents else EMPTY_TREE
-        out = self.git("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", base, commit)
+        """Lines `commit` added against its first parent (the empty tree for a root commit).
+
+        For a merge, only lines new against every parent count (what the merge itself wrote, such as
+        conflict resolutions), so a merge never re-credits the merged branch's lines.
+        """
+        parents = self.parents(commit) or [EMPTY_TREE]
+        hunks = self._diff_added(parents[0], commit)
+        for other in parents[1:]:
+            keep = {(h.path, h.start + i) for h in self._diff_added(other, commit) for i in range(len(h.lines))}
+            hunks = _restrict(hunks, keep)
+        return hunks
+
+    def _diff_added(self, base: str, commit: str) -> list[Hunk]:
+        out = self.git("-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", base, commit)
         return parse_added_hunks(out)
 
     def blame(self, path: str, start: int, end: int, *, contents: Path | None = None) -> list[BlameLine]:
         """`git blame --porcelain -L start,end` on the work tree file (uncommitted lines get commit None)."""
-        args = ["blame", "--porcelain", "-L", f"{start},{end}"]
+        args = ["-c", "core.quotePath=false", "blame", "--porcelain", "-L", f"{start},{end}"]
         if contents is not None:
             args += ["--contents", str(contents)]
         return parse_porcelain(self.git(*args, "--", path))
@@ -159,6 +169,23 @@ def parse_added_hunks(diff: str) -> list[Hunk]:
     return hunks
 
 
+def _restrict(hunks: list[Hunk], keep: set[tuple[str, int]]) -> list[Hunk]:
+    """Split `hunks` into runs of the lines whose (path, line) is in `keep`."""
+    result: list[Hunk] = []
+    for hunk in hunks:
+        run: list[str] = []
+        start = hunk.start
+        for i, text in enumerate([*hunk.lines, None]):
+            if text is not None and (hunk.path, hunk.start + i) in keep:
+                if not run:
+                    start = hunk.start + i
+                run.append(text)
+            elif run:
+                result.append(Hunk(hunk.path, start, tuple(run)))
+                run = []
+    return result
+
+
 def _unquote(path: str) -> str:
     if path.startswith('"') and path.endswith('"'):
         return path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode(
@@ -186,7 +213,7 @@ def parse_porcelain(text: str) -> list[BlameLine]:
             when = meta.get("author-time")
             result.append(BlameLine(
                 commit=None if set(sha) == {"0"} else sha,
-                orig_path=meta.get("filename", ""),
+                orig_path=_unquote(meta.get("filename", "")),
                 orig_line=orig, final_line=final, content=raw[1:],
                 author=meta.get("author"),
                 author_time=datetime.fromtimestamp(int(when), timezone.utc) if when else None,

@@ -1,0 +1,21 @@
+"""The code stays typed and lint-clean (STYLE.md habit 2): mypy --strict and ruff over the package."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("tool", [["mypy"], ["ruff", "check"]])
+def test_static_checks(tool: list[str]) -> None:
+    exe = shutil.which(tool[0], path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip(f"{tool[0]} is not installed (pip install -e '.[test]')")
+    proc = subprocess.run([exe, *tool[1:], "git_intent"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
