@@ -122,7 +122,8 @@ class Repository:
         return hunks
 
     def _diff_added(self, base: str, commit: str) -> list[Hunk]:
-        out = self.git("-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", base, commit)
+        out = self.git("-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames",
+                       base, commit)
         return parse_added_hunks(out)
 
     def blame(self, path: str, start: int, end: int, *, contents: Path | None = None) -> list[BlameLine]:
