@@ -49,6 +49,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 TARGET = "cmd/entire/cli/agent/chunking.go"
 LINE = 85
@@ -165,7 +166,8 @@ def main() -> None:
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
-    results = {key: {"command": label, **summarize(samples[key])} for key, label, _ in benches}
+    results: dict[str, dict[str, Any]] = {
+        key: {"command": label, **summarize(samples[key])} for key, label, _ in benches}
     ratio = results["cli_blame"]["median_ms"] / results["git_blame"]["median_ms"]
     machine = {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
                "python": platform.python_version(), "git": git_version(), "git_intent": __version__}
@@ -185,7 +187,7 @@ def main() -> None:
     print(f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} warm-ups\n")
     width = max(len(r["command"]) for r in results.values())
     print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}")
-    for letter, (key, result) in zip("abcdefg", results.items()):
+    for letter, result in zip("abcdefg", results.values(), strict=True):
         print(f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
               f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}")
     print(f"\n(all in ms)  b/a, cli blame over git blame (medians): {ratio:.1f}x")

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import textwrap
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from .blame import BlameAnswer, LineAnswer
-from .evidence import Evidence
-from .history import LogEntry
 from .models import Message, Session
-from .record import RecordResult
+
+if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuzz) for a blame
+    from .blame import BlameAnswer, LineAnswer
+    from .evidence import Evidence
+    from .history import LogEntry
+    from .record import RecordResult
 
 _LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow-up": "then said"}
 

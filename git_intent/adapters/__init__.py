@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
+from functools import lru_cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
@@ -41,8 +42,12 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 
+@lru_cache(maxsize=1)
 def all_adapters() -> dict[str, Adapter]:
-    """Built-in adapters plus those registered under the `git_intent.adapters` entry-point group."""
+    """Built-in adapters plus those registered under the `git_intent.adapters` entry-point group.
+
+    Cached: scanning installed distributions for entry points costs ~2.5 ms a call.
+    """
     found = dict(ADAPTERS)
     for point in entry_points(group="git_intent.adapters"):
         if point.name not in found:
