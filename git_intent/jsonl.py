@@ -55,7 +55,7 @@ def _decode_line(line: str, stats: ParseStats) -> Iterator[dict[str, Any]]:
             value, i = _DECODER.raw_decode(line, i)
         except ValueError:
             stats.unreadable += 1
-            nxt = line.find('{"', i + 1)
+            nxt = _resync(line, i + 1)
             if nxt < 0:
                 return
             i = nxt
@@ -65,3 +65,24 @@ def _decode_line(line: str, stats: ParseStats) -> Iterator[dict[str, Any]]:
             yield value
         else:
             stats.unreadable += 1
+
+
+def _resync(line: str, start: int) -> int:
+    """Where the next whole record starts after a torn one, or -1.
+
+    A torn record can hold complete nested objects (a Claude Code `progress` record carries a whole
+    message); restarting at any `{"` would yield those as records. A record starts where an object
+    decodes and is followed by the end of the line or by another object.
+    """
+    nxt = line.find('{"', start)
+    while nxt >= 0:
+        try:
+            _, end = _DECODER.raw_decode(line, nxt)
+        except ValueError:
+            nxt = line.find('{"', nxt + 1)
+            continue
+        rest = line[end:].lstrip()
+        if not rest or rest.startswith("{"):
+            return nxt
+        nxt = line.find('{"', nxt + 1)
+    return -1

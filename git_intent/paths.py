@@ -11,15 +11,17 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
 class PathMapper:
     """Maps recorded paths onto paths relative to `root` ('/'-separated), or None when they are not ours."""
 
-    def __init__(self, root: Path, tracked: Iterable[str]) -> None:
+    def __init__(self, root: Path, tracked: Iterable[str], worktrees: Iterable[Path] = ()) -> None:
         self.root = root
         self.roots = {os.path.normpath(str(root)), os.path.realpath(str(root))}
+        # Other worktrees of the same repository: their paths map onto this tree by relative path.
+        self.roots |= {os.path.normpath(str(w)) for w in worktrees} | {os.path.realpath(str(w)) for w in worktrees}
         self.tracked = frozenset(tracked)
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for path in self.tracked:
@@ -29,7 +31,7 @@ class PathMapper:
         """The work-tree-relative path for `recorded`, resolved against the session's `cwd` when relative."""
         if not recorded:
             return None
-        path = recorded
+        path, cwd = _posix(recorded), _posix(cwd) if cwd else cwd
         if not os.path.isabs(path):
             if cwd is None or not os.path.isabs(cwd):
                 return path if path in self.tracked else self._suffix(PurePosixPath(path).parts)
@@ -66,10 +68,15 @@ class PathMapper:
                 below = [t for t in self.by_name.get(rel.rsplit("/", 1)[-1], []) if t.endswith("/" + rel)]
                 if len(below) == 1:
                     return below[0]
+            folder = os.path.dirname(path)
+            if not (base == folder or base.startswith(folder + "/")):
+                # Outside the session's project (e.g. ~/.claude/CLAUDE.md): a file name alone is no match.
+                return self._suffix(PurePosixPath(path).parts, top_level=False)
         return self._suffix(PurePosixPath(path).parts)
 
-    def _suffix(self, parts: tuple[str, ...]) -> str | None:
-        """The tracked path sharing the longest suffix (at least two components) with `parts`, if unique."""
+    def _suffix(self, parts: tuple[str, ...], top_level: bool = True) -> str | None:
+        """The tracked path sharing the longest suffix with `parts`, if unique: at least two components,
+        or the whole path of a top-level file when `top_level`."""
         if not parts:
             return None
         best: list[str] = []
@@ -83,6 +90,14 @@ class PathMapper:
                 best, best_len = [candidate], n
             elif n == best_len:
                 best.append(candidate)
-        if len(best) == 1 and best_len >= 1 and (best_len >= 2 or best_len == len(best[0].split("/"))):
+        whole = top_level and best_len == len(best[0].split("/")) if best else False
+        if len(best) == 1 and best_len >= 1 and (best_len >= 2 or whole):
             return best[0]
         return None
+
+
+def _posix(path: str) -> str:
+    """A Windows path (`C:\\Users\\me\\app.py`) as a POSIX one (`/C/Users/me/app.py`); others unchanged."""
+    if len(path) > 2 and path[1] == ":" and path[0].isalpha():
+        return "/" + PureWindowsPath(path).as_posix().replace(":", "", 1)
+    return path

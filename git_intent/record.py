@@ -80,7 +80,7 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
 def mapped_edits(repo: Repository, sessions: list[Session], after: datetime | None,
                  before: datetime) -> list[MappedEdit]:
     """The edits of `sessions` that touch this work tree inside the window (after, before]."""
-    mapper = PathMapper(repo.root, repo.tracked_files)
+    mapper = PathMapper(repo.root, repo.tracked_files, repo.worktrees)
     low = after - WINDOW_SLACK if after else None
     high = before + WINDOW_SLACK
     mapped: list[tuple[tuple[float, int, int], Session, object, str]] = []

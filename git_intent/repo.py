@@ -94,6 +94,13 @@ class Repository:
         out = self.git("ls-files", "-z", "--cached")
         return frozenset(p for p in out.split("\0") if p)
 
+    @cached_property
+    def worktrees(self) -> list[Path]:
+        """The other work trees of this repository (`git worktree list`), not including this one."""
+        out = self.git("worktree", "list", "--porcelain", check=False)
+        trees = [Path(line[len("worktree "):]) for line in out.splitlines() if line.startswith("worktree ")]
+        return [t for t in trees if t.resolve() != self.root]
+
     def resolve(self, rev: str) -> str:
         """The 40-hex commit a revision names; raises GitError when it names no commit."""
         proc = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], self.root, check=False)
@@ -141,10 +148,14 @@ class Repository:
 
 
 def parse_added_hunks(diff: str) -> list[Hunk]:
-    """Parse `git diff -U0` output into the added lines of each hunk."""
+    """Parse `git diff -U0` output into the added lines of each hunk.
+
+    With -U0 a hunk body is exactly its old plus new line counts, so body lines that look like
+    headers (`+++ x` for an added `++ x`) are read as body.
+    """
     hunks: list[Hunk] = []
     path: str | None = None
-    start = 0
+    start = body = 0
     lines: list[str] = []
 
     def flush() -> None:
@@ -153,19 +164,24 @@ def parse_added_hunks(diff: str) -> list[Hunk]:
         lines.clear()
 
     for raw in diff.split("\n"):
-        if raw.startswith("+++ "):
+        if body > 0:
+            body -= 1
+            if raw.startswith("+") and path is not None:
+                lines.append(raw[1:])
+        elif raw.startswith("+++ "):
             flush()
-            target = raw[4:]
-            path = None if target == "/dev/null" else _unquote(target)[2:]
+            target = _unquote(raw[4:].removesuffix("\t"))
+            path = None if target == "/dev/null" else target[2:]
         elif raw.startswith("@@ "):
             flush()
-            new = raw.split(" ")[2]  # +start[,count]
+            old, new = raw.split(" ")[1:3]  # -start[,count] +start[,count]
             start = int(new[1:].split(",")[0])
-        elif raw.startswith("+") and path is not None:
-            lines.append(raw[1:])
+            body = sum(int(f.split(",")[1]) if "," in f else 1 for f in (old, new))
         elif raw.startswith("diff --git"):
             flush()
             path = None
+        elif raw.startswith("\\"):
+            continue
     flush()
     return hunks
 

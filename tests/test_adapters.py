@@ -59,7 +59,7 @@ GEMINI_GO_RUN = "linked/entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl"
 
 TABLE: dict[str, Expected] = {
     # prompts exclude the "[Request interrupted by user…]" markers Claude Code writes as user text
-    # (torn-line has 1, two-sessionids 1, git-ai 1): see the BUG marks below.
+    # (torn-line has 1, two-sessionids 1, git-ai 1).
     TORN_CC: Expected("claude-code", "130d7b7e-5801-4345-9bd6-f32fd9b8429b", 171, 151, 14, 5, 0, 64),
     TWO_IDS: Expected("claude-code", "4931d45a-d447-44b4-8475-1e6fcfcc28bf", 221, 188, 15, 3, 0, 120),
     COMPACTION_CC: Expected("claude-code", "198393f2-22db-477b-ac77-1825bea883ae", 54, 48, 3, 2, 0, 18),
@@ -85,17 +85,6 @@ TABLE: dict[str, Expected] = {
         Expected("codex", "019ddd6f-3680-7fb3-8f93-e567af97d303", 127, 54, 4, 3, 0, 52),
 }
 
-INTERRUPT_BUG = ("BUG: claude_code counts Claude Code's injected '[Request interrupted by user…]' user text "
-                 "as a prompt (is_prompt); evidence.py then quotes it as the request")
-FAILED_PATCH_BUG = ("BUG: codex counts apply_patch calls whose output is the plain text 'apply_patch verification "
-                    "failed: …' (codex 0.118, no patch_apply_end) as edits")
-KNOWN_BUGS: dict[tuple[str, str], str] = {
-    (TORN_CC, "prompts"): INTERRUPT_BUG,
-    (TWO_IDS, "prompts"): INTERRUPT_BUG,
-    (GIT_AI, "prompts"): INTERRUPT_BUG,
-    (COMPACTED_CX, "edits"): FAILED_PATCH_BUG,
-    (COMPACTED_CX, "added"): FAILED_PATCH_BUG,
-}
 
 
 @cache
@@ -128,8 +117,7 @@ def _cases() -> list[Any]:
     for rel in TABLE:
         short = rel.replace("transcripts/", "").replace("/checkpoints/", "/").removesuffix(".jsonl")
         for field in FIELDS:
-            bug = KNOWN_BUGS.get((rel, field))
-            marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
+            marks: list[pytest.MarkDecorator] = []
             cases.append(pytest.param(rel, field, id=f"{short}:{field}", marks=marks))
     return cases
 
@@ -195,9 +183,6 @@ def test_claude_subagent_file_gets_parent_session_id() -> None:
     assert parent.parent_session_id is None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: codex reads the parent only from source.subagent.thread_spawn; "
-                                       "codex 0.139 review subagents carry session_meta.payload.parent_thread_id "
-                                       "with source {'subagent': 'review'}")
 def test_codex_review_subagent_child_gets_parent_session_id() -> None:
     session = codex.read(corpus(CHILD_CX))[0]
     assert session.parent_session_id == "019ed628-d519-7dc0-89a8-67c8c823ceaf"
@@ -324,8 +309,6 @@ def test_claude_glued_torn_and_non_json_lines(tmp_path: Path) -> None:
     assert session.session_id == SID
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: jsonl._decode_line resyncs at the next '{\"' after a decode error, "
-                                       "so a complete object nested inside a torn record is yielded as a record")
 def test_torn_record_never_yields_its_nested_objects(tmp_path: Path) -> None:
     # Claude Code progress records nest a whole message in `data`, before their own trailing fields
     # (parentToolUseID, toolUseID, timestamp, uuid); a record torn in those fields must not leak it.
@@ -432,7 +415,6 @@ def test_claude_session_id_is_file_name_when_it_is_one_of_the_ids(tmp_path: Path
     assert session.aliases == [SID]
 
 
-@pytest.mark.xfail(strict=True, reason=INTERRUPT_BUG)
 def test_claude_interruption_marker_is_not_a_prompt(tmp_path: Path) -> None:
     path = write_records(tmp_path / f"{SID}.jsonl", [
         cc("user", "u1", "refactor the parser"),
@@ -583,7 +565,6 @@ def test_codex_nonzero_exit_code_yields_no_edit(tmp_path: Path) -> None:
     assert session.messages[-1].parts[0].is_error is True
 
 
-@pytest.mark.xfail(strict=True, reason=FAILED_PATCH_BUG)
 def test_codex_verification_failed_output_yields_no_edit(tmp_path: Path) -> None:
     path = write_records(tmp_path / "rollout-1.jsonl", [
         META, call("c1"),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 import pytest
-
 from conftest import run_cli
+
 from git_intent import __version__
 from git_intent.cli import cli
 
@@ -73,8 +73,10 @@ def test_path(repo: Path) -> None:
     proc = run_cli("path", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     root = repo.resolve()
-    rows = dict(line.split(None, 1) if not line.startswith("hook log") else ("hook log", line[8:].strip())
-                for line in proc.stdout.splitlines())
+    rows: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        key = "hook log" if line.startswith("hook log") else line.split()[0]
+        rows[key] = line[len(key):].strip()
     assert rows["notes"] == "refs/notes/intent"
     assert rows["backup"] == str(root / ".opencode" / "intent")
     assert rows["state"] == str(root / ".git" / "intent")

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import git, run_cli
 
 NOTES_REF = "refs/notes/intent"
@@ -297,7 +296,8 @@ APP = ('"""Greeting service written by the agent for the end-to-end test."""\n\n
        'if __name__ == "__main__":\n    print(greet("world"))\n')
 README_OLD = "# test repo"
 README_NEW = "# test repo\n\nA greeting service that explains itself with git-intent."
-CLAUDE_PROMPT = "Add a greet(name) function in app.py that welcomes the user to git-intent, and mention it in the README."
+CLAUDE_PROMPT = ("Add a greet(name) function in app.py that welcomes the user to git-intent, "
+                 "and mention it in the README.")
 CLAUDE_WRITE_TEXT = "I'll create app.py with a greet function and a small main block."
 CLAUDE_EDIT_TEXT = "Now I'll describe the service in the README."
 CODEX_PROMPT = "Add a shout(text) helper to lib/util.py and put the greeting constants in lib/extra.py."
@@ -360,7 +360,8 @@ def agent_scenario(repo: Path, commit_after: timedelta | None = None) -> Scenari
 # --- a. install / uninstall ----------------------------------------------------------------------------
 
 
-LEGACY_HOOK = '#!/bin/sh\n# a user hook that was here first\necho "legacy ran $(git rev-parse HEAD)" >> "$(git rev-parse --git-dir)/legacy-ran"\n'
+LEGACY_HOOK = ('#!/bin/sh\n# a user hook that was here first\n'
+               'echo "legacy ran $(git rev-parse HEAD)" >> "$(git rev-parse --git-dir)/legacy-ran"\n')
 
 
 def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
@@ -512,10 +513,10 @@ def test_hook_records_claude_and_codex_sessions(repo: Path) -> None:
     assert all(ln["attribution"]["message_id"] == s.write_id for ln in credited)
 
     # Human-readable blame names the session and the message.
-    text = run_cli("blame", f"app.py:{line}", cwd=root)
-    assert text.returncode == 0, text.stderr
-    assert f"git intent show {s.claude.session_id}:{s.write_id[:8]}" in text.stdout
-    assert CLAUDE_PROMPT in " ".join(text.stdout.split())
+    readable = run_cli("blame", f"app.py:{line}", cwd=root)
+    assert readable.returncode == 0, readable.stderr
+    assert f"git intent show {s.claude.session_id}:{s.write_id[:8]}" in readable.stdout
+    assert CLAUDE_PROMPT in " ".join(readable.stdout.split())
 
 
 def blame_json_any(repo: Path, location: str) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import corpus, git, run_cli
+
 from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex
 
 pytestmark = pytest.mark.slow

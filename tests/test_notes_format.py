@@ -197,8 +197,6 @@ def test_parse_added_hunks_deletion_only_diff(repo: Path) -> None:
     assert parse_added_hunks(diff(repo)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: parse_added_hunks keeps the TAB git appends to '+++ b/<path>' when "
-                                       "the path contains a space")
 def test_parse_added_hunks_path_with_spaces(repo: Path) -> None:
     (repo / "my notes.txt").write_text("a\n")
     commit_all(repo, "base")
@@ -207,8 +205,6 @@ def test_parse_added_hunks_path_with_spaces(repo: Path) -> None:
     assert parse_added_hunks(diff(repo)) == [Hunk("my notes.txt", 2, ("b",))]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: parse_added_hunks reads an added line '++ x' (diff line '+++ x') as a "
-                                       "file header")
 def test_parse_added_hunks_added_line_starting_with_plus_plus(repo: Path) -> None:
     (repo / "c.txt").write_text("x\n")
     commit_all(repo, "base")

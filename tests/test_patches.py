@@ -100,8 +100,6 @@ def test_unified_diff_added_ignores_text_before_first_hunk() -> None:
     assert unified_diff_added("+not in a hunk\n diff header\n") == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: unified_diff_added treats a removed line '-- x' (diff line '--- x') "
-                                       "as a file header and drops the rest of the hunk")
 def test_unified_diff_removed_sql_comment_does_not_end_the_hunk() -> None:
     diff = "@@ -1,2 +1,3 @@\n-- old comment\n+-- new comment\n+select 1;\n keep\n"
     assert unified_diff_added(diff) == [AddedLine(text="-- new comment", line=1), AddedLine(text="select 1;", line=2)]
@@ -109,8 +107,6 @@ def test_unified_diff_removed_sql_comment_does_not_end_the_hunk() -> None:
     assert unified_diff_added(diff) == [AddedLine(text="-- new", line=1)]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: unified_diff_added treats an added line '++ x' (diff line '+++ x') "
-                                       "as a file header")
 def test_unified_diff_added_line_starting_with_plus_plus() -> None:
     diff = "@@ -1 +1,3 @@\n keep\n+++ counter\n+after\n"
     assert unified_diff_added(diff) == [AddedLine(text="++ counter", line=2), AddedLine(text="after", line=3)]

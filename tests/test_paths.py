@@ -106,13 +106,9 @@ def test_empty_path(mapper: PathMapper) -> None:
     assert mapper.to_repo("", cwd=FOREIGN) is None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a foreign path outside the session's cwd whose file name equals a "
-                                       "top-level tracked file is mapped (e.g. the agent's global ~/.claude/CLAUDE.md)")
 def test_foreign_global_memory_file_is_not_the_repositorys(mapper: PathMapper) -> None:
     assert mapper.to_repo("/Users/nobody/.claude/CLAUDE.md", cwd=FOREIGN) is None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: paths recorded on Windows (backslashes, drive letter) are never "
-                                       "mapped by suffix")
 def test_windows_path_is_mapped_by_suffix(mapper: PathMapper) -> None:
     assert mapper.to_repo(r"C:\Users\me\proj\src\app.py", cwd=r"C:\Users\me\proj") == "src/app.py"

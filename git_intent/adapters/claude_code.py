@@ -28,7 +28,7 @@ EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _KNOWN = frozenset({"user", "assistant", "system", "summary", "progress", "file-history-snapshot",
                     "queue-operation", "attachment", "custom-title", "tag"})
 _NOT_PROMPTS = ("<command-", "<local-command", "<bash-", "<task-notification", "<system-reminder",
-                "Caveat: The messages below")
+                "Caveat: The messages below", "[Request interrupted by user")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 

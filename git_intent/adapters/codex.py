@@ -124,6 +124,8 @@ class _Builder:
         spawn = spawn.get("thread_spawn", {}) if isinstance(spawn, dict) else {}
         if isinstance(spawn, dict) and isinstance(spawn.get("parent_thread_id"), str) and self.parent is None:
             self.parent = spawn["parent_thread_id"]
+        elif isinstance(payload.get("parent_thread_id"), str) and self.parent is None:
+            self.parent = payload["parent_thread_id"]  # codex 0.139 review subagents
 
     def _cwd(self, cwd: Any) -> None:
         if isinstance(cwd, str) and cwd and cwd not in self.cwds:
@@ -257,7 +259,8 @@ def _failed(text: str) -> bool:
     try:
         value = json.loads(text)
     except ValueError:
-        return False
+        # codex 0.118 answers a rejected patch in plain text and writes no patch_apply_end.
+        return text.lstrip().startswith("apply_patch verification failed")
     meta = value.get("metadata") if isinstance(value, dict) else None
     code = meta.get("exit_code") if isinstance(meta, dict) else None
     return isinstance(code, int) and code != 0

@@ -73,25 +73,33 @@ def _section_header(line: str) -> tuple[str, str] | None:
 
 
 def unified_diff_added(diff: str) -> list[AddedLine]:
-    """Added lines of a unified diff with their new-side line numbers (`@@ -a,b +c,d @@` hunks)."""
+    """Added lines of a unified diff with their new-side line numbers (`@@ -a,b +c,d @@` hunks).
+
+    Hunk bodies are counted from the header, so a body line such as `--- x` (a removed SQL comment)
+    is never mistaken for a file header.
+    """
     added: list[AddedLine] = []
-    new_line = 0
-    in_hunk = False
+    new_line = old_left = new_left = 0
     for line in diff.split("\n"):
-        match = _HUNK.match(line)
-        if match:
-            new_line = int(match.group(3))
-            in_hunk = True
+        if old_left <= 0 and new_left <= 0:
+            match = _HUNK.match(line)
+            if match:
+                old_left = int(match.group(2)) if match.group(2) is not None else 1
+                new_left = int(match.group(4)) if match.group(4) is not None else 1
+                new_line = int(match.group(3))
             continue
-        if not in_hunk or line.startswith("\\"):
+        if line.startswith("\\"):
             continue
-        if line.startswith("+++ ") or line.startswith("--- "):
-            in_hunk = False
-        elif line.startswith("+"):
+        if line.startswith("+"):
             added.append(AddedLine(text=line[1:], line=new_line))
             new_line += 1
-        elif line.startswith(" "):
+            new_left -= 1
+        elif line.startswith("-"):
+            old_left -= 1
+        else:
             new_line += 1
+            old_left -= 1
+            new_left -= 1
     return added
 
 
