@@ -34,6 +34,7 @@ class MappedEdit:
     edit: Edit
     path: str
     order: int
+    fuzzy: bool = True  # may explain near matches (False for edits made before the parent commit)
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +74,7 @@ def attribute(hunks: list[Hunk], edits: list[MappedEdit]) -> list[LineCredit]:
 def _hunk(hunk: Hunk, by_text: dict[str, list[MappedEdit]]) -> list[LineCredit]:
     norms = [line.strip() for line in hunk.lines]
     found: list[tuple[MappedEdit | None, str | None, float]] = []
-    choices = [t for t in by_text if not is_trivial(t)]
+    choices = [t for t, edits in by_text.items() if not is_trivial(t) and any(m.fuzzy for m in edits)]
     for norm in norms:
         if is_trivial(norm):
             found.append((None, None, 0.0))
@@ -97,7 +98,7 @@ def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[MappedEdit]]
     best = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
     if best is None:
         return None, None, 0.0
-    return by_text[best[0]][-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
+    return [m for m in by_text[best[0]] if m.fuzzy][-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
 
 
 def _neighbour(found: list[tuple[MappedEdit | None, str | None, float]], norms: list[str], i: int

@@ -66,6 +66,8 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None) -> Loca
     full = ((cwd or Path.cwd()) / match["path"]).resolve()
     if not full.is_relative_to(repo.root):
         raise BadLocationError(f"{match['path']} lies outside the repository at {repo.root}.")
+    if ".git" in full.relative_to(repo.root).parts:
+        raise BadLocationError(f"{match['path']} is inside .git, not a file of the work tree.")
     if not full.is_file():
         raise BadLocationError(f"{match['path']} is not a file in the work tree.")
     data = full.read_bytes()
@@ -84,6 +86,12 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None) -> Bla
     reason rather than an exception; their sentences are also collected in `problems`.
     """
     where = parse_location(repo, location, cwd)
+    if not repo.is_tracked(where.path):
+        lines = (repo.root / where.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        return BlameAnswer(lines=[
+            LineAnswer(path=where.path, line=n, content=lines[n - 1], commit=None, attribution=None, evidence=[],
+                       status="uncommitted", reason=f"{where.path} is not tracked by git yet.")
+            for n in range(where.start, where.end + 1)])
     blamed = repo.blame(where.path, where.start, where.end)
     notes: dict[str, Note | IntentError | None] = {}
     sessions: dict[str, Session | IntentError] = {}

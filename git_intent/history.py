@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from pydantic import BaseModel
 
-from .errors import IntentError
+from .errors import GitError, IntentError
 from .notes import read_note
 from .repo import Repository
 
@@ -35,7 +35,11 @@ class LogEntry(BaseModel):
 
 def log_commits(repo: Repository, revision_range: str = "HEAD", max_count: int = 20) -> list[LogEntry]:
     """The newest `max_count` commits of `revision_range` with their sessions; raises GitError for a bad range."""
-    out = repo.git("log", f"--max-count={max_count}", "--format=%H%x00%an%x00%ct%x00%s", revision_range, "--")
+    try:
+        out = repo.git("log", f"--max-count={max_count}", "--format=%H%x00%an%x00%ct%x00%s", revision_range, "--")
+    except GitError as exc:
+        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
+                          hint="Examples: HEAD, main~5..main, v1.0..") from exc
     entries: list[LogEntry] = []
     for row in out.splitlines():
         sha, author, when, subject = row.split("\0", 3)
@@ -52,9 +56,9 @@ def log_commits(repo: Repository, revision_range: str = "HEAD", max_count: int =
             for record in note.records:
                 if record.kind == "commit":
                     entry.lines_added, entry.lines_attributed = record.lines_added, record.lines_attributed
-                elif record.kind == "lines" and record.agent and record.session_id:
+                elif record.kind == "session" and record.agent and record.session_id:
                     key = (record.agent, record.session_id)
-                    counts[key] = counts.get(key, 0) + (record.end or 0) - (record.start or 0) + 1
+                    counts[key] = counts.get(key, 0) + (record.lines_attributed or 0)
             entry.sessions = [SessionCredit(agent=a, session_id=s, lines=n) for (a, s), n in counts.items()]
         entries.append(entry)
     return entries

@@ -12,7 +12,7 @@ from . import __version__
 from .attribute import LineCredit, MappedEdit, attribute
 from .backup import append_journal, copy_session
 from .catalog import candidate_sessions
-from .models import NoteRecord, Session
+from .models import Edit, NoteRecord, Session
 from .notes import read_note, write_note
 from .paths import PathMapper
 from .repo import Repository
@@ -83,7 +83,10 @@ def mapped_edits(repo: Repository, sessions: list[Session], after: datetime | No
     mapper = PathMapper(repo.root, repo.tracked_files, repo.worktrees)
     low = after - WINDOW_SLACK if after else None
     high = before + WINDOW_SLACK
-    mapped: list[tuple[tuple[float, int, int], Session, object, str]] = []
+    # Near matches only from edits clearly after the parent commit: an edit of the same second may
+    # already be in the parent, and a person's rewording of it must stay the person's.
+    fuzzy_after = after + timedelta(seconds=1) if after else None
+    mapped: list[tuple[tuple[float, int, int], Session, Edit, str, bool]] = []
     for s_index, session in enumerate(sessions):
         for e_index, edit in enumerate(session.edits):
             when = edit.timestamp
@@ -93,10 +96,10 @@ def mapped_edits(repo: Repository, sessions: list[Session], after: datetime | No
             if path is None:
                 continue
             stamp = when.timestamp() if when is not None else float("-inf")
-            mapped.append(((stamp, s_index, e_index), session, edit, path))
+            fuzzy = fuzzy_after is None or (when is not None and when > fuzzy_after)
+            mapped.append(((stamp, s_index, e_index), session, edit, path, fuzzy))
     mapped.sort(key=lambda item: item[0])
-    return [MappedEdit(session=s, edit=e, path=p, order=i)  # type: ignore[arg-type]
-            for i, (_, s, e, p) in enumerate(mapped)]
+    return [MappedEdit(session=s, edit=e, path=p, order=i, fuzzy=f) for i, (_, s, e, p, f) in enumerate(mapped)]
 
 
 def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
@@ -113,9 +116,10 @@ def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
         if credit is not None and credit.credit is not None:
             sessions[id(credit.credit.session)] = credit.credit.session
             run.append(credit)
-    for session in sessions.values():
+    for key, session in sessions.items():
+        written = sum(1 for c in credits if c.credit is not None and id(c.credit.session) == key and c.text.strip())
         records.append(NoteRecord(kind="session", agent=session.agent, session_id=session.session_id,
-                                  parent_session_id=session.parent_session_id,
+                                  parent_session_id=session.parent_session_id, lines_attributed=written,
                                   transcript_sha256=_sha256(session.transcript)))
     return records
 

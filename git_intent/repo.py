@@ -30,7 +30,10 @@ def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check:
     )
     if check and proc.returncode != 0:
         message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
-        raise GitError(f"git {args[0]} failed: {message}")
+        message = message.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
+        command = next((a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-c")),
+                       "")
+        raise GitError(f"git {command} failed: {message}.")
     return proc
 
 
@@ -139,6 +142,10 @@ class Repository:
         if contents is not None:
             args += ["--contents", str(contents)]
         return parse_porcelain(self.git(*args, "--", path))
+
+    def is_tracked(self, path: str) -> bool:
+        """Whether `path` (relative to the root) is in the index."""
+        return run_git(["ls-files", "--error-unmatch", "--", path], self.root, check=False).returncode == 0
 
     def show_file(self, commit: str, path: str) -> bytes:
         proc = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=self.root, capture_output=True)
