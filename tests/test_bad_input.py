@@ -104,10 +104,6 @@ def test_missing_file(app_repo: Path) -> None:
     assert assert_one_error(proc) == "nope.py is not a file in the work tree."
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: blame of a path inside .git passes parse_location (it is under the work tree root) and reaches "
-    "git blame, which fails with \"error: git -c failed: fatal: no such path '.git/config' in HEAD\" (no "
-    "sentence, and names the '-c' option instead of the command)"))
 def test_path_inside_dot_git(app_repo: Path) -> None:
     proc = run_cli("blame", ".git/config:1", cwd=app_repo)
     sentence = assert_one_error(proc)
@@ -159,9 +155,6 @@ def test_record_of_an_unknown_revision(app_repo: Path) -> None:
     assert "no-such-rev" in assert_one_error(proc)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: `git intent log no-such-rev` prints git's raw message \"error: git log failed: fatal: bad "
-    "revision 'no-such-rev'\" (not a sentence, no period); Repository.resolve already has a good sentence"))
 def test_log_of_an_unknown_revision(app_repo: Path) -> None:
     proc = run_cli("log", "no-such-rev", cwd=app_repo)
     sentence = assert_one_error(proc)
@@ -215,10 +208,6 @@ def test_uncommitted_line(app_repo: Path) -> None:
     assert text.returncode == 0 and "not committed" in text.stdout.lower()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: blame of a file that exists in the work tree but is not tracked yet fails with \"error: git -c "
-    "failed: fatal: no such path 'new.py' in HEAD\" instead of answering status 'uncommitted' for its lines "
-    "(git blame needs --contents or a clear 'not tracked' sentence)"))
 def test_uncommitted_new_file(app_repo: Path) -> None:
     (app_repo / "new.py").write_text("print('brand new')\n", encoding="utf-8")
     proc = run_cli("blame", "new.py:1", "--json", cwd=app_repo)

@@ -629,11 +629,9 @@ def test_human_change_after_agent_commit(repo: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: record.mapped_edits keeps edits up to WINDOW_SLACK=2s *before* the parent commit, so when the agent "
-    "committed within 2s of its edits, the next commit (a person's, minutes later) re-uses those already "
-    "committed edits and credits a reworded line to the agent as a fuzzy match (confidence 0.85)"))
 def test_human_change_after_agent_committed_at_once(repo: Path) -> None:
+    # regression: edits up to 2s before the parent commit were reused for the next commit and a reworded
+    # line went to the agent as a fuzzy match
     s = agent_scenario(repo)  # the agent committed in the same second as its last edit
     assert_human_tweak(s, human_tweak(s))
 
