@@ -201,7 +201,25 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception:
-        report = traceback.format_exc()
+        where = _write_error_log(traceback.format_exc())
         click.echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
-        click.echo(report, err=True)
+        click.echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
+                   err=True)
         sys.exit(3)
+
+
+def _write_error_log(report: str) -> Path | None:
+    """Append a paste-ready report to `<git common dir>/intent/error.log`; None outside a repository."""
+    import platform
+    from datetime import datetime, timezone
+
+    try:
+        path: Path = _repo().state_dir / "error.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n"
+                         f"git-intent {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
+                         f"argv: {sys.argv!r}\n\n{report}\n")
+        return path
+    except Exception:
+        return None

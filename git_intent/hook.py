@@ -31,7 +31,7 @@ def log(state_dir: Path, message: str) -> None:
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         with open(state_dir / "hook.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n")
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {message}\n")
     except OSError:
         pass
 

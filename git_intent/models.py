@@ -6,9 +6,9 @@ and where a record lives (note, backup, index) is decided by the layers above.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,17 @@ Role = Literal["user", "assistant", "tool", "system"]
 PartKind = Literal["text", "reasoning", "tool_call", "tool_result"]
 
 NOTE_SCHEMA = "git-intent/1"
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """An ISO-8601 timestamp as an aware datetime (no offset means UTC); None when absent or malformed."""
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
 
 
 class _Frozen(BaseModel):

@@ -28,13 +28,17 @@ class Note:
 
     commit: str
     records: tuple[NoteRecord, ...]
-    foreign_lines: int = 0
+    foreign: tuple[str, ...] = ()
+
+    @property
+    def foreign_lines(self) -> int:
+        return len(self.foreign)
 
 
 def parse_note(commit: str, text: str) -> Note:
     """Parse note text; lines that are not git-intent JSON records are counted, not raised."""
     records: list[NoteRecord] = []
-    foreign = 0
+    foreign: list[str] = []
     for line in text.splitlines():
         if not line.strip():
             continue
@@ -44,8 +48,8 @@ def parse_note(commit: str, text: str) -> Note:
                 raise ValueError(line)
             records.append(NoteRecord.model_validate(value))
         except (ValueError, ValidationError):
-            foreign += 1
-    return Note(commit=commit, records=tuple(records), foreign_lines=foreign)
+            foreign.append(line)
+    return Note(commit=commit, records=tuple(records), foreign=tuple(foreign))
 
 
 def read_note(repo: Repository, commit: str) -> Note | None:
@@ -64,11 +68,14 @@ def read_note(repo: Repository, commit: str) -> Note | None:
     return note
 
 
-def render_note(records: list[NoteRecord]) -> str:
-    """Note text: one compact JSON object per line, sorted so equal records give equal bytes."""
+def render_note(records: list[NoteRecord], foreign: tuple[str, ...] = ()) -> str:
+    """Note text: one compact JSON object per line, sorted so equal records give equal bytes.
+
+    `foreign` lines (another tool's, or damaged ones) are kept verbatim: the notes ref is shared.
+    """
     lines = {json.dumps(r.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True,
                         separators=(",", ":")) for r in records}
-    return "".join(line + "\n" for line in sorted(lines))
+    return "".join(line + "\n" for line in sorted(lines | {f for f in foreign if f.strip()}))
 
 
 @contextmanager
@@ -86,11 +93,12 @@ def notes_lock(repo: Repository) -> Iterator[None]:
 def write_note(repo: Repository, commit: str, records: list[NoteRecord]) -> bool:
     """Write `records` as the note of `commit`; returns False when the note already says exactly that.
 
+    git-intent's earlier records are replaced; lines that are not git-intent records are kept.
     Raises NoteError when the note read back differs from what was written.
     """
-    text = render_note(records)
     with notes_lock(repo):
         current = repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
+        text = render_note(records, parse_note(commit, current).foreign)
         if current == text:
             return False
         repo.git(*_identity(repo), "notes", "--ref", NOTES_REF, "add", "-f", "-F", "-", commit, input_text=text)

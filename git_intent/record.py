@@ -155,7 +155,7 @@ def _sha256(path: Path) -> str | None:
 def _existing_attributed(repo: Repository, commit: str) -> int | None:
     try:
         note = read_note(repo, commit)
-    except Exception:  # a corrupt or foreign note is replaced by a fresh record
+    except Exception:  # a note without git-intent records gets fresh ones; foreign lines are kept
         return None
     if note is None:
         return None

@@ -323,11 +323,6 @@ def test_hook_survives_a_transcript_with_naive_timestamps(repo: Path) -> None:
     assert wait_for_log(repo, sha[:12])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a transcript whose timestamps have no UTC offset (any discovered one, even another repository's) "
-    "makes record_commit crash with 'TypeError: can't compare offset-naive and offset-aware datetimes' in "
-    "record.mapped_edits, so `git intent record` exits 3 with a traceback and the hook writes no note; "
-    "adapters' _timestamp should assume UTC for naive values"))
 def test_record_survives_a_transcript_with_naive_timestamps(repo: Path, tmp_path: Path) -> None:
     other = tmp_path / "repo-elsewhere"
     other.mkdir()
@@ -339,11 +334,6 @@ def test_record_survives_a_transcript_with_naive_timestamps(repo: Path, tmp_path
     assert git(repo, "notes", "--ref", NOTES_REF, "show", "HEAD")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: record replaces the whole note, so lines on refs/notes/intent that are not git-intent records "
-    "(another tool's, or a corrupt note) are silently dropped: record._existing_attributed treats a "
-    "foreign note as absent and notes.write_note overwrites with `git notes add -f`; the foreign lines "
-    "should be kept (parse_note already counts them) and written back beside the new records"))
 def test_record_keeps_note_lines_it_does_not_own(app_repo: Path) -> None:
     foreign = '{"tool": "another-tool", "says": "keep me"}'
     git(app_repo, "notes", "--ref", NOTES_REF, "add", "-f", "-m", foreign, "HEAD")

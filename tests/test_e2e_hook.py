@@ -390,8 +390,8 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
     assert (root / ".git" / "info" / "exclude").read_text(encoding="utf-8") == exclude
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: DESIGN.md says install 'adds a post-rewrite hook' so notes follow "
-                   "amend/rebase; install.HOOKS only holds post-commit")
+@pytest.mark.xfail(strict=True, reason="planned in issue 3 (capture across rewrites): DESIGN.md's post-rewrite "
+                   "hook; until then notes.rewriteRef makes git copy notes on amend and rebase")
 def test_install_adds_post_rewrite_hook(repo: Path) -> None:
     install(repo)
     hook = repo / ".git" / "hooks" / "post-rewrite"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import head_records, iter_records
-from ..models import AddedLine, Edit, Message, ParseStats, Part, Session
+from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from .patches import text_diff_added
 
 NAME = "claude-code"
@@ -116,7 +116,7 @@ class _Builder:
             self.ids[sid] += 1
         uuid = record.get("uuid")
         message_id = uuid if isinstance(uuid, str) else f"r{stats.records}"
-        when = _timestamp(record.get("timestamp"))
+        when = parse_timestamp(record.get("timestamp"))
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         if kind == "assistant":
@@ -255,12 +255,3 @@ def _result_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
     return ""
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None

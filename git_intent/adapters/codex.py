@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import head_records, iter_records
-from ..models import AddedLine, Edit, Message, ParseStats, Part, Session
+from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from .patches import parse_apply_patch, unified_diff_added
 
 NAME = "codex"
@@ -96,7 +96,7 @@ class _Builder:
             stats.unknown(str(kind))
             return
         payload = payload if isinstance(payload, dict) else {}
-        when = _timestamp(record.get("timestamp"))
+        when = parse_timestamp(record.get("timestamp"))
         message_id = f"r{stats.records}"
         if kind == "session_meta":
             self._meta(payload)
@@ -264,12 +264,3 @@ def _failed(text: str) -> bool:
     meta = value.get("metadata") if isinstance(value, dict) else None
     code = meta.get("exit_code") if isinstance(meta, dict) else None
     return isinstance(code, int) and code != 0
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
