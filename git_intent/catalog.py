@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -47,7 +48,8 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
         for session in read_transcript(path):
             keep(session)
     cutoff = since.timestamp() if since else None
-    paths = [p for a in all_adapters().values() for p in a.discover(repo.root, since)]
+    needles = _needles(repo)
+    paths = [p for a in all_adapters().values() for p in a.discover(repo.root, since) if _mentions(p, needles)]
     paths += [p for _, p in session_copies(repo) if cutoff is None or _mtime(p) >= cutoff]
     for path in paths:
         try:
@@ -93,6 +95,23 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None) ->
             hint="The agent may have deleted it; `git intent log` lists the sessions recorded here.")
     listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
     raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
+
+
+def _needles(repo: Repository) -> list[bytes]:
+    """The work tree paths as they appear inside transcripts (raw, and JSON-escaped)."""
+    roots = {str(repo.root), *(str(w) for w in repo.worktrees)}
+    return sorted({form.encode("utf-8") for root in roots for form in (root, json.dumps(root)[1:-1])})
+
+
+def _mentions(path: Path, needles: list[bytes]) -> bool:
+    """Whether a discovered transcript names this work tree at all: a byte search costs far less than
+    parsing every rollout on disk (Codex files rollouts by date, not by project)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    return any(needle in data for needle in needles)
 
 
 def _mtime(path: Path) -> float:

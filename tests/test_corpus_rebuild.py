@@ -6,13 +6,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 
 from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex, relative_to_repo
 

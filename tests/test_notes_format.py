@@ -6,7 +6,6 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pytest
 from conftest import git
 
 from git_intent.models import NOTE_SCHEMA, NoteRecord

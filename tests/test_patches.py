@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from git_intent.adapters.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 from git_intent.models import AddedLine
 
