@@ -10,14 +10,18 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# ../shared/corpus beside the clone (as in CI), or GIT_INTENT_CORPUS.
+CORPUS = Path(os.environ.get("GIT_INTENT_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 PYTHON_BIN = Path(sys.executable).parent
 
 
 def corpus(*parts: str) -> Path:
-    """A path inside ../shared/corpus; skips the test when the corpus is not there."""
+    """A path inside ../shared/corpus; skips the test when the corpus is not there (fails under CI=true,
+    where a silently skipped corpus would hide every real-transcript test)."""
     path = CORPUS.joinpath(*parts)
     if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"corpus file {path} is missing in CI")
         pytest.skip(f"corpus file {path} is missing")
     return path
 
@@ -67,3 +71,9 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproc
     """Run the installed `git intent` (through git, as users do) and return the completed process."""
     return subprocess.run(["git", "intent", *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under CI=true the corpus must be there: skipping every real-transcript test would pass silently."""
+    if os.environ.get("CI") == "true" and not CORPUS.is_dir():
+        raise pytest.UsageError(f"the shared corpus is missing at {CORPUS} (set GIT_INTENT_CORPUS)")

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from conftest import CORPUS
 from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex, relative_to_repo
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LINKED = CORPUS / "linked"
 ENTIRE = LINKED / "entire-cli"
 GITSYNC = LINKED / "git-sync"
