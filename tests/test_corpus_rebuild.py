@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import CORPUS
+
 from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex, relative_to_repo
 
 LINKED = CORPUS / "linked"
