@@ -46,6 +46,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from _common import isolate
+
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "linked"
 
 VICTOR = "/Users/gtrrz-victor/wks/gtrrz-victor/improve-status-cmd-output/"
@@ -79,24 +81,6 @@ CASES = (
 )
 
 
-def isolate(root: Path) -> None:
-    """Point HOME, git's global config and the agents' folders into `root`; set a placeholder identity."""
-    home = root / "home"
-    home.mkdir()
-    os.environ.update({
-        "HOME": str(home),
-        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "CODEX_HOME": str(home / ".codex"),
-        "GIT_AUTHOR_NAME": "Bench Person", "GIT_AUTHOR_EMAIL": "bench@example.com",
-        "GIT_COMMITTER_NAME": "Bench Person", "GIT_COMMITTER_EMAIL": "bench@example.com",
-    })
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC"):
-        os.environ.pop(name, None)
-
-
 def git(repo: Path, *args: str, when: datetime | None = None) -> str:
     env = dict(os.environ)
     if when is not None:
@@ -108,28 +92,9 @@ def git(repo: Path, *args: str, when: datetime | None = None) -> str:
     return proc.stdout
 
 
-def write_files(repo: Path, files: dict[str, str], cwd: str) -> list[str]:
-    written = []
-    for recorded, text in files.items():
-        if not recorded.startswith(cwd):
-            raise RuntimeError(f"recorded path {recorded} is not under the session cwd {cwd}")
-        relative = recorded[len(cwd):]
-        target = repo / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="")
-        written.append(relative)
-    return written
-
-
-def commit_all(repo: Path, message: str, when: datetime) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message, when=when)
-    return git(repo, "rev-parse", "HEAD").strip()
-
-
 def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
     from git_intent.record import record_commit
-    from git_intent.replay import rebuild_claude, rebuild_codex
+    from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
     from git_intent.repo import Repository
 
     rebuilds = [(s, (rebuild_claude if s.agent == "claude" else rebuild_codex)(corpus / s.transcript))
@@ -139,14 +104,14 @@ def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
     # The baseline: every file's text before the first session that edited it.
     seen: set[str] = set()
     for session, rebuild in rebuilds:
-        write_files(folder, {p: t for p, t in rebuild.pre.items() if p not in seen}, session.cwd)
+        write_replayed(folder, {p: t for p, t in rebuild.pre.items() if p not in seen}, session.cwd)
         seen.update(rebuild.post)
     first = min(datetime.fromisoformat(r.first_edit_at) for _, r in rebuilds)
-    commit_all(folder, "baseline before the agent session", first - timedelta(hours=1))
+    commit_replayed(folder, "baseline before the agent session", first - timedelta(hours=1))
     rows = []
     for session, rebuild in rebuilds:
-        files = write_files(folder, rebuild.post, session.cwd)
-        sha = commit_all(folder, f"{case.name} {session.label}",
+        files = write_replayed(folder, rebuild.post, session.cwd)
+        sha = commit_replayed(folder, f"{case.name} {session.label}",
                          datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=1))
         repo = Repository(folder)
         t0 = time.perf_counter_ns()

@@ -7,7 +7,6 @@ agent's edits, commits them as the real author did, records the commit, and blam
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -19,11 +18,11 @@ from pathlib import Path
 
 from .blame import BlameAnswer, blame_lines
 from .record import record_commit
-from .replay import rebuild_claude
+from .replay import commit_replayed, rebuild_claude, write_replayed
 from .repo import Repository
 
 TRANSCRIPT = "claude-code-chunking.jsonl"
-RECORDED_CWD = "/Users/soph/Work/entire/devenv/cli/"
+RECORDED_CWD = "/Users/soph/Work/entire/devenv/cli"
 LINE = "cmd/entire/cli/agent/chunking.go:85-88"
 SUBJECT = "handle if a single jsonl line is bigger then chunk size"
 
@@ -35,17 +34,6 @@ class DemoResult:
     repo: Path
     answer: BlameAnswer
     epilogue: str
-
-
-def _commit(repo: Path, message: str, when: datetime, author: str) -> None:
-    name, email = author.split(" <")
-    env = {**os.environ, "GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat(),
-           "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email.rstrip(">"),
-           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email.rstrip(">")}
-    quiet = ["-c", "commit.gpgsign=false", "-c", f"core.hooksPath={repo / '.git' / 'no-hooks'}"]
-    subprocess.run(["git", *quiet, "add", "-A"], cwd=repo, check=True, env=env, capture_output=True)
-    subprocess.run(["git", *quiet, "commit", "-q", "-m", message], cwd=repo, check=True, env=env,
-                   capture_output=True)
 
 
 def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None) -> DemoResult:
@@ -64,13 +52,12 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
             shutil.copyfile(bundled, transcript)
         rebuild = rebuild_claude(transcript)
         say(f"Replaying a real Claude Code session ({rebuild.edits_applied} edits) into {folder}")
-        _write(folder, rebuild.pre)
+        write_replayed(folder, rebuild.pre, RECORDED_CWD)
         first = datetime.fromisoformat(rebuild.first_edit_at)
-        _commit(folder, "baseline before the agent session", first - timedelta(hours=1),
-                "A Person <person@example.com>")
-        _write(folder, rebuild.post)
-        _commit(folder, SUBJECT, datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2),
-                "Soph <soph@example.com>")
+        commit_replayed(folder, "baseline before the agent session", first - timedelta(hours=1))
+        write_replayed(folder, rebuild.post, RECORDED_CWD)
+        commit_replayed(folder, SUBJECT, datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2),
+                        "Soph <soph@example.com>")
         repo = Repository(folder)
         result = record_commit(repo, "HEAD", transcripts=[transcript])
         say(f"Recorded: {result.lines_attributed} of {result.lines_added} added lines credited to the session.")
@@ -82,11 +69,3 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
     where = (f"The demo repository is kept at {folder}; try `git intent log` or `git intent show` there."
              if keep else "The demo repository was temporary; pass --keep DIR to keep it.")
     return DemoResult(repo=folder, answer=answer, epilogue=where)
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for recorded, text in files.items():
-        relative = recorded[len(RECORDED_CWD):] if recorded.startswith(RECORDED_CWD) else Path(recorded).name
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")

@@ -6,15 +6,19 @@ holds the lines the patches show at their real line numbers and unique filler li
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .jsonl import iter_records
 
-__all__ = ["Rebuild", "RebuildError", "rebuild_claude", "rebuild_codex", "relative_to_repo"]
+__all__ = ["Rebuild", "RebuildError", "commit_replayed", "rebuild_claude", "rebuild_codex", "relative_to_repo",
+           "write_replayed"]
 
 _CLAUDE_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -263,3 +267,34 @@ def relative_to_repo(recorded_path: str, repo_paths: Iterable[str]) -> str | Non
         if parts and len(parts) > best_len and recorded[-len(parts) :] == parts:
             best, best_len = repo_path, len(parts)
     return best
+
+
+def write_replayed(root: Path, files: dict[str, str], cwd: str) -> list[str]:
+    """Write files recorded under `cwd` (often another machine's folder) at the same relative paths
+    below `root`; returns those relative paths. Raises ValueError for a path outside `cwd`."""
+    base = cwd.rstrip("/") + "/"
+    written: list[str] = []
+    for recorded, text in files.items():
+        if not recorded.startswith(base):
+            raise ValueError(f"{recorded} is not below the session's folder {cwd}.")
+        relative = recorded[len(base):]
+        target = (root / relative).resolve()
+        if not target.is_relative_to(root.resolve()):
+            raise ValueError(f"{recorded} would be written outside {root}.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="")
+        written.append(relative)
+    return written
+
+
+def commit_replayed(root: Path, message: str, when: datetime, author: str = "A Person <person@example.com>") -> str:
+    """Commit everything in `root` at `when` as `author` (no hooks, no signing); returns the commit's sha."""
+    name, _, email = author.partition(" <")
+    stamp = when.isoformat()
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_NAME": name,
+           "GIT_AUTHOR_EMAIL": email.rstrip(">"), "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email.rstrip(">")}
+    options = ["-c", "commit.gpgsign=false", "-c", f"core.hooksPath={root / '.git' / 'no-hooks'}"]
+    for args in (["add", "-A"], ["commit", "-q", "--allow-empty", "-m", message]):
+        subprocess.run(["git", *options, *args], cwd=root, env=env, check=True, capture_output=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                          check=True).stdout.strip()

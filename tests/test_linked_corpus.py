@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import corpus, git, run_cli
 
-from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex
+from git_intent.replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 pytestmark = pytest.mark.slow
 
@@ -133,27 +133,6 @@ def make_repo(path: Path) -> Path:
     return path.resolve()
 
 
-def write_files(repo: Path, texts: dict[str, str], cwd: str) -> list[str]:
-    """Write recorded absolute paths relative to the session's cwd; returns the repository paths."""
-    written = []
-    for recorded, text in texts.items():
-        assert recorded.startswith(cwd + "/"), (recorded, cwd)
-        relative = recorded[len(cwd) + 1:]
-        target = repo / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="")
-        written.append(relative)
-    return written
-
-
-def commit_at(repo: Path, message: str, when: datetime) -> str:
-    stamp = when.isoformat()
-    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    git(repo, "add", "-A", env=env)
-    git(repo, "commit", "-q", "-m", message, env=env)
-    return git(repo, "rev-parse", "HEAD").strip()
-
-
 def at(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp)
 
@@ -225,10 +204,10 @@ def show_figures(label: str, result: dict[str, Any]) -> None:
 def replay_single(tmp_path: Path, transcript: Path, rebuild: Rebuild, subject: str) -> Path:
     cwd = session_cwd(transcript)
     repo = make_repo(tmp_path / "repo")
-    write_files(repo, rebuild.pre, cwd)
-    commit_at(repo, "baseline before the agent session", at(rebuild.first_edit_at) - timedelta(hours=1))
-    write_files(repo, rebuild.post, cwd)
-    commit_at(repo, subject, at(rebuild.last_edit_at) + timedelta(minutes=1))
+    write_replayed(repo, rebuild.pre, cwd)
+    commit_replayed(repo, "baseline before the agent session", at(rebuild.first_edit_at) - timedelta(hours=1))
+    write_replayed(repo, rebuild.post, cwd)
+    commit_replayed(repo, subject, at(rebuild.last_edit_at) + timedelta(minutes=1))
     return repo
 
 
@@ -255,19 +234,19 @@ def test_entire_ac3f02a3c337_two_sessions_two_commits(tmp_path: Path) -> None:
     assert session_cwd(t2) == cwd
     assert at(r2.last_edit_at) < at(r0.first_edit_at)
     repo = make_repo(tmp_path / "repo")
-    write_files(repo, {**r2.pre, **r0.pre}, cwd)
-    commit_at(repo, "baseline before the agent sessions", at(r2.first_edit_at) - timedelta(hours=1))
+    write_replayed(repo, {**r2.pre, **r0.pre}, cwd)
+    commit_replayed(repo, "baseline before the agent sessions", at(r2.first_edit_at) - timedelta(hours=1))
 
-    write_files(repo, r2.post, cwd)
-    commit_at(repo, "log error when marshalling fails", at(r2.last_edit_at) + timedelta(minutes=1))
+    write_replayed(repo, r2.post, cwd)
+    commit_replayed(repo, "log error when marshalling fails", at(r2.last_edit_at) + timedelta(minutes=1))
     gemini = record(repo, t0, t2)
     show_figures("entire-cli ac3f02a3c337 session 2 -> gemini.go commit", gemini)
     assert (gemini["lines_added"], gemini["lines_attributed"]) == (8, 8)
     assert gemini["sessions"] == {f"claude-code:{s2}": 8}
     check_blame(repo, claude_calls(t2), "claude-code", s2, "entire-cli ac3f02a3c337 session 2")
 
-    write_files(repo, r0.post, cwd)
-    commit_at(repo, "handle if a single jsonl line is bigger then chunk size",
+    write_replayed(repo, r0.post, cwd)
+    commit_replayed(repo, "handle if a single jsonl line is bigger then chunk size",
               at(r0.last_edit_at) + timedelta(minutes=1))
     chunking = record(repo, t0, t2)
     show_figures("entire-cli ac3f02a3c337 session 0 -> chunking commit", chunking)

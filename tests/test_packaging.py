@@ -16,5 +16,6 @@ def test_package_data_globs_cover_every_data_file() -> None:
     data = [p.relative_to(package).as_posix() for p in package.rglob("*")
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
     assert data, "expected templates and demo data in the package"
-    missing = [f for f in data if not any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(f, g.replace("**/", "")) for g in globs)]
+    missing = [f for f in data
+               if not any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(f, g.replace("**/", "")) for g in globs)]
     assert not missing, f"not shipped in the wheel: {missing}"
