@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
 from .errors import SessionNotFoundError, TranscriptError
+from .jsonl import written_since
 from .models import Message, Session
 from .repo import Repository
 
@@ -38,26 +39,12 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     Unreadable discovered files are skipped; unreadable `extra` files raise TranscriptError.
     """
     found: dict[tuple[str, str], Session] = {}
-
-    def keep(session: Session) -> None:
-        key = (session.agent, session.session_id)
-        if key not in found or len(session.messages) > len(found[key].messages):
-            found[key] = session
-
     for path in extra:
-        for session in read_transcript(path):
-            keep(session)
-    cutoff = since.timestamp() if since else None
+        _keep_longest(found, read_transcript(path))
     needles = _needles(repo)
     paths = [p for a in all_adapters().values() for p in a.discover(repo.root, since) if _mentions(p, needles)]
-    paths += [p for _, p in session_copies(repo) if cutoff is None or _mtime(p) >= cutoff]
-    for path in paths:
-        try:
-            sessions = read_transcript(path)
-        except TranscriptError:
-            continue
-        for session in sessions:
-            keep(session)
+    paths += written_since((p for _, p in session_copies(repo)), since)
+    _keep_longest(found, _read_readable(paths))
     return list(found.values())
 
 
@@ -77,16 +64,8 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None) ->
     matches: dict[tuple[str, str], Session] = {}
     paths = [p for _, p in session_copies(repo) if p.stem.startswith(session_id)]
     paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root) if session_id in p.name]
-    for path in paths:
-        try:
-            sessions = read_transcript(path)
-        except TranscriptError:
-            continue
-        for session in sessions:
-            if session.session_id.startswith(session_id) or session_id in session.aliases:
-                key = (session.agent, session.session_id)
-                if key not in matches or len(session.messages) > len(matches[key].messages):
-                    matches[key] = session
+    _keep_longest(matches, (s for s in _read_readable(paths)
+                            if s.session_id.startswith(session_id) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))
     if not matches:
@@ -114,11 +93,21 @@ def _mentions(path: Path, needles: list[bytes]) -> bool:
     return any(needle in data for needle in needles)
 
 
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+def _read_readable(paths: Iterable[Path]) -> Iterator[Session]:
+    """Sessions of every path that reads as a transcript; the others are skipped (discovery is best effort)."""
+    for path in paths:
+        try:
+            yield from read_transcript(path)
+        except TranscriptError:
+            continue
+
+
+def _keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:
+    """Add `sessions` to `found` by (agent, session_id); of two copies of one session the longer wins."""
+    for session in sessions:
+        key = (session.agent, session.session_id)
+        if key not in found or len(session.messages) > len(found[key].messages):
+            found[key] = session
 
 
 def resolve_reference(repo: Repository, reference: str) -> tuple[Session, Message | None]:

@@ -1,9 +1,11 @@
-"""Tolerant streaming of JSON Lines transcripts: glued, torn and oversized lines are skipped and counted."""
+"""Reading transcript files: tolerant JSON Lines streaming (glued, torn and oversized lines are skipped and
+counted) and selecting files by modification time."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,18 @@ def iter_records(path: Path, stats: ParseStats | None = None) -> Iterator[dict[s
     with path.open("r", encoding="utf-8", errors="replace") as handle:
         for line in handle:
             yield from _decode_line(line, stats)
+
+
+def written_since(paths: Iterable[Path], since: datetime | None) -> Iterator[Path]:
+    """The `paths` last modified at or after `since` (all of them when `since` is None); unreadable ones
+    are skipped."""
+    cutoff = since.timestamp() if since else None
+    for path in paths:
+        try:
+            if cutoff is None or path.stat().st_mtime >= cutoff:
+                yield path
+        except OSError:
+            continue
 
 
 def head_records(path: Path, limit: int = 20, max_bytes: int = 1 << 20) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records
+from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from .patches import text_diff_added
 
@@ -53,17 +53,10 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     if not projects.is_dir():
         return
     mine = encode_project(root)
-    cutoff = since.timestamp() if since else None
     for folder in projects.iterdir():
         name = folder.name
-        if not (name == mine or name.startswith(mine + "-") or mine.startswith(name + "-")):
-            continue
-        for path in [*folder.glob("*.jsonl"), *folder.glob("*/subagents/*.jsonl")]:
-            try:
-                if cutoff is None or path.stat().st_mtime >= cutoff:
-                    yield path
-            except OSError:
-                continue
+        if name == mine or name.startswith(mine + "-") or mine.startswith(name + "-"):
+            yield from written_since([*folder.glob("*.jsonl"), *folder.glob("*/subagents/*.jsonl")], since)
 
 
 def sniff(path: Path) -> bool:

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records
+from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from .patches import parse_apply_patch, unified_diff_added
 
@@ -44,14 +44,8 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     sessions = codex_home() / "sessions"
     if not sessions.is_dir():
         return
-    cutoff = since.timestamp() if since else None
     # A long session outlives its start date's folder, so file times decide, not folder names.
-    for path in sorted(sessions.glob("*/*/*/rollout-*.jsonl")):
-        try:
-            if cutoff is None or path.stat().st_mtime >= cutoff:
-                yield path
-        except OSError:
-            continue
+    yield from written_since(sorted(sessions.glob("*/*/*/rollout-*.jsonl")), since)
 
 
 def sniff(path: Path) -> bool:
