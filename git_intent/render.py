@@ -75,7 +75,7 @@ def _evidence(item: Evidence, width: int) -> list[str]:
     if item.kind == "edit":
         body = item.text.splitlines()[:16]
     else:
-        text = textwrap.shorten(" ".join(item.text.split()), width=400, placeholder=" …")
+        text = textwrap.shorten(" ".join(item.text.split()), width=320, placeholder=" …")
         body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
     head = f"  {label:<9} {when(item.timestamp)} [{short(item.message_id)}]"
     return [head] + [f"            {line}" for line in body]
