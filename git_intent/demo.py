@@ -59,6 +59,7 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
         commit_replayed(folder, SUBJECT, datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2),
                         "Soph <soph@example.com>")
         repo = Repository(folder)
+        record_commit(repo, "HEAD~1")  # the person's baseline: recorded, no agent lines
         result = record_commit(repo, "HEAD", transcripts=[transcript])
         say(f"Recorded: {result.lines_attributed} of {result.lines_added} added lines credited to the session.")
         say(f"\n$ git intent blame {LINE}\n")
