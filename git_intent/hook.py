@@ -1,9 +1,11 @@
-"""The post-commit fast path: standard library only, never fails, never blocks the commit.
+"""The post-commit path after the shim: standard library only, never fails, never blocks the commit.
 
-It reads the new commit's SHA and reflog subject, appends them to `<git common dir>/intent/queue.jsonl`
-and starts a detached worker (`python -m git_intent record SHA --hook`) that receives the SHA and never
-reads HEAD (DESIGN.md: back-to-back commits moved HEAD under detached workers and lost notes). Importing
-pydantic or pygit2 here would add ~100-190 ms to every commit, so this module imports neither.
+The shell shim captures the new commit's SHA and reflog subject in the foreground and starts this module
+in the background with them (a Python start costs 40-110 ms here, too much to wait for). It appends them
+to `<git common dir>/intent/queue.jsonl` and starts a detached worker
+(`python -m git_intent record SHA --hook`) that receives the SHA and never reads HEAD (DESIGN.md:
+back-to-back commits moved HEAD under detached workers and lost notes). Importing pydantic or pygit2 here
+would add ~100-190 ms, so this module imports neither.
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ def log(state_dir: Path, message: str) -> None:
         pass
 
 
-def post_commit() -> None:
-    """Queue the commit just made and hand it to a detached worker."""
+def post_commit(sha: str = "", subject: str = "") -> None:
+    """Queue the commit `sha` (read from HEAD when not given) and hand it to a detached worker."""
     common, top = _git("rev-parse", "--git-common-dir", "--show-toplevel").splitlines()[:2]
     state = Path(common if os.path.isabs(common) else os.path.join(os.getcwd(), common)) / "intent"
-    sha, _, subject = _git("log", "-g", "-1", "--format=%H %gs", "HEAD").partition(" ")
+    if not sha:
+        sha, _, subject = _git("log", "-g", "-1", "--format=%H %gs", "HEAD").partition(" ")
     if not subject.startswith(RECORDED_SUBJECTS):
         log(state, f"skip {sha[:12]} ({subject.split(':', 1)[0]}): not a new commit")
         return
@@ -63,7 +66,7 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         if argv[:1] == ["post-commit"]:
-            post_commit()
+            post_commit(*argv[1:3])
     except Exception:  # the hook never fails a commit: log a paste-ready report instead
         try:
             common = _git("rev-parse", "--git-common-dir")
