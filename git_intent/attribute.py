@@ -72,20 +72,19 @@ def attribute(hunks: list[Hunk], edits: list[MappedEdit]) -> list[LineCredit]:
 
 
 def _hunk(hunk: Hunk, by_text: dict[str, list[MappedEdit]]) -> list[LineCredit]:
+    """Credits for one hunk; linear in its length (a 60k-line lockfile must not cost minutes)."""
     norms = [line.strip() for line in hunk.lines]
-    found: list[tuple[MappedEdit | None, str | None, float]] = []
-    choices = [t for t, edits in by_text.items() if not is_trivial(t) and any(m.fuzzy for m in edits)]
-    for norm in norms:
-        if is_trivial(norm):
-            found.append((None, None, 0.0))
-        elif norm in by_text:
-            found.append((by_text[norm][-1], "exact", 1.0))
-        else:
-            found.append(_fuzzy(norm, choices, by_text))
-    for i, norm in enumerate(norms):
-        if is_trivial(norm):
-            anchor = _neighbour(found, norms, i)
-            if anchor is not None and anchor in by_text.get(norm, ()):
+    found: list[tuple[MappedEdit | None, str | None, float]] = [(None, None, 0.0)] * len(norms)
+    if by_text:
+        choices = [t for t, edits in by_text.items() if not is_trivial(t) and any(m.fuzzy for m in edits)]
+        for i, norm in enumerate(norms):
+            if is_trivial(norm):
+                continue
+            found[i] = (by_text[norm][-1], "exact", 1.0) if norm in by_text else _fuzzy(norm, choices, by_text)
+        anchors = _neighbours(found, norms)
+        for i, norm in enumerate(norms):
+            anchor = anchors[i]
+            if anchor is not None and is_trivial(norm) and any(m is anchor for m in by_text.get(norm, ())):
                 found[i] = (anchor, "exact", 1.0)
     return [LineCredit(path=hunk.path, line=hunk.start + i, text=hunk.lines[i], credit=c, match=m, confidence=conf)
             for i, (c, m, conf) in enumerate(found)]
@@ -101,11 +100,30 @@ def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[MappedEdit]]
     return [m for m in by_text[best[0]] if m.fuzzy][-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
 
 
-def _neighbour(found: list[tuple[MappedEdit | None, str | None, float]], norms: list[str], i: int
-               ) -> MappedEdit | None:
-    """The edit credited with the nearest non-trivial line of the hunk (above first on a tie)."""
-    for distance in range(1, len(norms)):
-        for j in (i - distance, i + distance):
-            if 0 <= j < len(norms) and not is_trivial(norms[j]) and found[j][0] is not None:
-                return found[j][0]
-    return None
+def _neighbours(found: list[tuple[MappedEdit | None, str | None, float]], norms: list[str]
+                ) -> list[MappedEdit | None]:
+    """For each line, the edit credited with the nearest credited non-trivial line of the hunk (above
+    first on a tie), in two linear passes."""
+    n = len(norms)
+    above: list[tuple[int, MappedEdit] | None] = [None] * n
+    below: list[tuple[int, MappedEdit] | None] = [None] * n
+    last: tuple[int, MappedEdit] | None = None
+    for i in range(n):
+        above[i] = last
+        credit = found[i][0]
+        if credit is not None and not is_trivial(norms[i]):
+            last = (i, credit)
+    last = None
+    for i in range(n - 1, -1, -1):
+        below[i] = last
+        credit = found[i][0]
+        if credit is not None and not is_trivial(norms[i]):
+            last = (i, credit)
+    result: list[MappedEdit | None] = []
+    for i in range(n):
+        up, down = above[i], below[i]
+        if up is None or (down is not None and down[0] - i < i - up[0]):
+            result.append(down[1] if down else None)
+        else:
+            result.append(up[1])
+    return result

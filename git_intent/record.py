@@ -12,6 +12,7 @@ from . import __version__
 from .attribute import LineCredit, MappedEdit, attribute
 from .backup import append_journal, copy_session
 from .catalog import candidate_sessions
+from .config import lookback
 from .models import Edit, NoteRecord, Session
 from .notes import read_note, write_note
 from .paths import PathMapper
@@ -19,8 +20,6 @@ from .repo import Repository
 
 # Commit times have one-second resolution while edit timestamps have milliseconds.
 WINDOW_SLACK = timedelta(seconds=2)
-# Transcripts written this long before the parent commit cannot hold edits made after it.
-DISCOVERY_SLACK = timedelta(minutes=5)
 
 
 @dataclass
@@ -38,8 +37,9 @@ class RecordResult:
 def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = ()) -> RecordResult:
     """Credit the added lines of `rev` to this repository's sessions and write its note.
 
-    Candidate edits are those of sessions whose paths map into the work tree, made after the parent
-    commit and before this one (`WINDOW_SLACK` either side). Idempotent: an identical note is not
+    Candidate edits are those of sessions whose paths map into the work tree, made before this commit
+    and after the parent commit minus the look-back (`config.lookback`; edits before the parent only
+    explain exact matches: people commit an agent's work in pieces). Idempotent: an identical note is not
     rewritten, and a note that credited more lines than a new run can (a transcript since deleted)
     is kept. Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file,
     NoteError when the written note does not read back.
@@ -48,9 +48,10 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     parents = repo.parents(commit)
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
-    sessions = candidate_sessions(repo, after - DISCOVERY_SLACK if after else None, transcripts)
+    earliest = (after or committed) - lookback(repo)
+    sessions = candidate_sessions(repo, earliest, transcripts)
     hunks = repo.added_hunks(commit)
-    edits = mapped_edits(repo, sessions, after, committed)
+    edits = mapped_edits(repo, commit, sessions, earliest, after, committed)
     credits = attribute(hunks, edits)
     records = note_records(commit, credits)
     result = RecordResult(commit=commit, lines_added=sum(1 for c in credits if c.text.strip()),
@@ -77,11 +78,12 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     return result
 
 
-def mapped_edits(repo: Repository, sessions: list[Session], after: datetime | None,
-                 before: datetime) -> list[MappedEdit]:
-    """The edits of `sessions` that touch this work tree inside the window (after, before]."""
-    mapper = PathMapper(repo.root, repo.tracked_files, repo.worktrees)
-    low = after - WINDOW_SLACK if after else None
+def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earliest: datetime,
+                 after: datetime | None, before: datetime) -> list[MappedEdit]:
+    """The edits of `sessions` that touch the tree of `commit`, made in (earliest, before]; those made
+    before the parent commit time `after` may explain exact matches only."""
+    mapper = PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
+    low = earliest - WINDOW_SLACK
     high = before + WINDOW_SLACK
     # Near matches only from edits clearly after the parent commit: an edit of the same second may
     # already be in the parent, and a person's rewording of it must stay the person's.
@@ -90,7 +92,7 @@ def mapped_edits(repo: Repository, sessions: list[Session], after: datetime | No
     for s_index, session in enumerate(sessions):
         for e_index, edit in enumerate(session.edits):
             when = edit.timestamp
-            if when is not None and ((low is not None and when < low) or when > high):
+            if when is not None and (when < low or when > high):
                 continue
             path = mapper.to_repo(edit.path, session.cwd)
             if path is None:
@@ -159,4 +161,5 @@ def _existing_attributed(repo: Repository, commit: str) -> int | None:
         return None
     if note is None:
         return None
-    return sum(r.lines_attributed or 0 for r in note.records if r.kind == "commit")
+    # A note copied by git from a rewritten commit (notes.rewriteRef) describes that commit: not ours.
+    return sum(r.lines_attributed or 0 for r in note.records if r.kind == "commit" and r.commit == commit)

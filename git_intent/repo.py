@@ -91,10 +91,9 @@ class Repository:
         """`<work tree root>/.opencode/intent`: the local backup of links and session copies."""
         return self.root / ".opencode" / "intent"
 
-    @cached_property
-    def tracked_files(self) -> frozenset[str]:
-        """Paths tracked at HEAD and in the index, relative to the root with '/' separators."""
-        out = self.git("ls-files", "-z", "--cached")
+    def tree_files(self, commit: str) -> frozenset[str]:
+        """Paths of the files in `commit`'s tree, relative to the root with '/' separators."""
+        out = self.git("ls-tree", "-r", "-z", "--name-only", commit)
         return frozenset(p for p in out.split("\0") if p)
 
     @cached_property
