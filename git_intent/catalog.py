@@ -97,9 +97,10 @@ def _read_readable(paths: Iterable[Path]) -> Iterator[Session]:
     """Sessions of every path that reads as a transcript; the others are skipped (discovery is best effort)."""
     for path in paths:
         try:
-            yield from read_transcript(path)
-        except TranscriptError:
+            sessions = read_transcript(path)
+        except Exception:  # TranscriptError, or an adapter bug on one odd file: the others still count
             continue
+        yield from sessions
 
 
 def _keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:

@@ -67,7 +67,7 @@ def _decode_line(line: str, stats: ParseStats) -> Iterator[dict[str, Any]]:
             return
         try:
             value, i = _DECODER.raw_decode(line, i)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
             stats.unreadable += 1
             nxt = _resync(line, i + 1)
             if nxt < 0:
@@ -92,7 +92,7 @@ def _resync(line: str, start: int) -> int:
     while nxt >= 0:
         try:
             _, end = _DECODER.raw_decode(line, nxt)
-        except ValueError:
+        except (ValueError, RecursionError):
             nxt = line.find('{"', nxt + 1)
             continue
         rest = line[end:].lstrip()

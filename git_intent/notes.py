@@ -47,7 +47,7 @@ def parse_note(commit: str, text: str) -> Note:
             if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA:
                 raise ValueError(line)
             records.append(NoteRecord.model_validate(value))
-        except (ValueError, ValidationError):
+        except (ValueError, ValidationError, RecursionError):
             foreign.append(line)
     return Note(commit=commit, records=tuple(records), foreign=tuple(foreign))
 

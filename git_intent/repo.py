@@ -6,7 +6,6 @@ Blame and note writes use the git CLI on purpose (DESIGN.md: pygit2 blame was 9-
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,6 +15,10 @@ from pathlib import Path
 from .errors import GitError, NotARepositoryError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# Settings that would change the git output parsed here: quoted paths, signatures in `log`/`show`
+# output, colour, and diff prefixes (diff.noprefix, diff.srcPrefix are overridden by --src-prefix below).
+PINNED = ("-c", "core.quotePath=false", "-c", "log.showSignature=false", "-c", "color.ui=false",
+          "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false")
 
 
 def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check: bool = True,
@@ -78,8 +81,10 @@ class Repository:
         self.git_dir = (start / gitdir).resolve()
 
     def git(self, *args: str, input_text: str | None = None, check: bool = True) -> str:
-        """Stdout of `git ARGS` run at the work tree root; raises GitError on failure when `check`."""
-        return run_git(list(args), self.root, input_text=input_text, check=check).stdout
+        """Stdout of `git ARGS` run at the work tree root; raises GitError on failure when `check`.
+
+        User settings that change the output parsed here are pinned (`PINNED`)."""
+        return run_git([*PINNED, *args], self.root, input_text=input_text, check=check).stdout
 
     @property
     def state_dir(self) -> Path:
@@ -111,6 +116,7 @@ class Repository:
         return proc.stdout.strip()
 
     def parents(self, commit: str) -> list[str]:
+        """The parents of `commit` (40-hex each; empty for a root commit)."""
         return self.git("rev-list", "--parents", "-n", "1", commit).split()[1:]
 
     def commit_time(self, commit: str) -> datetime:
@@ -131,13 +137,13 @@ class Repository:
         return hunks
 
     def _diff_added(self, base: str, commit: str) -> list[Hunk]:
-        out = self.git("-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames",
-                       base, commit)
+        out = self.git("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/",
+                       "--dst-prefix=b/", base, commit)
         return parse_added_hunks(out)
 
     def blame(self, path: str, start: int, end: int, *, contents: Path | None = None) -> list[BlameLine]:
         """`git blame --porcelain -L start,end` on the work tree file (uncommitted lines get commit None)."""
-        args = ["-c", "core.quotePath=false", "blame", "--porcelain", "-L", f"{start},{end}"]
+        args = ["blame", "--porcelain", "-M", "-C", "-L", f"{start},{end}"]
         if contents is not None:
             args += ["--contents", str(contents)]
         return parse_porcelain(self.git(*args, "--", path))
@@ -147,7 +153,8 @@ class Repository:
         return run_git(["ls-files", "--error-unmatch", "--", path], self.root, check=False).returncode == 0
 
     def show_file(self, commit: str, path: str) -> bytes:
-        proc = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=self.root, capture_output=True)
+        """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
+        proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=self.root, capture_output=True)
         if proc.returncode != 0:
             raise GitError(f"{path} does not exist at {commit[:12]}.")
         return proc.stdout
@@ -246,9 +253,3 @@ def parse_porcelain(text: str) -> list[BlameLine]:
             key, _, value = raw.partition(" ")
             info[sha][key] = value
     return result
-
-
-def git_env_without_hook_vars() -> dict[str, str]:
-    """The environment minus the variables git sets for hooks, so a worker can run git elsewhere."""
-    return {k: v for k, v in os.environ.items() if k not in {"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE",
-                                                          "GIT_PREFIX", "GIT_REFLOG_ACTION"}}

@@ -189,6 +189,9 @@ class _Builder:
         stem = self.path.stem
         if self.path.parent.name == "subagents":
             return stem, self.path.parent.parent.name
+        if stem.startswith("agent-"):
+            # Older Claude Code wrote sidechains beside the parent as agent-<id>.jsonl, with its sessionId.
+            return stem, self.ids.most_common(1)[0][0] if self.ids else None
         if stem in self.ids or (_UUID.match(stem) and not self.ids):
             return stem, None
         if self.ids:
@@ -211,8 +214,10 @@ def _edit(name: str, args: dict[str, Any], result: dict[str, Any], message_id: s
         return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
                     kind="update" if original else "create", old_text=original, new_text=content,
                     added=tuple(written))
+    raw_edits = args.get("edits")
+    many: list[Any] = raw_edits if isinstance(raw_edits, list) else []
     pairs = [(str(e.get("old_string", "")), str(e.get("new_string", "")), bool(e.get("replace_all")))
-             for e in args.get("edits", []) if isinstance(e, dict)] if name == "MultiEdit" else [
+             for e in many if isinstance(e, dict)] if name == "MultiEdit" else [
         (str(args.get("old_string", "")), str(args.get("new_string", "")), bool(args.get("replace_all")))]
     replayed = _replay(original, pairs) if original is not None else None
     added: list[AddedLine] = replayed if replayed is not None else []

@@ -199,7 +199,7 @@ class _Builder:
         stamp = applied[2] if applied and applied[2] else when
         edits: list[Edit] = []
         for file in parse_apply_patch(patch):
-            change = changes.get(file.path)
+            change = changes.get(file.path) or _by_suffix(changes, file.path)
             added: list[AddedLine]
             if isinstance(change, dict) and isinstance(change.get("unified_diff"), str) and change["unified_diff"]:
                 added = unified_diff_added(change["unified_diff"])
@@ -219,7 +219,7 @@ def _patch_text(text: str) -> str:
     """The envelope inside a call's arguments, which may be JSON (`{"input": ...}`, `{"command": [...]}`)."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     stack = [value]
     while stack:
@@ -252,9 +252,15 @@ def _failed(text: str) -> bool:
     """Whether a call output reports a non-zero exit (older rollouts wrap outputs in JSON metadata)."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         # codex 0.118 answers a rejected patch in plain text and writes no patch_apply_end.
         return text.lstrip().startswith("apply_patch verification failed")
     meta = value.get("metadata") if isinstance(value, dict) else None
     code = meta.get("exit_code") if isinstance(meta, dict) else None
     return isinstance(code, int) and code != 0
+
+
+def _by_suffix(changes: dict[str, Any], path: str) -> Any:
+    """The `patch_apply_end` change of a path the envelope spelled relatively (its keys are absolute)."""
+    found = [v for k, v in changes.items() if k.endswith("/" + path.lstrip("./"))]
+    return found[0] if len(found) == 1 else None
