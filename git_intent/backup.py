@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +33,58 @@ def ensure_excluded(repo: Repository) -> bool:
     return True
 
 
-def _private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+def trusted_backup(repo: Repository) -> Path | None:
+    """The backup folder, or None when it cannot be trusted.
+
+    A symlink on the way (`.opencode -> docs`) would send session copies into committed files, and
+    files git tracks there could be forged evidence from a clone: either way the backup is not used.
+    """
+    folder = repo.backup_dir
+    for part in (folder.parent, folder, folder / "sessions", *_children(folder / "sessions")):
+        if part.is_symlink():
+            return None
+    if repo.git("ls-files", "--", ".opencode/intent", check=False).strip():
+        return None
+    return folder
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
+    except OSError:
+        return []
+
+
+def _private_dir(base: Path, *parts: str) -> Path:
+    """`base/parts…`, each level created or kept at mode 0700 (mkdir's mode spares the parents)."""
+    path = base
+    for part in ("", *parts):
+        path = path / part if part else path
+        path.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, 0o700)
     return path
 
 
-def append_journal(repo: Repository, entry: dict[str, Any]) -> None:
-    """Append one JSON line to `journal.jsonl` (created 0600)."""
+def append_journal(repo: Repository, entry: dict[str, Any]) -> bool:
+    """Append one JSON line to `journal.jsonl` (created 0600); False when the backup is not trusted."""
+    base = trusted_backup(repo)
+    if base is None:
+        return False
     ensure_excluded(repo)
-    folder = _private_dir(repo.backup_dir)
-    fd = os.open(folder / "journal.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+    folder = _private_dir(base)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+    with os.fdopen(os.open(folder / "journal.jsonl", flags, 0o600), "a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, sort_keys=True) + "\n")
+    return True
 
 
 def session_copy_path(repo: Repository, agent: str, session_id: str) -> Path | None:
-    """Where the copy of a session lives, or None when the id is not a safe file name."""
-    if not _SAFE_ID.match(session_id) or not _SAFE_ID.match(agent):
+    """Where the copy of a session lives, or None when the id is not a safe file name or the backup
+    is not trusted."""
+    base = trusted_backup(repo)
+    if base is None or not _SAFE_ID.match(session_id) or not _SAFE_ID.match(agent):
         return None
-    path = repo.backup_dir / "sessions" / agent / f"{session_id}.jsonl"
-    return path if path.resolve().is_relative_to(repo.backup_dir.resolve()) else None
+    return base / "sessions" / agent / f"{session_id}.jsonl"
 
 
 def copy_session(repo: Repository, session: Session) -> Path | None:
@@ -66,10 +99,10 @@ def copy_session(repo: Repository, session: Session) -> Path | None:
         if dest.exists() and dest.stat().st_size >= source.stat().st_size:
             return dest
         ensure_excluded(repo)
-        _private_dir(dest.parent)
-        tmp = dest.with_suffix(".tmp")
-        shutil.copyfile(source, tmp)
-        os.chmod(tmp, 0o600)
+        folder = _private_dir(repo.backup_dir, "sessions", session.agent)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
+        with os.fdopen(fd, "wb") as out, source.open("rb") as src:
+            shutil.copyfileobj(src, out)
         os.replace(tmp, dest)
     except OSError:
         return None
@@ -77,9 +110,9 @@ def copy_session(repo: Repository, session: Session) -> Path | None:
 
 
 def session_copies(repo: Repository) -> list[tuple[str, Path]]:
-    """Every (agent, copy path) in the backup."""
-    base = repo.backup_dir / "sessions"
-    if not base.is_dir():
+    """Every (agent, copy path) in a trusted backup."""
+    base = trusted_backup(repo)
+    if base is None or not (base / "sessions").is_dir():
         return []
-    return [(folder.name, path) for folder in sorted(base.iterdir()) if folder.is_dir()
+    return [(folder.name, path) for folder in sorted((base / "sessions").iterdir()) if folder.is_dir()
             for path in sorted(folder.glob("*.jsonl"))]

@@ -32,7 +32,8 @@ class Note:
 
     @property
     def foreign_lines(self) -> int:
-        return len(self.foreign)
+        """How many non-blank lines are not git-intent records."""
+        return sum(1 for line in self.foreign if line.strip())
 
 
 def parse_note(commit: str, text: str) -> Note:
@@ -41,6 +42,8 @@ def parse_note(commit: str, text: str) -> Note:
     foreign: list[str] = []
     for line in text.splitlines():
         if not line.strip():
+            if foreign:  # a blank line inside another tool's text is part of it
+                foreign.append(line)
             continue
         try:
             value = json.loads(line)
@@ -71,11 +74,12 @@ def read_note(repo: Repository, commit: str) -> Note | None:
 def render_note(records: list[NoteRecord], foreign: tuple[str, ...] = ()) -> str:
     """Note text: one compact JSON object per line, sorted so equal records give equal bytes.
 
-    `foreign` lines (another tool's, or damaged ones) are kept verbatim: the notes ref is shared.
+    `foreign` lines (another tool's, or damaged ones) come first, verbatim and in their order: the notes
+    ref is shared.
     """
     lines = {json.dumps(r.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True,
                         separators=(",", ":")) for r in records}
-    return "".join(line + "\n" for line in sorted(lines | {f for f in foreign if f.strip()}))
+    return "".join(line + "\n" for line in [*foreign, *sorted(lines)])
 
 
 @contextmanager
@@ -101,7 +105,9 @@ def write_note(repo: Repository, commit: str, records: list[NoteRecord]) -> bool
         text = render_note(records, parse_note(commit, current).foreign)
         if current == text:
             return False
-        repo.git(*_identity(repo), "notes", "--ref", NOTES_REF, "add", "-f", "-F", "-", commit, input_text=text)
+        # Through a blob: `notes add -F` would strip whitespace from other tools' lines.
+        blob = repo.git("hash-object", "-w", "--stdin", input_text=text).strip()
+        repo.git(*_identity(repo), "notes", "--ref", NOTES_REF, "add", "-f", "-C", blob, commit)
         if repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False) != text:
             raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
     return True

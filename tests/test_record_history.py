@@ -68,3 +68,15 @@ def test_note_copied_onto_an_amend_does_not_credit_the_persons_rewrite(repo: Pat
     fresh = blame(repo, "a.py:1-2")["lines"]
     assert fresh[0]["status"] == "human"  # type: ignore[index]
     assert fresh[1]["attribution"]["session_id"] == session.session_id  # type: ignore[index]
+
+
+def test_record_keeps_another_tools_note_text_verbatim(repo: Path) -> None:
+    foreign = "Reviewed-by: someone  \n\nA paragraph of\nanother tool's note.\n"
+    git(repo, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", foreign.rstrip("\n"))
+    raw = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD")
+    assert run_cli("record", "HEAD", cwd=repo).returncode == 0
+    after = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD")
+    assert after.startswith(raw.rstrip("\n") + "\n")
+    assert '"kind":"commit"' in after
+    assert run_cli("record", "HEAD", cwd=repo).returncode == 0  # and again: unchanged, no error
+    assert git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD") == after
