@@ -171,7 +171,7 @@ def _evidence(repo: Repository, record: NoteRecord, path: str, sessions: dict[st
     key = f"{record.agent}:{record.session_id}"
     if key not in sessions:
         try:
-            sessions[key] = find_session(repo, record.session_id, record.agent)
+            sessions[key] = find_session(repo, record.session_id, record.agent, exact=True)
         except IntentError as exc:
             sessions[key] = exc
     session = sessions[key]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -48,11 +49,15 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     return list(found.values())
 
 
-def find_session(repo: Repository, session_id: str, agent: str | None = None) -> Session:
-    """The session with this id (or unique id prefix), from the backup first, then the agents' folders.
+def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False) -> Session:
+    """The session with this id (or unique id prefix, unless `exact`), from the backup first, then the
+    agents' folders. Ids read from notes are looked up `exact`: a short or empty id in a shared note must
+    not pick some local session.
 
     Raises SessionNotFoundError when no transcript holds it, or the prefix is ambiguous.
     """
+    if not session_id:
+        raise SessionNotFoundError("An empty session id names no session.")
     adapters = all_adapters()
     names = [agent] if agent else list(adapters)
     for name in names:
@@ -64,8 +69,8 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None) ->
     matches: dict[tuple[str, str], Session] = {}
     paths = [p for _, p in session_copies(repo) if p.stem.startswith(session_id)]
     paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root) if session_id in p.name]
-    _keep_longest(matches, (s for s in _read_readable(paths)
-                            if s.session_id.startswith(session_id) or session_id in s.aliases))
+    _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
+                            or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))
     if not matches:
@@ -87,10 +92,12 @@ def _mentions(path: Path, needles: list[bytes]) -> bool:
     parsing every rollout on disk (Codex files rollouts by date, not by project)."""
     try:
         with path.open("rb") as handle:
-            data = handle.read()
-    except OSError:
+            if path.stat().st_size == 0:
+                return False
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return any(data.find(needle) >= 0 for needle in needles)
+    except (OSError, ValueError):
         return False
-    return any(needle in data for needle in needles)
 
 
 def _read_readable(paths: Iterable[Path]) -> Iterator[Session]:

@@ -36,7 +36,9 @@ class LogEntry(BaseModel):
 def log_commits(repo: Repository, revision_range: str = "HEAD", max_count: int = 20) -> list[LogEntry]:
     """The newest `max_count` commits of `revision_range` with their sessions; raises GitError for a bad range."""
     try:
-        out = repo.git("log", f"--max-count={max_count}", "--format=%H%x00%an%x00%ct%x00%s", revision_range, "--")
+        # --end-of-options: a range such as `--output=/x` must never be read as an option.
+        out = repo.git("log", f"--max-count={max_count}", "--format=%H%x00%an%x00%ct%x00%s", "--end-of-options",
+                       revision_range, "--")
     except GitError as exc:
         raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
                           hint="Examples: HEAD, main~5..main, v1.0..") from exc

@@ -21,6 +21,7 @@ from pathlib import Path
 # Reflog subjects of commits a person (or agent) made now; rebases, cherry-picks and reverts replay
 # older work and are left to the post-rewrite path, so no live session is stamped onto them.
 RECORDED_SUBJECTS = ("commit:", "commit (initial):", "commit (amend):", "commit (merge):")
+REPLAY_STATE = ("rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD")
 _HOOK_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_REFLOG_ACTION", "GIT_EDITOR")
 
 
@@ -43,7 +44,13 @@ def post_commit(sha: str = "", subject: str = "") -> None:
     common, top = _git("rev-parse", "--git-common-dir", "--show-toplevel").splitlines()[:2]
     state = Path(common if os.path.isabs(common) else os.path.join(os.getcwd(), common)) / "intent"
     if not sha:
-        sha, _, subject = _git("log", "-g", "-1", "--format=%H %gs", "HEAD").partition(" ")
+        sha = _git("rev-parse", "HEAD")
+        subject = subprocess.run(["git", "log", "-g", "-1", "--format=%gs", "HEAD"], capture_output=True,
+                                 text=True).stdout.strip()
+    if not subject:
+        # No reflog (core.logAllRefUpdates=false): tell a replay from the state files git keeps.
+        replaying = [name for name in REPLAY_STATE if Path(_git("rev-parse", "--git-path", name)).exists()]
+        subject = f"{replaying[0]}: in progress" if replaying else "commit: (no reflog)"
     if not subject.startswith(RECORDED_SUBJECTS):
         log(state, f"skip {sha[:12]} ({subject.split(':', 1)[0]}): not a new commit")
         return

@@ -47,6 +47,7 @@ def install(repo: Repository) -> list[str]:
         raise IntentError("git-intent needs a work tree; this repository is bare.")
     changes: list[str] = []
     folder = hooks_dir(repo)
+    _check_hooks_folder(repo, folder)
     folder.mkdir(parents=True, exist_ok=True)
     for hook in HOOKS:
         path, legacy = folder / hook, folder / f"{hook}.legacy"
@@ -69,6 +70,22 @@ def install(repo: Repository) -> list[str]:
     if ensure_excluded(repo):
         changes.append("Added /.opencode/intent/ (the local backup) to .git/info/exclude.")
     return changes
+
+
+def _check_hooks_folder(repo: Repository, folder: Path) -> None:
+    """Refuse a hooks folder git-intent must not write: one in the work tree (husky's `.husky`, tracked
+    and shared with the team) or one outside this repository (a global core.hooksPath)."""
+    resolved = folder.resolve()
+    if resolved.is_relative_to(repo.root) and not resolved.is_relative_to(repo.common_dir):
+        raise IntentError(
+            f"core.hooksPath points into the work tree ({folder}), a folder another tool such as husky "
+            "shares with your team; git-intent will not write this machine's hook there.",
+            hint="Call `git intent record` from that tool's post-commit hook, or unset core.hooksPath.")
+    if not resolved.is_relative_to(repo.common_dir) and not resolved.is_relative_to(repo.git_dir):
+        raise IntentError(
+            f"core.hooksPath points outside this repository ({folder}); installing there would affect "
+            "every repository that uses it.",
+            hint="Call `git intent record` from your shared post-commit hook, or set core.hooksPath per repository.")
 
 
 def uninstall(repo: Repository) -> list[str]:

@@ -14,6 +14,8 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .history import LogEntry
     from .record import RecordResult
 
+# Transcript text is untrusted: escape control characters so it cannot drive the terminal (ANSI escapes).
+_CONTROL = str.maketrans({c: f"\\x{c:02x}" for c in (*range(32), 127) if c not in (9, 10)})
 _LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow-up": "then said"}
 
 
@@ -24,6 +26,11 @@ def when(stamp: datetime | None) -> str:
 def short(message_id: str) -> str:
     """A message id as people read it: uuids cut to 8 characters (`show` accepts unique prefixes)."""
     return message_id[:8] if len(message_id) >= 32 else message_id
+
+
+def safe(text: str) -> str:
+    """`text` with control characters (other than tab and newline) shown as `\\xNN`."""
+    return text.translate(_CONTROL)
 
 
 def blame_text(answer: BlameAnswer, width: int = 100) -> str:
@@ -38,7 +45,7 @@ def blame_text(answer: BlameAnswer, width: int = 100) -> str:
     for group in groups:
         out += _group(group, width)
         out.append("")
-    return "\n".join(out).rstrip() + "\n"
+    return safe("\n".join(out).rstrip() + "\n")
 
 
 def _same(a: LineAnswer, b: LineAnswer) -> bool:
@@ -95,7 +102,7 @@ def session_text(session: Session, *, full: bool = True) -> str:
         out += message_text(message).splitlines() if full else [_one_line(message)]
         if full:
             out.append("")
-    return "\n".join(out).rstrip() + "\n"
+    return safe("\n".join(out).rstrip() + "\n")
 
 
 def message_text(message: Message) -> str:
@@ -110,7 +117,7 @@ def message_text(message: Message) -> str:
         elif part.kind == "reasoning":
             out.append("[reasoning]")
         out.append(part.text)
-    return "\n".join(out)
+    return safe("\n".join(out))
 
 
 def _one_line(message: Message) -> str:
@@ -131,7 +138,7 @@ def log_text(entries: list[LogEntry]) -> str:
             out.append(f"    no agent lines ({entry.lines_added or 0} added lines by people)")
         for credit in entry.sessions:
             out.append(f"    {credit.agent:<12} {credit.session_id}  {credit.lines} lines")
-    return "\n".join(out) + ("\n" if out else "")
+    return safe("\n".join(out) + ("\n" if out else ""))
 
 
 def record_text(result: RecordResult) -> str:

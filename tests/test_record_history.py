@@ -80,3 +80,19 @@ def test_record_keeps_another_tools_note_text_verbatim(repo: Path) -> None:
     assert '"kind":"commit"' in after
     assert run_cli("record", "HEAD", cwd=repo).returncode == 0  # and again: unchanged, no error
     assert git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD") == after
+
+
+def test_symlinked_backup_folder_is_never_written(repo: Path) -> None:
+    """`.opencode -> docs` would send transcripts into committed files: the backup is refused."""
+    repo = repo.resolve()
+    (repo / "docs").mkdir()
+    (repo / ".opencode").symlink_to("docs")
+    session = ClaudeSession(cwd=repo, clock=Clock(datetime.now(timezone.utc) - timedelta(minutes=10)))
+    session.prompt("Add alpha. My key is AKIAIOSFODNN7EXAMPLE")
+    session.write("Writing alpha.", repo / "a.py", A_PY)
+    session.save()
+    sha = commit_at(repo, "alpha", datetime.now(timezone.utc), "a.py")
+    out = json.loads(run_cli("record", sha, "--json", cwd=repo).stdout)
+    assert out["lines_attributed"] == 2
+    assert not (repo / "docs" / "intent").exists()
+    assert git(repo, "status", "--porcelain", "--untracked-files=all").strip() == "?? .opencode"
