@@ -46,6 +46,8 @@ class BlameAnswer(BaseModel):
 
 @dataclass(frozen=True)
 class Location:
+    """A parsed `PATH:START-END`: the path relative to the work tree root and 1-based inclusive lines."""
+
     path: str  # relative to the work tree root, '/'-separated
     start: int
     end: int

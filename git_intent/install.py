@@ -31,6 +31,7 @@ def render_hook(hook: str, python: str | None = None) -> str:
 
 
 def is_ours(path: Path) -> bool:
+    """Whether the hook file at `path` was written by git-intent (it carries `MARKER`)."""
     try:
         return MARKER in path.read_text(encoding="utf-8", errors="replace")
     except OSError:

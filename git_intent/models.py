@@ -98,6 +98,7 @@ class ParseStats(BaseModel):
     unknown_types: dict[str, int] = Field(default_factory=dict)
 
     def unknown(self, record_type: str) -> None:
+        """Count one record of a type the adapter does not know."""
         self.unknown_types[record_type] = self.unknown_types.get(record_type, 0) + 1
 
 
@@ -122,11 +123,13 @@ class Session(BaseModel):
 
     @property
     def started_at(self) -> datetime | None:
+        """The earliest message timestamp, or None when no message has one."""
         stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
         return min(stamps) if stamps else None
 
     @property
     def ended_at(self) -> datetime | None:
+        """The latest message timestamp, or None when no message has one."""
         stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
         return max(stamps) if stamps else None
 

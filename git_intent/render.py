@@ -20,6 +20,7 @@ _LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow
 
 
 def when(stamp: datetime | None) -> str:
+    """A timestamp as `YYYY-MM-DD HH:MM` (its own zone), or "unknown time"."""
     return stamp.strftime("%Y-%m-%d %H:%M") if stamp else "unknown time"
 
 
