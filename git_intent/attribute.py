@@ -35,6 +35,7 @@ class MappedEdit:
     path: str
     order: int
     fuzzy: bool = True  # may explain near matches (False for edits made before the parent commit)
+    derived_from: str | None = None  # the commit whose note this credit was carried from
 
 
 @dataclass(frozen=True, eq=False)

@@ -138,7 +138,8 @@ def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note 
         return answer("human", "No agent edit recorded for this commit wrote this line.")
     attribution = Attribution(agent=record.agent, session_id=record.session_id,
                               message_id=record.message_id or "", tool=record.tool or "",
-                              method="note", confidence=record.confidence if record.confidence is not None else 1.0)
+                              method="note", confidence=record.confidence if record.confidence is not None else 1.0,
+                              derived_from=record.derived_from)
     evidence, reason = _evidence(repo, record, line.orig_path, sessions)
     return answer("agent", reason, attribution, evidence)
 

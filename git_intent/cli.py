@@ -69,26 +69,80 @@ def uninstall() -> None:
 
 
 @cli.command()
-@click.argument("rev", default="HEAD")
+@click.argument("rev", required=False)
 @click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
               help="Also consider this transcript file (any agent). Repeatable.")
+@click.option("--pending", is_flag=True, help="Process the commits and rewrites the hooks queued, now.")
+@click.option("--wait", is_flag=True, hidden=True, help="With --pending: wait for a running worker.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--hook", is_flag=True, hidden=True, help="Run as the hook's worker: log errors, exit 0.")
-def record(rev: str, transcripts: tuple[Path, ...], as_json: bool, hook: bool) -> None:
+@click.option("--hook", is_flag=True, hidden=True, help="Run as the hooks' worker: log errors, exit 0.")
+def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, wait: bool, as_json: bool,
+           hook: bool) -> None:
     """Link commit REV (default HEAD) to the agent sessions that wrote its lines. Idempotent.
 
-    This is what the post-commit hook runs. Lines no agent edit explains stay human.
+    Lines no agent edit explains stay human. With --pending, drain the queue the hooks fill instead
+    (what the background worker does after each commit and rewrite).
     """
     from .record import record_commit
     from .render import record_text
 
     try:
-        result = record_commit(_repo(), rev, transcripts=transcripts)
+        if pending:
+            if rev or transcripts:
+                raise click.UsageError("--pending takes no REV or --transcript.")
+            from .worker import drain
+
+            done = drain(_repo(), wait=wait or not hook, say=(lambda t: click.echo(t, err=True)) if hook else None)
+            if as_json:
+                _print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
+            elif hook:
+                click.echo("".join(record_text(r) for r in done.results), nl=False)
+            else:
+                click.echo("".join(record_text(r) for r in done.results)
+                           + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
+                             f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
+            return
+        result = record_commit(_repo(), rev or "HEAD", transcripts=transcripts)
     except Exception:
         if not hook:
             raise
-        click.echo(f"record {rev} failed:\n{traceback.format_exc()}", err=True)
+        click.echo(f"record failed:\n{traceback.format_exc()}", err=True)
         return
+    if as_json:
+        _print_json(result.__dict__)
+    else:
+        click.echo(record_text(result), nl=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(as_json: bool) -> None:
+    """Show queued and failed capture work, whether a worker runs, and the last errors."""
+    from .status import capture_status, status_text
+
+    report = capture_status(_repo())
+    if as_json:
+        _print_json(report.model_dump(mode="json"))
+    else:
+        click.echo(status_text(report), nl=False)
+
+
+@cli.command()
+@click.argument("revision_range")
+@click.option("--onto", "target", required=True, help="The commit that received those changes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def carry(revision_range: str, target: str, as_json: bool) -> None:
+    """Copy the records of REVISION_RANGE onto a commit no hook saw (a squash-merge made on a forge).
+
+    Each line of the target that a commit of the range credited keeps its session and message, with a
+    `derived_from` pointer to that commit. Example: git intent carry main..feature --onto 1a2b3c4
+    """
+    from .carry import commits_in
+    from .record import record_commit
+    from .render import record_text
+
+    repo = _repo()
+    result = record_commit(repo, target, sources=commits_in(repo, revision_range), live=False)
     if as_json:
         _print_json(result.__dict__)
     else:

@@ -13,7 +13,7 @@ from .notes import NOTES_REF
 from .repo import Repository
 
 MARKER = "git-intent-hook-marker"
-HOOKS = ("post-commit",)
+HOOKS = ("post-commit", "post-rewrite")
 # rewriteRef makes git copy notes on amend and rebase; cat_sort_uniq merges JSON Lines notes safely.
 CONFIG = (("notes.rewriteRef", NOTES_REF), ("notes.intent.mergeStrategy", "cat_sort_uniq"))
 

@@ -151,6 +151,7 @@ class Attribution(_Frozen):
     tool: str
     method: str = "note"
     confidence: float = 1.0
+    derived_from: str | None = None
 
 
 class NoteRecord(_Frozen):
@@ -184,3 +185,4 @@ class NoteRecord(_Frozen):
     recorded_by: str | None = None
     transcript_sha256: str | None = None
     parent_session_id: str | None = None
+    derived_from: str | None = None

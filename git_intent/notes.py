@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,10 +17,15 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from .errors import NoteError
+from .faults import crash_point
 from .models import NOTE_SCHEMA, NoteRecord
 from .repo import Repository
 
 NOTES_REF = "refs/notes/intent"
+SCRATCH_PREFIX = "refs/notes/intent-scratch/"
+CAS_ATTEMPTS = 20
+# Test-only: disables the lock and the compare-and-swap, so a test can show the notes they save.
+UNLOCKED_FOR_TESTS = "GIT_INTENT_TEST_UNLOCKED_NOTES"
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,9 @@ def render_note(records: list[NoteRecord], foreign: tuple[str, ...] = ()) -> str
 def notes_lock(repo: Repository) -> Iterator[None]:
     """Hold the repository-wide lock on note writes (shared by linked worktrees)."""
     repo.state_dir.mkdir(parents=True, exist_ok=True)
+    if os.environ.get(UNLOCKED_FOR_TESTS) == "1":
+        yield
+        return
     with open(repo.state_dir / "notes.lock", "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -97,19 +106,66 @@ def notes_lock(repo: Repository) -> Iterator[None]:
 def write_note(repo: Repository, commit: str, records: list[NoteRecord]) -> bool:
     """Write `records` as the note of `commit`; returns False when the note already says exactly that.
 
-    git-intent's earlier records are replaced; lines that are not git-intent records are kept.
-    Raises NoteError when the note read back differs from what was written.
+    git-intent's earlier records are replaced; lines that are not git-intent records are kept. Under the
+    lock, the new notes commit is built on a scratch ref and moved onto refs/notes/intent with a
+    compare-and-swap (`git update-ref NEW OLD`), so even a writer that ignores the lock (another machine's
+    tool on a shared disk, an older git-intent) cannot make a note vanish; a lost race is retried.
+    Raises NoteError when the note cannot be written or does not read back as written.
     """
     with notes_lock(repo):
-        current = repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
-        text = render_note(records, parse_note(commit, current).foreign)
-        if current == text:
-            return False
-        # Through a blob: `notes add -F` would strip whitespace from other tools' lines.
-        blob = repo.git("hash-object", "-w", "--stdin", input_text=text).strip()
+        for attempt in range(CAS_ATTEMPTS):
+            old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
+            current = repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
+            text = render_note(records, parse_note(commit, current).foreign)
+            if current == text:
+                return False
+            if _swap(repo, commit, text, old, attempt):
+                if repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False) != text:
+                    raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
+                return True
+    raise NoteError(f"refs/notes/intent kept moving; the note on {commit[:12]} was not written.",
+                    hint="Run `git intent record --pending` again.")
+
+
+def _swap(repo: Repository, commit: str, text: str, old: str, attempt: int) -> bool:
+    """Build the notes commit on a scratch ref and compare-and-swap it in; False when `old` moved."""
+    # Through a blob: `notes add -F` would strip whitespace from other tools' lines.
+    blob = repo.git("hash-object", "-w", "--stdin", input_text=text).strip()
+    if os.environ.get(UNLOCKED_FOR_TESTS) == "1":  # the pre-lock behaviour, to show what the lock prevents
         repo.git(*_identity(repo), "notes", "--ref", NOTES_REF, "add", "-f", "-C", blob, commit)
-        if repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False) != text:
-            raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
+        return True
+    scratch = f"{SCRATCH_PREFIX}{os.getpid()}-{attempt}"
+    try:
+        if old:
+            repo.git("update-ref", scratch, old)
+        repo.git(*_identity(repo), "notes", "--ref", scratch, "add", "-f", "-C", blob, commit)
+        new = repo.git("rev-parse", "--verify", scratch).strip()
+        crash_point("before-ref-update")
+        swapped = repo.succeeds("update-ref", NOTES_REF, new, old or "0" * 40)
+    finally:
+        repo.git("update-ref", "-d", scratch, check=False)
+    return swapped
+
+
+def remove_stale_scratch_refs(repo: Repository) -> int:
+    """Delete scratch refs left by writers that crashed mid-write; returns how many."""
+    out = repo.git("for-each-ref", "--format=%(refname)", SCRATCH_PREFIX.rsplit("/", 1)[0], check=False)
+    removed = 0
+    for ref in out.split():
+        pid = ref[len(SCRATCH_PREFIX):].split("-", 1)[0] if ref.startswith(SCRATCH_PREFIX) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            repo.git("update-ref", "-d", ref, check=False)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
     return True
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from . import __version__
 from .attribute import LineCredit, MappedEdit, attribute
 from .backup import append_journal, copy_session
+from .carry import CARRIED, carried_edits
 from .catalog import candidate_sessions
 from .config import lookback
 from .models import Edit, NoteRecord, Session
@@ -34,8 +35,15 @@ class RecordResult:
     kept_existing: bool = False
 
 
-def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = ()) -> RecordResult:
+def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = (),
+                  sources: Iterable[str] = (), live: bool = True, sessions: list[Session] | None = None
+                  ) -> RecordResult:
     """Credit the added lines of `rev` to this repository's sessions and write its note.
+
+    `sources`: commits whose notes' credits carry over to identical lines (amend, rebase, squash,
+    cherry-pick, `git intent carry`); each carried range keeps a `derived_from` pointer. `live`: whether
+    the agents' sessions may explain lines (False when replaying older work, so no live session is
+    stamped onto a rebased commit). `sessions`: already loaded candidate sessions (backfill).
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit minus the look-back (`config.lookback`; edits before the parent only
@@ -49,9 +57,11 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
     earliest = (after or committed) - lookback(repo)
-    sessions = candidate_sessions(repo, earliest, transcripts)
+    edits = carried_edits(repo, [repo.resolve(s) for s in sources])
+    if live:
+        found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
+        edits += mapped_edits(repo, commit, found, earliest, after, committed)
     hunks = repo.added_hunks(commit)
-    edits = mapped_edits(repo, commit, sessions, earliest, after, committed)
     credits = attribute(hunks, edits)
     records = note_records(commit, credits)
     result = RecordResult(commit=commit, lines_added=sum(1 for c in credits if c.text.strip()),
@@ -65,7 +75,8 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
         result.kept_existing = True
         return result
     result.note_written = write_note(repo, commit, records)
-    credited = {id(c.credit.session): c.credit.session for c in credits if c.credit is not None}
+    credited = {id(c.credit.session): c.credit.session for c in credits
+                if c.credit is not None and c.credit.derived_from is None}
     for session in credited.values():
         copy = copy_session(repo, session)
         if result.note_written:
@@ -122,7 +133,8 @@ def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
         written = sum(1 for c in credits if c.credit is not None and id(c.credit.session) == key and c.text.strip())
         records.append(NoteRecord(kind="session", agent=session.agent, session_id=session.session_id,
                                   parent_session_id=session.parent_session_id, lines_attributed=written,
-                                  transcript_sha256=_sha256(session.transcript)))
+                                  transcript_sha256=None if session.transcript == CARRIED else _sha256(
+                                      session.transcript)))
     return records
 
 
@@ -140,7 +152,7 @@ def _range(run: list[LineCredit]) -> NoteRecord:
     return NoteRecord(kind="lines", path=first.path, start=first.line, end=run[-1].line,
                       agent=first.credit.session.agent, session_id=first.credit.session.session_id,
                       message_id=edit.message_id, call_id=edit.call_id, tool=edit.tool, match=first.match,
-                      confidence=first.confidence, sha=digest)
+                      confidence=first.confidence, sha=digest, derived_from=first.credit.derived_from)
 
 
 def _sha256(path: Path) -> str | None:

@@ -86,6 +86,10 @@ class Repository:
         User settings that change the output parsed here are pinned (`PINNED`)."""
         return run_git([*PINNED, *args], self.root, input_text=input_text, check=check).stdout
 
+    def succeeds(self, *args: str) -> bool:
+        """Whether `git ARGS` exits 0 (for commands whose failure is an answer, like a lost update-ref race)."""
+        return run_git([*PINNED, *args], self.root, check=False).returncode == 0
+
     @property
     def state_dir(self) -> Path:
         """`<git common dir>/intent`: derived state shared by linked worktrees (index, logs, locks)."""

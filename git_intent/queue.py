@@ -1,0 +1,147 @@
+"""The capture journal: jobs the hook shims append to `<git common dir>/intent/queue/`, and failed ones.
+
+A job is a small text file written by a shell shim (templates/post-commit, templates/post-rewrite):
+
+    hook post-commit              hook post-rewrite
+    cherry-pick [<sha>]           kind amend|rebase
+    hint NAME=VALUE ...           pairs
+    reflog                        <old sha> <new sha> [extra]
+    <sha> <reflog subject>        ...
+    ... (up to three, newest first)
+    end                           end
+
+A file without its final `end` line is still being written (or was cut short by a full disk).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# A job without its `end` line this old was cut short (a full disk, a crash) and will never complete.
+TORN_AFTER_SECONDS = 60.0
+
+
+@dataclass
+class Job:
+    """One queued job: what the shim saw when the commit or rewrite happened."""
+
+    path: Path
+    hook: str
+    reflog: list[str] = field(default_factory=list)  # "<sha> <subject>", newest first
+    cherry_pick: str | None = None
+    hints: dict[str, str] = field(default_factory=dict)
+    kind: str | None = None  # post-rewrite: "amend" | "rebase"
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def commit(self) -> str | None:
+        """The commit a post-commit job is about (40 hex), or None."""
+        sha = self.reflog[0].split(" ", 1)[0] if self.reflog else ""
+        return sha if len(sha) == 40 else None
+
+    @property
+    def subject(self) -> str:
+        """The reflog subject of the commit ("commit", "commit (amend)", "cherry-pick", ...), or ""."""
+        parts = self.reflog[0].split(" ", 1) if self.reflog else []
+        return parts[1] if len(parts) == 2 else ""
+
+
+def worker_busy(state: Path) -> bool:
+    """Whether a worker holds `<state>/worker.lock` right now."""
+    try:
+        with open(state / "worker.lock", "a+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def queue_dir(state: Path) -> Path:
+    return state / "queue"
+
+
+def failed_dir(state: Path) -> Path:
+    return state / "failed"
+
+
+def pending(state: Path) -> list[Path]:
+    """Queued job files, oldest first (by modification time, then name)."""
+    folder = queue_dir(state)
+    try:
+        files = [p for p in folder.iterdir() if p.suffix == ".job"]
+    except OSError:
+        return []
+    return sorted(files, key=lambda p: (_mtime(p), p.name))
+
+
+def failed(state: Path) -> list[Path]:
+    """Job files that failed, oldest first; each has a `<name>.error` beside it."""
+    folder = failed_dir(state)
+    try:
+        return sorted((p for p in folder.iterdir() if p.suffix == ".job"), key=lambda p: (_mtime(p), p.name))
+    except OSError:
+        return []
+
+
+def parse_job(path: Path) -> Job | None:
+    """The job in `path`, or None while it is incomplete. Raises ValueError for a torn or unknown job."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
+    if not lines or lines[-1] != "end":
+        if time.time() - _mtime(path) > TORN_AFTER_SECONDS:
+            raise ValueError(f"the job {path.name} was cut short (no `end` line)")
+        return None
+    head = lines[0].split(" ", 1)
+    if len(head) != 2 or head[0] != "hook" or head[1] not in ("post-commit", "post-rewrite"):
+        raise ValueError(f"the job {path.name} is not a git-intent job")
+    job = Job(path=path, hook=head[1])
+    section = ""
+    for line in lines[1:-1]:
+        if line in ("reflog", "pairs"):
+            section = line
+        elif section == "reflog":
+            if line.strip():
+                job.reflog.append(line.strip())
+        elif section == "pairs":
+            fields = line.split()
+            if len(fields) >= 2:
+                job.pairs.append((fields[0], fields[1]))
+        elif line.startswith("cherry-pick"):
+            job.cherry_pick = line[len("cherry-pick"):].strip() or None
+        elif line.startswith("hint "):
+            name, _, value = line[5:].partition("=")
+            job.hints[name] = value
+        elif line.startswith("kind "):
+            job.kind = line[5:].strip()
+    return job
+
+
+def complete(path: Path) -> None:
+    """Remove a processed job."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def fail(state: Path, path: Path, error: str) -> None:
+    """Move a job to `failed/` with its error beside it, so it is never lost and never retried blindly."""
+    folder = failed_dir(state)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{path.name}.error").write_text(error, encoding="utf-8")
+    os.replace(path, folder / path.name)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

@@ -1,0 +1,88 @@
+"""`git intent status`: the capture journal's queued and failed work, the worker, the last errors."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from .queue import failed, parse_job, pending, worker_busy
+from .repo import Repository
+
+LOG_TAIL = 400  # lines of hook.log searched for errors
+
+
+class QueuedJob(BaseModel):
+    """A queued or failed job: its file, what it is about, its age in seconds, and its error if failed."""
+
+    name: str
+    hook: str | None
+    commit: str | None
+    subject: str | None
+    age_seconds: float
+    error: str | None = None
+
+
+class CaptureStatus(BaseModel):
+    """Where capture stands for this repository."""
+
+    worker_running: bool
+    pending: list[QueuedJob]
+    failed: list[QueuedJob]
+    last_errors: list[str]
+    state_dir: str
+
+
+def capture_status(repo: Repository) -> CaptureStatus:
+    """Read the queue, the failed jobs and the end of `hook.log`; never raises for their content."""
+    state = repo.state_dir
+    errors: list[str] = []
+    try:
+        tail = (state / "hook.log").read_text(encoding="utf-8", errors="replace").splitlines()[-LOG_TAIL:]
+        errors = [line for line in tail if "error" in line.lower() or "failed" in line.lower()][-5:]
+    except OSError:
+        pass
+    return CaptureStatus(worker_running=worker_busy(state) if state.is_dir() else False,
+                         pending=[_describe(p) for p in pending(state)],
+                         failed=[_describe(p, error=True) for p in failed(state)],
+                         last_errors=errors, state_dir=str(state))
+
+
+def _describe(path: Path, error: bool = False) -> QueuedJob:
+    try:
+        job = parse_job(path)
+    except (ValueError, OSError):
+        job = None
+    message = None
+    if error:
+        try:
+            message = path.with_name(path.name + ".error").read_text(encoding="utf-8").strip().splitlines()[-1]
+        except (OSError, IndexError):
+            message = "no report"
+    try:
+        age = time.time() - path.stat().st_mtime
+    except OSError:
+        age = 0.0
+    return QueuedJob(name=path.name, hook=job.hook if job else None, commit=job.commit if job else None,
+                     subject=(job.subject or job.kind) if job else None, age_seconds=round(age, 1), error=message)
+
+
+def status_text(report: CaptureStatus) -> str:
+    """The status for people: one line per job, then the last errors."""
+    out = [f"worker    {'running' if report.worker_running else 'idle'}",
+           f"queued    {len(report.pending)} job(s)", f"failed    {len(report.failed)} job(s)"]
+    for job in report.pending:
+        out.append(f"  queued  {job.name}  {(job.commit or '')[:12]}  {job.subject or ''}  "
+                   f"{job.age_seconds:.0f}s ago")
+    for job in report.failed:
+        out.append(f"  failed  {job.name}  {(job.commit or '')[:12]}  {job.error}")
+    if report.pending:
+        out.append("Run `git intent record --pending` to process the queue now.")
+    if report.last_errors:
+        out.append("last errors in hook.log:")
+        out += [f"  {line}" for line in report.last_errors]
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    out.append(f"state     {report.state_dir} (as of {stamp})")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,151 @@
+"""The single background worker: drains the capture journal, one job at a time, one worker at a time.
+
+Each job becomes `record_commit` calls for the commit SHAs the shim captured (never HEAD, which may have
+moved on). A job leaves the queue only after its note is written and read back, so a crash anywhere
+re-runs it, and `record_commit` is idempotent: a re-run yields the same single record.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .carry import rewritten_sources
+from .errors import GitError, NoteError
+from .faults import crash_point
+from .queue import Job, complete, fail, parse_job, pending
+from .record import RecordResult, record_commit
+from .repo import Repository
+
+# A job whose recording failed this many times (a commit since garbage-collected, say) is set aside.
+MAX_ATTEMPTS = 3
+
+
+@dataclass
+class DrainResult:
+    """What one `drain` did; `busy` when another worker held the lock and this one did nothing."""
+
+    results: list[RecordResult] = field(default_factory=list)
+    processed: int = 0
+    failed: int = 0
+    retry: int = 0
+    busy: bool = False
+
+
+def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | None = None) -> DrainResult:
+    """Process every queued job under `<state>/worker.lock`.
+
+    Without `wait`, returns at once (busy) when another worker holds the lock: that worker looks at the
+    queue again before it exits. Transient failures (git errors, a full disk) leave the job queued, up
+    to `MAX_ATTEMPTS`; anything else moves it to `failed/` with a report. Never raises for a job.
+    """
+    say = say or (lambda _text: None)
+    state = repo.state_dir
+    state.mkdir(parents=True, exist_ok=True)
+    result = DrainResult()
+    tried: set[Path] = set()
+    with open(state / "worker.lock", "a+") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                result.busy = result.processed == 0
+                return result
+            try:
+                _drain_once(repo, state, result, tried, say)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+            # A shim may have queued a job after the last look but before the unlock: look again.
+            if not [p for p in pending(state) if p not in tried]:
+                return result
+
+
+def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[Path],
+                say: Callable[[str], None]) -> None:
+    while True:
+        fresh = [p for p in pending(state) if p not in tried]
+        if not fresh:
+            return
+        for path in fresh:
+            tried.add(path)
+            try:
+                job = parse_job(path)
+            except (ValueError, OSError) as exc:
+                fail(state, path, f"{exc}\n")
+                result.failed += 1
+                say(f"failed {path.name}: {exc}")
+                continue
+            if job is None:
+                continue  # still being written; the next drain takes it
+            crash_point("after-journal")
+            try:
+                result.results += process(repo, job)
+            except (GitError, NoteError, OSError) as exc:
+                if _attempts(path) + 1 >= MAX_ATTEMPTS:
+                    fail(state, path, f"gave up after {MAX_ATTEMPTS} attempts: {exc}\n")
+                    result.failed += 1
+                else:
+                    _count_attempt(path)
+                    result.retry += 1
+                say(f"record {_about(path)} failed (queued again, attempt {_attempts(path)}): {exc}")
+                continue
+            except Exception:
+                fail(state, path, traceback.format_exc())
+                result.failed += 1
+                say(f"record {_about(path)} failed (moved to failed/):\n{traceback.format_exc()}")
+                continue
+            crash_point("after-ref-update")
+            complete(path)
+            _attempts_file(path).unlink(missing_ok=True)
+            result.processed += 1
+
+
+def process(repo: Repository, job: Job) -> list[RecordResult]:
+    """The `record_commit` calls a job stands for, classified by the reflog subject (DESIGN.md)."""
+    if job.hook == "post-rewrite":
+        return _rewrite(repo, job)
+    commit, subject = job.commit, job.subject
+    if commit is None or subject.startswith("rebase"):
+        return []  # inside a rebase the post-rewrite job carries the records
+    if subject.startswith("cherry-pick"):
+        return [record_commit(repo, commit, sources=[job.cherry_pick] if job.cherry_pick else [], live=False)]
+    sources = rewritten_sources(repo, commit, job.reflog[1:], subject)
+    if subject.startswith("revert"):
+        return [record_commit(repo, commit, sources=sources, live=False)]
+    if subject.startswith("commit") or not subject:
+        return [record_commit(repo, commit, sources=sources, live=True)]
+    return []
+
+
+def _rewrite(repo: Repository, job: Job) -> list[RecordResult]:
+    """amend: the new commit is the person's own work now (live sessions count); rebase: replayed older
+    work, so only the old commits' records carry (a squash unions every old commit's records)."""
+    targets: dict[str, list[str]] = {}
+    for old, new in job.pairs:
+        targets.setdefault(new, []).append(old)
+    live = job.kind == "amend"
+    return [record_commit(repo, new, sources=olds, live=live) for new, olds in targets.items()]
+
+
+def _about(path: Path) -> str:
+    """The commit a job file names (post-commit jobs are `<pid>-<sha>.job`), else the file name."""
+    sha = path.stem.rsplit("-", 1)[-1]
+    return sha if len(sha) == 40 else path.name
+
+
+def _attempts_file(path: Path) -> Path:
+    return path.with_suffix(".attempts")
+
+
+def _attempts(path: Path) -> int:
+    try:
+        return int(_attempts_file(path).read_text(encoding="utf-8").strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def _count_attempt(path: Path) -> None:
+    _attempts_file(path).write_text(str(_attempts(path) + 1), encoding="utf-8")
