@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from .catalog import find_session
 from .errors import BadLocationError, IntentError
 from .evidence import Evidence, find_edit, gather_evidence
+from .fallback import CONTENT_CONFIDENCE, ContentMatcher
 from .models import Attribution, NoteRecord, Session
 from .notes import Note, read_note
 from .repo import BlameLine, Repository
@@ -99,10 +100,11 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None) -> Bla
     notes: dict[str, Note | IntentError | None] = {}
     sessions: dict[str, Session | IntentError] = {}
     files: dict[tuple[str, str], list[str]] = {}
+    matcher = ContentMatcher(repo)
     answers: list[LineAnswer] = []
     problems: list[str] = []
     for line in blamed:
-        answer = _answer(repo, where.path, line, notes, sessions, files)
+        answer = _answer(repo, where.path, line, notes, sessions, files, matcher)
         if answer.status in ("unrecorded", "unreadable") and answer.reason and answer.reason not in problems:
             problems.append(answer.reason)
         answers.append(answer)
@@ -110,7 +112,8 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None) -> Bla
 
 
 def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note | IntentError | None],
-            sessions: dict[str, Session | IntentError], files: dict[tuple[str, str], list[str]]) -> LineAnswer:
+            sessions: dict[str, Session | IntentError], files: dict[tuple[str, str], list[str]],
+            matcher: ContentMatcher) -> LineAnswer:
     def answer(status: Status, reason: str | None, attribution: Attribution | None = None,
                evidence: list[Evidence] | None = None) -> LineAnswer:
         return LineAnswer(path=path, line=line.final_line, content=line.content, commit=line.commit,
@@ -128,8 +131,18 @@ def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note 
     if isinstance(note, IntentError):
         return answer("unreadable", str(note))
     if note is None:
-        return answer("unrecorded", f"Commit {line.commit[:12]} has no git-intent note; "
-                      f"run `git intent record {line.commit[:12]}`.")
+        found = matcher.match(line.commit, line.orig_path, line.content)
+        if found is None:
+            return answer("unrecorded", f"Commit {line.commit[:12]} has no git-intent note and no session on "
+                          f"this machine wrote this line, so git-intent does not know who did; run "
+                          f"`git intent record {line.commit[:12]}` if it was made here, or `git intent carry` "
+                          f"for a squash-merge.")
+        attribution = Attribution(agent=found.session.agent, session_id=found.session.session_id,
+                                  message_id=found.edit.message_id, tool=found.edit.tool, method="content",
+                                  confidence=CONTENT_CONFIDENCE)
+        return answer("agent", f"Commit {line.commit[:12]} has no git-intent note; the line was matched by its "
+                      f"exact text to this session's edit.", attribution,
+                      gather_evidence(found.session, found.edit.message_id, found.edit, line.orig_path))
     record = _covering(note, line.orig_path, line.orig_line)
     if record is not None and not _still_matches(repo, line.commit, record, files):
         return answer("unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten commit and no "
