@@ -115,6 +115,36 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, wait: 
 
 
 @cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
+              help="Also consider this transcript file (any agent). Repeatable.")
+@click.option("--force", is_flag=True, help="Recompute commits that already have a record.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as_json: bool) -> None:
+    """Link the past commits of REVISION_RANGE (default HEAD) from the transcripts still on disk.
+
+    No hooks needed. Commits already recorded are skipped, so it resumes where it stopped and a second
+    run changes nothing. Notes are written in batches through git fast-import.
+    """
+    from .backfill import backfill as run
+
+    repo = _repo()
+    total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
+    with click.progressbar(length=total, label="Backfilling", file=sys.stderr,
+                           hidden=as_json or not sys.stderr.isatty()) as bar:
+        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bar.update)
+    if as_json:
+        _print_json(result.__dict__)
+        return
+    rate = result.recorded / result.seconds if result.seconds else 0.0
+    click.echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
+               f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
+               f"({rate:.0f} commits/s).")
+    for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
+        click.echo(f"  {key}  {lines} lines")
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status(as_json: bool) -> None:
     """Show queued and failed capture work, whether a worker runs, and the last errors."""

@@ -53,6 +53,23 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     NoteError when the written note does not read back.
     """
     commit = repo.resolve(rev)
+    credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live, sessions=sessions)
+    records = note_records(commit, credits)
+    result = summarize(commit, credits)
+    existing = _existing_attributed(repo, commit)
+    if existing is not None and existing > result.lines_attributed:
+        result.kept_existing = True
+        return result
+    result.note_written = write_note(repo, commit, records)
+    if result.note_written:
+        back_up(repo, commit, credits, result)
+    return result
+
+
+def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Path] = (), sources: Iterable[str] = (),
+                     live: bool = True, sessions: list[Session] | None = None,
+                     mapper: PathMapper | None = None) -> list[LineCredit]:
+    """The credits of every added line of `commit` (see `record_commit`); writes nothing."""
     parents = repo.parents(commit)
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
@@ -60,40 +77,40 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     edits = carried_edits(repo, [repo.resolve(s) for s in sources])
     if live:
         found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
-        edits += mapped_edits(repo, commit, found, earliest, after, committed)
-    hunks = repo.added_hunks(commit)
-    credits = attribute(hunks, edits)
-    records = note_records(commit, credits)
+        edits += mapped_edits(repo, commit, found, earliest, after, committed, mapper)
+    return attribute(repo.added_hunks(commit), edits)
+
+
+def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
+    """Counts of non-blank added and credited lines, per session too."""
     result = RecordResult(commit=commit, lines_added=sum(1 for c in credits if c.text.strip()),
                           lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit))
     for credit in credits:
         if credit.credit is not None and credit.text.strip():
             key = f"{credit.credit.session.agent}:{credit.credit.session.session_id}"
             result.sessions[key] = result.sessions.get(key, 0) + 1
-    existing = _existing_attributed(repo, commit)
-    if existing is not None and existing > result.lines_attributed:
-        result.kept_existing = True
-        return result
-    result.note_written = write_note(repo, commit, records)
+    return result
+
+
+def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: RecordResult) -> None:
+    """Copy each live session credited into the backup and journal the link (carried ones are in notes)."""
     credited = {id(c.credit.session): c.credit.session for c in credits
                 if c.credit is not None and c.credit.derived_from is None}
     for session in credited.values():
         copy = copy_session(repo, session)
-        if result.note_written:
-            append_journal(repo, {
-                "commit": commit, "agent": session.agent, "session_id": session.session_id,
-                "transcript": str(session.transcript), "backup": str(copy) if copy else None,
-                "lines": result.sessions[f"{session.agent}:{session.session_id}"],
-                "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            })
-    return result
+        append_journal(repo, {
+            "commit": commit, "agent": session.agent, "session_id": session.session_id,
+            "transcript": str(session.transcript), "backup": str(copy) if copy else None,
+            "lines": result.sessions.get(f"{session.agent}:{session.session_id}", 0),
+            "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        })
 
 
 def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earliest: datetime,
-                 after: datetime | None, before: datetime) -> list[MappedEdit]:
-    """The edits of `sessions` that touch the tree of `commit`, made in (earliest, before]; those made
-    before the parent commit time `after` may explain exact matches only."""
-    mapper = PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
+                 after: datetime | None, before: datetime, mapper: PathMapper | None = None) -> list[MappedEdit]:
+    """The edits of `sessions` that touch the tree of `commit` (or `mapper`'s), made in (earliest, before];
+    those made before the parent commit time `after` may explain exact matches only."""
+    mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
     low = earliest - WINDOW_SLACK
     high = before + WINDOW_SLACK
     # Near matches only from edits clearly after the parent commit: an edit of the same second may
