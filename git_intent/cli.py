@@ -51,12 +51,36 @@ def cli() -> None:
 
 
 @cli.command()
-def install() -> None:
-    """Install the post-commit hook and git config in this repository; say what changed."""
+@click.option("--shared-hooks-path", is_flag=True,
+              help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.")
+def install(shared_hooks_path: bool) -> None:
+    """Install the post-commit and post-rewrite hooks and git config here; say what changed."""
     from .install import install as run
 
-    changes = run(_repo())
+    changes = run(_repo(), shared_hooks_path=shared_hooks_path)
     click.echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite"]))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hook(hook: str, args: tuple[str, ...]) -> None:
+    """Run git-intent's HOOK from another hook manager (husky, pre-commit, a shared hooks folder).
+
+    Same fast path as the installed hook; never fails. post-rewrite reads git's old/new pairs on stdin
+    and takes the rewrite kind (amend or rebase) as its argument, or from PRE_COMMIT_REWRITE_COMMAND.
+    """
+    import os
+
+    from .install import run_hook
+
+    kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
+                          if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
+    stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+    try:
+        run_hook(_repo(), hook, kind, stdin)
+    except Exception:  # a hook never fails the git command that ran it
+        pass
 
 
 @cli.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -38,17 +39,19 @@ def is_ours(path: Path) -> bool:
         return False
 
 
-def install(repo: Repository) -> list[str]:
+def install(repo: Repository, *, shared_hooks_path: bool = False) -> list[str]:
     """Install the hooks, configuration and backup exclusion; returns one sentence per change made.
 
-    An existing hook that is not ours is kept as `<hook>.legacy` and chained. Raises IntentError for a
+    An existing hook that is not ours is kept as `<hook>.legacy` and chained. A core.hooksPath in the
+    work tree or outside the repository is refused unless `shared_hooks_path`. Raises IntentError for a
     bare repository or when both a foreign hook and a different `.legacy` file exist.
     """
     if repo.git("rev-parse", "--is-bare-repository").strip() == "true":
         raise IntentError("git-intent needs a work tree; this repository is bare.")
     changes: list[str] = []
     folder = hooks_dir(repo)
-    _check_hooks_folder(repo, folder)
+    if not shared_hooks_path:
+        _check_hooks_folder(repo, folder)
     folder.mkdir(parents=True, exist_ok=True)
     for hook in HOOKS:
         path, legacy = folder / hook, folder / f"{hook}.legacy"
@@ -81,12 +84,14 @@ def _check_hooks_folder(repo: Repository, folder: Path) -> None:
         raise IntentError(
             f"core.hooksPath points into the work tree ({folder}), a folder another tool such as husky "
             "shares with your team; git-intent will not write this machine's hook there.",
-            hint="Call `git intent record` from that tool's post-commit hook, or unset core.hooksPath.")
+            hint="Add `git-intent hook post-commit` to that tool's post-commit hook (and `git-intent hook "
+                 "post-rewrite \"$@\"` to its post-rewrite hook), or pass --shared-hooks-path to install there.")
     if not resolved.is_relative_to(repo.common_dir) and not resolved.is_relative_to(repo.git_dir):
         raise IntentError(
             f"core.hooksPath points outside this repository ({folder}); installing there would affect "
             "every repository that uses it.",
-            hint="Call `git intent record` from your shared post-commit hook, or set core.hooksPath per repository.")
+            hint="Add `git-intent hook post-commit` to your shared post-commit hook, or pass --shared-hooks-path "
+                 "to install there for every repository using it.")
 
 
 def uninstall(repo: Repository) -> list[str]:
@@ -106,3 +111,21 @@ def uninstall(repo: Repository) -> list[str]:
             repo.git("config", "--unset", key, f"^{value}$")
             changes.append(f"Unset git config {key} = {value}.")
     return changes
+
+
+def run_hook(repo: Repository, hook: str, args: list[str], stdin: bytes) -> int:
+    """Run the shim of `hook` as git would (for other hook managers: husky, pre-commit); returns 0.
+
+    The shim is rendered into `<state>/shims/` and run with `sh`, so every hook manager gets exactly the
+    fast path the installed hook has. Raises IntentError for an unknown hook name.
+    """
+    if hook not in HOOKS:
+        raise IntentError(f"git-intent has no {hook} hook; it has {', '.join(HOOKS)}.")
+    shims = repo.state_dir / "shims"
+    shims.mkdir(parents=True, exist_ok=True)
+    shim = shims / hook
+    text = render_hook(hook)
+    if not shim.exists() or shim.read_text(encoding="utf-8") != text:
+        shim.write_text(text, encoding="utf-8")
+    subprocess.run(["sh", str(shim), *args], cwd=repo.root, input=stdin, check=False)
+    return 0
