@@ -113,6 +113,7 @@ def write_note(repo: Repository, commit: str, records: list[NoteRecord]) -> bool
     Raises NoteError when the note cannot be written or does not read back as written.
     """
     with notes_lock(repo):
+        remove_stale_scratch_refs(repo)
         for attempt in range(CAS_ATTEMPTS):
             old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
             current = repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)

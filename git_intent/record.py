@@ -77,7 +77,10 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     edits = carried_edits(repo, [repo.resolve(s) for s in sources])
     if live:
         found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
-        edits += mapped_edits(repo, commit, found, earliest, after, committed, mapper)
+        # The very edit a carried credit stands for keeps its derived_from pointer: drop its live twin.
+        carried = {(m.session.session_id, m.edit.message_id) for m in edits}
+        edits += [m for m in mapped_edits(repo, commit, found, earliest, after, committed, mapper)
+                  if (m.session.session_id, m.edit.message_id) not in carried]
     return attribute(repo.added_hunks(commit), edits)
 
 

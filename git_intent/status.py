@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from .queue import failed, parse_job, pending, worker_busy
+from .queue import failed, parse_job, pending
 from .repo import Repository
 
 LOG_TAIL = 400  # lines of hook.log searched for errors
@@ -44,10 +45,20 @@ def capture_status(repo: Repository) -> CaptureStatus:
         errors = [line for line in tail if "error" in line.lower() or "failed" in line.lower()][-5:]
     except OSError:
         pass
-    return CaptureStatus(worker_running=worker_busy(state) if state.is_dir() else False,
+    return CaptureStatus(worker_running=_worker_running(state),
                          pending=[_describe(p) for p in pending(state)],
                          failed=[_describe(p, error=True) for p in failed(state)],
                          last_errors=errors, state_dir=str(state))
+
+
+def _worker_running(state: Path) -> bool:
+    """From `worker.pid`: taking the worker lock to look would make a hook think a worker runs."""
+    try:
+        pid = int((state / "worker.pid").read_text(encoding="utf-8").strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _describe(path: Path, error: bool = False) -> QueuedJob:

@@ -8,6 +8,7 @@ re-runs it, and `record_commit` is idempotent: a re-run yields the same single r
 from __future__ import annotations
 
 import fcntl
+import os
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,9 +55,12 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
             except BlockingIOError:
                 result.busy = result.processed == 0
                 return result
+            pid_file = state / "worker.pid"
             try:
+                pid_file.write_text(str(os.getpid()), encoding="utf-8")  # for `status`, which takes no lock
                 _drain_once(repo, state, result, tried, say)
             finally:
+                pid_file.unlink(missing_ok=True)
                 fcntl.flock(lock, fcntl.LOCK_UN)
             # A shim may have queued a job after the last look but before the unlock: look again.
             if not [p for p in pending(state) if p not in tried]:

@@ -145,7 +145,7 @@ def record_at_once(repo: Path, shas: list[str], signals: Path, env: dict[str, st
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
-    return [(proc.returncode, (err.strip().splitlines() or [""])[-1]) for proc, err in zip(procs, errors)]
+    return [(proc.returncode, (err.strip().splitlines() or [""])[-1]) for proc, err in zip(procs, errors, strict=True)]
 
 
 def assert_one_commit_record(repo: Path, sha: str, lines_added: int) -> None:
@@ -217,7 +217,7 @@ def test_without_the_lock_notes_are_lost(repo: Path, tmp_path: Path) -> None:
                                   env={"GIT_INTENT_TEST_UNLOCKED_NOTES": "1"})
         kept = noted(repo) & set(shas)
         failed = [err for code, err in outcomes if code != 0]
-        silent = sum(1 for sha, (code, _) in zip(shas, outcomes) if code == 0 and sha not in kept)
+        silent = sum(1 for sha, (code, _) in zip(shas, outcomes, strict=True) if code == 0 and sha not in kept)
         seen.append((len(kept), len(failed), silent))
         print(f"\nunlocked run {run + 1}: {len(kept)}/20 notes survived; {len(failed)} writer(s) failed with an "
               f"error, {silent} succeeded but their note vanished")
@@ -269,9 +269,6 @@ def test_crash_point_then_drain_leaves_exactly_one_record(repo: Path, point: str
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="BUG: a writer killed between building the notes commit and moving the "
-                   "ref leaves refs/notes/intent-scratch/<pid>-0 behind forever: notes.remove_stale_scratch_refs "
-                   "exists but nothing calls it (the worker's drain should, under the notes lock)")
 def test_crash_before_ref_update_leaves_no_scratch_ref_after_the_next_drain(repo: Path) -> None:
     sha = crash_through_hook(repo, "before-ref-update")
     assert drain(repo).returncode == 0
