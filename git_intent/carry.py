@@ -8,6 +8,7 @@ the source commit, become edits that the target commit's added lines are matched
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from .attribute import MappedEdit
@@ -63,18 +64,48 @@ def rewritten_sources(repo: Repository, commit: str, previous: list[str], subjec
     entries = [line.split(" ", 1) for line in previous if " " in line]
     if subject.startswith("commit (amend)") and entries:
         return [entries[0][0]]
-    if subject.startswith("revert"):
-        body = repo.git("show", "-s", "--format=%B", commit)
-        reverted = [w.rstrip(".") for line in body.splitlines() if line.startswith("This reverts commit ")
-                    for w in line.split()[3:4]]
-        if reverted:
-            return _history(repo, reverted[0] + "^", commit)
+    reverted = reverted_commit(repo, commit) if subject.startswith(("revert", "commit")) else None
+    if reverted:
+        return _history(repo, reverted + "^", commit)
     if subject.startswith("commit") and len(entries) >= 2 and entries[0][1].startswith("reset:"):
         # reset --soft then recommit: the commits the reset left behind carry over.
         before_reset = entries[1][0]
         out = repo.git("rev-list", "--max-count=200", before_reset, f"^{commit}", check=False)
         return out.split()[::-1]
     return []
+
+
+def reverted_commit(repo: Repository, commit: str) -> str | None:
+    """The commit a revert names in its message ("This reverts commit <sha>."), also when the revert was
+    concluded after a conflict (its reflog subject is then a plain "commit")."""
+    body = repo.git("show", "-s", "--format=%B", commit)
+    for line in body.splitlines():
+        if line.startswith("This reverts commit "):
+            sha = line[len("This reverts commit "):].strip().rstrip(".")
+            if repo.succeeds("rev-parse", "-q", "--verify", f"{sha}^{{commit}}"):
+                return repo.resolve(sha)
+    return None
+
+
+def picked_source(repo: Repository, commit: str) -> list[str]:
+    """The commit a cherry-pick copied, found after the fact: the same author, email and author date
+    (cherry-pick keeps them) and, among several, the same patch id. [] when none is found."""
+    ident = repo.git("show", "-s", "--format=%an%x00%ae%x00%at", commit).strip()
+    out = repo.git("log", "--branches", "--tags", "--remotes", "--max-count=5000",
+                   "--format=%H%x00%an%x00%ae%x00%at", check=False)
+    same = [row.split("\0", 1)[0] for row in out.splitlines()
+            if row.split("\0", 1)[-1] == ident and not row.startswith(commit)]
+    if len(same) <= 1:
+        return same
+    wanted = _patch_id(repo, commit)
+    exact = [c for c in same if _patch_id(repo, c) == wanted][:1]
+    return exact or same  # a resolved conflict changes the patch; the author stamp still names the source
+
+
+def _patch_id(repo: Repository, commit: str) -> str:
+    diff = repo.git("show", "--format=", "--no-color", commit)
+    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=repo.root, input=diff, capture_output=True, text=True)
+    return proc.stdout.split(" ", 1)[0]
 
 
 def commits_in(repo: Repository, revision_range: str) -> list[str]:

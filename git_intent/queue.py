@@ -4,10 +4,10 @@ A job is a small text file written by a shell shim (templates/post-commit, templ
 
     hook post-commit              hook post-rewrite
     cherry-pick [<sha>]           kind amend|rebase
-    hint NAME=VALUE ...           pairs
-    reflog                        <old sha> <new sha> [extra]
-    <sha> <reflog subject>        ...
-    ... (up to three, newest first)
+    hint NAME=VALUE ...           reflog
+    reflog                        <sha> <reflog subject of HEAD>
+    <sha> <reflog subject>        pairs
+    ... (up to three, newest first)   <old sha> <new sha> [extra]
     end                           end
 
 A file without its final `end` line is still being written (or was cut short by a full disk).

@@ -56,7 +56,7 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live, sessions=sessions)
     records = note_records(commit, credits)
     result = summarize(commit, credits)
-    existing = _existing_attributed(repo, commit)
+    existing = _existing_attributed(repo, commit) if live else None
     if existing is not None and existing > result.lines_attributed:
         result.kept_existing = True
         return result

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .carry import rewritten_sources
+from .carry import picked_source, reverted_commit, rewritten_sources
 from .errors import GitError, NoteError
 from .faults import crash_point
 from .queue import Job, complete, fail, parse_job, pending
@@ -116,8 +116,12 @@ def process(repo: Repository, job: Job) -> list[RecordResult]:
         return []  # inside a rebase the post-rewrite job carries the records
     if subject.startswith("cherry-pick"):
         return [record_commit(repo, commit, sources=[job.cherry_pick] if job.cherry_pick else [], live=False)]
+    if subject.startswith("commit (cherry-pick)"):
+        # Concluded after a conflict: CHERRY_PICK_HEAD is gone; the source is found by author and patch.
+        # Live sessions may explain what the carry leaves (the conflict resolution).
+        return [record_commit(repo, commit, sources=picked_source(repo, commit), live=True)]
     sources = rewritten_sources(repo, commit, job.reflog[1:], subject)
-    if subject.startswith("revert"):
+    if subject.startswith("revert") or reverted_commit(repo, commit):
         return [record_commit(repo, commit, sources=sources, live=False)]
     if subject.startswith("commit") or not subject:
         return [record_commit(repo, commit, sources=sources, live=True)]
@@ -127,6 +131,8 @@ def process(repo: Repository, job: Job) -> list[RecordResult]:
 def _rewrite(repo: Repository, job: Job) -> list[RecordResult]:
     """amend: the new commit is the person's own work now (live sessions count); rebase: replayed older
     work, so only the old commits' records carry (a squash unions every old commit's records)."""
+    if job.kind == "amend" and job.subject.startswith("rebase"):
+        return []  # the sequencer amending a replayed commit; the rebase's own post-rewrite maps it all
     targets: dict[str, list[str]] = {}
     for old, new in job.pairs:
         targets.setdefault(new, []).append(old)

@@ -342,10 +342,6 @@ def test_interactive_rebase_carries_each_commits_credits_and_ignores_the_live_se
     assert b != new_b and a != new_a and c != new_c
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: git's sequencer amends the picked commit in-process for reword, "
-                   "squash and fixup and runs post-rewrite with 'amend'; worker._rewrite treats every amend as "
-                   "the person's (live=True), stamps the live session's lines onto the replayed commit, and the "
-                   "rebase's own carry then keeps that note because it 'credits more lines'")
 def test_reword_does_not_stamp_the_live_session(repo: Path) -> None:
     root = repo.resolve()
     f = root / "f.py"
@@ -455,10 +451,6 @@ def conflicting_agent_commit(root: Path) -> tuple[ClaudeSession, str, dict[tuple
     return agent, sha, want
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a cherry-pick that stopped on a conflict is concluded by "
-                   "`cherry-pick --continue` (or `git commit`) with reflog subject 'commit (cherry-pick)' and "
-                   "CHERRY_PICK_HEAD already removed when post-commit runs; the worker records it as a fresh "
-                   "live commit and carries nothing from the picked commit")
 def test_conflicted_cherry_pick_carries_from_the_picked_commit(repo: Path) -> None:
     root = repo.resolve()
     agent, picked, want = conflicting_agent_commit(root)
@@ -477,9 +469,6 @@ def test_conflicted_cherry_pick_carries_from_the_picked_commit(repo: Path) -> No
     assert credited(root, new) == want
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a revert that stopped on a conflict is concluded with reflog "
-                   "subject 'commit: Revert ...'; carry.rewritten_sources reads 'This reverts commit' only for "
-                   "subjects starting with 'revert', so the re-added lines are recorded live without derived_from")
 def test_conflicted_revert_credits_the_original_session(repo: Path) -> None:
     root = repo.resolve()
     agent, added, want = conflicting_agent_commit(root)
