@@ -72,6 +72,9 @@ class Repository:
         start = (start or Path.cwd()).resolve()
         proc = run_git(["rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir"], start, check=False)
         if proc.returncode != 0 or len(proc.stdout.splitlines()) < 3:
+            if run_git(["rev-parse", "--is-bare-repository"], start, check=False).stdout.strip() == "true":
+                raise NotARepositoryError(f"{start} is a bare repository; git-intent needs a work tree.",
+                                          hint="Run it in a clone with a work tree.")
             raise NotARepositoryError(
                 f"{start} is not inside a git work tree.", hint="Run git intent from inside a git repository."
             )

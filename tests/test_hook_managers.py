@@ -72,3 +72,34 @@ def test_pre_commit_manifest_declares_both_stages() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "entry: git-intent hook post-commit" in text and "stages: [post-commit]" in text
     assert "entry: git-intent hook post-rewrite" in text and "stages: [post-rewrite]" in text
+
+
+def test_install_in_a_bare_repository_is_refused(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    proc = run_cli("install", cwd=bare)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"error: {bare} is a bare repository; git-intent needs a work tree.")
+
+
+def test_legacy_post_rewrite_hook_gets_the_same_argv_stdin_and_exit_code(repo: Path) -> None:
+    hooks = repo / ".git" / "hooks"
+    legacy = hooks / "post-rewrite"
+    legacy.write_text('#!/bin/sh\necho "$@" > "$(git rev-parse --git-dir)/legacy-args"\n'
+                      'cat > "$(git rev-parse --git-dir)/legacy-stdin"\nexit 7\n', encoding="utf-8")
+    legacy.chmod(0o755)
+    original = legacy.read_bytes()
+    assert run_cli("install", cwd=repo).returncode == 0
+    assert (hooks / "post-rewrite.legacy").read_bytes() == original
+    old = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "commit", "-q", "--amend", "-m", "initial, reworded", env={"GIT_INTENT_HOOK_SYNC": "1"})
+    new = git(repo, "rev-parse", "HEAD").strip()
+    assert (repo / ".git" / "legacy-args").read_text() == "amend\n"
+    assert (repo / ".git" / "legacy-stdin").read_text() == f"{old} {new}\n"
+    import subprocess
+
+    shim = subprocess.run(["sh", str(hooks / "post-rewrite"), "amend"], cwd=repo, input=f"{old} {new}\n",
+                          text=True, capture_output=True, env={**os.environ, "GIT_INTENT": "0"})
+    assert shim.returncode == 7  # the earlier hook's exit status is kept
+    assert run_cli("uninstall", cwd=repo).returncode == 0
+    assert legacy.read_bytes() == original
