@@ -99,12 +99,11 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None) -> Bla
     blamed = repo.blame(where.path, where.start, where.end)
     notes: dict[str, Note | IntentError | None] = {}
     sessions: dict[str, Session | IntentError] = {}
-    files: dict[tuple[str, str], list[str]] = {}
     matcher = ContentMatcher(repo)
     answers: list[LineAnswer] = []
     problems: list[str] = []
     for line in blamed:
-        answer = _answer(repo, where.path, line, notes, sessions, files, matcher)
+        answer = _answer(repo, where.path, line, notes, sessions, matcher)
         if answer.status in ("unrecorded", "unreadable") and answer.reason and answer.reason not in problems:
             problems.append(answer.reason)
         answers.append(answer)
@@ -112,8 +111,7 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None) -> Bla
 
 
 def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note | IntentError | None],
-            sessions: dict[str, Session | IntentError], files: dict[tuple[str, str], list[str]],
-            matcher: ContentMatcher) -> LineAnswer:
+            sessions: dict[str, Session | IntentError], matcher: ContentMatcher) -> LineAnswer:
     def answer(status: Status, reason: str | None, attribution: Attribution | None = None,
                evidence: list[Evidence] | None = None) -> LineAnswer:
         return LineAnswer(path=path, line=line.final_line, content=line.content, commit=line.commit,
@@ -144,7 +142,7 @@ def _answer(repo: Repository, path: str, line: BlameLine, notes: dict[str, Note 
                       f"exact text to this session's edit.", attribution,
                       gather_evidence(found.session, found.edit.message_id, found.edit, line.orig_path))
     record = _covering(note, line.orig_path, line.orig_line)
-    if record is not None and not _still_matches(repo, line.commit, record, files):
+    if record is not None and not _still_matches(repo, line.commit, record):
         return answer("unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten commit and no "
                       f"longer matches its lines; run `git intent record {line.commit[:12]}`.")
     if record is None or record.session_id is None or record.agent is None:
@@ -165,19 +163,12 @@ def _covering(note: Note, path: str, line: int) -> NoteRecord | None:
     return None
 
 
-def _still_matches(repo: Repository, commit: str, record: NoteRecord, files: dict[tuple[str, str], list[str]]
-                   ) -> bool:
+def _still_matches(repo: Repository, commit: str, record: NoteRecord) -> bool:
     """Whether a lines record still hashes to the commit's lines: git copies notes onto amended and
     rebased commits (notes.rewriteRef), where the recorded line numbers may no longer fit."""
     if record.sha is None or record.path is None or record.start is None or record.end is None:
         return True
-    key = (commit, record.path)
-    if key not in files:
-        try:
-            files[key] = repo.show_file(commit, record.path).decode("utf-8", "replace").split("\n")
-        except IntentError:
-            files[key] = []
-    text = "\n".join(files[key][record.start - 1:record.end])
+    text = "\n".join(repo.file_lines(commit, record.path)[record.start - 1:record.end])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] == record.sha
 
 

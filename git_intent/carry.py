@@ -24,7 +24,6 @@ def carried_edits(repo: Repository, sources: list[str]) -> list[MappedEdit]:
     """One edit per credited range in the notes of `sources` (oldest source first), ordered before any
     live edit so a live edit of the same line wins. Sources without a readable note contribute nothing."""
     edits: list[MappedEdit] = []
-    files: dict[tuple[str, str], list[str]] = {}
     for source in sources:
         try:
             note = read_note(repo, source)
@@ -36,13 +35,7 @@ def carried_edits(repo: Repository, sources: list[str]) -> list[MappedEdit]:
             if (record.kind != "lines" or not record.path or record.start is None or record.end is None
                     or not record.agent or not record.session_id):
                 continue
-            key = (source, record.path)
-            if key not in files:
-                try:
-                    files[key] = repo.show_file(source, record.path).decode("utf-8", "replace").split("\n")
-                except IntentError:
-                    files[key] = []
-            lines = files[key][record.start - 1:record.end]
+            lines = repo.file_lines(source, record.path)[record.start - 1:record.end]
             if not lines:
                 continue
             session = Session(agent=record.agent, session_id=record.session_id, transcript=CARRIED,

@@ -159,6 +159,18 @@ class Repository:
         """Whether `path` (relative to the root) is in the index."""
         return run_git(["ls-files", "--error-unmatch", "--", path], self.root, check=False).returncode == 0
 
+    def file_lines(self, commit: str, path: str) -> list[str]:
+        """The lines of `path` at `commit` (UTF-8, errors replaced; split on "\\n" as diffs are), [] when
+        absent. Cached per repository object: notes are checked and carried range by range."""
+        key = (commit, path)
+        cache: dict[tuple[str, str], list[str]] = self.__dict__.setdefault("_file_lines", {})
+        if key not in cache:
+            try:
+                cache[key] = self.show_file(commit, path).decode("utf-8", "replace").split("\n")
+            except GitError:
+                cache[key] = []
+        return cache[key]
+
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
         proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=self.root, capture_output=True)
