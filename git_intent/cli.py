@@ -247,6 +247,21 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
 
 
 @cli.command()
+@click.option("--agent", help="Only this agent's sessions (claude-code, codex, opencode, gemini-cli, cursor, aider).")
+@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
+def sessions(agent: str | None, as_json: bool) -> None:
+    """List every session found for this repository: agent, time span, messages, and linked commits."""
+    from .inventory import list_sessions
+    from .render import sessions_text
+
+    found = list_sessions(_repo(), agent)
+    if as_json:
+        _print_json([s.model_dump(mode="json") for s in found])
+    else:
+        click.echo(sessions_text(found), nl=False)
+
+
+@cli.command()
 @click.argument("revision_range", default="HEAD")
 @click.option("-n", "--max-count", default=20, show_default=True, help="How many commits to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .blame import BlameAnswer, LineAnswer
     from .evidence import Evidence
     from .history import LogEntry
+    from .inventory import SessionSummary
     from .record import RecordResult
 
 # Transcript text is untrusted: escape control characters so it cannot drive the terminal (ANSI escapes).
@@ -150,3 +151,19 @@ def record_text(result: RecordResult) -> str:
     tail = ("kept the existing note, which credits more lines" if result.kept_existing
             else "note written" if result.note_written else "note unchanged")
     return f"{head}{': ' + sessions if sessions else ''}. {tail[0].upper() + tail[1:]}.\n"
+
+
+def sessions_text(found: list[SessionSummary]) -> str:
+    """One block per session: agent, id, span, size, then its commits and files."""
+    if not found:
+        return "No sessions of this repository were found on this machine.\n"
+    out: list[str] = []
+    for s in found:
+        out.append(f"{s.agent:<12} {s.session_id}  {when(s.started_at)} → {when(s.ended_at)}  "
+                   f"{s.messages} messages, {s.edits} edits")
+        if s.commits:
+            out.append(f"    commits  {' '.join(c[:12] for c in s.commits)}")
+        if s.files:
+            more = f" (+{len(s.files) - 6})" if len(s.files) > 6 else ""
+            out.append(f"    files    {', '.join(s.files[:6])}{more}")
+    return safe("\n".join(out) + "\n")

@@ -1,0 +1,82 @@
+"""`git intent sessions`: every session found for this repository, by agent, with the commits it wrote."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from .catalog import candidate_sessions
+from .notes import NOTES_REF, parse_note
+from .paths import PathMapper
+from .repo import Repository
+
+
+class SessionSummary(BaseModel):
+    """One session: agent, id, time span, size, the files it edited here, and the commits crediting it."""
+
+    agent: str
+    session_id: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    messages: int
+    edits: int
+    files: list[str]
+    commits: list[str]
+    transcript: str
+
+
+def linked_commits(repo: Repository) -> dict[tuple[str, str], list[str]]:
+    """(agent, session_id) → commits whose git-intent note credits that session, from one batch read."""
+    listed = [line.split() for line in repo.git("notes", "--ref", NOTES_REF, "list", check=False).splitlines()]
+    pairs = [(fields[1], fields[0]) for fields in listed if len(fields) == 2]
+    if not pairs:
+        return {}
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.root, capture_output=True,
+                         input="".join(f"{blob}\n" for _, blob in pairs).encode()).stdout
+    links: dict[tuple[str, str], list[str]] = {}
+    pos = 0
+    for commit, _ in pairs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        if len(header) != 3:
+            pos = end + 1
+            continue
+        size = int(header[2])
+        note = parse_note(commit, out[end + 1:end + 1 + size].decode("utf-8", "replace"))
+        pos = end + 1 + size + 1
+        for record in note.records:
+            if record.kind == "session" and record.agent and record.session_id:
+                links.setdefault((record.agent, record.session_id), []).append(commit)
+    return links
+
+
+def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSummary]:
+    """Sessions of this work tree (transcripts on disk that name it, and backup copies), newest first.
+
+    A session is listed when it edited a file of the work tree, started in it, or is credited by a note.
+    """
+    links = linked_commits(repo)
+    head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
+    mapper = PathMapper(repo.root, head, repo.worktrees)
+    found: list[SessionSummary] = []
+    for session in candidate_sessions(repo, None):
+        if agent and session.agent != agent:
+            continue
+        files = sorted({p for e in session.edits if (p := mapper.to_repo(e.path, session.cwd))})
+        commits = links.get((session.agent, session.session_id), [])
+        inside = session.cwd is not None and _within(session.cwd, str(repo.root))
+        if not (files or commits or inside):
+            continue
+        found.append(SessionSummary(agent=session.agent, session_id=session.session_id,
+                                    started_at=session.started_at, ended_at=session.ended_at,
+                                    messages=len(session.messages), edits=len(session.edits), files=files,
+                                    commits=commits, transcript=str(session.transcript)))
+    return sorted(found, key=lambda s: (s.started_at is None, -(s.started_at.timestamp() if s.started_at else 0)))
+
+
+def _within(path: str, root: str) -> bool:
+    normal = os.path.normpath(path)
+    return normal == root or normal.startswith(root + os.sep)
