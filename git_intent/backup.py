@@ -18,6 +18,7 @@ from .models import Session
 from .repo import Repository
 
 EXCLUDE_LINE = "/.opencode/intent/"
+SUFFIXES = (".jsonl", ".json")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 
 
@@ -78,21 +79,27 @@ def append_journal(repo: Repository, entry: dict[str, Any]) -> bool:
     return True
 
 
-def session_copy_path(repo: Repository, agent: str, session_id: str) -> Path | None:
-    """Where the copy of a session lives, or None when the id is not a safe file name or the backup
-    is not trusted."""
+def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl") -> Path | None:
+    """Where the copy of a session lives (`.jsonl`, or `.json` for single-document formats such as
+    legacy Gemini CLI sessions), or None when the id is not a safe file name or the backup is not
+    trusted."""
     base = trusted_backup(repo)
-    if base is None or not _SAFE_ID.match(session_id) or not _SAFE_ID.match(agent):
+    if base is None or not _SAFE_ID.match(session_id) or not _SAFE_ID.match(agent) or suffix not in SUFFIXES:
         return None
-    return base / "sessions" / agent / f"{session_id}.jsonl"
+    path = base / "sessions" / agent / f"{session_id}{suffix}"
+    other = path.with_suffix(".json" if suffix == ".jsonl" else ".jsonl")
+    return other if other.is_file() and not path.is_file() else path
 
 
 def copy_session(repo: Repository, session: Session) -> Path | None:
-    """Copy the session's transcript into the backup when it is new or has grown; returns the copy."""
-    dest = session_copy_path(repo, session.agent, session.session_id)
+    """Copy the session's transcript into the backup when it is new or has grown; returns the copy.
+    Only single-file transcripts are copied (a SQLite store such as OpenCode's is not)."""
+    source = session.transcript
+    if source.suffix not in SUFFIXES:
+        return None
+    dest = session_copy_path(repo, session.agent, session.session_id, source.suffix)
     if dest is None:
         return None
-    source = session.transcript
     try:
         if source.resolve() == dest.resolve():
             return dest
@@ -115,4 +122,21 @@ def session_copies(repo: Repository) -> list[tuple[str, Path]]:
     if base is None or not (base / "sessions").is_dir():
         return []
     return [(folder.name, path) for folder in sorted((base / "sessions").iterdir()) if folder.is_dir()
-            for path in sorted(folder.glob("*.jsonl"))]
+            for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES)]
+
+
+def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes, suffix: str = ".jsonl") -> Path | None:
+    """Keep transcript bytes read from elsewhere (an Entire checkpoint) as the session's backup copy,
+    unless a copy at least as long is there; returns the copy, or None when the backup is not trusted."""
+    dest = session_copy_path(repo, agent, session_id, suffix)
+    if dest is None:
+        return None
+    if dest.is_file() and dest.stat().st_size >= len(data):
+        return dest
+    ensure_excluded(repo)
+    folder = _private_dir(repo.backup_dir, "sessions", agent)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(tmp, dest)
+    return dest
