@@ -21,6 +21,7 @@ from typing import Any
 
 from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
+from . import shell
 from .patches import text_diff_added
 
 NAME = "claude-code"
@@ -64,7 +65,8 @@ def sniff(path: Path) -> bool:
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path)
-    return bool(heads) and all("payload" not in r for r in heads) and any(
+    # Gemini CLI JSONL also carries a string sessionId; its metadata line has a projectHash.
+    return bool(heads) and all("payload" not in r and "projectHash" not in r for r in heads) and any(
         isinstance(r.get("sessionId"), str) or r.get("type") in ("summary", "file-history-snapshot") for r in heads)
 
 
@@ -89,6 +91,8 @@ class _Builder:
         self.messages: list[Message] = []
         self.edits: list[Edit] = []
         self.pending: dict[str, tuple[str, dict[str, Any], str, datetime | None]] = {}
+        self.shell_calls: dict[str, tuple[str, str | None, str, datetime | None]] = {}
+        self.cwd: str | None = None
         self.ids: Counter[str] = Counter()
         self.cwds: list[str] = []
         self.version: str | None = None
@@ -101,6 +105,7 @@ class _Builder:
         sid, cwd = record.get("sessionId"), record.get("cwd")
         if isinstance(cwd, str) and cwd not in self.cwds:
             self.cwds.append(cwd)
+        self.cwd = cwd if isinstance(cwd, str) else self.cwd
         if isinstance(record.get("version"), str):
             self.version = record["version"]
         if kind not in ("user", "assistant"):
@@ -134,6 +139,8 @@ class _Builder:
                 parts.append(Part(kind="tool_call", tool=name, call_id=call_id, text=json.dumps(args)))
                 if name in EDIT_TOOLS:
                     self.pending[call_id] = (name, args, message_id, when)
+                elif name == shell.CLAUDE_TOOL and isinstance(args.get("command"), str):
+                    self.shell_calls[call_id] = (args["command"], self.cwd, message_id, when)
         if parts:
             self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
                                          parts=tuple(parts)))
@@ -153,6 +160,7 @@ class _Builder:
                 parts.append(Part(kind="tool_result", call_id=call_id, is_error=error,
                                   text=_result_text(block.get("content"))))
                 self._finish_edit(call_id, error, record.get("toolUseResult"), when)
+                self._finish_shell(call_id, error, when)
         if not parts:
             return
         is_tool = all(p.kind == "tool_result" for p in parts)
@@ -172,6 +180,13 @@ class _Builder:
         if edit is not None:
             self.edits.append(edit)
 
+    def _finish_shell(self, call_id: str, error: bool, when: datetime | None) -> None:
+        pending = self.shell_calls.pop(call_id, None)
+        if pending is not None and not error:
+            command, cwd, message_id, called = pending
+            self.edits += shell.shell_edits(command, cwd, tool=shell.CLAUDE_TOOL, message_id=message_id,
+                                            call_id=call_id, timestamp=when or called)
+
     def finish(self, stats: ParseStats) -> Session:
         # Edits whose result never arrived (the run was cut off) still count: their lines only match
         # a commit if they reached the file.
@@ -179,6 +194,8 @@ class _Builder:
             edit = _edit(name, args, {}, message_id, call_id, when)
             if edit is not None:
                 self.edits.append(edit)
+        for call_id in list(self.shell_calls):
+            self._finish_shell(call_id, False, None)
         session_id, parent = self._identity()
         return Session(agent="claude-code", session_id=session_id, transcript=self.path,
                        cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds, parent_session_id=parent,
