@@ -1,0 +1,202 @@
+"""Cursor agent transcripts: `~/.cursor/projects/<slug>/agent-transcripts/[<id>/]<id>.jsonl`.
+
+Written by Cursor's agent (IDE and `cursor-agent` CLI); the files record no version, and the corpus
+sample is a git-ai test fixture.
+
+Each line is `{"role": "user"|"assistant", "message": {"content": [blocks]}}` with Anthropic-style
+blocks: `text`, `thinking`, `tool_use {name, input}` and, rarely, `tool_result`. Typed prompts are
+wrapped in `<user_query>…</user_query>`. Lines carry no ids and no timestamps: `message_id` is `r<N>`,
+the 1-based ordinal of the record in the file (stable, the file is append-only), the order of messages
+is the order of the file, and every message's `timestamp` is the file's modification time (the only
+time Cursor records). Edits come from `Write {path, contents}` (seen in the corpus) and, from public
+descriptions of Cursor's tools, `StrReplace`/`Edit {path, old_string, new_string, replace_all}`,
+`MultiEdit {path, edits}`, `Delete {path}` and `ApplyPatch` (an apply_patch envelope). Tool results
+are not written, so an edit that Cursor rejected cannot be told from one that landed.
+
+The project folder is the workspace path with every run of non-alphanumerics turned into one '-' and
+no leading or trailing '-' (`/Users/a/testing-git-ai` → `Users-a-testing-git-ai`, as the corpus
+sample's own `agent-tools` path shows). Subagents are `<id>/subagents/<sub-id>.jsonl`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from ..jsonl import head_records, iter_records, written_since
+from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
+from .patches import parse_apply_patch, text_diff_added
+
+NAME = "cursor"
+EDIT_TOOLS = frozenset({"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch"})
+_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
+_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
+
+
+def cursor_home() -> Path:
+    """`~/.cursor`, where Cursor keeps its per-project folders."""
+    return Path.home() / ".cursor"
+
+
+def encode_project(path: PurePath | str) -> str:
+    """Cursor's project folder name for a workspace path: runs of non-alphanumerics → one '-', trimmed."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", str(path)).strip("-")
+
+
+def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
+    """Transcripts of workspaces at `root`, below it, or above it, written at or after `since`.
+
+    Folder names are lossy ('/', '.', '_' all become '-'), and Windows drive letters appear in either
+    case, so names are compared case-insensitively and by prefix both ways; membership is decided later
+    from the cwd and edited paths.
+    """
+    projects = cursor_home() / "projects"
+    if not projects.is_dir():
+        return
+    mine = encode_project(root).casefold()
+    for folder in sorted(projects.iterdir()):
+        name = folder.name.casefold()
+        if name == mine or name.startswith(mine + "-") or mine.startswith(name + "-"):
+            transcripts = folder / "agent-transcripts"
+            found = [*transcripts.glob("*.jsonl"), *transcripts.glob("*/*.jsonl"),
+                     *transcripts.glob("*/subagents/*.jsonl")]
+            yield from written_since(sorted(found), since)
+
+
+def sniff(path: Path) -> bool:
+    """True when the first records are `{role, message}` objects with no Claude/Codex `type` or `payload`."""
+    if path.suffix != ".jsonl":
+        return False
+    heads = head_records(path, limit=5)
+    return bool(heads) and all(
+        isinstance(r.get("role"), str) and isinstance(r.get("message"), dict)
+        and not ({"type", "payload", "sessionId"} & r.keys()) for r in heads)
+
+
+def read(path: Path) -> list[Session]:
+    """Parse one transcript into one session named after the file; raises OSError only when it cannot
+    be opened. A file in `<id>/subagents/` gets `parent_session_id` = `<id>`."""
+    when = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+    stats = ParseStats()
+    messages: list[Message] = []
+    edits: list[Edit] = []
+    paths: list[str] = []
+    for record in iter_records(path, stats):
+        body, role = record.get("message"), _ROLES.get(str(record.get("role")))
+        if role is None:
+            stats.unknown(str(record.get("role") or record.get("type")))
+            continue
+        message_id = f"r{stats.records}"
+        content = body.get("content") if isinstance(body, dict) else None
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        parts = _parts(content if isinstance(content, list) else [], message_id, when, edits, paths)
+        if not parts:
+            continue
+        if all(p.kind == "tool_result" for p in parts):
+            role = "tool"
+        # Cursor injects context as tagged text (`<user_info>`, …); what the person typed is in <user_query>.
+        raw = _raw(content).lstrip()
+        prompt = role == "user" and bool(raw) and ("<user_query>" in raw or not raw.startswith("<"))
+        messages.append(Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts),
+                                is_prompt=prompt))
+    parent = path.parent.parent.name if path.parent.name == "subagents" else None
+    cwd = _workspace(path, paths)
+    return [Session(agent="cursor", session_id=path.stem, transcript=path, cwd=cwd, cwds=[cwd] if cwd else [],
+                    parent_session_id=parent, messages=messages, edits=edits, stats=stats)]
+
+
+def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit], paths: list[str]) -> list[Part]:
+    parts: list[Part] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype == "text" and isinstance(block.get("text"), str):
+            raw = block["text"]
+            query = _QUERY.search(raw)
+            parts.append(Part(kind="text", text=query.group(1) if query else raw))
+        elif btype == "thinking" and isinstance(block.get("thinking"), str):
+            parts.append(Part(kind="reasoning", text=block["thinking"]))
+        elif btype in ("tool_use", "tool_call"):
+            name = str(block.get("name") or block.get("tool") or "")
+            args = block.get("input", block.get("args"))
+            call_id = str(block.get("id") or f"{message_id}.{len(parts) + 1}")
+            parts.append(Part(kind="tool_call", tool=name, call_id=call_id,
+                              text=args if isinstance(args, str) else json.dumps(args)))
+            if isinstance(args, dict):
+                paths += [v for k, v in args.items() if k in ("path", "file_path") and isinstance(v, str)]
+            if name in EDIT_TOOLS:
+                edits += _edits(name, args, message_id, call_id, when)
+        elif btype == "tool_result":
+            parts.append(Part(kind="tool_result", call_id=str(block.get("tool_use_id") or "") or None,
+                              is_error=bool(block.get("is_error")), text=_result_text(block.get("content"))))
+    return parts
+
+
+def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime) -> list[Edit]:
+    if name == "ApplyPatch":
+        text = args if isinstance(args, str) else next(
+            (v for k, v in args.items() if k in ("patch", "input") and isinstance(v, str)), ""
+        ) if isinstance(args, dict) else ""
+        return [Edit(path=f.move_to or f.path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
+                     kind=f.kind,  # type: ignore[arg-type]
+                     old_text="\n".join(f.old_lines) or None, new_text="\n".join(f.new_lines),
+                     added=tuple(AddedLine(text=t, line=i + 1 if f.kind == "create" else None)
+                                 for i, t in enumerate(f.added)))
+                for f in parse_apply_patch(text)]
+    if not isinstance(args, dict):
+        return []
+    path = args.get("path") or args.get("file_path")
+    if not isinstance(path, str) or not path:
+        return []
+    if name == "Write":
+        contents = args.get("contents", args.get("content"))
+        contents = contents if isinstance(contents, str) else ""
+        # The whole file as written: its line numbers are exact.
+        return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when, kind="create",
+                     new_text=contents,
+                     added=tuple(AddedLine(text=t, line=i + 1) for i, t in enumerate(contents.splitlines())))]
+    if name == "Delete":
+        return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when, kind="delete")]
+    raw = args.get("edits")
+    many: list[Any] = raw if name == "MultiEdit" and isinstance(raw, list) else [args]
+    pairs = [(str(e.get("old_string", "")), str(e.get("new_string", ""))) for e in many if isinstance(e, dict)]
+    added = [a for old, new in pairs for a in text_diff_added(old, new, numbered=False)]
+    return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
+                 old_text="\n".join(p[0] for p in pairs), new_text="\n".join(p[1] for p in pairs), added=tuple(added))]
+
+
+def _workspace(path: Path, paths: list[str]) -> str | None:
+    """The workspace folder: the ancestor of a path the agent touched whose encoding is the project folder.
+
+    Only possible when the transcript sits in Cursor's layout (`projects/<slug>/agent-transcripts/…`).
+    """
+    parts = path.parts
+    if "agent-transcripts" not in parts:
+        return None
+    slug = parts[parts.index("agent-transcripts") - 1].casefold()
+    for touched in paths:
+        pure = PureWindowsPath(touched) if re.match(r"^[A-Za-z]:[\\/]", touched) else PurePosixPath(touched)
+        for folder in pure.parents:
+            if encode_project(folder).casefold() == slug:
+                return str(folder)
+    return None
+
+
+def _raw(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
