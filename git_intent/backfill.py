@@ -141,20 +141,8 @@ def _recorded(repo: Repository, commits: list[str]) -> set[str]:
     wanted = [c for c in commits if c in listed]
     if not wanted:
         return set()
-    batch = "".join(f"{listed[c]}\n" for c in wanted)
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.root, input=batch.encode(),
-                         capture_output=True).stdout
     found: set[str] = set()
-    pos = 0
-    for commit in wanted:
-        header_end = out.index(b"\n", pos)
-        header = out[pos:header_end].split()
-        if len(header) != 3:  # "<id> missing"
-            pos = header_end + 1
-            continue
-        size = int(header[2])
-        body = out[header_end + 1:header_end + 1 + size]
-        pos = header_end + 1 + size + 1
-        if f'"commit":"{commit}"'.encode() in body and b'"kind":"commit"' in body:
+    for (commit, (_, body)) in zip(wanted, repo.cat_blobs([listed[c] for c in wanted]), strict=True):
+        if body and f'"commit":"{commit}"'.encode() in body and b'"kind":"commit"' in body:
             found.add(commit)
     return found

@@ -25,7 +25,6 @@ from typing import Any
 
 from .adapters import all_adapters, sniff
 from .errors import GitError
-from .gitai import cat_blobs
 from .models import ParseStats, Session, parse_timestamp
 from .repo import Repository
 
@@ -81,7 +80,7 @@ class EntireSession:
 
         Raises GitError when a transcript object cannot be read (e.g. a partial clone without it).
         """
-        parts = dict(cat_blobs(self.repo, self.transcript_objects))
+        parts = dict(self.repo.cat_blobs(self.transcript_objects))
         if any(parts.get(oid) is None for oid in self.transcript_objects):
             raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
                            f"cannot be read from the repository.")
@@ -222,7 +221,7 @@ def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list
                    for rest, folder in sorted(level.children.items())]
     small = [f.files[n][0] for _, top, _ in folders for f in (top, *top.children.values())
              for n in ("metadata.json", "content_hash.txt") if n in f.files]
-    blobs = dict(cat_blobs(repo, list(dict.fromkeys(small))))
+    blobs = dict(repo.cat_blobs(list(dict.fromkeys(small))))
     checkpoints: list[Checkpoint] = []
     pending: list[_Pending] = []
     for path, folder, path_id in folders:
@@ -255,7 +254,7 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
     transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
     unlabelled = [transcripts[folder][1][0] for _, _, _, folder, _, meta, _ in pending
                   if _label_agent(meta) is None and transcripts[folder][1]]
-    heads = {oid: data[:_SNIFF_BYTES] for oid, data in cat_blobs(repo, unlabelled) if data is not None}
+    heads = {oid: data[:_SNIFF_BYTES] for oid, data in repo.cat_blobs(unlabelled) if data is not None}
     result: dict[str, list[EntireSession]] = defaultdict(list)
     for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
         path, objects, size = transcripts[folder]

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,6 @@ TOOL_AGENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "o
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
 _ROLES: dict[str, tuple[Role, PartKind]] = {"user": ("user", "text"), "assistant": ("assistant", "text"),
                                              "thinking": ("assistant", "reasoning"), "plan": ("assistant", "text")}
-_BATCH = 1000  # objects per `git cat-file --batch` call: bounded memory over 10k-note refs
 
 LineRange = tuple[int, int]
 
@@ -161,32 +159,9 @@ def read_gitai_notes(repo: Repository, ref: str = NOTES_REF) -> Iterator[tuple[s
     listing = repo.git("notes", "--ref", ref, "list", check=False)
     pairs = [fields for fields in (line.split() for line in listing.splitlines()) if len(fields) == 2]
     # Equal notes share one blob, so blobs are matched to commits by position, not by id.
-    for (_, commit), (_, data) in zip(pairs, cat_blobs(repo, [blob for blob, _ in pairs]), strict=True):
+    for (_, commit), (_, data) in zip(pairs, repo.cat_blobs([blob for blob, _ in pairs]), strict=True):
         if data is not None:
             yield commit, parse_gitai_note(data.decode("utf-8", "replace"))
-
-
-def cat_blobs(repo: Repository, object_names: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
-    """(name, bytes) for each object name (a SHA or `rev:path`) through `git cat-file --batch`, in order;
-    bytes is None when the object is missing or not a blob."""
-    for start in range(0, len(object_names), _BATCH):
-        names = list(object_names[start:start + _BATCH])
-        if any("\n" in name for name in names):
-            raise ValueError("object names cannot contain newlines")
-        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.root, capture_output=True,
-                              input="".join(f"{name}\n" for name in names).encode("utf-8"))
-        out, pos = proc.stdout, 0
-        for name in names:
-            newline = out.find(b"\n", pos)
-            header = out[pos:newline].split() if newline >= 0 else []
-            if len(header) != 3 or not header[2].isdigit():
-                pos = newline + 1 if newline >= 0 else len(out)
-                yield name, None
-                continue
-            size = int(header[2])
-            data = out[newline + 1:newline + 1 + size]
-            pos = newline + 1 + size + 1
-            yield name, data if header[1] == b"blob" and len(data) == size else None
 
 
 def _read_attestations(lines: list[str], files: dict[str, list[GitAiAttestation]], stats: ParseStats) -> None:

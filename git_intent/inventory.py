@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -34,20 +33,11 @@ def linked_commits(repo: Repository) -> dict[tuple[str, str], list[str]]:
     pairs = [(fields[1], fields[0]) for fields in listed if len(fields) == 2]
     if not pairs:
         return {}
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.root, capture_output=True,
-                         input="".join(f"{blob}\n" for _, blob in pairs).encode()).stdout
     links: dict[tuple[str, str], list[str]] = {}
-    pos = 0
-    for commit, _ in pairs:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        if len(header) != 3:
-            pos = end + 1
+    for (commit, _), (_, body) in zip(pairs, repo.cat_blobs([blob for _, blob in pairs]), strict=True):
+        if body is None:
             continue
-        size = int(header[2])
-        note = parse_note(commit, out[end + 1:end + 1 + size].decode("utf-8", "replace"))
-        pos = end + 1 + size + 1
-        for record in note.records:
+        for record in parse_note(commit, body.decode("utf-8", "replace")).records:
             if record.kind == "session" and record.agent and record.session_id:
                 links.setdefault((record.agent, record.session_id), []).append(commit)
     return links

@@ -7,6 +7,7 @@ Blame and note writes use the git CLI on purpose (DESIGN.md: pygit2 blame was 9-
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cached_property
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from .errors import GitError, NotARepositoryError
 
+CAT_BATCH = 1000  # object names per `git cat-file --batch` call
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # Settings that would change the git output parsed here: quoted paths, signatures in `log`/`show`
 # output, colour, and diff prefixes (diff.noprefix, diff.srcPrefix are overridden by --src-prefix below).
@@ -170,6 +172,28 @@ class Repository:
             except GitError:
                 cache[key] = []
         return cache[key]
+
+    def cat_blobs(self, object_names: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+        """(name, bytes) for each object name (a SHA or `rev:path`) through `git cat-file --batch`, in order;
+        bytes is None when the object is missing or not a blob."""
+        for start in range(0, len(object_names), CAT_BATCH):
+            names = list(object_names[start:start + CAT_BATCH])
+            if any("\n" in name for name in names):
+                raise ValueError("object names cannot contain newlines")
+            proc = subprocess.run(["git", "cat-file", "--batch"], cwd=self.root, capture_output=True,
+                                  input="".join(f"{name}\n" for name in names).encode("utf-8"))
+            out, pos = proc.stdout, 0
+            for name in names:
+                newline = out.find(b"\n", pos)
+                header = out[pos:newline].split() if newline >= 0 else []
+                if len(header) != 3 or not header[2].isdigit():
+                    pos = newline + 1 if newline >= 0 else len(out)
+                    yield name, None
+                    continue
+                size = int(header[2])
+                data = out[newline + 1:newline + 1 + size]
+                pos = newline + 1 + size + 1
+                yield name, data if header[1] == b"blob" and len(data) == size else None
 
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
