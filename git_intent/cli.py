@@ -170,6 +170,34 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
         click.echo(f"  {key}  {lines} lines")
 
 
+@cli.command("import")
+@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider"]),
+              help="The tool whose records to build on.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def import_(source: str, as_json: bool) -> None:
+    """Import the records another tool keeps: Entire checkpoints, git-ai notes, or Aider's chat history.
+
+    Entire's stored transcripts become backup copies and its trailer commits are recorded against them;
+    git-ai's notes name sessions whose local transcripts record those commits; Aider's `> Commit` lines
+    link commits directly. Idempotent.
+    """
+    from .importers import import_records, work_size
+
+    repo = _repo()
+    with click.progressbar(length=work_size(repo, source), label=f"Importing from {source}", file=sys.stderr,
+                           hidden=as_json or not sys.stderr.isatty()) as bar:
+        result = import_records(repo, source, progress=bar.update)
+    if as_json:
+        _print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
+        return
+    click.echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded; "
+               f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
+    for problem in result.skipped[:20]:
+        click.echo(f"  skipped {problem}")
+    if len(result.skipped) > 20:
+        click.echo(f"  … and {len(result.skipped) - 20} more skipped")
+
+
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status(as_json: bool) -> None:
