@@ -68,7 +68,10 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
                     return session
     matches: dict[tuple[str, str], Session] = {}
     paths = [p for _, p in session_copies(repo) if p.stem.startswith(session_id)]
-    paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root) if session_id in p.name]
+    # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
+    # OpenCode's database, Gemini's chats) is read whole.
+    paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root)
+              if session_id in p.name or not getattr(adapters[n], "IDS_IN_FILE_NAMES", True)]
     _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:

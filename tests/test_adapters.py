@@ -135,12 +135,14 @@ def test_table_covers_every_corpus_transcript() -> None:
     assert found == set(TABLE) | {GEMINI_LEGACY}
 
 
-def test_gemini_legacy_json_is_no_adapters_format() -> None:
-    assert sniff(corpus(GEMINI_LEGACY)) is None
+def test_gemini_legacy_json_is_read_by_the_gemini_adapter() -> None:
+    adapter = sniff(corpus(GEMINI_LEGACY))
+    assert adapter is not None and adapter.NAME == "gemini-cli"
 
 
 def test_every_builtin_adapter_is_listed() -> None:
-    assert {name: module.NAME for name, module in ADAPTERS.items()} == {"claude-code": "claude-code", "codex": "codex"}
+    assert {name: module.NAME for name, module in ADAPTERS.items()} == {name: name for name in (
+        "claude-code", "codex", "gemini-cli", "cursor", "aider")}
 
 
 # --------------------------------------------------------------------------------------------------

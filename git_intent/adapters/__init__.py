@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..models import Session
-from . import claude_code, codex
+from . import aider, claude_code, codex, cursor, gemini_cli
 
 
 class Adapter(Protocol):
@@ -39,6 +39,9 @@ class Adapter(Protocol):
 ADAPTERS: dict[str, Adapter] = {
     "claude-code": claude_code,
     "codex": codex,
+    "gemini-cli": gemini_cli,
+    "cursor": cursor,
+    "aider": aider,
 }
 
 

@@ -1,0 +1,106 @@
+"""`git intent import`: a history rebuilt from the linked corpus with its Entire branch is explained line by
+line after `import --from entire`; git-ai notes and Aider commit lines link commits to local sessions."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from conftest import corpus, git, run_cli
+from test_e2e_hook import ClaudeSession, Clock
+from test_entire import corpus_files, set_ref, write_tree
+from test_linked_corpus import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
+
+from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+
+# (transcript, checkpoint id, rebuild, subject)
+CASES = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),
+         (ENTIRE_AC3F_S2, "ac3f02a3c337", rebuild_claude, "log error when marshalling fails"),
+         (ENTIRE_AC3F_S0, "ac3f02a3c337", rebuild_claude, "handle if a single jsonl line is bigger then chunk size"),
+         (GITSYNC_8FEA, "8feaf84a600f", rebuild_codex, "even more general url validation")]
+
+
+def import_json(repo: Path, source: str) -> dict[str, Any]:
+    proc = run_cli("import", "--from", source, "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def test_entire_history_is_explained_line_by_line_after_import(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject) for t, cp, build, subject in CASES),
+                   key=lambda s: at(s[2].first_edit_at))
+    for transcript, checkpoint, rebuild, subject in steps:
+        cwd = session_cwd(transcript).rstrip("/")
+        write_replayed(repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1:]).exists()}, cwd)
+        commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
+        write_replayed(repo, rebuild.post, cwd)
+        commit_replayed(repo, f"{subject}\n\nEntire-Checkpoint: {checkpoint}\n",
+                        at(rebuild.last_edit_at) + timedelta(minutes=1))
+    set_ref(repo, "refs/heads/entire/checkpoints/v1", write_tree(repo, corpus_files()), "Checkpoints")
+    result = import_json(repo, "entire")
+    credited: dict[str, int] = {}
+    for record in result["results"]:
+        for key, lines in record["sessions"].items():
+            credited[key] = credited.get(key, 0) + lines
+    print(f"import --from entire: {result['lines_attributed']}/{result['lines_added']} lines; {credited}")
+    assert credited == {"claude-code:cc432c40-914a-4c1a-a972-0103199a736a": 54,
+                        "claude-code:1ed1f046-f456-4f14-9c74-bb83179cf809": 8,
+                        "claude-code:0a0314fb-b206-450f-b895-cd5181a28ae5": 32,
+                        "codex:019ddd6f-3680-7fb3-8f93-e567af97d303": 45}
+    # The transcripts exist only on the checkpoints branch and in the backup: blame still explains.
+    line = json.loads(run_cli("blame", "internal/validation/validation.go:34", "--json", cwd=repo).stdout)["lines"][0]
+    assert line["attribution"]["session_id"] == "019ddd6f-3680-7fb3-8f93-e567af97d303"
+    assert line["evidence"][0]["role"] == "user" and "trailing slash" in line["evidence"][0]["text"]
+    again = import_json(repo, "entire")
+    assert [r["note_written"] for r in again["results"]] == [False] * len(again["results"])
+
+
+def test_gitai_note_naming_a_local_session_records_the_commit(repo: Path) -> None:
+    root = repo.resolve()
+    session = ClaudeSession(cwd=root, clock=Clock(datetime.now(timezone.utc) - timedelta(minutes=20)))
+    session.prompt("Add the scorer")
+    write_id = session.write("Writing it.", root / "score.py", "def score_points(hits):\n    return hits * 10\n")
+    session.save()
+    git(root, "add", "score.py")
+    git(root, "commit", "-q", "-m", "score")
+    sha = git(root, "rev-parse", "HEAD").strip()
+    note = ("score.py\n  s_0123456789abcd 1-2\n---\n" + json.dumps({
+        "schema_version": "authorship/3.0.0", "git_ai_version": "1.0.0", "base_commit_sha": sha,
+        "sessions": {"s_0123456789abcd": {"agent_id": {"tool": "claude", "id": session.session_id,
+                                                       "model": "claude-opus-4-5"}, "human_author": "p"}}}))
+    (root / ".git" / "ai-note").write_text(note)
+    git(root, "notes", "--ref", "refs/notes/ai", "add", "-F", str(root / ".git" / "ai-note"), sha)
+    result = import_json(root, "git-ai")
+    assert (result["commits"], result["lines_attributed"], result["sessions"]) == (1, 2, 1)
+    line = json.loads(run_cli("blame", "score.py:2", "--json", cwd=root).stdout)["lines"][0]
+    assert (line["attribution"]["session_id"], line["attribution"]["message_id"]) == (session.session_id, write_id)
+
+
+def test_aider_commit_lines_link_commits(repo: Path) -> None:
+    root = repo.resolve()
+    started = datetime.now() - timedelta(minutes=10)
+    (root / "greet.py").write_text("def greet_person(name):\n    return f'Hello, {name}!'\n")
+    git(root, "add", "greet.py")
+    git(root, "commit", "-q", "-m", "feat: add greet_person")
+    short = git(root, "rev-parse", "--short", "HEAD").strip()
+    history = (f"\n# aider chat started at {started:%Y-%m-%d %H:%M:%S}\n\n"
+               "#### add a greet_person function to greet.py  \n\n"
+               "greet.py\n```python\n<<<<<<< SEARCH\n=======\ndef greet_person(name):\n"
+               "    return f'Hello, {name}!'\n>>>>>>> REPLACE\n```\n\n"
+               f"> Applied edit to greet.py  \n> Commit {short} feat: add greet_person  \n")
+    (root / ".aider.chat.history.md").write_text(history)
+    result = import_json(root, "aider")
+    assert (result["commits"], result["lines_attributed"], result["lines_added"]) == (1, 2, 2)
+    line = json.loads(run_cli("blame", "greet.py:1", "--json", cwd=root).stdout)["lines"][0]
+    assert line["attribution"]["agent"] == "aider"
+    assert "greet_person" in line["evidence"][0]["text"]
+
+
+def test_import_without_records_is_one_sentence(repo: Path) -> None:
+    for source, words in (("entire", "no Entire checkpoints"), ("git-ai", "no git-ai notes"),
+                          ("aider", "no Aider chat history")):
+        proc = run_cli("import", "--from", source, cwd=repo)
+        assert proc.returncode == 1 and words in proc.stderr, proc.stderr
