@@ -43,9 +43,20 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     for path in extra:
         _keep_longest(found, read_transcript(path))
     needles = _needles(repo)
-    paths = [p for a in all_adapters().values() for p in a.discover(repo.root, since) if _mentions(p, needles)]
-    paths += written_since((p for _, p in session_copies(repo)), since)
-    _keep_longest(found, _read_readable(paths))
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
+    root_commit = roots[-1] if roots else None  # OpenCode's project id
+    for adapter in all_adapters().values():
+        paths = [p for p in adapter.discover(repo.root, since) if _mentions(p, needles)]
+        read_project = getattr(adapter, "read_project", None)
+        if read_project is None:
+            _keep_longest(found, _read_readable(paths))
+            continue
+        for path in paths:  # a store of many projects' sessions (OpenCode): parse only this repository's
+            try:
+                _keep_longest(found, read_project(path, project_id=root_commit, root=repo.root, since=since))
+            except Exception:  # one odd store must not stop the others
+                continue
+    _keep_longest(found, _read_readable(written_since((p for _, p in session_copies(repo)), since)))
     return list(found.values())
 
 
@@ -71,7 +82,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
     # OpenCode's database, Gemini's chats) is read whole.
     paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root)
-              if session_id in p.name or not getattr(adapters[n], "IDS_IN_FILE_NAMES", True)]
+              if session_id in p.name or getattr(adapters[n], "MULTI_SESSION", False)]
     _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
@@ -93,6 +104,12 @@ def _needles(repo: Repository) -> list[bytes]:
 def _mentions(path: Path, needles: list[bytes]) -> bool:
     """Whether a discovered transcript names this work tree at all: a byte search costs far less than
     parsing every rollout on disk (Codex files rollouts by date, not by project)."""
+    # A SQLite store in WAL mode (OpenCode's, while it runs) holds its newest rows in `<name>-wal`.
+    wal = path.with_name(path.name + "-wal")
+    return _file_mentions(path, needles) or (wal.is_file() and _file_mentions(wal, needles))
+
+
+def _file_mentions(path: Path, needles: list[bytes]) -> bool:
     try:
         with path.open("rb") as handle:
             if path.stat().st_size == 0:

@@ -30,8 +30,8 @@ def import_json(repo: Path, source: str) -> dict[str, Any]:
 
 def test_entire_history_is_explained_line_by_line_after_import(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject) for t, cp, build, subject in CASES),
-                   key=lambda s: at(s[2].first_edit_at))
+    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject)
+                    for t, cp, build, subject in CASES), key=lambda s: at(s[2].first_edit_at))
     for transcript, checkpoint, rebuild, subject in steps:
         cwd = session_cwd(transcript).rstrip("/")
         write_replayed(repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1:]).exists()}, cwd)

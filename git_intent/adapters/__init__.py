@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..models import Session
-from . import aider, claude_code, codex, cursor, gemini_cli
+from . import aider, claude_code, codex, cursor, gemini_cli, opencode
 
 
 class Adapter(Protocol):
@@ -39,6 +39,7 @@ class Adapter(Protocol):
 ADAPTERS: dict[str, Adapter] = {
     "claude-code": claude_code,
     "codex": codex,
+    "opencode": opencode,
     "gemini-cli": gemini_cli,
     "cursor": cursor,
     "aider": aider,

@@ -33,8 +33,8 @@ from ..jsonl import written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
 from .patches import text_diff_added
 
-# Sessions are not named after their files: `find_session` reads every discovered file.
-IDS_IN_FILE_NAMES = False
+# One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
+MULTI_SESSION = True
 NAME = "aider"
 HISTORY = ".aider.chat.history.md"
 TOOL = "search_replace"

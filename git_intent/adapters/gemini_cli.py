@@ -34,8 +34,8 @@ from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from .patches import text_diff_added, unified_diff_added
 
-# Sessions are not named after their files: `find_session` reads every discovered file.
-IDS_IN_FILE_NAMES = False
+# One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
+MULTI_SESSION = True
 NAME = "gemini-cli"
 EDIT_TOOLS = frozenset({"replace", "write_file"})
 _TYPES = frozenset({"user", "gemini", "info", "error", "warning"})  # info/error/warning become "system"
