@@ -95,6 +95,7 @@ class ParseStats(BaseModel):
 
     records: int = 0
     unreadable: int = 0
+    duplicates: int = 0  # records whose id was already read (skipped)
     unknown_types: dict[str, int] = Field(default_factory=dict)
 
     def unknown(self, record_type: str) -> None:
