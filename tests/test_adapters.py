@@ -60,7 +60,8 @@ GEMINI_GO_RUN = "linked/entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl"
 TABLE: dict[str, Expected] = {
     # prompts exclude the "[Request interrupted by user…]" markers Claude Code writes as user text
     # (torn-line has 1, two-sessionids 1, git-ai 1).
-    TORN_CC: Expected("claude-code", "130d7b7e-5801-4345-9bd6-f32fd9b8429b", 171, 151, 14, 5, 0, 64),
+    # 151 message records, one written twice (same uuid): 150 messages, the duplicate counted and skipped.
+    TORN_CC: Expected("claude-code", "130d7b7e-5801-4345-9bd6-f32fd9b8429b", 171, 150, 14, 5, 0, 64),
     TWO_IDS: Expected("claude-code", "4931d45a-d447-44b4-8475-1e6fcfcc28bf", 221, 188, 15, 3, 0, 120),
     COMPACTION_CC: Expected("claude-code", "198393f2-22db-477b-ac77-1825bea883ae", 54, 48, 3, 2, 0, 18),
     f"{CC}/entire-cli__c9883595c929__queue-operation.jsonl":

@@ -94,6 +94,7 @@ class _Builder:
         self.shell_calls: dict[str, tuple[str, str | None, str, datetime | None]] = {}
         self.cwd: str | None = None
         self.ids: Counter[str] = Counter()
+        self.seen: set[str] = set()
         self.cwds: list[str] = []
         self.version: str | None = None
 
@@ -114,6 +115,10 @@ class _Builder:
             self.ids[sid] += 1
         uuid = record.get("uuid")
         message_id = uuid if isinstance(uuid, str) else f"r{stats.records}"
+        if message_id in self.seen:
+            stats.duplicates += 1  # Claude Code sometimes writes a record twice (seen around glued lines)
+            return
+        self.seen.add(message_id)
         when = parse_timestamp(record.get("timestamp"))
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
+from . import shell
 from .patches import parse_apply_patch, unified_diff_added
 
 NAME = "codex"
@@ -83,6 +84,8 @@ class _Builder:
         self.calls: dict[str, tuple[str, str, str, datetime | None]] = {}
         self.applied: dict[str, tuple[bool, dict[str, Any], datetime | None]] = {}
         self.failed: set[str] = set()
+        self.shell_calls: dict[str, tuple[str, Any, str, datetime | None]] = {}
+        self.shell_failed: set[str] = set()
 
     def add(self, record: dict[str, Any], stats: ParseStats) -> None:
         kind, payload = record.get("type"), record.get("payload")
@@ -135,6 +138,8 @@ class _Builder:
             raw = payload.get("changes")
             changes: dict[str, Any] = raw if isinstance(raw, dict) else {}
             self.applied[payload["call_id"]] = (payload.get("success") is not False, changes, when)
+        elif etype == "exec_command_end" and isinstance(payload.get("exit_code"), int) and payload["exit_code"]:
+            self.shell_failed.add(str(payload.get("call_id")))
 
     def _item(self, payload: dict[str, Any], message_id: str, when: datetime | None) -> None:
         itype = payload.get("type")
@@ -164,6 +169,8 @@ class _Builder:
             error = _failed(text)
             if error:
                 self.failed.add(call_id)
+            if shell.exit_code(text) not in (None, 0):
+                self.shell_failed.add(call_id)
             self.messages.append(Message(message_id=message_id, role="tool", timestamp=when, parts=(
                 Part(kind="tool_result", call_id=call_id, text=text, is_error=error),)))
 
@@ -176,6 +183,8 @@ class _Builder:
             Part(kind="tool_call", tool=name, call_id=call_id, text=text),)))
         if "*** Begin Patch" in text:
             self.calls[call_id] = (name, _patch_text(text), message_id, when)
+        elif name in shell.CODEX_TOOLS:
+            self.shell_calls[call_id] = (name, raw, message_id, when)
 
     def finish(self, stats: ParseStats) -> Session:
         if self.typed_prompts:
@@ -184,6 +193,10 @@ class _Builder:
         edits: list[Edit] = []
         for call_id, (name, patch, message_id, when) in self.calls.items():
             edits += self._edits(call_id, name, patch, message_id, when)
+        for call_id, (name, raw, message_id, when) in self.shell_calls.items():
+            if call_id not in self.failed and call_id not in self.shell_failed:
+                edits += shell.codex_edits(name, raw, message_id=message_id, call_id=call_id, timestamp=when)
+        edits.sort(key=lambda edit: int(edit.message_id[1:]))  # record order: apply_patch and shell edits interleave
         session_id = self.ids[0] if self.ids else self.path.stem
         return Session(agent="codex", session_id=session_id, transcript=self.path,
                        cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds,
