@@ -47,11 +47,12 @@ class Expected:
 
 TABLE: dict[str, Expected] = {
     LEGACY_SMALL: Expected("faff42ab-6ea5-4f78-b8c4-f7dd6272af08", 6, 6, 1, 2, 1),
-    LEGACY_COLOR: Expected("f7633853-6663-4dbb-bbf4-6159afa29df8", 13, 13, 1, 1, 3),
+    # write_file docs/blue.md (3 lines), then `echo -e "...Red..." >> docs/color.md` (17 lines, via shell.py)
+    LEGACY_COLOR: Expected("f7633853-6663-4dbb-bbf4-6159afa29df8", 13, 13, 2, 1, 20),
     # no metadata line in git-ai's fixture, so the session id is the file name
     GIT_AI: Expected("git-ai__gemini-session-simple", 7, 6, 2, 1, 2),
     V040: Expected("gemini_stage0_jsonl", 5, 3, 0, 1, 0),
-    LINKED: Expected("f7633853-6663-4dbb-bbf4-6159afa29df8", 13, 13, 1, 1, 3),
+    LINKED: Expected("f7633853-6663-4dbb-bbf4-6159afa29df8", 13, 13, 2, 1, 20),
 }
 
 
@@ -104,17 +105,20 @@ def test_claude_and_codex_corpus_files_do_not_sniff_as_gemini() -> None:
 
 def test_legacy_session_write_file_creates_with_numbered_lines() -> None:
     session = _read(LEGACY_COLOR)
-    (edit,) = session.edits
+    edit, appended = session.edits
     assert (edit.path, edit.tool, edit.kind) == ("docs/blue.md", "write_file", "create")
     assert (edit.message_id, edit.call_id) == ("98b30b64-9492-42d4-bee3-0503a112fa53",
                                                "write_file-1768510312836-c85bc7ab6bf4a8")
     assert edit.timestamp == datetime(2026, 1, 15, 20, 51, 57, 58000, tzinfo=timezone.utc)
     assert [(a.line, a.text[:20]) for a in edit.added] == [(1, "# Blue"), (2, ""), (3, "Blue is a primary co")]
-    # docs/color.md, the file the linked commit added, was only appended to by run_shell_command
-    assert all(e.path != "docs/color.md" for e in session.edits)
+    # docs/color.md, the file the linked commit added, was only appended to by run_shell_command: the
+    # command text shows the 17 lines it wrote, so shell.py turns it into an edit.
     appends = [(m.message_id, p.tool) for m in session.messages for p in m.parts
                if p.kind == "tool_call" and ">> docs/color.md" in p.text]
     assert appends == [("4b1fa2ec-f4ae-4ac6-90c7-1ab2b5bdf6e5", "run_shell_command")]
+    assert (appended.path, appended.tool, appended.kind, appended.message_id) == (
+        "docs/color.md", "run_shell_command", "update", "4b1fa2ec-f4ae-4ac6-90c7-1ab2b5bdf6e5")
+    assert [a.text for a in appended.added][:3] == ["", "# Red", ""] and len(appended.added) == 17
     assert session.cwd == ENTIRE_CWD  # sha256(cwd) is the recorded projectHash
     legacy = json.loads(corpus(LEGACY_COLOR).read_text(encoding="utf-8"))
     assert hashlib.sha256(ENTIRE_CWD.encode()).hexdigest() == legacy["projectHash"]

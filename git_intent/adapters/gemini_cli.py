@@ -32,10 +32,12 @@ from typing import Any
 
 from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
+from . import shell
 from .patches import text_diff_added, unified_diff_added
 
 # One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
 MULTI_SESSION = True
+SHELL_TOOL = "run_shell_command"
 NAME = "gemini-cli"
 EDIT_TOOLS = frozenset({"replace", "write_file"})
 _TYPES = frozenset({"user", "gemini", "info", "error", "warning"})  # info/error/warning become "system"
@@ -282,6 +284,7 @@ def _message(message_id: str, record: dict[str, Any], edits: list[Edit]) -> Mess
                 edit = _edit(call, message_id, when)
                 if edit is not None:
                     edits.append(edit)
+                edits += _shell_edits(call, message_id, when)
         parts = [p for p in parts if p.text or p.kind in ("tool_call", "tool_result")]
         return Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts)) if parts else None
     shown = _parts(record.get("displayContent"))
@@ -373,6 +376,17 @@ def _edit(call: dict[str, Any], message_id: str, when: datetime | None) -> Edit 
         added = text_diff_added(old, new, numbered=not old)
     return Edit(path=path, tool=name, message_id=message_id, call_id=_str(call.get("id")), timestamp=stamp,
                 kind="create" if not old else "update", old_text=old, new_text=new, added=tuple(added))
+
+
+def _shell_edits(call: dict[str, Any], message_id: str, when: datetime | None) -> list[Edit]:
+    """Writes a successful `run_shell_command` shows in its command text (paths stay relative to the
+    session's project root). Gemini's own `status` decides success: it prints the exit code after the
+    output, where `shell.exit_code` would not look."""
+    command = _dict(call.get("args")).get("command")
+    if call.get("name") != SHELL_TOOL or call.get("status") != "success" or not isinstance(command, str):
+        return []
+    return shell.shell_edits(command, None, tool=SHELL_TOOL, message_id=message_id, call_id=_str(call.get("id")),
+                             timestamp=parse_timestamp(call.get("timestamp")) or when)
 
 
 def _cwd(path: Path, meta: dict[str, Any], records: Iterable[dict[str, Any]]) -> str | None:
