@@ -14,6 +14,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .catalog import candidate_sessions
@@ -61,7 +62,9 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     if progress and result.skipped:
         progress(result.skipped)
     if todo:
-        oldest = repo.commit_time(todo[0])  # rev-list --reverse: the first is the oldest
+        stamps = [int(t) for i in range(0, len(todo), 1000)
+                  for t in repo.git("show", "-s", "--format=%ct", *todo[i:i + 1000]).split()]
+        oldest = datetime.fromtimestamp(min(stamps), timezone.utc)
         sessions = candidate_sessions(repo, oldest - lookback(repo), transcripts)
         mapper = PathMapper(repo.root, repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify",
                                                                                 "HEAD") else [], repo.worktrees)

@@ -131,8 +131,10 @@ def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes,
     dest = session_copy_path(repo, agent, session_id, suffix)
     if dest is None:
         return None
-    if dest.is_file() and dest.stat().st_size >= len(data):
-        return dest
+    if dest.is_file():
+        # Only a continuation replaces a copy: another source claiming this session id must not.
+        if dest.stat().st_size >= len(data) or not data.startswith(dest.read_bytes()):
+            return dest
     ensure_excluded(repo)
     folder = _private_dir(repo.backup_dir, "sessions", agent)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")

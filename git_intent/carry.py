@@ -8,6 +8,7 @@ the source commit, become edits that the target commit's added lines are matched
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -20,9 +21,10 @@ from .repo import Repository
 CARRIED = Path("refs/notes/intent")  # the transcript of a session known only from a note
 
 
-def carried_edits(repo: Repository, sources: list[str]) -> list[MappedEdit]:
+def carried_edits(repo: Repository, sources: list[str], target: str | None = None) -> list[MappedEdit]:
     """One edit per credited range in the notes of `sources` (oldest source first), ordered before any
-    live edit so a live edit of the same line wins. Sources without a readable note contribute nothing."""
+    live edit so a live edit of the same line wins. Sources without a readable note contribute nothing.
+    A source equal to `target` (the commit being recorded keeps its own credits) adds no pointer."""
     edits: list[MappedEdit] = []
     for source in sources:
         try:
@@ -43,7 +45,8 @@ def carried_edits(repo: Repository, sources: list[str]) -> list[MappedEdit]:
             edit = Edit(path=record.path, tool=record.tool or "", message_id=record.message_id or "",
                         call_id=record.call_id, added=tuple(AddedLine(text=t, line=record.start + i)
                                                             for i, t in enumerate(lines)))
-            origin = record.derived_from or source  # a carried credit keeps pointing at the first commit
+            # A carried credit keeps pointing at the first commit it came from.
+            origin = record.derived_from or (None if source == target else source)
             edits.append(MappedEdit(session=session, edit=edit, path=record.path, order=-1_000_000 + len(edits),
                                     fuzzy=False, derived_from=origin))
     return edits
@@ -72,11 +75,9 @@ def reverted_commit(repo: Repository, commit: str) -> str | None:
     """The commit a revert names in its message ("This reverts commit <sha>."), also when the revert was
     concluded after a conflict (its reflog subject is then a plain "commit")."""
     body = repo.git("show", "-s", "--format=%B", commit)
-    for line in body.splitlines():
-        if line.startswith("This reverts commit "):
-            sha = line[len("This reverts commit "):].strip().rstrip(".")
-            if repo.succeeds("rev-parse", "-q", "--verify", f"{sha}^{{commit}}"):
-                return repo.resolve(sha)
+    for match in re.finditer(r"This reverts commit ([0-9a-f]{7,64})", body):
+        if repo.succeeds("rev-parse", "-q", "--verify", f"{match.group(1)}^{{commit}}"):
+            return repo.resolve(match.group(1))
     return None
 
 

@@ -40,10 +40,18 @@ def drain() -> None:
     common, top = _git("rev-parse", "--git-common-dir", "--show-toplevel").splitlines()[:2]
     state = Path(common if os.path.isabs(common) else os.path.join(os.getcwd(), common)) / "intent"
     sync = os.environ.get("GIT_INTENT_HOOK_SYNC") == "1"
-    if not sync and worker_busy(state):
-        return
+    if not sync:
+        # A worker holding the lock looks at the queue again before it exits. A brief hold by someone
+        # else (`git intent status` testing the lock) must not make this job wait for the next commit.
+        for _ in range(20):
+            if not worker_busy(state):
+                break
+            time.sleep(0.1)
+        else:
+            return
     env = {k: v for k, v in os.environ.items() if k not in _HOOK_ENV}
-    command = [sys.executable, "-m", "git_intent", "record", "--pending", "--hook"]
+    # -P: the work tree's own files must never shadow the standard library or git_intent.
+    command = [sys.executable, "-P", "-m", "git_intent", "record", "--pending", "--hook"]
     with open(state / "hook.log", "a", encoding="utf-8") as out:
         if sync:
             subprocess.run([*command, "--wait"], cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)

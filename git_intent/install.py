@@ -71,6 +71,12 @@ def install(repo: Repository, *, shared_hooks_path: bool = False) -> list[str]:
         if value not in current:
             repo.git("config", "--add", key, value)
             changes.append(f"Set git config {key} = {value}.")
+    if not repo.succeeds("rev-parse", "-q", "--verify", NOTES_REF):
+        # With notes.rewriteRef set, git warns on every amend and rebase until the ref exists.
+        empty = repo.git("commit-tree", repo.git("mktree", input_text="").strip(), "-m", "git-intent notes",
+                         check=False).strip()
+        if empty and repo.succeeds("update-ref", NOTES_REF, empty, "0" * 40):
+            changes.append(f"Created {NOTES_REF}.")
     if ensure_excluded(repo):
         changes.append("Added /.opencode/intent/ (the local backup) to .git/info/exclude.")
     return changes

@@ -3,6 +3,7 @@
 A job is a small text file written by a shell shim (templates/post-commit, templates/post-rewrite):
 
     hook post-commit              hook post-rewrite
+    worktree <path>               worktree <path>
     cherry-pick [<sha>]           kind amend|rebase
     hint NAME=VALUE ...           reflog
     reflog                        <sha> <reflog subject of HEAD>
@@ -17,10 +18,12 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+_HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?: |$)")
 # A job without its `end` line this old was cut short (a full disk, a crash) and will never complete.
 TORN_AFTER_SECONDS = 60.0
 
@@ -31,6 +34,7 @@ class Job:
 
     path: Path
     hook: str
+    worktree: str | None = None  # the work tree the hook ran in
     reflog: list[str] = field(default_factory=list)  # "<sha> <subject>", newest first
     cherry_pick: str | None = None
     hints: dict[str, str] = field(default_factory=dict)
@@ -108,12 +112,15 @@ def parse_job(path: Path) -> Job | None:
         if line in ("reflog", "pairs"):
             section = line
         elif section == "reflog":
-            if line.strip():
+            # Only "<sha> <subject>" lines: log.showSignature or a hook's noise must not pass for a commit.
+            if _HEX.match(line.strip()):
                 job.reflog.append(line.strip())
         elif section == "pairs":
             fields = line.split()
             if len(fields) >= 2:
                 job.pairs.append((fields[0], fields[1]))
+        elif line.startswith("worktree "):
+            job.worktree = line[len("worktree "):]
         elif line.startswith("cherry-pick"):
             job.cherry_pick = line[len("cherry-pick"):].strip() or None
         elif line.startswith("hint "):

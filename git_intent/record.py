@@ -14,6 +14,7 @@ from .backup import append_journal, copy_session
 from .carry import CARRIED, carried_edits
 from .catalog import candidate_sessions
 from .config import lookback
+from .errors import IntentError
 from .models import Edit, NoteRecord, Session
 from .notes import read_note, write_note
 from .paths import PathMapper
@@ -61,8 +62,8 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
         result.kept_existing = True
         return result
     result.note_written = write_note(repo, commit, records)
-    if result.note_written:
-        back_up(repo, commit, credits, result)
+    # Also when the note was already there: a retry after a crash between the two must still back up.
+    back_up(repo, commit, credits, result, journal=result.note_written)
     return result
 
 
@@ -74,7 +75,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
     earliest = (after or committed) - lookback(repo)
-    edits = carried_edits(repo, [repo.resolve(s) for s in sources])
+    edits = carried_edits(repo, [repo.resolve(s) for s in sources] + implicit_sources(repo, commit, live), commit)
     if live:
         found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
         # The very edit a carried credit stands for keeps its derived_from pointer: drop its live twin.
@@ -82,6 +83,21 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
         edits += [m for m in mapped_edits(repo, commit, found, earliest, after, committed, mapper)
                   if (m.session.session_id, m.edit.message_id) not in carried]
     return attribute(repo.added_hunks(commit), edits)
+
+
+def implicit_sources(repo: Repository, commit: str, live: bool) -> list[str]:
+    """Commits whose credits the existing note of `commit` already carries: the ones git copied it from
+    (notes.rewriteRef names them in its commit records) and, when replaying (`live` False), the commit
+    itself (an amend at a rebase's `edit` stop wrote its credits before the rebase's own rewrite)."""
+    try:
+        note = read_note(repo, commit)
+    except IntentError:
+        return []
+    if note is None:
+        return []
+    named = [r.commit for r in note.records if r.kind == "commit" and r.commit]
+    return [c for c in named if c != commit and repo.succeeds("cat-file", "-e", f"{c}^{{commit}}")] + (
+        [commit] if commit in named and not live else [])
 
 
 def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
@@ -95,12 +111,16 @@ def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
     return result
 
 
-def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: RecordResult) -> None:
-    """Copy each live session credited into the backup and journal the link (carried ones are in notes)."""
+def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: RecordResult,
+            journal: bool = True) -> None:
+    """Copy each live session credited into the backup and, with `journal`, journal the link (carried
+    credits are in notes already)."""
     credited = {id(c.credit.session): c.credit.session for c in credits
                 if c.credit is not None and c.credit.derived_from is None}
     for session in credited.values():
         copy = copy_session(repo, session)
+        if not journal:
+            continue
         append_journal(repo, {
             "commit": commit, "agent": session.agent, "session_id": session.session_id,
             "transcript": str(session.transcript), "backup": str(copy) if copy else None,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .queue import failed, parse_job, pending
+from .queue import failed, parse_job, pending, worker_busy
 from .repo import Repository
 
 LOG_TAIL = 400  # lines of hook.log searched for errors
@@ -52,13 +52,13 @@ def capture_status(repo: Repository) -> CaptureStatus:
 
 
 def _worker_running(state: Path) -> bool:
-    """From `worker.pid`: taking the worker lock to look would make a hook think a worker runs."""
+    """A live pid in `worker.pid` whose lock is held (a pid alone may have been reused after a crash)."""
     try:
         pid = int((state / "worker.pid").read_text(encoding="utf-8").strip())
         os.kill(pid, 0)
     except (OSError, ValueError):
         return False
-    return True
+    return worker_busy(state)
 
 
 def _describe(path: Path, error: bool = False) -> QueuedJob:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .carry import picked_source, reverted_commit, rewritten_sources
-from .errors import GitError, NoteError
+from .errors import GitError, IntentError, NoteError
 from .faults import crash_point
 from .queue import Job, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
@@ -23,6 +26,8 @@ from .repo import Repository
 
 # A job whose recording failed this many times (a commit since garbage-collected, say) is set aside.
 MAX_ATTEMPTS = 3
+# How many tenths of a second to wait for a job a shim is still writing (it takes milliseconds).
+INCOMPLETE_WAITS = 50
 
 
 @dataclass
@@ -56,10 +61,14 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
                 result.busy = result.processed == 0
                 return result
             pid_file = state / "worker.pid"
+            # SIGTERM (a shutdown) must still run the `finally` below, or a stale pid file is left.
+            previous = _on_term(_exit_on_term)
             try:
-                pid_file.write_text(str(os.getpid()), encoding="utf-8")  # for `status`, which takes no lock
+                pid_file.write_text(str(os.getpid()), encoding="utf-8")  # for the shims and `status`
                 _drain_once(repo, state, result, tried, say)
             finally:
+                if previous is not None:
+                    _on_term(previous)
                 pid_file.unlink(missing_ok=True)
                 fcntl.flock(lock, fcntl.LOCK_UN)
             # A shim may have queued a job after the last look but before the unlock: look again.
@@ -69,24 +78,28 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
 
 def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[Path],
                 say: Callable[[str], None]) -> None:
+    waits = 0
     while True:
         fresh = [p for p in pending(state) if p not in tried]
         if not fresh:
             return
+        incomplete = 0
         for path in fresh:
-            tried.add(path)
             try:
                 job = parse_job(path)
             except (ValueError, OSError) as exc:
+                tried.add(path)
                 fail(state, path, f"{exc}\n")
                 result.failed += 1
                 say(f"failed {path.name}: {exc}")
                 continue
             if job is None:
-                continue  # still being written; the next drain takes it
+                incomplete += 1  # a shim is still writing it: wait for it rather than strand it
+                continue
+            tried.add(path)
             crash_point("after-journal")
             try:
-                result.results += process(repo, job)
+                result.results += process(_worktree(repo, job), job)
             except (GitError, NoteError, OSError) as exc:
                 if _attempts(path) + 1 >= MAX_ATTEMPTS:
                     fail(state, path, f"gave up after {MAX_ATTEMPTS} attempts: {exc}\n")
@@ -95,7 +108,7 @@ def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[P
                     _count_attempt(path)
                     result.retry += 1
                 say(f"record {_about(path)} failed (queued again, attempt {_attempts(path)}): {exc}")
-                continue
+                return  # later jobs (a rebase carrying from this commit) must not run before it
             except Exception:
                 fail(state, path, traceback.format_exc())
                 result.failed += 1
@@ -105,6 +118,23 @@ def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[P
             complete(path)
             _attempts_file(path).unlink(missing_ok=True)
             result.processed += 1
+        if incomplete:
+            waits += 1
+            if waits > INCOMPLETE_WAITS:
+                return
+            time.sleep(0.1)
+
+
+def _worktree(repo: Repository, job: Job) -> Repository:
+    """The work tree the job's hook ran in (agents' transcripts are found by work tree), when it still
+    exists and shares this repository; else the worker's own."""
+    if not job.worktree or Path(job.worktree).resolve() == repo.root:
+        return repo
+    try:
+        other = Repository(Path(job.worktree))
+    except IntentError:
+        return repo
+    return other if other.common_dir == repo.common_dir else repo
 
 
 def process(repo: Repository, job: Job) -> list[RecordResult]:
@@ -138,6 +168,18 @@ def _rewrite(repo: Repository, job: Job) -> list[RecordResult]:
         targets.setdefault(new, []).append(old)
     live = job.kind == "amend"
     return [record_commit(repo, new, sources=olds, live=live) for new, olds in targets.items()]
+
+
+def _on_term(handler: Any) -> Any:
+    """Install a SIGTERM handler where that is possible (the main thread); returns the previous one."""
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        return None
+
+
+def _exit_on_term(_signum: int, _frame: object) -> None:
+    raise SystemExit(143)
 
 
 def _about(path: Path) -> str:

@@ -374,6 +374,7 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
         f"Installed the post-rewrite hook at {hook.with_name('post-rewrite')}.",
         "Set git config notes.rewriteRef = refs/notes/intent.",
         "Set git config notes.intent.mergeStrategy = cat_sort_uniq.",
+        "Created refs/notes/intent.",
         "Added /.opencode/intent/ (the local backup) to .git/info/exclude.",
     ]
     assert proc.stderr == ""
