@@ -271,6 +271,11 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
     elif message is not None:
         click.echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
     else:
+        from .digest import session_digest
+        from .render import digest_text
+        from .topics import segment_topics
+
+        click.echo(digest_text(session_digest(session, segment_topics(session))), nl=False)
         click.echo(session_text(session, full=not brief), nl=False)
 
 
@@ -287,6 +292,43 @@ def sessions(agent: str | None, as_json: bool) -> None:
         _print_json([s.model_dump(mode="json") for s in found])
     else:
         click.echo(sessions_text(found), nl=False)
+
+
+@cli.command()
+@click.argument("session")
+@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100),
+              help="Tokens (characters / 4) the rendering may use.")
+@click.option("--json", "as_json", is_flag=True, help="Print the topic map and rendering as JSON.")
+def context(session: str, budget: int, as_json: bool) -> None:
+    """Show SESSION's topic map and render it within a token budget.
+
+    User turns that state tasks, facts or constraints stay verbatim; finished work shrinks to message
+    and topic summaries; large outputs become `git intent show S:M` pointers. Nothing is deleted:
+    raise any topic or message back with `git intent fidelity`.
+    """
+    from .context import session_context
+    from .render import context_text
+
+    rendered, commits = session_context(_repo(), session, budget)
+    if as_json:
+        _print_json({**rendered.model_dump(mode="json"), "topic_commits": commits})
+    else:
+        click.echo(context_text(rendered, commits), nl=False)
+
+
+@cli.command()
+@click.argument("session")
+@click.argument("target")
+@click.argument("level", type=click.Choice(["full", "summary", "compressed", "placeholder", "hidden", "auto"]))
+def fidelity(session: str, target: str, level: str) -> None:
+    """Set the fidelity of a topic (t3) or a message (:MESSAGE_ID) of SESSION; `auto` removes the choice.
+
+    Stored per session and reversible: the transcript itself is never changed.
+    """
+    from .context import change_fidelity
+
+    change_fidelity(_repo(), session, target, level)
+    click.echo(f"{target} of {session} is now {level}; `git intent context {session}` shows the result.")
 
 
 @cli.command()

@@ -8,9 +8,11 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from .catalog import candidate_sessions
+from .models import Session
 from .notes import NOTES_REF, parse_note
 from .paths import PathMapper
 from .repo import Repository
+from .topics import Topic
 
 
 class SessionSummary(BaseModel):
@@ -70,3 +72,15 @@ def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSum
 def _within(path: str, root: str) -> bool:
     normal = os.path.normpath(path)
     return normal == root or normal.startswith(root + os.sep)
+
+
+def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> dict[str, list[str]]:
+    """topic id → commits whose notes credit a line to one of the topic's messages."""
+    commits = linked_commits(repo).get((session.agent, session.session_id), [])
+    by_message: dict[str, set[str]] = {}
+    for commit in commits:
+        note = repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
+        for record in parse_note(commit, note).records:
+            if record.kind == "lines" and record.session_id == session.session_id and record.message_id:
+                by_message.setdefault(record.message_id, set()).add(commit)
+    return {t.topic_id: sorted({c for m in t.message_ids for c in by_message.get(m, ())}) for t in topics}

@@ -10,7 +10,9 @@ from .models import Message, Session
 
 if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuzz) for a blame
     from .blame import BlameAnswer, LineAnswer
+    from .digest import Digest
     from .evidence import Evidence
+    from .fidelity import RenderedContext
     from .history import LogEntry
     from .inventory import SessionSummary
     from .record import RecordResult
@@ -167,3 +169,25 @@ def sessions_text(found: list[SessionSummary]) -> str:
             more = f" (+{len(s.files) - 6})" if len(s.files) > 6 else ""
             out.append(f"    files    {', '.join(s.files[:6])}{more}")
     return safe("\n".join(out) + "\n")
+
+
+def digest_text(digest: Digest) -> str:
+    """The session digest: goals, decisions, files and what changed, open questions."""
+    out = ["digest"]
+    out += [f"  goal      {textwrap.shorten(' '.join(g.text.split()), 110)}" for g in digest.goals[:6]]
+    out += [f"  decided   {textwrap.shorten(' '.join(d.text.split()), 110)}" for d in digest.decisions[:5]]
+    out += [f"  file      {f.path}  +{f.added} -{f.removed}" for f in digest.files[:10]]
+    out += [f"  open      {textwrap.shorten(' '.join(q.text.split()), 110)}" for q in digest.open_questions[:3]]
+    return safe("\n".join(out) + "\n\n")
+
+
+def context_text(rendered: RenderedContext, commits: dict[str, list[str]]) -> str:
+    """The topic map (size, share, fidelity, linked commits), then the rendering."""
+    out = [f"topics of {rendered.agent} {rendered.session_id}: {rendered.tokens} of {rendered.budget_tokens} "
+           f"tokens" + ("" if rendered.fits else " (your choices exceed the budget)")]
+    for entry in rendered.topic_map:
+        linked = " ".join(c[:12] for c in commits.get(entry.topic_id, []))
+        out.append(f"  {entry.topic_id:<4} {entry.fidelity:<11} {entry.share:>5.0%} {entry.tokens:>7} tok  "
+                   f"{textwrap.shorten(entry.label, 60)}" + (f"  [{linked}]" if linked else ""))
+    out += [f"warning: {w}" for w in rendered.warnings]
+    return safe("\n".join(out) + "\n\n" + rendered.text.rstrip() + "\n")
