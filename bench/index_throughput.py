@@ -1,0 +1,246 @@
+"""Session index throughput: ingest of generated sessions, index size, and search latency.
+
+Generates N sessions (default 1,000) of M messages each (default 1,000: about a million messages) as
+`Session` objects in memory, streamed into `git_intent.index.ingest` one session at a time, so the figures
+are the index's own (adapters' parse time is not included; generating the sessions is timed apart and
+subtracted). Messages mix user prompts, assistant prose, tool calls (Edit with a file path, Bash) and tool
+results; one assistant message in 20 carries an Edit (an `edits` row). Text is built from a Zipf-weighted
+vocabulary of pronounceable words plus marker words of known frequency, so queries have known selectivity:
+
+  rare    a marker word in ~10 messages          common  one of the 20 most frequent words
+  medium  a marker word in ~1,000 messages        phrase  two adjacent words of one generated sentence
+  typo    a medium marker with one letter changed (the relaxed, near-spelling path)
+  filter  a medium marker with --agent, --since or --file
+
+Then prints ingest throughput (MB/s of message and edit text, rows/s), the index size, one incremental
+ingest (one session that grew by one message), and search latency p50/p95 over 200 queries (40 per kind
+for rare, medium, common, phrase, typo; filters folded into 40 of them).
+
+Run: .venv/bin/python bench/index_throughput.py [--sessions N] [--messages-per-session M] [--queries Q]
+     [--seed S] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from _common import isolate
+
+from git_intent.index import index_path, ingest
+from git_intent.models import AddedLine, Edit, Message, Part, Session
+from git_intent.repo import Repository
+from git_intent.search import search
+
+SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "zu", "ber", "dan", "fel", "gor", "hin", "jat", "kol",
+             "lum", "mor", "nix", "pel", "quo", "ras", "sil", "tam", "ul", "ven", "wex", "yor", "zan", "bri"]
+FILES = [f"src/pkg_{i // 20}/module_{i}.py" for i in range(200)]
+
+
+class Corpus:
+    """Deterministic synthetic text: a Zipf vocabulary, a pool of sentences, and marker words."""
+
+    def __init__(self, rng: random.Random, total_messages: int) -> None:
+        self.rng = rng
+        words = sorted({"".join(rng.choices(SYLLABLES, k=rng.randint(2, 4))) for _ in range(40000)})
+        rng.shuffle(words)
+        self.vocab = words[:20000]
+        self.markers = words[20000:20600]
+        weights = [1 / (rank + 1) for rank in range(len(self.vocab))]
+        self.sentences = [" ".join(rng.choices(self.vocab, weights=weights, k=rng.randint(6, 16))).capitalize() + "."
+                          for _ in range(20000)]
+        # rare markers: ~10 messages each; medium: ~1,000 each (scaled to the corpus size)
+        self.rare = self.markers[:300]
+        self.medium = self.markers[300:]
+        self.p_rare = min(1.0, 10 * len(self.rare) / max(1, total_messages))
+        self.p_medium = min(1.0, 1000 * len(self.medium) / max(1, total_messages))
+
+    def text(self, sentences: int) -> str:
+        body = self.rng.sample(self.sentences, sentences)
+        if self.rng.random() < self.p_rare:
+            body.append(self.rng.choice(self.rare) + ".")
+        if self.rng.random() < self.p_medium:
+            body.insert(self.rng.randrange(len(body) + 1), self.rng.choice(self.medium) + ".")
+        return " ".join(body)
+
+
+def sessions(corpus: Corpus, count: int, per_session: int, start: datetime, timer: list[float]) -> Iterator[Session]:
+    """`count` sessions, generated lazily; time spent generating is added to timer[0]."""
+    rng = corpus.rng
+    agents = ["claude-code", "codex", "opencode", "gemini-cli"]
+    for s in range(count):
+        began = time.perf_counter()
+        session_id = f"{s:08d}-bench-{rng.getrandbits(48):012x}"
+        agent = agents[s % len(agents)]
+        when = start + timedelta(hours=s)
+        messages: list[Message] = []
+        edits: list[Edit] = []
+        for m in range(per_session):
+            message_id = f"m{m:06d}"
+            when += timedelta(seconds=3)
+            kind = m % 10
+            if kind == 0:
+                messages.append(Message(message_id=message_id, role="user", timestamp=when, is_prompt=True,
+                                        parts=(Part(kind="text", text=corpus.text(2)),)))
+            elif kind in (2, 6):
+                path = f"/home/dev/project/{rng.choice(FILES)}"
+                new = corpus.text(1)
+                call = json.dumps({"file_path": path, "old_string": corpus.text(1), "new_string": new})
+                messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
+                                        parts=(Part(kind="text", text=corpus.text(1)),
+                                               Part(kind="tool_call", tool="Edit", call_id=f"c{m}", text=call))))
+                if kind == 2:
+                    edits.append(Edit(path=path, tool="Edit", message_id=message_id, call_id=f"c{m}", timestamp=when,
+                                      new_text=new, added=(AddedLine(text=new, line=rng.randint(1, 400)),)))
+            elif kind in (3, 7):
+                messages.append(Message(message_id=message_id, role="tool", timestamp=when,
+                                        parts=(Part(kind="tool_result", call_id=f"c{m - 1}", text=corpus.text(3)),)))
+            else:
+                messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
+                                        parts=(Part(kind="text", text=corpus.text(3)),)))
+        session = Session(agent=agent, session_id=session_id, transcript=Path(f"/nonexistent/{session_id}.jsonl"),
+                          cwd="/home/dev/project", messages=messages, edits=edits)
+        timer[0] += time.perf_counter() - began
+        yield session
+
+
+def keep_last(items: Iterator[Session], holder: list[Session]) -> Iterator[Session]:
+    """Yield `items`, keeping only the latest in `holder` (the stream is never held in memory)."""
+    for item in items:
+        holder[:] = [item]
+        yield item
+
+
+def typo(word: str, rng: random.Random) -> str:
+    i = rng.randrange(2, len(word))  # keep the first two letters (the near-term lookup's range)
+    return word[:i] + rng.choice([c for c in "aeiourstln" if c != word[i]]) + word[i + 1:]
+
+
+def queries(corpus: Corpus, total: int, start: datetime, span: timedelta, rng: random.Random) -> list[
+        tuple[str, str, dict[str, Any]]]:
+    """(kind, query, filters) triples, `total` of them, cycling through the kinds."""
+    kinds = ["rare", "medium", "common", "phrase", "typo"]
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    for i in range(total):
+        kind = kinds[i % len(kinds)]
+        filters: dict[str, Any] = {}
+        if kind == "rare":
+            query = rng.choice(corpus.rare)
+        elif kind == "medium":
+            query = rng.choice(corpus.medium)
+        elif kind == "common":
+            query = corpus.vocab[rng.randrange(20)]
+        elif kind == "phrase":
+            words = rng.choice(corpus.sentences).rstrip(".").lower().split()
+            j = rng.randrange(len(words) - 1)
+            query = " ".join(words[j:j + 2])
+        else:
+            query = typo(rng.choice(corpus.medium), rng)
+        if i % 5 == 1 and i % 3 == 0:
+            kind, filters = "filter", {"agent": "codex"}
+        elif i % 5 == 1 and i % 3 == 1:
+            kind, filters = "filter", {"since": start + span / 2}
+        elif i % 5 == 1:
+            kind, filters = "filter", {"file": rng.choice(FILES)}
+        out.append((kind, query, filters))
+    return out
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--messages-per-session", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    root = Path(tempfile.mkdtemp(prefix="index-bench-"))
+    try:
+        isolate(root)
+        path = root / "repo"
+        subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+        repo = Repository(path)
+        total = args.sessions * args.messages_per_session
+        corpus = Corpus(rng, total)
+        start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        timer = [0.0]
+        began = time.perf_counter()
+        kept: list[Session] = []
+        stream = sessions(corpus, args.sessions, args.messages_per_session, start, timer)
+        result = ingest(repo, keep_last(stream, kept))
+        wall = time.perf_counter() - began
+        indexing = wall - timer[0]
+        db_file = index_path(repo)
+        subprocess.run(["sqlite3", str(db_file), "PRAGMA wal_checkpoint(TRUNCATE)"], capture_output=True)
+        size = sum(p.stat().st_size for p in db_file.parent.glob(db_file.name + "*"))
+
+        # incremental: the last session again, grown by one message (its 1,000 rows compared, 1 written)
+        last = kept[-1]
+        more = last.model_copy(update={"messages": [*last.messages, Message(
+            message_id="m999999", role="user", timestamp=start, parts=(Part(kind="text", text="one more"),))]})
+        t0 = time.perf_counter()
+        step = ingest(repo, [more])
+        incremental_ms = (time.perf_counter() - t0) * 1000
+
+        span = timedelta(hours=args.sessions)
+        latencies: dict[str, list[float]] = {}
+        found: dict[str, list[int]] = {}
+        for kind, query, filters in queries(corpus, args.queries, start, span, rng):
+            t0 = time.perf_counter()
+            hits = search(repo, query, **filters)
+            latencies.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
+            found.setdefault(kind, []).append(len(hits))
+        every = [v for values in latencies.values() for v in values]
+        figures: dict[str, Any] = {
+            "sessions": args.sessions, "messages": result.messages_added, "edits": result.edits_added,
+            "text_mb": result.text_bytes / 1e6, "generate_s": timer[0], "ingest_s": indexing,
+            "fts_s": result.fts_seconds, "mb_per_s": result.text_bytes / 1e6 / indexing,
+            "rows_per_s": result.rows_written / indexing,
+            "index_mb": size / 1e6, "incremental_ms": incremental_ms, "incremental_rows": step.rows_written,
+            "search": {kind: {"queries": len(v), "p50_ms": statistics.median(v), "p95_ms": percentile(v, 0.95),
+                              "mean_hits": statistics.mean(found[kind])} for kind, v in latencies.items()},
+            "search_all": {"queries": len(every), "p50_ms": statistics.median(every),
+                           "p95_ms": percentile(every, 0.95)},
+        }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(f"sessions {figures['sessions']:,}, messages {figures['messages']:,}, edits {figures['edits']:,}, "
+          f"text {figures['text_mb']:.1f} MB")
+    print(f"generating the sessions (not counted): {figures['generate_s']:.1f} s")
+    print(f"ingest: {figures['ingest_s']:.1f} s = {figures['mb_per_s']:.2f} MB/s of text, "
+          f"{figures['rows_per_s']:,.0f} rows/s (messages + edits; of the time, FTS5 build after the load: "
+          f"{figures['fts_s']:.1f} s)")
+    print(f"index size: {figures['index_mb']:.1f} MB")
+    print(f"incremental ingest of one grown session: {figures['incremental_ms']:.0f} ms, "
+          f"{figures['incremental_rows']} row written")
+    print(f"{'query kind':<10} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'mean hits':>10}")
+    for kind, row in figures["search"].items():
+        print(f"{kind:<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} {row['mean_hits']:>10.1f}")
+    row = figures["search_all"]
+    print(f"{'all':<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

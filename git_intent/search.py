@@ -1,0 +1,235 @@
+"""Searching the session index: FTS5 candidates ranked by bm25 and capped, re-ranked with rapidfuzz.
+
+Query text is user input and never reaches FTS5 as syntax: every word becomes a double-quoted phrase of
+its letters and digits only, so `"`, `-`, `:`, `*`, `^`, `NEAR(`, `AND`/`OR`/`NOT` are searched as plain
+words or dropped.
+
+Hits are capped twice (DESIGN.md: "ranked FTS slows with hit count, so cap hits"): bm25 is computed for the
+newest `SCAN` matching rows only (so a word in most messages ranks the recent ones), and the best
+`CANDIDATES` of those are re-ranked with rapidfuzz.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from rapidfuzz import fuzz, process
+from sqlite_utils import Database
+
+from .index import open_index, stamp
+from .repo import Repository
+
+__all__ = ["CANDIDATES", "SCAN", "Hit", "fts_query", "query_words", "search"]
+
+SCAN = 10000  # newest matching rows bm25-ranked per query and table (1M messages: common word ~1 s uncapped, 75 ms)
+CANDIDATES = 500  # best-ranked rows per query and table re-ranked with rapidfuzz
+WINDOW = 3000  # characters of a long text scored by rapidfuzz, around the first query word found
+BM25_WEIGHT = 0.5  # the rest of the score is rapidfuzz's (partial_ratio and token_set_ratio)
+RELAXED = 0.5  # bm25 share kept by candidates that match only the relaxed (any word, near spelling) query
+NEAR_LOOKUPS = 8  # query tokens (of 4+ letters) looked up for near spellings; each costs a term-range scan
+_WORD = re.compile(r"[^\W_]+")
+
+
+class Hit(BaseModel):
+    """One message matching a search; `show` is its `git intent show SESSION:MESSAGE` reference.
+
+    `score` is in 0..1: bm25 (relative to the best candidate) blended with rapidfuzz similarity of the
+    query to the text around the match; `snippet` is that text, whitespace collapsed, about 200 chars."""
+
+    agent: str
+    session_id: str
+    message_id: str
+    role: str | None
+    timestamp: datetime | None
+    snippet: str
+    score: float
+    show: str
+
+
+def query_words(query: str) -> list[list[str]]:
+    """The query's whitespace-separated words, each as its runs of letters and digits (the characters
+    FTS5's unicode61 tokenizer keeps); words with none are dropped."""
+    words = [[token.lower() for token in _WORD.findall(chunk)] for chunk in query.split()]
+    return [w for w in words if w]
+
+
+def fts_query(words: list[list[str]], operator: str = "AND") -> str:
+    """An FTS5 query matching every word (`operator` AND) or any (OR), each word a quoted phrase.
+
+    Tokens hold only letters and digits, so the quotes cannot be closed early: no FTS5 syntax survives."""
+    return f" {operator} ".join('"' + " ".join(tokens) + '"' for tokens in words)
+
+
+def search(repo: Repository, query: str, *, agent: str | None = None, since: datetime | None = None,
+           file: str | None = None, limit: int = 20) -> list[Hit]:
+    """The `limit` best messages of the index for `query`, best first.
+
+    Filters: `agent` (e.g. "claude-code"); `since`, messages at or after it (naive means UTC; messages
+    without a timestamp are then excluded); `file`, messages whose edits or tool calls name a path ending
+    with it at a '/' boundary. Edits' added text is searched too: a hit there names the message that made
+    the edit. When fewer than `limit` messages hold every word, messages holding any word, or an indexed
+    term spelled close to one (rapidfuzz ratio >= 75, same first two letters: typos), follow with a lower
+    score. Searches what `index.ingest` stored (run it first); never raises on query content.
+    """
+    words = query_words(query)
+    if not words or limit <= 0:
+        return []
+    db = open_index(repo)
+    try:
+        run = _Search(db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file))
+        hits = run.collect(fts_query(words), relaxed=False)
+        if len(hits) < limit:
+            for key, hit in run.collect(_relaxed_query(db, words), relaxed=True).items():
+                if key not in hits or hits[key].score < hit.score:
+                    hits[key] = hit
+    finally:
+        db.close()
+    ranked = sorted(hits.values(), key=lambda h: (-h.score, -(h.timestamp.timestamp() if h.timestamp else 0),
+                                                  h.session_id, h.message_id))
+    return ranked[:limit]
+
+
+@dataclass(frozen=True)
+class _Filters:
+    agent: str | None
+    since: str | None
+    rfile: str | None  # the file suffix, reversed
+
+    @classmethod
+    def make(cls, repo: Repository, agent: str | None, since: datetime | None, file: str | None) -> _Filters:
+        rfile = None
+        if file:
+            path = Path(file)
+            if path.is_absolute() and path.is_relative_to(repo.root):
+                file = path.relative_to(repo.root).as_posix()
+            file = file.replace("\\", "/").removeprefix("./").strip("/")
+            rfile = file[::-1] if file else None
+        return cls(agent, stamp(since), rfile)
+
+    def candidates(self, table: str) -> tuple[str, list[Any]]:
+        """SQL for (id, rank) of the newest `SCAN` rows of `table` ("messages" or "edits") that match the
+        FTS query (its one parameter comes first) and pass the filters, and the filters' parameters.
+
+        Newest first, then capped: bm25 is computed only for the rows kept, which bounds the cost of a
+        query matching most of the index (DESIGN.md: ranked FTS slows with hit count)."""
+        fts = f"{table}_fts"
+        join, where, params = "", "", []
+        if self.agent or self.since:
+            join = f" JOIN {table} r ON r.id = {fts}.rowid"
+            if self.agent:
+                where += " AND r.agent = ?"
+                params.append(self.agent)
+            if self.since:
+                where += " AND r.timestamp >= ?"
+                params.append(self.since)
+        if self.rfile:
+            # touches.rpath is the path reversed: "ends with FILE after a '/'" is the prefix range
+            # [FILE/, FILE0). The unary + keeps FTS5 from being asked for each id in turn (per-id MATCH
+            # runs were 100x slower); the id list is built once and probed per match.
+            where += (f" AND +{fts}.rowid IN (SELECT x.id FROM touches t JOIN {table} x ON x.agent = t.agent "
+                      "AND x.session_id = t.session_id AND x.message_id = t.message_id "
+                      "WHERE t.rpath = ? OR (t.rpath >= ? AND t.rpath < ?))")
+            params += [self.rfile, self.rfile + "/", self.rfile + "0"]
+        return (f"SELECT {fts}.rowid AS id, {fts}.rank AS rank FROM {fts}{join} WHERE {fts} MATCH ?{where} "
+                f"ORDER BY {fts}.rowid DESC LIMIT {SCAN}"), params
+
+
+class _Search:
+    def __init__(self, db: Database, query: str, filters: _Filters) -> None:
+        self.db = db
+        self.query = query
+        self.filters = filters
+
+    def collect(self, match: str, *, relaxed: bool) -> dict[tuple[str, str, str], Hit]:
+        """Hits for one FTS5 query over messages and edits, keyed by (agent, session_id, message_id)."""
+        if not match:
+            return {}
+        inner, params = self.filters.candidates("messages")
+        rows = self.db.execute(
+            "SELECT m.agent, m.session_id, m.message_id, m.role, m.timestamp, m.text, c.rank "
+            f"FROM ({inner}) c JOIN messages m ON m.id = c.id ORDER BY c.rank LIMIT ?",
+            [match, *params, CANDIDATES]).fetchall()
+        # An edit hit names the message that made the edit; its role comes from that message.
+        inner, params = self.filters.candidates("edits")
+        rows += self.db.execute(
+            "SELECT e.agent, e.session_id, e.message_id, m.role, coalesce(e.timestamp, m.timestamp), e.added, "
+            f"c.rank FROM ({inner}) c JOIN edits e ON e.id = c.id LEFT JOIN messages m ON "
+            "m.agent = e.agent AND m.session_id = e.session_id AND m.message_id = e.message_id "
+            "ORDER BY c.rank LIMIT ?",
+            [match, *params, CANDIDATES]).fetchall()
+        best = min((row[6] for row in rows), default=0.0)
+        hits: dict[tuple[str, str, str], Hit] = {}
+        for agent, session_id, message_id, role, when, text, rank in rows:
+            bm25 = rank / best if best < 0 else 1.0
+            hit = self._hit(agent, session_id, message_id, role, when, text or "", bm25 * (RELAXED if relaxed else 1))
+            key = (agent, session_id, message_id)
+            if key not in hits or hits[key].score < hit.score:
+                hits[key] = hit
+        return hits
+
+    def _hit(self, agent: str, session_id: str, message_id: str, role: str | None, when: str | None, text: str,
+             bm25: float) -> Hit:
+        start = _first_word(text, self.query)
+        window = text[start:start + WINDOW]
+        # Same-length normalisation (lower case, punctuation to spaces) keeps alignment offsets valid.
+        plain = re.sub(r"[\W_]", " ", window.lower()) if len(window.lower()) == len(window) else window
+        alignment = fuzz.partial_ratio_alignment(self.query, plain)  # None only below a score_cutoff
+        partial, found, ends = (alignment.score, alignment.dest_start, alignment.dest_end) if alignment else (0, 0, 0)
+        similarity = 0.6 * partial + 0.4 * fuzz.token_set_ratio(self.query, plain)
+        score = BM25_WEIGHT * bm25 + (1 - BM25_WEIGHT) * similarity / 100
+        snippet = _snippet(text, start + found, start + ends)
+        return Hit(agent=agent, session_id=session_id, message_id=message_id, role=role,
+                   timestamp=datetime.fromisoformat(when) if when else None, snippet=snippet,
+                   score=round(score, 4), show=f"{session_id}:{message_id}")
+
+
+def _first_word(text: str, query: str) -> int:
+    """Where the rapidfuzz window of a long text starts: a third of a window before the first query word."""
+    if len(text) <= WINDOW:
+        return 0
+    lowered = text.lower()
+    found = [i for i in (lowered.find(word) for word in query.split()) if i >= 0]
+    return max(0, min(found) - WINDOW // 3) if found else 0
+
+
+def _snippet(text: str, start: int, end: int, before: int = 80, after: int = 120) -> str:
+    """Text around [start, end), cut at spaces, whitespace collapsed, '…' where cut."""
+    left, right = max(0, start - before), min(len(text), end + after)
+    if left > 0:
+        space = text.find(" ", left, start)
+        left = space + 1 if space >= 0 else left
+    if right < len(text):
+        space = text.rfind(" ", end, right)
+        right = space if space >= 0 else right
+    body = " ".join(text[left:right].split())
+    return ("…" if left > 0 else "") + body + ("…" if right < len(text) else "")
+
+
+def _relaxed_query(db: Database, words: list[list[str]]) -> str:
+    """Any word, any of its tokens, or an indexed term spelled close to a token (typos)."""
+    terms: dict[str, None] = {}
+    lookups = NEAR_LOOKUPS
+    for tokens in words:
+        terms[" ".join(tokens)] = None
+        for token in tokens:
+            terms[token] = None
+            if lookups > 0 and len(token) >= 4:
+                lookups -= 1
+                terms.update((near, None) for near in _near_terms(db, token))
+    return fts_query([term.split() for term in terms], "OR")
+
+
+def _near_terms(db: Database, token: str) -> list[str]:
+    """Indexed terms (stems) with the same first two letters and rapidfuzz ratio >= 75 to `token`."""
+    low = token[:2]
+    high = low[0] + chr(ord(low[1]) + 1)
+    # fts5vocab seeks to the range; the cap bounds the cost on a huge vocabulary.
+    terms = [r[0] for r in db.execute(
+        "SELECT term FROM messages_fts_vocab WHERE term >= ? AND term < ? LIMIT 50000", [low, high])]
+    found = process.extract(token, terms, scorer=fuzz.ratio, score_cutoff=75, limit=5)
+    return [str(term) for term, _, _ in found if term != token and _WORD.fullmatch(str(term))]
