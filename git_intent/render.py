@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .history import LogEntry
     from .inventory import SessionSummary
     from .record import RecordResult
+    from .search import Hit
 
 # Transcript text is untrusted: escape control characters so it cannot drive the terminal (ANSI escapes).
 _CONTROL = str.maketrans({c: f"\\x{c:02x}" for c in (*range(32), 127) if c not in (9, 10)})
@@ -191,3 +192,14 @@ def context_text(rendered: RenderedContext, commits: dict[str, list[str]]) -> st
                    f"{textwrap.shorten(entry.label, 60)}" + (f"  [{linked}]" if linked else ""))
     out += [f"warning: {w}" for w in rendered.warnings]
     return safe("\n".join(out) + "\n\n" + rendered.text.rstrip() + "\n")
+
+
+def hits_text(hits: list[Hit]) -> str:
+    """One block per hit: score, agent, time, the reference to open it, and the snippet."""
+    if not hits:
+        return "No message of this repository's sessions matches.\n"
+    out: list[str] = []
+    for hit in hits:
+        out.append(f"{hit.score:.2f}  {hit.agent:<12} {when(hit.timestamp)}  git intent show {hit.show}")
+        out.append(f"      {textwrap.shorten(hit.snippet, 200)}")
+    return safe("\n".join(out) + "\n")

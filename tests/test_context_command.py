@@ -42,3 +42,16 @@ def test_context_fidelity_and_digest(demo_repo: Path) -> None:
     shown = run_cli("show", SESSION, "--brief", cwd=demo_repo).stdout
     assert shown.startswith("digest\n  goal      Handle single lines exceeding MaxChunkSize")
     assert "cmd/entire/cli/agent/chunking.go  +7 -1" in shown
+
+
+def test_index_and_search_commands(demo_repo: Path) -> None:
+    built = json.loads(run_cli("index", "--json", cwd=demo_repo).stdout)
+    assert (built["sessions"], built["messages_added"], built["edits_added"]) == (1, 33, 2)
+    again = json.loads(run_cli("index", "--json", cwd=demo_repo).stdout)
+    assert again["messages_added"] == 0
+    hits = json.loads(run_cli("search", "MaxChunkSize error", "-n", "3", "--json", cwd=demo_repo).stdout)
+    assert hits[0]["show"] == f"{SESSION}:00696767-9ae6-4387-b93c-4d48f521f55e"
+    assert json.loads(run_cli("search", 'NEAR("x" -', "--json", cwd=demo_repo).stdout) == []
+    assert json.loads(run_cli("search", "chunk", "--agent", "codex", "--json", cwd=demo_repo).stdout) == []
+    rebuilt = json.loads(run_cli("index", "--rebuild", "--json", cwd=demo_repo).stdout)
+    assert rebuilt["messages_added"] == 33
