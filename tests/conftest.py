@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,6 +67,17 @@ def repo(tmp_path: Path) -> Iterator[Path]:
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "initial")
     yield path
+
+
+def wait_for_note(repo: Path, rev: str = "HEAD", timeout: float = 20) -> str:
+    """The git-intent note on `rev`, waiting for the hook's background worker to write it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        note = git(repo, "notes", "--ref", "refs/notes/intent", "show", rev, check=False)
+        if note:
+            return note
+        time.sleep(0.1)
+    raise AssertionError(f"no note was written on {rev} within {timeout:.0f} s")
 
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

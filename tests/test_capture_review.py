@@ -6,26 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from conftest import git, run_cli
+from conftest import git, run_cli, wait_for_note
 from test_e2e_hook import ClaudeSession, Clock
 
 from git_intent.queue import parse_job
 
 SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}
-
-
-def note(repo: Path, rev: str = "HEAD") -> str:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        text = git(repo, "notes", "--ref", "refs/notes/intent", "show", rev, check=False)
-        if text:
-            return text
-        time.sleep(0.1)
-    raise AssertionError("no note")
 
 
 def test_files_in_the_work_tree_never_shadow_python_modules(repo: Path) -> None:
@@ -36,7 +25,7 @@ def test_files_in_the_work_tree_never_shadow_python_modules(repo: Path) -> None:
     assert run_cli("install", cwd=repo).returncode == 0
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "shadowing files", env=SYNC)
-    assert '"kind":"commit"' in note(repo)
+    assert '"kind":"commit"' in wait_for_note(repo)
     assert not marker.exists()
 
 
@@ -56,7 +45,7 @@ def test_a_commit_in_a_linked_worktree_is_credited_to_that_worktrees_session(rep
                           env={**__import__("os").environ, "GIT_INTENT_CRASH_AT": "after-journal", **SYNC})
     assert hook.returncode == 0
     assert run_cli("record", "--pending", cwd=root).returncode == 0
-    record = [json.loads(line) for line in note(root, sha).splitlines() if '"kind":"commit"' in line][0]
+    record = [json.loads(line) for line in wait_for_note(root, sha).splitlines() if '"kind":"commit"' in line][0]
     assert record["lines_attributed"] == 2
 
 

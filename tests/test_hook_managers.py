@@ -5,22 +5,11 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from pathlib import Path
 
-from conftest import git, run_cli
+from conftest import git, run_cli, wait_for_note
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def wait_for_note(repo: Path, rev: str = "HEAD", timeout: float = 20) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        note = git(repo, "notes", "--ref", "refs/notes/intent", "show", rev, check=False)
-        if note:
-            return note
-        time.sleep(0.1)
-    raise AssertionError("no note was written")
 
 
 def test_husky_hook_calling_git_intent_records_commits(repo: Path) -> None:
