@@ -67,20 +67,18 @@ def install(shared_hooks_path: bool) -> None:
 def hook(hook: str, args: tuple[str, ...]) -> None:
     """Run git-intent's HOOK from another hook manager (husky, pre-commit, a shared hooks folder).
 
-    Same fast path as the installed hook; never fails. post-rewrite reads git's old/new pairs on stdin
+    Same fast path as the installed hook; never fails. `git-intent-hook HOOK` does the same without
+    loading the CLI (faster in a hook). post-rewrite reads git's old/new pairs on stdin
     and takes the rewrite kind (amend or rebase) as its argument, or from PRE_COMMIT_REWRITE_COMMAND.
     """
     import os
 
-    from .install import run_hook
+    from .hook import run_shim
 
     kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
                           if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
     stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
-    try:
-        run_hook(_repo(), hook, kind, stdin)
-    except Exception:  # a hook never fails the git command that ran it
-        pass
+    run_shim(hook, kind, stdin)
 
 
 @cli.command()

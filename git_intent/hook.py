@@ -10,10 +10,12 @@ Importing pydantic or pygit2 here would cost ~100-190 ms per commit (DESIGN.md),
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import time
 import traceback
+from importlib import resources
 from pathlib import Path
 
 from .queue import worker_busy  # standard library only, like this module
@@ -58,6 +60,50 @@ def drain() -> None:
         else:
             subprocess.Popen(command, cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                              start_new_session=True, close_fds=True)
+
+
+SHIMS = ("post-commit", "post-rewrite")
+
+
+def render_shim(hook: str, python: str | None = None) -> str:
+    """The shell shim for `hook` (templates/<hook>), calling the absolute path of this Python."""
+    template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
+    return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
+
+
+def run_shim(hook: str, args: list[str], stdin: bytes) -> int:
+    """Run git-intent's `hook` shim as git would, for other hook managers (husky, pre-commit, a shared
+    hooks folder): rendered into `<state>/shims/` and run with `sh`, so they get exactly the fast path
+    the installed hook has. Standard library only (~40 ms); never fails; returns 0."""
+    if hook not in SHIMS or os.environ.get("GIT_INTENT") == "0":
+        return 0
+    try:
+        common, top = _git("rev-parse", "--git-common-dir", "--show-toplevel").splitlines()[:2]
+        shims = Path(common if os.path.isabs(common) else os.path.join(os.getcwd(), common)) / "intent" / "shims"
+        shims.mkdir(parents=True, exist_ok=True)
+        shim, text = shims / hook, render_shim(hook)
+        if not shim.exists() or shim.read_text(encoding="utf-8") != text:
+            tmp = shim.with_suffix(".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, shim)  # another hook may be running the old one
+        subprocess.run(["sh", str(shim), *args], cwd=top, input=stdin, check=False)
+    except Exception:
+        pass
+    return 0
+
+
+def shim_main() -> None:
+    """Console script `git-intent-hook HOOK [ARGS]` for hook managers; post-rewrite reads git's pairs on
+    stdin and takes the rewrite kind as its argument, or from PRE_COMMIT_REWRITE_COMMAND."""
+    args = sys.argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print("usage: git-intent-hook post-commit | post-rewrite [amend|rebase]  (reads pairs on stdin)")
+        sys.exit(0 if args else 2)
+    hook, rest = args[0], args[1:]
+    if hook == "post-rewrite" and not rest and "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
+        rest = [os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
+    stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+    sys.exit(run_shim(hook, rest, stdin))
 
 
 def main(argv: list[str]) -> int:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
-import subprocess
-import sys
-from importlib import resources
 from pathlib import Path
 
 from .backup import ensure_excluded
 from .errors import IntentError
+from .hook import render_shim
 from .notes import NOTES_REF
 from .repo import Repository
 
@@ -27,8 +24,7 @@ def hooks_dir(repo: Repository) -> Path:
 
 def render_hook(hook: str, python: str | None = None) -> str:
     """The shim for `hook`, calling the absolute path of this Python interpreter."""
-    template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
-    return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
+    return render_shim(hook, python)
 
 
 def is_ours(path: Path) -> bool:
@@ -90,13 +86,13 @@ def _check_hooks_folder(repo: Repository, folder: Path) -> None:
         raise IntentError(
             f"core.hooksPath points into the work tree ({folder}), a folder another tool such as husky "
             "shares with your team; git-intent will not write this machine's hook there.",
-            hint="Add `git-intent hook post-commit` to that tool's post-commit hook (and `git-intent hook "
+            hint="Add `git-intent-hook post-commit` to that tool's post-commit hook (and `git-intent-hook "
                  "post-rewrite \"$@\"` to its post-rewrite hook), or pass --shared-hooks-path to install there.")
     if not resolved.is_relative_to(repo.common_dir) and not resolved.is_relative_to(repo.git_dir):
         raise IntentError(
             f"core.hooksPath points outside this repository ({folder}); installing there would affect "
             "every repository that uses it.",
-            hint="Add `git-intent hook post-commit` to your shared post-commit hook, or pass --shared-hooks-path "
+            hint="Add `git-intent-hook post-commit` to your shared post-commit hook, or pass --shared-hooks-path "
                  "to install there for every repository using it.")
 
 
@@ -117,21 +113,3 @@ def uninstall(repo: Repository) -> list[str]:
             repo.git("config", "--unset", key, f"^{value}$")
             changes.append(f"Unset git config {key} = {value}.")
     return changes
-
-
-def run_hook(repo: Repository, hook: str, args: list[str], stdin: bytes) -> int:
-    """Run the shim of `hook` as git would (for other hook managers: husky, pre-commit); returns 0.
-
-    The shim is rendered into `<state>/shims/` and run with `sh`, so every hook manager gets exactly the
-    fast path the installed hook has. Raises IntentError for an unknown hook name.
-    """
-    if hook not in HOOKS:
-        raise IntentError(f"git-intent has no {hook} hook; it has {', '.join(HOOKS)}.")
-    shims = repo.state_dir / "shims"
-    shims.mkdir(parents=True, exist_ok=True)
-    shim = shims / hook
-    text = render_hook(hook)
-    if not shim.exists() or shim.read_text(encoding="utf-8") != text:
-        shim.write_text(text, encoding="utf-8")
-    subprocess.run(["sh", str(shim), *args], cwd=repo.root, input=stdin, check=False)
-    return 0

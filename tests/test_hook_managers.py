@@ -1,5 +1,5 @@
 """Other hook managers: husky's core.hooksPath in the work tree, the explicit --shared-hooks-path, and the
-pre-commit manifest. Each calls `git-intent hook <name>`, the same fast path the installed hook runs."""
+pre-commit manifest. Each calls `git-intent-hook <name>`, the same fast path the installed hook runs."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ def test_husky_hook_calling_git_intent_records_commits(repo: Path) -> None:
     husky = repo / ".husky"
     husky.mkdir()
     hook = husky / "post-commit"
-    hook.write_text("#!/bin/sh\ngit-intent hook post-commit\n", encoding="utf-8")
+    hook.write_text("#!/bin/sh\ngit-intent-hook post-commit\n", encoding="utf-8")
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
     git(repo, "config", "core.hooksPath", ".husky")
     refused = run_cli("install", cwd=repo)
-    assert refused.returncode == 1 and "git-intent hook post-commit" in refused.stderr
+    assert refused.returncode == 1 and "git-intent-hook post-commit" in refused.stderr
     (repo / "a.txt").write_text("a line\n")
     git(repo, "add", "a.txt")
     git(repo, "commit", "-q", "-m", "a", env={"GIT_INTENT_HOOK_SYNC": "1"})
@@ -50,7 +50,7 @@ def test_post_rewrite_through_git_intent_hook_reads_pairs_from_stdin(repo: Path)
     new = git(repo, "rev-parse", "HEAD").strip()
     import subprocess
 
-    proc = subprocess.run(["git-intent", "hook", "post-rewrite", "amend"], cwd=repo, input=f"{old} {new}\n",
+    proc = subprocess.run(["git-intent-hook", "post-rewrite", "amend"], cwd=repo, input=f"{old} {new}\n",
                           text=True, capture_output=True, env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"})
     assert proc.returncode == 0 and proc.stderr == ""
     note = wait_for_note(repo, new)
@@ -59,8 +59,8 @@ def test_post_rewrite_through_git_intent_hook_reads_pairs_from_stdin(repo: Path)
 
 def test_pre_commit_manifest_declares_both_stages() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    assert "entry: git-intent hook post-commit" in text and "stages: [post-commit]" in text
-    assert "entry: git-intent hook post-rewrite" in text and "stages: [post-rewrite]" in text
+    assert "entry: git-intent-hook post-commit" in text and "stages: [post-commit]" in text
+    assert "entry: git-intent-hook post-rewrite" in text and "stages: [post-rewrite]" in text
 
 
 def test_install_in_a_bare_repository_is_refused(tmp_path: Path) -> None:
