@@ -7,21 +7,19 @@ holds the lines the patches show at their real line numbers and unique filler li
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
+from .adapters.patches import HUNK_HEADER
 from .jsonl import iter_records
 
-__all__ = ["Rebuild", "RebuildError", "commit_replayed", "rebuild_claude", "rebuild_codex", "relative_to_repo",
-           "write_replayed"]
+__all__ = ["Rebuild", "RebuildError", "commit_replayed", "rebuild_claude", "rebuild_codex", "write_replayed"]
 
 _CLAUDE_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
-_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass
@@ -138,7 +136,7 @@ class _CodexFile:
         lines = unified_diff.split("\n")
         i = 0
         while i < len(lines):
-            header = _HUNK_HEADER.match(lines[i])
+            header = HUNK_HEADER.match(lines[i])
             i += 1
             if header is None:
                 continue
@@ -255,18 +253,6 @@ def rebuild_codex(transcript: Path) -> Rebuild:
     for path in post:
         pre.setdefault(path, "")  # a move target did not exist before the session
     return _finish(pre, post, stamps)
-
-
-def relative_to_repo(recorded_path: str, repo_paths: Iterable[str]) -> str | None:
-    """Return the repository path that is the longest whole-component suffix of a recorded path, or None."""
-    recorded = PurePosixPath(recorded_path.replace("\\", "/")).parts
-    best: str | None = None
-    best_len = 0
-    for repo_path in repo_paths:
-        parts = PurePosixPath(repo_path.replace("\\", "/")).parts
-        if parts and len(parts) > best_len and recorded[-len(parts) :] == parts:
-            best, best_len = repo_path, len(parts)
-    return best
 
 
 def write_replayed(root: Path, files: dict[str, str], cwd: str) -> list[str]:

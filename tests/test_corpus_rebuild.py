@@ -6,18 +6,32 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 from conftest import CORPUS
 
-from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex, relative_to_repo
+from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex
 
 LINKED = CORPUS / "linked"
 ENTIRE = LINKED / "entire-cli"
 GITSYNC = LINKED / "git-sync"
+
+def relative_to_repo(recorded_path: str, repo_paths: Iterable[str]) -> str | None:
+    """The repository path that is the longest whole-component suffix of a recorded path, or None
+    (a test helper: the product maps paths with git_intent.paths.PathMapper)."""
+    recorded = PurePosixPath(recorded_path.replace("\\", "/")).parts
+    best: str | None = None
+    best_len = 0
+    for repo_path in repo_paths:
+        parts = PurePosixPath(repo_path.replace("\\", "/")).parts
+        if parts and len(parts) > best_len and recorded[-len(parts) :] == parts:
+            best, best_len = repo_path, len(parts)
+    return best
+
 
 pytestmark = [
     pytest.mark.skipif(not LINKED.is_dir(), reason=f"shared corpus not found at {LINKED}"),

@@ -203,6 +203,17 @@ def assert_amended(root: Path, new: str, old: str, first: Credit, second: Credit
     assert all_notes_are_json_lines(root) == {old, new}
 
 
+def base_and_install(root: Path, files: dict[str, str]) -> dict[str, Path]:
+    """Commit `files` as the person's base, then install git-intent's hooks; returns their paths."""
+    paths = {name: root / name for name in files}
+    for name, text in files.items():
+        paths[name].write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    install(root)
+    return paths
+
+
 @AMEND_FLAGS
 def test_amend_carries_old_credits_and_adds_live_ones(tmp_path: Path, flags: tuple[str, ...]) -> None:
     """The pre-amend commit's lines are known only from its note (a teammate's agent wrote them): they
@@ -282,12 +293,8 @@ def test_interactive_rebase_carries_each_commits_credits_and_ignores_the_live_se
     its old commits' lines at their new line numbers (derived_from = the old commit; a squash target the
     union of its old commits), never the session that is live during the rebase."""
     root = repo.resolve()
-    f, g = root / "f.py", root / "g.py"
-    f.write_text(F_BASE, encoding="utf-8")
-    g.write_text(G_BASE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    install(root)
+    files = base_and_install(root, {"f.py": F_BASE, "g.py": G_BASE})
+    f, g = files["f.py"], files["g.py"]
     git(root, "checkout", "-q", "-b", "feature")
     one, two = session(root), session(root)
     one.prompt("Add alpha_total, then gamma_discount, then epsilon_label")
@@ -344,11 +351,7 @@ def test_interactive_rebase_carries_each_commits_credits_and_ignores_the_live_se
 
 def test_reword_does_not_stamp_the_live_session(repo: Path) -> None:
     root = repo.resolve()
-    f = root / "f.py"
-    f.write_text(F_BASE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    install(root)
+    f = base_and_install(root, {"f.py": F_BASE})["f.py"]
     git(root, "checkout", "-q", "-b", "feature")
     agent = session(root)
     agent.prompt("Add alpha_total")
@@ -383,11 +386,7 @@ RETRY_PERSON = "MAX_DELAY_SECONDS = 30  # set by the person"
 
 def test_cherry_pick_carries_from_the_picked_commit_without_live_sessions(repo: Path) -> None:
     root = repo.resolve()
-    lib = root / "lib.py"
-    lib.write_text(LIB_BASE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    install(root)
+    lib = base_and_install(root, {"lib.py": LIB_BASE})["lib.py"]
     git(root, "branch", "release")
     agent = session(root)
     agent.prompt("Add a retry helper with exponential backoff")
@@ -415,11 +414,7 @@ def test_cherry_pick_carries_from_the_picked_commit_without_live_sessions(repo: 
 
 def test_revert_of_a_removal_credits_the_original_session(repo: Path) -> None:
     root = repo.resolve()
-    lib = root / "lib.py"
-    lib.write_text(LIB_BASE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    install(root)
+    lib = base_and_install(root, {"lib.py": LIB_BASE})["lib.py"]
     agent = session(root)
     agent.prompt("Add a retry helper with exponential backoff")
     added, want = agent_commit(root, agent, lib, RETRY, "add retry")
@@ -439,11 +434,7 @@ def test_revert_of_a_removal_credits_the_original_session(repo: Path) -> None:
 
 def conflicting_agent_commit(root: Path) -> tuple[ClaudeSession, str, dict[tuple[str, str], Credit]]:
     """base on main, then the agent's retry helper on `feature` (recorded through the hook)."""
-    lib = root / "lib.py"
-    lib.write_text(LIB_BASE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    install(root)
+    lib = base_and_install(root, {"lib.py": LIB_BASE})["lib.py"]
     git(root, "checkout", "-q", "-b", "feature")
     agent = session(root)
     agent.prompt("Add a retry helper with exponential backoff")
@@ -522,11 +513,7 @@ def test_reset_soft_then_recommit_carries_the_abandoned_commits(tmp_path: Path) 
 
 def test_carry_records_a_forge_squash_merge_idempotently(repo: Path) -> None:
     root = repo.resolve()
-    lib = root / "lib.py"
-    lib.write_text(LIB_BASE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    install(root)
+    lib = base_and_install(root, {"lib.py": LIB_BASE})["lib.py"]
     git(root, "checkout", "-q", "-b", "feature")
     agent = session(root)
     agent.prompt("Add retry and a discount")

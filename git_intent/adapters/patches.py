@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..models import AddedLine
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass
@@ -82,7 +82,7 @@ def unified_diff_added(diff: str) -> list[AddedLine]:
     new_line = old_left = new_left = 0
     for line in diff.split("\n"):
         if old_left <= 0 and new_left <= 0:
-            match = _HUNK.match(line)
+            match = HUNK_HEADER.match(line)
             if match:
                 old_left = int(match.group(2)) if match.group(2) is not None else 1
                 new_left = int(match.group(4)) if match.group(4) is not None else 1
