@@ -1,0 +1,69 @@
+"""The `git intent` command line: parses arguments, calls one library function, prints.
+
+Exit codes: 0 success, 1 a known error (one sentence on stderr), 2 bad usage (click), 3 an unexpected
+error (a paste-ready report in `<git common dir>/intent/error.log`), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from .. import __version__
+from ..errors import IntentError
+from . import capture, explain, sessions  # noqa: F401  (each module registers its commands)
+from ._base import cli, open_repo
+
+__all__ = ["cli", "main"]
+
+
+def _fail(exc: IntentError) -> None:
+    click.echo(f"error: {exc}", err=True)
+    if exc.hint:
+        click.echo(f"hint: {exc.hint}", err=True)
+    sys.exit(1)
+
+
+def main() -> None:
+    """Console-script entry point with the one top-level error handler."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except IntentError as exc:
+        _fail(exc)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception:
+        where = _write_error_log(traceback.format_exc())
+        click.echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
+        click.echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
+                   err=True)
+        sys.exit(3)
+
+
+def _write_error_log(report: str) -> Path | None:
+    """Append a paste-ready report to `<git common dir>/intent/error.log`; None outside a repository."""
+    import platform
+    from datetime import datetime, timezone
+
+    try:
+        path: Path = open_repo().state_dir / "error.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n"
+                         f"git-intent {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
+                         f"argv: {sys.argv!r}\n\n{report}\n")
+        return path
+    except Exception:
+        return None

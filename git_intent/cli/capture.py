@@ -1,0 +1,203 @@
+"""Commands that capture links: install, hooks, record, backfill, import, carry, status, path."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from ._base import cli, open_repo, print_json
+
+
+@cli.command()
+@click.option("--shared-hooks-path", is_flag=True,
+              help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.")
+def install(shared_hooks_path: bool) -> None:
+    """Install the post-commit and post-rewrite hooks and git config here; say what changed."""
+    from ..install import install as run
+
+    changes = run(open_repo(), shared_hooks_path=shared_hooks_path)
+    click.echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite"]))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hook(hook: str, args: tuple[str, ...]) -> None:
+    """Run git-intent's HOOK from another hook manager (husky, pre-commit, a shared hooks folder).
+
+    Same fast path as the installed hook; never fails. `git-intent-hook HOOK` does the same without
+    loading the CLI (faster in a hook). post-rewrite reads git's old/new pairs on stdin
+    and takes the rewrite kind (amend or rebase) as its argument, or from PRE_COMMIT_REWRITE_COMMAND.
+    """
+    import os
+
+    from ..hook import run_shim
+
+    kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
+                          if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
+    stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+    run_shim(hook, kind, stdin)
+
+
+@cli.command()
+def uninstall() -> None:
+    """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay)."""
+    from ..install import uninstall as run
+
+    changes = run(open_repo())
+    click.echo("\n".join(changes) if changes else "git-intent was not installed here; nothing changed.")
+
+
+@cli.command()
+@click.argument("rev", required=False)
+@click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
+              help="Also consider this transcript file (any agent). Repeatable.")
+@click.option("--pending", is_flag=True, help="Process the commits and rewrites the hooks queued, now.")
+@click.option("--wait", is_flag=True, hidden=True, help="With --pending: wait for a running worker.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--hook", is_flag=True, hidden=True, help="Run as the hooks' worker: log errors, exit 0.")
+def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, wait: bool, as_json: bool,
+           hook: bool) -> None:
+    """Link commit REV (default HEAD) to the agent sessions that wrote its lines. Idempotent.
+
+    Lines no agent edit explains stay human. With --pending, drain the queue the hooks fill instead
+    (what the background worker does after each commit and rewrite).
+    """
+    from ..record import record_commit
+    from ..render import record_text
+
+    try:
+        if pending:
+            if rev or transcripts:
+                raise click.UsageError("--pending takes no REV or --transcript.")
+            from ..worker import drain
+
+            done = drain(open_repo(), wait=wait or not hook, say=(lambda t: click.echo(t, err=True)) if hook else None)
+            if as_json:
+                print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
+            elif hook:
+                click.echo("".join(record_text(r) for r in done.results), nl=False)
+            else:
+                click.echo("".join(record_text(r) for r in done.results)
+                           + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
+                             f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
+                if done.retry or done.failed:
+                    sys.exit(1)  # scripts must see that some work was not recorded
+            return
+        result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
+    except Exception:
+        if not hook:
+            raise
+        click.echo(f"record failed:\n{traceback.format_exc()}", err=True)
+        return
+    if as_json:
+        print_json(result.__dict__)
+    else:
+        click.echo(record_text(result), nl=False)
+
+
+@cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
+              help="Also consider this transcript file (any agent). Repeatable.")
+@click.option("--force", is_flag=True, help="Recompute commits that already have a record.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as_json: bool) -> None:
+    """Link the past commits of REVISION_RANGE (default HEAD) from the transcripts still on disk.
+
+    No hooks needed. Commits already recorded are skipped, so it resumes where it stopped and a second
+    run changes nothing. Notes are written in batches through git fast-import.
+    """
+    from ..backfill import backfill as run
+
+    repo = open_repo()
+    total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
+    with click.progressbar(length=total, label="Backfilling", file=sys.stderr,
+                           hidden=as_json or not sys.stderr.isatty()) as bar:
+        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bar.update)
+    if as_json:
+        print_json(result.__dict__)
+        return
+    rate = result.recorded / result.seconds if result.seconds else 0.0
+    click.echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
+               f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
+               f"({rate:.0f} commits/s).")
+    for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
+        click.echo(f"  {key}  {lines} lines")
+
+
+@cli.command("import")
+@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider"]),
+              help="The tool whose records to build on.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def import_(source: str, as_json: bool) -> None:
+    """Import the records another tool keeps: Entire checkpoints, git-ai notes, or Aider's chat history.
+
+    Entire's stored transcripts become backup copies and its trailer commits are recorded against them;
+    git-ai's notes name sessions whose local transcripts record those commits; Aider's `> Commit` lines
+    link commits directly. Idempotent.
+    """
+    from ..importers import import_records, work_size
+
+    repo = open_repo()
+    with click.progressbar(length=work_size(repo, source), label=f"Importing from {source}", file=sys.stderr,
+                           hidden=as_json or not sys.stderr.isatty()) as bar:
+        result = import_records(repo, source, progress=bar.update)
+    if as_json:
+        print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
+        return
+    click.echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded; "
+               f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
+    for problem in result.skipped[:20]:
+        click.echo(f"  skipped {problem}")
+    if len(result.skipped) > 20:
+        click.echo(f"  … and {len(result.skipped) - 20} more skipped")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(as_json: bool) -> None:
+    """Show queued and failed capture work, whether a worker runs, and the last errors."""
+    from ..status import capture_status, status_text
+
+    report = capture_status(open_repo())
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        click.echo(status_text(report), nl=False)
+
+
+@cli.command()
+@click.argument("revision_range")
+@click.option("--onto", "target", required=True, help="The commit that received those changes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def carry(revision_range: str, target: str, as_json: bool) -> None:
+    """Copy the records of REVISION_RANGE onto a commit no hook saw (a squash-merge made on a forge).
+
+    Each line of the target that a commit of the range credited keeps its session and message, with a
+    `derived_from` pointer to that commit. Example: git intent carry main..feature --onto 1a2b3c4
+    """
+    from ..carry import commits_in
+    from ..record import record_commit
+    from ..render import record_text
+
+    repo = open_repo()
+    result = record_commit(repo, target, sources=commits_in(repo, revision_range), live=False)
+    if as_json:
+        print_json(result.__dict__)
+    else:
+        click.echo(record_text(result), nl=False)
+
+
+@cli.command()
+def path() -> None:
+    """Print where git-intent keeps its state for this repository."""
+    from ..install import hooks_dir
+    from ..notes import NOTES_REF
+
+    repo = open_repo()
+    click.echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
+               f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}")

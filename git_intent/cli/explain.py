@@ -1,0 +1,92 @@
+"""Commands that explain lines and commits: blame, show, log, demo."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ._base import cli, open_repo, print_json
+
+
+@cli.command()
+@click.argument("location")
+@click.option("--json", "as_json", is_flag=True, help="Print the DESIGN.md JSON contract.")
+def blame(location: str, as_json: bool) -> None:
+    """Explain who wrote LOCATION (PATH:LINE or PATH:START-END) and why.
+
+    Walks git blame to the commit, its note, the agent session and the message whose edit wrote each
+    line, and quotes the request, the assistant's reasoning and the edit.
+    """
+    from ..blame import blame_lines
+    from ..render import blame_text
+
+    answer = blame_lines(open_repo(), location)
+    if as_json:
+        print_json(answer.model_dump(mode="json", exclude={"problems"}))
+    else:
+        click.echo(blame_text(answer), nl=False)
+    for problem in answer.problems:
+        click.echo(f"warning: {problem}", err=True)
+    if answer.problems:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("reference")
+@click.option("--json", "as_json", is_flag=True, help="Print the session or message as JSON.")
+@click.option("--brief", is_flag=True, help="One line per message instead of full text.")
+def show(reference: str, as_json: bool, brief: bool) -> None:
+    """Print SESSION or SESSION:MESSAGE at full fidelity (ids or unique prefixes)."""
+    from ..catalog import resolve_reference
+    from ..render import message_text, session_text
+
+    session, message = resolve_reference(open_repo(), reference)
+    if as_json:
+        print_json((message or session).model_dump(mode="json"))
+    elif message is not None:
+        click.echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
+    else:
+        from ..digest import session_digest
+        from ..render import digest_text
+        from ..topics import segment_topics
+
+        click.echo(digest_text(session_digest(session, segment_topics(session))), nl=False)
+        click.echo(session_text(session, full=not brief), nl=False)
+
+
+@cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("-n", "--max-count", default=20, show_default=True, help="How many commits to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
+def log(revision_range: str, max_count: int, as_json: bool) -> None:
+    """List recent commits of REVISION_RANGE with the agent sessions that wrote them."""
+    from ..history import log_commits
+    from ..render import log_text
+
+    entries = log_commits(open_repo(), revision_range, max_count)
+    if as_json:
+        print_json([e.model_dump(mode="json") for e in entries])
+    else:
+        click.echo(log_text(entries), nl=False)
+
+
+@cli.command()
+@click.option("--keep", type=click.Path(path_type=Path, file_okay=False),
+              help="Build the demo repository here and keep it (default: a temporary folder).")
+@click.option("--json", "as_json", is_flag=True, help="Print the blame answer as JSON.")
+def demo(keep: Path | None, as_json: bool) -> None:
+    """Replay a bundled real Claude Code session into a new repository, record it, and explain a line.
+
+    No network and no configuration: the transcript ships with git-intent (see its README).
+    """
+    from ..demo import run_demo
+    from ..render import blame_text
+
+    result = run_demo(keep, echo=None if as_json else click.echo)
+    if as_json:
+        print_json(result.answer.model_dump(mode="json", exclude={"problems"}))
+    else:
+        click.echo(blame_text(result.answer), nl=False)
+        click.echo(result.epilogue)

@@ -1,0 +1,125 @@
+"""Commands over sessions: sessions, index, search, context, fidelity."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ._base import cli, open_repo, print_json
+
+
+@cli.command()
+@click.option("--agent", help="Only this agent's sessions (claude-code, codex, opencode, gemini-cli, cursor, aider).")
+@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
+def sessions(agent: str | None, as_json: bool) -> None:
+    """List every session found for this repository: agent, time span, messages, and linked commits."""
+    from ..inventory import list_sessions
+    from ..render import sessions_text
+
+    found = list_sessions(open_repo(), agent)
+    if as_json:
+        print_json([s.model_dump(mode="json") for s in found])
+    else:
+        click.echo(sessions_text(found), nl=False)
+
+
+@cli.command()
+@click.option("--rebuild", is_flag=True, help="Drop the index and build it again from the transcripts.")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def index(rebuild: bool, as_json: bool) -> None:
+    """Bring the session index (.git/intent/index.db) up to date with every session of this repository.
+
+    Incremental: unchanged transcripts are skipped and only changed rows are written. The index is a
+    cache: notes and the backup stay the truth, and deleting index.db loses nothing.
+    """
+    result = _ingest(open_repo(), rebuild=rebuild, quiet=as_json)
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        click.echo(f"Indexed {result.sessions} session(s) ({result.sessions_skipped} unchanged, "
+                   f"{result.sessions_removed} removed): {result.messages_added} messages and "
+                   f"{result.edits_added} edits written in {result.seconds:.1f} s.")
+
+
+def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:
+    from ..index import ingest
+
+    bar_state: dict[str, Any] = {}
+
+    def progress(done: int, total: int) -> None:
+        if quiet or not sys.stderr.isatty():
+            return
+        if "bar" not in bar_state:
+            bar_state["bar"] = click.progressbar(length=total, label="Indexing sessions", file=sys.stderr)
+            bar_state["bar"].__enter__()
+        bar_state["bar"].update(done - bar_state.get("done", 0))
+        bar_state["done"] = done
+
+    try:
+        return ingest(repo, rebuild=rebuild, progress=progress)
+    finally:
+        if "bar" in bar_state:
+            bar_state["bar"].__exit__(None, None, None)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--agent", help="Only this agent's sessions.")
+@click.option("--since", type=click.DateTime(), help="Only messages at or after this date (UTC).")
+@click.option("--file", "path", help="Only messages that edited or named this path (a suffix).")
+@click.option("-n", "--limit", default=20, show_default=True, help="How many hits.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+def search(query: str, agent: str | None, since: Any, path: str | None, limit: int, as_json: bool) -> None:
+    """Search every session of this repository (full-text, then fuzzy re-ranked).
+
+    The index is brought up to date first. Each hit names the message: `git intent show SESSION:MESSAGE`.
+    """
+    from ..render import hits_text
+    from ..search import search as run
+
+    repo = open_repo()
+    _ingest(repo, quiet=as_json)
+    hits = run(repo, query, agent=agent, since=since, file=path, limit=limit)
+    if as_json:
+        print_json([h.model_dump(mode="json") for h in hits])
+    else:
+        click.echo(hits_text(hits), nl=False)
+
+
+@cli.command()
+@click.argument("session")
+@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100),
+              help="Tokens (characters / 4) the rendering may use.")
+@click.option("--json", "as_json", is_flag=True, help="Print the topic map and rendering as JSON.")
+def context(session: str, budget: int, as_json: bool) -> None:
+    """Show SESSION's topic map and render it within a token budget.
+
+    User turns that state tasks, facts or constraints stay verbatim; finished work shrinks to message
+    and topic summaries; large outputs become `git intent show S:M` pointers. Nothing is deleted:
+    raise any topic or message back with `git intent fidelity`.
+    """
+    from ..context import session_context
+    from ..render import context_text
+
+    rendered, commits = session_context(open_repo(), session, budget)
+    if as_json:
+        print_json({**rendered.model_dump(mode="json"), "topic_commits": commits})
+    else:
+        click.echo(context_text(rendered, commits), nl=False)
+
+
+@cli.command()
+@click.argument("session")
+@click.argument("target")
+@click.argument("level", type=click.Choice(["full", "summary", "compressed", "placeholder", "hidden", "auto"]))
+def fidelity(session: str, target: str, level: str) -> None:
+    """Set the fidelity of a topic (t3) or a message (:MESSAGE_ID) of SESSION; `auto` removes the choice.
+
+    Stored per session and reversible: the transcript itself is never changed.
+    """
+    from ..context import change_fidelity
+
+    change_fidelity(open_repo(), session, target, level)
+    click.echo(f"{target} of {session} is now {level}; `git intent context {session}` shows the result.")
