@@ -1,7 +1,7 @@
 """Context reduction: every corpus transcript's raw size against its rendering at the default budget.
 
-For every Claude Code, Codex, Gemini CLI, Cursor and Aider transcript file in ../shared/corpus/transcripts
-and every linked `full.jsonl` in ../shared/corpus/linked, the script reads the file with the adapters,
+For every Claude Code, Codex, Gemini CLI, Cursor and Aider transcript file in fixtures/transcripts
+and every linked `full.jsonl` in fixtures/linked, the script reads the file with the adapters,
 splits each session into topics (`segment_topics`) and renders it with no user choices at the default
 budget (`render_context`, 8,000 tokens per session), then prints per file:
 
@@ -25,7 +25,7 @@ Pure computation on the files in place: no git, no HOME, nothing written. Run fr
     .venv/bin/python bench/context_reduction.py                 # table
     .venv/bin/python bench/context_reduction.py --json          # the same figures as JSON
     .venv/bin/python bench/context_reduction.py --budget 4000   # another budget
-    .venv/bin/python bench/context_reduction.py --corpus DIR    # another copy of ../shared/corpus
+    .venv/bin/python bench/context_reduction.py --corpus DIR    # another copy of fixtures
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def table(results: list[FileResult], budget: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[1] / "fixtures")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

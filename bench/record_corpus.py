@@ -1,6 +1,6 @@
 """Recording the four linked-corpus commits: lines credited, sessions credited, and `record_commit` time.
 
-For each real Entire checkpoint in ../shared/corpus/linked (see its README.md), the script rebuilds the
+For each real Entire checkpoint in fixtures/linked (see its README.md), the script rebuilds the
 files before and after the session with `git_intent.replay` (rebuild_claude / rebuild_codex), commits the
 pre-image as a person's baseline (dated 1 h before the session's first edit) and the post-image as the
 commit under test (dated 1 min after its last edit) in a fresh temporary repository, then times
@@ -48,7 +48,7 @@ from typing import Any
 
 from _common import isolate
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "linked"
+DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "linked"
 
 VICTOR = "/Users/gtrrz-victor/wks/gtrrz-victor/improve-status-cmd-output/"
 SOPH_CLI = "/Users/soph/Work/entire/devenv/cli/"

@@ -1,6 +1,6 @@
 """After the hook shims: start the single background worker. Standard library only; never fails.
 
-The shims (templates/post-commit, templates/post-rewrite) have already queued the job in
+The shims (hooks/post-commit, hooks/post-rewrite) have already queued the job in
 `<git common dir>/intent/queue/` in the foreground. This module runs in the background and starts
 `python -m git_intent record --pending --hook` detached, unless a worker already holds
 `worker.lock` (that worker looks at the queue again before it exits, so the job is not stranded).
@@ -66,7 +66,7 @@ SHIMS = ("post-commit", "post-rewrite")
 
 
 def render_shim(hook: str, python: str | None = None) -> str:
-    """The shell shim for `hook` (templates/<hook>), calling the absolute path of this Python."""
+    """The shell shim for `hook` (hooks/<hook>, shipped as templates/<hook>), calling the absolute path of this Python."""
     template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
     return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
 

@@ -1,6 +1,6 @@
 """The capture journal: jobs the hook shims append to `<git common dir>/intent/queue/`, and failed ones.
 
-A job is a small text file written by a shell shim (templates/post-commit, templates/post-rewrite):
+A job is a small text file written by a shell shim (hooks/post-commit, hooks/post-rewrite):
 
     hook post-commit              hook post-rewrite
     worktree <path>               worktree <path>

@@ -11,19 +11,16 @@ from pathlib import Path
 
 import pytest
 
-# ../shared/corpus beside the clone (as in CI), or GIT_INTENT_CORPUS.
-CORPUS = Path(os.environ.get("GIT_INTENT_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
+# Real transcripts and links, kept in the repository (fixtures/README.md) so a fresh clone runs every test.
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures"
 PYTHON_BIN = Path(sys.executable).parent
 
 
 def corpus(*parts: str) -> Path:
-    """A path inside ../shared/corpus; skips the test when the corpus is not there (fails under CI=true,
-    where a silently skipped corpus would hide every real-transcript test)."""
+    """A path inside fixtures/; a missing fixture fails the test (never a silent skip)."""
     path = CORPUS.joinpath(*parts)
     if not path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"corpus file {path} is missing in CI")
-        pytest.skip(f"corpus file {path} is missing")
+        pytest.fail(f"fixture {path} is missing")
     return path
 
 
@@ -85,8 +82,3 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproc
     return subprocess.run(["git", "intent", *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
 
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """Under CI=true the corpus must be there: skipping every real-transcript test would pass silently."""
-    if os.environ.get("CI") == "true" and not CORPUS.is_dir():
-        raise pytest.UsageError(f"the shared corpus is missing at {CORPUS} (set GIT_INTENT_CORPUS)")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Iterable
 from datetime import datetime
@@ -33,10 +32,6 @@ def relative_to_repo(recorded_path: str, repo_paths: Iterable[str]) -> str | Non
     return best
 
 
-pytestmark = [
-    pytest.mark.skipif(not LINKED.is_dir(), reason=f"shared corpus not found at {LINKED}"),
-    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
-]
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

@@ -1,5 +1,5 @@
 """Entire checkpoints: trailers on code commits and checkpoint trees, in real repositories built in tmp from the
-checkpoint folders of ../shared/corpus/linked/{entire-cli,git-sync} and the commits their links.json describe.
+checkpoint folders of fixtures/linked/{entire-cli,git-sync} and the commits their links.json describe.
 
 The expected figures are the corpus's own: session ids and agents from each session's metadata.json, transcript
 sizes from links.json and from the files, hashes from content_hash.txt.

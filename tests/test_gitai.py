@@ -1,4 +1,4 @@
-"""git-ai authorship notes (refs/notes/ai): the four real notes in ../shared/corpus/linked/git-ai-notes, malformed
+"""git-ai authorship notes (refs/notes/ai): the four real notes in fixtures/linked/git-ai-notes, malformed
 notes, and notes written with `git notes` into a real repository and read back.
 
 Figures were computed with the parser, then checked against the files with an independent script (awk over the

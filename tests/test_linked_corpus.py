@@ -1,4 +1,4 @@
-"""Real commits rebuilt from their real transcripts (../shared/corpus/linked), recorded and blamed end to end.
+"""Real commits rebuilt from their real transcripts (fixtures/linked), recorded and blamed end to end.
 
 Each case commits the session's pre-image as a person's baseline an hour before the first edit, writes the
 post-image, commits it a minute after the last edit, runs `git intent record HEAD --transcript FULL --json`,

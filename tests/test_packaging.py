@@ -19,3 +19,14 @@ def test_package_data_globs_cover_every_data_file() -> None:
     missing = [f for f in data
                if not any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(f, g.replace("**/", "")) for g in globs)]
     assert not missing, f"not shipped in the wheel: {missing}"
+
+
+def test_hook_shims_ship_from_the_top_level_hooks_folder() -> None:
+    """hooks/ holds the shims users and hook managers see; the package carries them through templates/."""
+    templates = ROOT / "git_intent" / "templates"
+    assert templates.resolve() == (ROOT / "hooks").resolve()
+    assert sorted(p.name for p in (ROOT / "hooks").iterdir()) == ["post-commit", "post-rewrite"]
+    from importlib import resources
+
+    shim = resources.files("git_intent").joinpath("templates", "post-commit").read_text(encoding="utf-8")
+    assert shim == (ROOT / "hooks" / "post-commit").read_text(encoding="utf-8")
