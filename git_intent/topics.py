@@ -40,7 +40,9 @@ _CUE = re.compile(r"^(?:also|and|but|now|then|instead|no|not|nope|i mean|actuall
                   r"|only|just|don'?t|do not)\b", re.IGNORECASE)
 _BACK_REFERENCE = re.compile(r"\b(?:also|too|those|these|this|that|it|them)\b", re.IGNORECASE)
 BACK_REFERENCE = 120  # characters: up to this long, "also", "too", "those", "it"… refer back to the topic
-_TAG_BLOCK = re.compile(r"<([A-Za-z][\w-]*)>.*?</\1>", re.DOTALL)
+# Agent and IDE wrapper blocks (`<ide_opened_file>`, `<system-reminder>`, `<command-name>`) always have `_` or
+# `-` in their names; HTML a person typed (`<script>`, `<div>`) is part of the request and stays (issue 13).
+_TAG_BLOCK = re.compile(r"<([A-Za-z][A-Za-z0-9]*[_-][\w-]*)>.*?</\1>", re.DOTALL)
 # A sentence ends at `.`, `!` or `?` after a letter or closing mark and before a space: "### 1. Fix" and
 # "step 2. then" stay whole, so list markers never become sentences of their own.
 _SENTENCE_END = re.compile(r"(?<=[A-Za-z)\]`'\"”’][.!?])\s+")

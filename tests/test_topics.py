@@ -254,3 +254,12 @@ def test_open_questions_are_questions_nobody_answered() -> None:
     session = build(("user", "add a --verbose flag"), ("assistant", "Added."), ("user", "does it work on windows?"))
     digest = session_digest(session, segment_topics(session))
     assert [(q.message_id, q.text) for q in digest.open_questions] == [("m3", "does it work on windows?")]
+
+
+def test_the_digest_quotes_html_a_person_typed_and_drops_only_agent_wrappers() -> None:
+    # issue 13: the user's words are shown as written; escaping is for output, never a change to the text
+    typed = 'Make the banner show <script>alert("hi")</script> as text, and <b>bold</b> the title please'
+    wrapped = "<ide_opened_file>The user opened src/app.py</ide_opened_file> Rename the config loader to load_settings"
+    for said, goal in ((typed, typed), (wrapped, "Rename the config loader to load_settings")):
+        session = build(("user", said), ("assistant", "Done."))
+        assert [g.text for g in session_digest(session, segment_topics(session)).goals] == [goal]

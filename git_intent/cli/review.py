@@ -1,0 +1,62 @@
+"""Commands for reviewers: review (a range explained hunk by hunk) and serve (the local web view)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._base import cli, open_repo, print_json
+
+
+def model_summariser(repo: Any) -> Any:
+    """The summariser for `review` when a model is configured, else None (offline).
+
+    Seam: the model layer (`git_intent.answer`) provides it; until then reviews are offline."""
+    return None
+
+
+@cli.command()
+@click.argument("revision_range", metavar="RANGE")
+@click.option("--format", "output", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="Terminal text, or a paste-ready pull-request comment (collapsible, within 65,536 characters).")
+@click.option("--json", "as_json", is_flag=True, help="Print files → hunks → groups as JSON (docs/json.md).")
+def review(revision_range: str, output: str, as_json: bool) -> None:
+    """Explain every hunk of RANGE: who wrote each added line, what was asked, and why.
+
+    RANGE is any `git diff` range (main..feature, HEAD~3.., A...B) or one commit; its end need not be
+    checked out. Added lines are grouped by agent message, person or unrecorded commit; agent groups quote
+    the request and the assistant's reason, cited [session:message]; a person's change to an agent's line
+    is flagged. A summary table comes first. Example: git intent review main..feature --format markdown
+    """
+    from ..review import review_markdown, review_range, review_text, summarise_sessions
+
+    repo = open_repo()
+    answer = summarise_sessions(review_range(repo, revision_range), model_summariser(repo))
+    if as_json:
+        print_json(answer.model_dump(mode="json"))
+    elif output == "markdown":
+        click.echo(review_markdown(answer), nl=False)
+    else:
+        click.echo(review_text(answer), nl=False)
+
+
+@cli.command()
+@click.option("--port", default=8484, show_default=True, type=click.IntRange(0, 65535),
+              help="Port on 127.0.0.1 (0 picks a free one).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in your web browser.")
+def serve(port: int, open_browser: bool) -> None:
+    """Serve a local web view of this repository's intent on 127.0.0.1 (Ctrl-C stops it).
+
+    Files with an intent gutter and the evidence behind each line, sessions with their topic map and
+    fidelity controls, reviews of a range, and search. Needs the `serve` extra:
+    pip install 'git-intent[serve]'.
+    """
+    try:
+        from ..serve import run_server
+    except ImportError as exc:
+        from ..errors import IntentError
+
+        raise IntentError(f"git intent serve needs the serve extra ({exc.name} is not installed).",
+                          hint="pip install 'git-intent[serve]'") from exc
+    run_server(open_repo(), port, open_browser=open_browser, echo=click.echo)

@@ -1,0 +1,125 @@
+"""A repository for the review and serve tests, built from the linked fixtures (fixtures/linked).
+
+History, oldest first:
+  baseline   a person's pre-image of both entire-cli ac3f02a3c337 sessions
+  gemini     session 2 (1ed1f046…) replayed: gemini.go, 8 lines, recorded
+  chunking   session 0 (0a0314fb…) replayed: chunking.go and its test, 32 lines, recorded
+  person     a person changes one line session 0 wrote (recorded: a note with no agent lines)
+  script     a Claude Code session asked, in words holding a literal `<script>`, to add a helper file
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from conftest import corpus, git, run_cli
+from test_e2e_hook import ClaudeSession, Clock
+
+from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
+
+S0 = "0a0314fb-b206-450f-b895-cd5181a28ae5"
+S2 = "1ed1f046-f456-4f14-9c74-bb83179cf809"
+AC3F = ("linked", "entire-cli", "checkpoints", "ac", "3f02a3c337")
+CHUNKING = "cmd/entire/cli/agent/chunking.go"
+CHANGED = "if len(lineWithNewline) > maxSize {"
+SCRIPT_PROMPT = 'Add notes.md saying <script>window.__pwned = 1</script> must stay literal & "quoted".'
+SCRIPT_FILE = "docs/notes.md"
+
+
+@dataclass
+class ReviewRepo:
+    """The built repository, its environment (isolated HOME and agent folders) and what the tests check."""
+
+    path: Path
+    env: dict[str, str]
+    baseline: str
+    gemini: str
+    chunking: str
+    person: str
+    script: str
+    changed_line: int  # the line of CHUNKING the person changed (1-based, at HEAD)
+    script_session: str
+    script_prompt: str  # message id of the `<script>` prompt
+    script_edit: str  # message id of the Write
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """An environment whose HOME, git config and agent folders live under `home`."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
+            "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "person@example.com",
+            "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "person@example.com"}
+
+
+def _record(repo: Path, *transcripts: Path) -> None:
+    args = ["record", "HEAD", "--json", *[a for t in transcripts for a in ("--transcript", str(t))]]
+    proc = run_cli(*args, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+
+
+def build_review_repo(root: Path) -> ReviewRepo:
+    """Build the repository under `root` with HOME and the agents' folders isolated under it too."""
+    env = isolated_env(root / "home")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT"):
+            patch.delenv(name, raising=False)
+        return _build(root / "repo", env)
+
+
+def _build(repo: Path, env: dict[str, str]) -> ReviewRepo:
+    t0, t2 = corpus(*AC3F, "0", "full.jsonl"), corpus(*AC3F, "2", "full.jsonl")
+    r0, r2 = rebuild_claude(t0), rebuild_claude(t2)
+    cwd = _cwd(t0)
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "commit.gpgsign", "false")
+    repo = repo.resolve()
+    write_replayed(repo, {**r2.pre, **r0.pre}, cwd)
+    at = datetime.fromisoformat
+    baseline = commit_replayed(repo, "baseline before the agent sessions", at(r2.first_edit_at) - timedelta(hours=1))
+    write_replayed(repo, r2.post, cwd)
+    gemini = commit_replayed(repo, "log error when marshalling fails", at(r2.last_edit_at) + timedelta(minutes=1))
+    _record(repo, t0, t2)
+    write_replayed(repo, r0.post, cwd)
+    chunking = commit_replayed(repo, "handle a jsonl line bigger than the chunk size",
+                               at(r0.last_edit_at) + timedelta(minutes=1))
+    _record(repo, t0, t2)
+
+    target = repo / CHUNKING
+    lines = target.read_text(encoding="utf-8").split("\n")
+    changed = next(i for i, line in enumerate(lines) if line.strip() == CHANGED)
+    lines[changed] = lines[changed].replace("maxSize {", "maxSize { // a single line may not be split")
+    target.write_text("\n".join(lines), encoding="utf-8")
+    person = commit_replayed(repo, "comment the size check", at(r0.last_edit_at) + timedelta(hours=2),
+                             author="Pat Person <pat@example.com>")
+    _record(repo)
+
+    clock = Clock(datetime.now(timezone.utc) - timedelta(minutes=10))
+    session = ClaudeSession(cwd=repo, clock=clock)
+    prompt = session.prompt(SCRIPT_PROMPT)
+    session.say("I will write the note with the text exactly as you gave it.")
+    edit = session.write("Writing docs/notes.md.", repo / SCRIPT_FILE,
+                         "# Notes\n\nKeep <script>window.__pwned = 1</script> literal & \"quoted\".\n")
+    transcript = session.save()
+    assert str(transcript).startswith(env["CLAUDE_CONFIG_DIR"])
+    script = commit_replayed(repo, "notes", datetime.now(timezone.utc) - timedelta(minutes=1))
+    _record(repo, transcript)
+    return ReviewRepo(path=repo, env={**os.environ, **env}, baseline=baseline, gemini=gemini, chunking=chunking,
+                      person=person, script=script, changed_line=changed + 1, script_session=session.session_id,
+                      script_prompt=prompt, script_edit=edit)
+
+
+def _cwd(transcript: Path) -> str:
+    for line in transcript.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if isinstance(record, dict) and isinstance(record.get("cwd"), str):
+            return str(record["cwd"])
+    raise AssertionError(f"no cwd in {transcript}")
