@@ -1,11 +1,13 @@
 """A repository for the review and serve tests, built from the linked fixtures (fixtures/linked).
 
-History, oldest first:
-  baseline   a person's pre-image of both entire-cli ac3f02a3c337 sessions
-  gemini     session 2 (1ed1f046…) replayed: gemini.go, 8 lines, recorded
-  chunking   session 0 (0a0314fb…) replayed: chunking.go and its test, 32 lines, recorded
-  person     a person changes one line session 0 wrote (recorded: a note with no agent lines)
-  script     a Claude Code session asked, in words holding a literal `<script>`, to add a helper file
+The three entire-cli commits of fixtures/linked, in one history, oldest first:
+  baseline    a person's pre-image of the three sessions' files (recorded: no agent lines)
+  gemini      ac3f02a3c337 session 2 (1ed1f046…) replayed: gemini.go, 8 lines, recorded
+  chunking    ac3f02a3c337 session 0 (0a0314fb…) replayed: chunking.go and its test, 32 lines, recorded
+  person      Pat changes one line session 0 wrote (recorded: a note with no agent lines)
+  telemetry   8ece5fc12e98 (cc432c40…, two topics) replayed: detached.go and its test, 54 lines, recorded
+  unrecorded  Sam adds a comment to chunking.go; no note
+  script      a Claude Code session asked, in words holding a literal `<script>`, to write docs/notes.md
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
 
 S0 = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 S2 = "1ed1f046-f456-4f14-9c74-bb83179cf809"
+S8 = "cc432c40-914a-4c1a-a972-0103199a736a"
 AC3F = ("linked", "entire-cli", "checkpoints", "ac", "3f02a3c337")
+E8CE = ("linked", "entire-cli", "checkpoints", "8e", "ce5fc12e98", "0", "full.jsonl")
 CHUNKING = "cmd/entire/cli/agent/chunking.go"
 CHANGED = "if len(lineWithNewline) > maxSize {"
 SCRIPT_PROMPT = 'Add notes.md saying <script>window.__pwned = 1</script> must stay literal & "quoted".'
@@ -41,6 +45,8 @@ class ReviewRepo:
     gemini: str
     chunking: str
     person: str
+    telemetry: str
+    unrecorded: str
     script: str
     changed_line: int  # the line of CHUNKING the person changed (1-based, at HEAD)
     script_session: str
@@ -75,16 +81,18 @@ def build_review_repo(root: Path) -> ReviewRepo:
 
 
 def _build(repo: Path, env: dict[str, str]) -> ReviewRepo:
-    t0, t2 = corpus(*AC3F, "0", "full.jsonl"), corpus(*AC3F, "2", "full.jsonl")
-    r0, r2 = rebuild_claude(t0), rebuild_claude(t2)
-    cwd = _cwd(t0)
+    t0, t2, t8 = corpus(*AC3F, "0", "full.jsonl"), corpus(*AC3F, "2", "full.jsonl"), corpus(*E8CE)
+    r0, r2, r8 = rebuild_claude(t0), rebuild_claude(t2), rebuild_claude(t8)
+    cwd, cwd8 = _cwd(t0), _cwd(t8)
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "commit.gpgsign", "false")
     repo = repo.resolve()
     write_replayed(repo, {**r2.pre, **r0.pre}, cwd)
+    write_replayed(repo, r8.pre, cwd8)
     at = datetime.fromisoformat
     baseline = commit_replayed(repo, "baseline before the agent sessions", at(r2.first_edit_at) - timedelta(hours=1))
+    _record(repo)
     write_replayed(repo, r2.post, cwd)
     gemini = commit_replayed(repo, "log error when marshalling fails", at(r2.last_edit_at) + timedelta(minutes=1))
     _record(repo, t0, t2)
@@ -101,6 +109,13 @@ def _build(repo: Path, env: dict[str, str]) -> ReviewRepo:
     person = commit_replayed(repo, "comment the size check", at(r0.last_edit_at) + timedelta(hours=2),
                              author="Pat Person <pat@example.com>")
     _record(repo)
+    write_replayed(repo, r8.post, cwd8)
+    telemetry = commit_replayed(repo, "fix test", at(r8.last_edit_at) + timedelta(minutes=1))
+    _record(repo, t8)
+    target.write_text("// Package agent: chunking of JSONL transcripts.\n" + target.read_text(encoding="utf-8"),
+                      encoding="utf-8")
+    unrecorded = commit_replayed(repo, "say what the file is for", at(r8.last_edit_at) + timedelta(hours=1),
+                                 author="Sam Someone <sam@example.com>")
 
     clock = Clock(datetime.now(timezone.utc) - timedelta(minutes=10))
     session = ClaudeSession(cwd=repo, clock=clock)
@@ -113,7 +128,8 @@ def _build(repo: Path, env: dict[str, str]) -> ReviewRepo:
     script = commit_replayed(repo, "notes", datetime.now(timezone.utc) - timedelta(minutes=1))
     _record(repo, transcript)
     return ReviewRepo(path=repo, env={**os.environ, **env}, baseline=baseline, gemini=gemini, chunking=chunking,
-                      person=person, script=script, changed_line=changed + 1, script_session=session.session_id,
+                      person=person, telemetry=telemetry, unrecorded=unrecorded, script=script,
+                      changed_line=changed + 2, script_session=session.session_id,
                       script_prompt=prompt, script_edit=edit)
 
 

@@ -1,0 +1,146 @@
+"""The routes of `git intent serve` (starlette): each reads through the library and renders a Jinja2
+template with autoescape on, so every transcript, path and author string reaches the page escaped.
+
+Pages (all reachable by links from `/`): `/files/…` (the tree at HEAD), `/file/PATH` (intent gutter and
+evidence panels; `?line=N` selects a line without JavaScript), `/sessions`, `/session/ID` (topic bar,
+fidelity controls, digest, budgeted rendering), `/message/ID/MESSAGE`, `/review?range=R`, `/search?q=Q`.
+The one POST, `/session/ID/fidelity`, passes the guard's token check first (security.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from ..errors import BadLocationError, IntentError, SessionNotFoundError
+from ..render import short, when
+from ..repo import Repository
+from ..review.text import reason_of, request_of
+from .pages import LEVELS, file_view, list_folder, topic_bar
+from .security import TOKEN_FIELD, ASGIApp, Guard
+
+STATIC = Path(__file__).with_name("static")
+
+
+def create_app(repo: Repository, token: str) -> ASGIApp:
+    """The whole application for `repo`, behind the guard (local Host, `token` on every POST)."""
+    env = Environment(loader=PackageLoader("git_intent.serve", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
+    env.filters.update(short=short, when=when, url=lambda text: quote(str(text), safe="/"))
+    env.globals.update(request_of=request_of, reason_of=reason_of)
+    templates = Jinja2Templates(env=env)
+
+    def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def head_files() -> frozenset[str]:
+        return repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
+
+    def index(request: Request) -> Response:
+        from ..history import log_commits
+
+        commits = log_commits(repo, "HEAD", 15) if head_files() else []
+        return page(request, "index.html", commits=commits)
+
+    def files(request: Request) -> Response:
+        folder = request.path_params.get("path", "").strip("/")
+        entries = list_folder(head_files(), folder)
+        if entries is None:
+            raise HTTPException(404, f"{folder or 'The repository'} has no files at HEAD.")
+        parts = folder.split("/") if folder else []
+        crumbs = [("/".join(parts[:i + 1]), name) for i, name in enumerate(parts)]
+        return page(request, "files.html", folder=folder, entries=entries, crumbs=crumbs)
+
+    def file(request: Request) -> Response:
+        path = request.path_params["path"]
+        if path not in head_files():  # only files of the tree: no path from the URL reaches the disk otherwise
+            raise HTTPException(404, f"{path} is not a file of HEAD.")
+        view = file_view(repo, path)
+        line = request.query_params.get("line", "")
+        selected = int(line) if line.isdigit() and 1 <= int(line) <= len(view.lines) else None
+        shown = view.lines[selected - 1].panel_id if selected else None
+        return page(request, "file.html", view=view, selected=selected, shown=shown)
+
+    def sessions(request: Request) -> Response:
+        from ..inventory import list_sessions
+
+        return page(request, "sessions.html", sessions=list_sessions(repo))
+
+    def session(request: Request) -> Response:
+        from ..context import DEFAULT_BUDGET, session_context
+
+        budget_text = request.query_params.get("budget", "")
+        budget = max(int(budget_text), 100) if budget_text.isdigit() else DEFAULT_BUDGET
+        rendered, commits = session_context(repo, request.path_params["session_id"], budget)
+        return page(request, "session.html", rendered=rendered, commits=commits, bar=topic_bar(rendered),
+                    digest=rendered.digest, budget=budget)
+
+    async def fidelity(request: Request) -> Response:
+        from ..context import change_fidelity
+
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        target, level = (form.get(k, [""])[0] for k in ("target", "level"))
+        session_id = request.path_params["session_id"]
+        await run_in_threadpool(change_fidelity, repo, session_id, target, level)
+        anchor = f"#topic-{quote(target)}" if not target.startswith(":") else ""
+        return RedirectResponse(f"/session/{quote(session_id, safe='')}{anchor}", status_code=303)
+
+    def message(request: Request) -> Response:
+        from ..catalog import resolve_reference
+
+        found, text = resolve_reference(repo, f"{request.path_params['session_id']}:"
+                                              f"{request.path_params['message_id']}")
+        return page(request, "message.html", session=found, message=text)
+
+    def review(request: Request) -> Response:
+        from ..review import review_range
+
+        spec = request.query_params.get("range", "").strip()
+        answer = review_range(repo, spec) if spec else None
+        from ..history import log_commits
+
+        commits = log_commits(repo, "HEAD", 10) if head_files() else []
+        return page(request, "review.html", spec=spec, answer=answer, commits=commits, head_files=head_files())
+
+    def search(request: Request) -> Response:
+        from ..index import ingest
+        from ..search import search as run
+
+        query = request.query_params.get("q", "").strip()
+        hits = []
+        if query:
+            ingest(repo)
+            hits = run(repo, query, limit=30)
+        return page(request, "search.html", query=query, hits=hits)
+
+    async def known_error(request: Request, exc: Exception) -> Response:
+        status = 404 if isinstance(exc, SessionNotFoundError | BadLocationError) else 400
+        return page(request, "error.html", status, message=str(exc), hint=getattr(exc, "hint", None))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "Unexpected error."
+        return page(request, "error.html", status, message=detail, hint=None)
+
+    routes = [
+        Route("/", index), Route("/files/", files), Route("/files/{path:path}", files),
+        Route("/file/{path:path}", file), Route("/sessions", sessions),
+        Route("/session/{session_id}", session),
+        Route("/session/{session_id}/fidelity", fidelity, methods=["POST"]),
+        Route("/message/{session_id}/{message_id}", message), Route("/review", review), Route("/search", search),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={IntentError: known_error, HTTPException: http_error})
+    return Guard(app, token)
