@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import select
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import corpus, git, run_cli
+from conftest import PYTHON_BIN, corpus, git, run_cli
 from test_e2e_hook import ClaudeSession, Clock
 
 from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
@@ -60,7 +65,8 @@ def isolated_env(home: Path) -> dict[str, str]:
     return {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
             "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
             "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "person@example.com",
-            "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "person@example.com"}
+            "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "person@example.com",
+            "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def _record(repo: Path, *transcripts: Path) -> None:
@@ -139,3 +145,27 @@ def _cwd(transcript: Path) -> str:
         if isinstance(record, dict) and isinstance(record.get("cwd"), str):
             return str(record["cwd"])
     raise AssertionError(f"no cwd in {transcript}")
+
+
+@contextmanager
+def serving(built: ReviewRepo, *extra: str) -> Iterator[str]:
+    """`git intent serve --port 0` running in the built repository; yields its base URL (ends with /).
+    The server is stopped (by its own pid) when the block ends."""
+    proc = subprocess.Popen(["git", "intent", "serve", "--port", "0", *extra], cwd=built.path, env=built.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        line = proc.stdout.readline() if ready else ""
+        match = re.search(r"at (http://127\.0\.0\.1:\d+/) ", line)
+        if match is None:
+            proc.kill()
+            raise AssertionError(f"serve did not start: {line!r} {proc.communicate()[1]}")
+        yield match[1]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,6 +1,10 @@
 """Building a review of a range: every added line blamed at the range's end, explained from notes and
 sessions, grouped by attribution, with `previous` where a person changed an agent's line.
 
+Lines are blamed without -M/-C, unlike `git intent blame`: a review counts the lines as the range's diff
+shows them, so a block an agent moved counts for the commit that moved it (as `record` credited it),
+not for whoever first wrote it.
+
 Costs: one `git diff` (plus one `--name-status`) for the range; one `git blame` per file with added
 lines (all its hunks as `-L` ranges, at the range's end, so nothing needs to be checked out); each
 commit's note read once and each session read once (shared caches); for people's lines, one diff per
@@ -96,7 +100,7 @@ def _blame_file(repo: Repository, end: str, diff_file: DiffFile, explain: Explai
     if spans:
         ranges = [arg for start, stop in spans for arg in ("-L", f"{start},{stop}")]
         try:
-            out = repo.git("blame", "--porcelain", "-M", "-C", *ranges, end, "--", diff_file.path)
+            out = repo.git("blame", "--porcelain", *ranges, end, "--", diff_file.path)
             by_line = {line.final_line: line for line in parse_porcelain(out)}
         except IntentError as exc:  # a submodule, or a path git cannot blame: say so, go on
             failure = f"{diff_file.path} could not be blamed at {end[:12]}: {exc}"

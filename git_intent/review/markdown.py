@@ -51,20 +51,28 @@ def _cite(session_id: str, message_id: str) -> str:
 
 def review_markdown(answer: ReviewAnswer, limit: int = GITHUB_LIMIT) -> str:
     """The review as a GitHub comment of at most `limit` characters: a header and the summary table,
-    the sessions, then one collapsible section per file (with quotes while they fit, without them
-    after, then a truncation line pointing to `git intent review RANGE`)."""
-    out = _header(answer) + _sessions(answer)
-    shown = 0
-    for review_file in answer.files:
-        blocks = (_file(review_file, quotes=True), _file(review_file, quotes=False))
-        block = next((b for b in blocks if len(out) + len(b) + len(_trailer(answer, shown + 1)) <= limit), None)
-        if block is None:
+    the sessions, then one collapsible section per file. When everything does not fit, every file is
+    listed without quotes first and quotes come back, in diff order, while they fit; when even that
+    does not fit, the files that fit are shown and a last line points to `git intent review RANGE`."""
+    head = _header(answer) + _sessions(answer)
+    full = [_file(f, quotes=True) for f in answer.files]
+    if len(head) + sum(map(len, full)) <= limit:
+        return head + "".join(full)
+    blocks = [_file(f, quotes=False) for f in answer.files]
+    total = len(head) + sum(map(len, blocks))
+    if total <= limit:
+        for i, block in enumerate(full):
+            if total + len(block) - len(blocks[i]) <= limit:
+                total += len(block) - len(blocks[i])
+                blocks[i] = block
+        return head + "".join(blocks)
+    out, shown = head, 0
+    for block in blocks:
+        if len(out) + len(block) + len(_trailer(answer, shown + 1)) > limit:
             break
         out += block
         shown += 1
-    if shown < len(answer.files):
-        out += _trailer(answer, shown)
-    return out[:limit]  # never reached: every block was measured against the limit
+    return (out + _trailer(answer, shown))[:limit]  # the cut never bites: every block was measured
 
 
 def _trailer(answer: ReviewAnswer, shown: int) -> str:

@@ -57,8 +57,7 @@ def _previous_in_commit(repo: Repository, commit: str, lines: list[BlameLine], e
     found: dict[LineKey, PreviousLine] = {}
     for old_path, by_old in wanted.items():
         ranges = [arg for number in sorted(by_old) for arg in ("-L", f"{number},{number}")]
-        for old in parse_porcelain(repo.git("blame", "--porcelain", "-M", "-C", *ranges, parents[0], "--",
-                                            old_path)):
+        for old in parse_porcelain(repo.git("blame", "--porcelain", *ranges, parents[0], "--", old_path)):
             answer = explain(old_path, old)
             new = by_old.get(old.final_line)
             if new is None or old.commit is None or answer.status != "agent" or answer.attribution is None:

@@ -1,0 +1,189 @@
+"""`git intent serve` over HTTP: a real server process on 127.0.0.1 in the repository built from the linked
+fixtures. Local Host only (DNS rebinding), the per-run token on every POST (CSRF), every page reachable
+from `/`, nothing from another host, a busy port named. The browser tests are in test_serve_browser.py."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import pytest
+from conftest import run_cli
+from review_repo import S8, ReviewRepo, build_review_repo, serving
+
+from git_intent.serve.security import host_is_local, token_matches
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> ReviewRepo:
+    return build_review_repo(tmp_path_factory.mktemp("serve"))
+
+
+@pytest.fixture(scope="module")
+def url(built: ReviewRepo) -> Iterator[str]:
+    with serving(built) as base:
+        yield base
+
+
+def request(url: str, path: str, *, method: str = "GET", host: str | None = None, body: str | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    where = urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+    try:
+        connection.putrequest(method, path, skip_host=True)
+        connection.putheader("Host", host if host is not None else where.netloc)
+        all_headers = dict(headers or {})
+        if body is not None:
+            all_headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+            all_headers["Content-Length"] = str(len(body.encode()))
+        for name, value in all_headers.items():
+            connection.putheader(name, value)
+        connection.endheaders(body.encode() if body is not None else None)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
+    finally:
+        connection.close()
+
+
+class Links(HTMLParser):
+    """Every href, src and form action of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src", "action") and value is not None:
+                self.found.append((tag, value))
+
+
+def links(html: str) -> list[tuple[str, str]]:
+    parser = Links()
+    parser.feed(html)
+    return parser.found
+
+
+def test_only_local_host_names_are_served(url: str) -> None:
+    port = urlsplit(url).port
+    for host in ("evil.example", f"evil.example:{port}", "localhost.evil.example", "127.0.0.1.evil.example",
+                 f"127.0.0.1:{port}@evil.example", "[::2]", ""):
+        status, headers, body = request(url, "/", host=host)
+        assert status == 403, host
+        assert body.startswith("Forbidden: git intent serve answers only requests to localhost")
+        assert "default-src 'none'" in headers["content-security-policy"]
+    for host in ("localhost", f"localhost:{port}", "127.0.0.1:1", "[::1]", f"[::1]:{port}", "LOCALHOST"):
+        assert request(url, "/", host=host)[0] == 200, host
+
+
+def test_a_post_needs_the_runs_token(built: ReviewRepo, url: str) -> None:
+    _, _, page = request(url, f"/session/{S8}")
+    token = re.search(r'name="token" value="([^"]+)"', page)
+    assert token is not None and len(token[1]) >= 32
+    path = f"/session/{S8}/fidelity"
+    form = {"target": "t1", "level": "placeholder"}
+    assert request(url, path, method="POST", body=urlencode(form))[0] == 403
+    assert request(url, path, method="POST", body=urlencode({**form, "token": "x" * 43}))[0] == 403
+    assert request(url, path, method="POST", body=urlencode(form), headers={"X-Intent-Token": "wrong"})[0] == 403
+    assert request(url, path, method="POST", body="", headers={"Content-Type": "text/plain"})[0] == 403
+    assert levels(built) == {}  # nothing changed
+
+    status, headers, _ = request(url, path, method="POST", body=urlencode({**form, "token": token[1]}))
+    assert (status, headers["location"]) == (303, f"/session/{S8}#topic-t1")
+    assert levels(built) == {"t1": "placeholder"}
+    status, _, _ = request(url, path, method="POST", body=urlencode({"target": "t1", "level": "auto"}),
+                           headers={"X-Intent-Token": token[1]})
+    assert status == 303 and levels(built) == {}
+    # the token is checked before routing: a POST to any path without it is refused
+    assert request(url, "/no/such/page", method="POST", body="")[0] == 403
+
+
+def levels(built: ReviewRepo) -> dict[str, str]:
+    """The user's stored fidelity choices for session S8 (what `git intent fidelity` writes)."""
+    proc = run_cli("context", S8, "--json", cwd=built.path, env=built.env)
+    assert proc.returncode == 0, proc.stderr
+    return {t["topic_id"]: t["fidelity"] for t in json.loads(proc.stdout)["topic_map"] if t["chosen_by"] == "user"}
+
+
+def test_every_page_is_reachable_from_the_start_page_and_nothing_comes_from_elsewhere(url: str) -> None:
+    seen: dict[str, int] = {}
+    queue = ["/"]
+    kinds: set[str] = set()
+    while queue and len(seen) < 60:
+        path = queue.pop(0)
+        if path in seen:
+            continue
+        status, headers, body = request(url, path)
+        seen[path] = status
+        assert status == 200, path
+        for tag, target in links(body):
+            absolute = urlsplit(urljoin(url + path.lstrip("/"), target))
+            assert absolute.netloc == urlsplit(url).netloc, f"{path} refers to {target}"
+            kinds.add(absolute.path.split("/")[1] if "/" in absolute.path[1:] else absolute.path)
+            if tag == "a" and absolute.path.split("/")[1] in ("files", "file", "sessions", "session", "review",
+                                                               "message") and len(seen) + len(queue) < 60:
+                queue.append(absolute.path + (f"?{absolute.query}" if absolute.query else ""))
+    assert {"files", "file", "session", "message", "/review", "/search", "/sessions", "static"} <= kinds
+    for path in ("/search?q=chunk", "/review?range=HEAD~3..HEAD"):
+        status, _, body = request(url, path)
+        assert status == 200, path
+        assert all(urlsplit(urljoin(url, target)).netloc == urlsplit(url).netloc for _, target in links(body))
+    for path in ("/static/intent.js", "/static/intent.css"):
+        status, _, body = request(url, path)
+        assert status == 200 and "http" not in body and "@import" not in body and "url(" not in body, path
+
+
+def test_the_file_view_works_without_javascript(built: ReviewRepo, url: str) -> None:
+    path = f"/file/cmd/entire/cli/agent/chunking.go?line={built.changed_line - 1}"
+    status, _, page = request(url, path)
+    assert status == 200
+    shown = re.findall(r'<section class="panel" id="(p\d+)">', page)  # the one panel not `hidden`
+    assert len(shown) == 1
+    panel = page[page.index(f'id="{shown[0]}"'):]
+    panel = panel[:panel.index("</section>")]
+    assert "Handle single lines exceeding MaxChunkSize" in panel
+    assert f'<tr id="L{built.changed_line - 1}"' in page and 'class="selected"' in page
+
+
+def test_unknown_pages_and_paths_outside_the_tree_are_404(url: str) -> None:
+    for path in ("/file/../../etc/passwd", "/file/%2e%2e/%2e%2e/etc/passwd", "/file/no/such.go", "/nope",
+                 "/session/ffffffff-0000", "/files/no/such/folder/"):
+        assert request(url, path)[0] == 404, path
+
+
+def test_a_busy_port_is_named(built: ReviewRepo) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        proc = run_cli("serve", "--port", str(port), cwd=built.path, env=built.env)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[0] == (f"error: Port {port} on 127.0.0.1 is already in use or not allowed; "
+                                           f"choose another with --port (for example --port 0 for any free port).")
+
+
+def test_host_and_token_checks() -> None:
+    assert host_is_local("localhost:8484") and host_is_local("[::1]:1") and host_is_local("127.0.0.1")
+    assert not host_is_local(None) and not host_is_local("127.0.0.2") and not host_is_local("localhost:")
+    assert token_matches("t0k", None, b"token=t0k&x=1", "application/x-www-form-urlencoded; charset=utf-8")
+    assert not token_matches("t0k", None, b"token=t0k&token=t0k", "application/x-www-form-urlencoded")
+    assert not token_matches("t0k", None, b"token=t0k", "multipart/form-data")
+    assert token_matches("t0k", "t0k", b"", "")
+
+
+def test_serve_is_not_imported_by_other_commands(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, git_intent.cli, git_intent.review\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn', 'jinja2')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.stdout.strip() == "[]", proc.stderr
