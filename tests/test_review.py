@@ -213,8 +213,9 @@ def test_the_summariser_seam(answer: ReviewAnswer) -> None:
     summarised = summarise_sessions(answer, summarise)
     assert seen == [(s.session_id, s.lines) for s in answer.sessions]
     by_id = {s.session_id: s.summary for s in summarised.sessions}
-    assert by_id[S2] is None and by_id[S0] is not None
-    assert by_id[S0].citations == [f"{S0}:{answer.sessions[0].messages[0]}"]
+    summary = by_id[S0]
+    assert by_id[S2] is None and summary is not None
+    assert summary.citations == [f"{S0}:{answer.sessions[0].messages[0]}"]
     assert summarised.problems[-1] == f"No summary of session {S2}: The model did not answer."
     assert "Asked to fix it" in review_markdown(summarised)
 
@@ -240,3 +241,30 @@ def test_diff_parsing_renames_binaries_and_odd_paths(repo: Path) -> None:
     assert by_path["blob.bin"].binary and not by_path["blob.bin"].hunks
     assert [(h.removed, h.added) for h in by_path["tail.txt"].hunks] == [
         (["no newline"], ["no newline", "+++ looks like a header"])]
+
+
+def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import git_intent.blame as blame
+    import git_intent.review.build as build
+
+    notes: list[str] = []
+    sessions: list[str] = []
+    blames: list[tuple[str, ...]] = []
+    read_note, find_session, run_git = blame.read_note, blame.find_session, Repository.git
+
+    def counting_git(self: Repository, *args: str, **kwargs: Any) -> str:
+        if args and args[0] == "blame":
+            blames.append(args)
+        return run_git(self, *args, **kwargs)
+
+    monkeypatch.setattr(blame, "read_note", lambda repo, commit: notes.append(commit) or read_note(repo, commit))
+    monkeypatch.setattr(blame, "find_session", lambda repo, sid, *a, **k: sessions.append(sid) or find_session(
+        repo, sid, *a, **k))
+    monkeypatch.setattr(Repository, "git", counting_git)
+    result = build.review_range(Repository(built.path), f"{built.baseline}..HEAD")
+    assert result.totals.agent == 95
+    assert sorted(notes) == sorted(set(notes))
+    assert sorted(sessions) == sorted({S0, S2, S8, built.script_session})
+    # one blame per file with added lines at the range's end, plus one at the parent of Pat's commit
+    assert len(blames) == len(result.files) + 1
+    assert sum(1 for args in blames if args[-3] == built.person) == 0 and blames[-1][-3] == built.chunking

@@ -187,3 +187,15 @@ def test_serve_is_not_imported_by_other_commands(tmp_path: Path) -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn', 'jinja2')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+def test_without_the_serve_extra_it_says_what_to_install(repo: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['uvicorn'] = None\n"
+            "from git_intent.cli import main; sys.argv = ['git-intent', 'serve', '--port', '0']; main()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
+    assert proc.returncode == 1
+    assert proc.stderr == ("error: git intent serve needs the serve extra (uvicorn is not installed).\n"
+                           "hint: pip install 'git-intent[serve]'\n")

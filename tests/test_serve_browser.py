@@ -177,3 +177,13 @@ def test_pages_read_without_javascript(browser: WebDriver, url: str, built: Revi
         assert browser.find_element(By.CSS_SELECTOR, "form.fidelity button").text == "Set"
     finally:
         browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_ensure_chromium_is_idempotent_and_fast() -> None:
+    chromium()  # installs them when missing, like the fixture
+    for _ in range(2):
+        proc = subprocess.run([str(ENSURE)], capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        browser, driver = proc.stdout.split()
+        assert Path(browser).name in ("chromium", "chromium-browser") and Path(driver).name == "chromedriver"
+        assert proc.stderr == ""  # nothing to install the second time

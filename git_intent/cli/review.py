@@ -52,11 +52,6 @@ def serve(port: int, open_browser: bool) -> None:
     fidelity controls, reviews of a range, and search. Needs the `serve` extra:
     pip install 'git-intent[serve]'.
     """
-    try:
-        from ..serve import run_server
-    except ImportError as exc:
-        from ..errors import IntentError
+    from ..serve import run_server
 
-        raise IntentError(f"git intent serve needs the serve extra ({exc.name} is not installed).",
-                          hint="pip install 'git-intent[serve]'") from exc
     run_server(open_repo(), port, open_browser=open_browser, echo=click.echo)

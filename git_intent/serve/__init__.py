@@ -44,10 +44,13 @@ def run_server(repo: Repository, port: int, *, open_browser: bool = False,
     """Serve `repo` on 127.0.0.1:`port` until interrupted; say the address through `echo` first.
 
     Raises PortBusyError when the port is taken."""
-    import uvicorn
+    try:
+        import uvicorn
 
-    from .app import create_app
-
+        from .app import create_app
+    except ImportError as exc:
+        raise IntentError(f"git intent serve needs the serve extra ({exc.name or 'starlette'} is not installed).",
+                          hint="pip install 'git-intent[serve]'") from exc
     sock = bind(port)
     url = f"http://{HOST}:{sock.getsockname()[1]}/"
     app = create_app(repo, secrets.token_urlsafe(32))
