@@ -54,7 +54,7 @@ def review_markdown(answer: ReviewAnswer, limit: int = GITHUB_LIMIT) -> str:
     the sessions, then one collapsible section per file. When everything does not fit, every file is
     listed without quotes first and quotes come back, in diff order, while they fit; when even that
     does not fit, the files that fit are shown and a last line points to `git intent review RANGE`."""
-    head = _header(answer) + _sessions(answer)
+    head = _header(answer) + _sessions(answer) + ("" if answer.files else "No changes in this range.\n")
     full = [_file(f, quotes=True) for f in answer.files]
     if len(head) + sum(map(len, full)) <= limit:
         return head + "".join(full)

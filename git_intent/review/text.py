@@ -52,6 +52,8 @@ def review_text(answer: ReviewAnswer) -> str:
         changed = f"{row.changed_by_person} changed an agent's lines" if row.changed_by_person else ""
         listed = "; ".join(x for x in (sessions if row.path != "total" else "", changed) if x)
         out.append(f"  {row.path:<{width}}  {row.agent:>6}  {row.human:>6}  {row.unrecorded:>10}  {listed}".rstrip())
+    if not answer.files:
+        out += ["", f"No changes between {answer.base[:12]} and {answer.end[:12]}."]
     if answer.sessions:
         out += ["", "sessions"]
         for session in answer.sessions:
