@@ -66,7 +66,8 @@ SHIMS = ("post-commit", "post-rewrite")
 
 
 def render_shim(hook: str, python: str | None = None) -> str:
-    """The shell shim for `hook` (hooks/<hook>, shipped as templates/<hook>), calling the absolute path of this Python."""
+    """The shell shim for `hook` (hooks/<hook>, shipped as templates/<hook>), calling the absolute path of
+    this Python."""
     template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
     return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
 

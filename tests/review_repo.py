@@ -148,10 +148,11 @@ def _cwd(transcript: Path) -> str:
 
 
 @contextmanager
-def serving(built: ReviewRepo, *extra: str) -> Iterator[str]:
-    """`git intent serve --port 0` running in the built repository; yields its base URL (ends with /).
-    The server is stopped (by its own pid) when the block ends."""
-    proc = subprocess.Popen(["git", "intent", "serve", "--port", "0", *extra], cwd=built.path, env=built.env,
+def serving(built: ReviewRepo, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`git intent serve --port 0 EXTRA` running in the built repository (environment `env` added);
+    yields its base URL (ends with /). The server is stopped (by its own pid) when the block ends."""
+    proc = subprocess.Popen(["git", "intent", "serve", "--port", "0", *extra], cwd=built.path,
+                            env={**built.env, **(env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

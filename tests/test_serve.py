@@ -199,3 +199,18 @@ def test_without_the_serve_extra_it_says_what_to_install(repo: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr == ("error: git intent serve needs the serve extra (uvicorn is not installed).\n"
                            "hint: pip install 'git-intent[serve]'\n")
+
+
+def test_open_hands_the_address_to_the_browser(built: ReviewRepo, tmp_path: Path) -> None:
+    import stat
+    import time
+
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {opened}\n")
+    browser.chmod(browser.stat().st_mode | stat.S_IEXEC)
+    with serving(built, "--open", env={"BROWSER": str(browser)}) as base:
+        deadline = time.monotonic() + 20
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text() == base
