@@ -81,7 +81,8 @@ def _hunk(hunk: Hunk, by_text: dict[str, list[MappedEdit]]) -> list[LineCredit]:
         for i, norm in enumerate(norms):
             if is_trivial(norm):
                 continue
-            found[i] = (by_text[norm][-1], "exact", 1.0) if norm in by_text else _fuzzy(norm, choices, by_text)
+            found[i] = (by_text[norm][-1], "exact", 1.0) if norm in by_text else _split(norm, by_text) or _fuzzy(
+                norm, choices, by_text)
         anchors = _neighbours(found, norms)
         for i, norm in enumerate(norms):
             anchor = anchors[i]
@@ -89,6 +90,17 @@ def _hunk(hunk: Hunk, by_text: dict[str, list[MappedEdit]]) -> list[LineCredit]:
                 found[i] = (anchor, "exact", 1.0)
     return [LineCredit(path=hunk.path, line=hunk.start + i, text=hunk.lines[i], credit=c, match=m, confidence=conf)
             for i, (c, m, conf) in enumerate(found)]
+
+
+def _split(norm: str, by_text: dict[str, list[MappedEdit]]) -> tuple[MappedEdit, str, float] | None:
+    """A git line holding a bare CR (git ends lines at LF only) that an edit wrote as several lines (the
+    adapters split with `str.splitlines`): credited to the last edit that wrote every piece."""
+    pieces = [piece.strip() for piece in norm.splitlines() if piece.strip()]
+    if len(pieces) < 2 or any(piece not in by_text for piece in pieces):
+        return None
+    common = set.intersection(*({id(m) for m in by_text[piece]} for piece in pieces))
+    last = [m for m in by_text[pieces[0]] if id(m) in common]
+    return (last[-1], "exact", 1.0) if last else None
 
 
 def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[MappedEdit]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import mmap
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -32,11 +32,14 @@ def read_transcript(path: Path) -> list[Session]:
         raise TranscriptError(f"The transcript {path} cannot be read: {exc.strerror}.") from exc
 
 
-def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = ()) -> list[Session]:
+def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
+                       containing: Sequence[bytes] = ()) -> list[Session]:
     """Sessions that may have written lines of this work tree since `since`.
 
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
     given explicitly, and the backup copies; when one session appears twice, the longest copy wins.
+    With `containing`, only discovered files and copies whose bytes hold one of those strings are read
+    (a byte search costs far less than parsing: blame's content fallback, issue 14).
     Unreadable discovered files are skipped; unreadable `extra` files raise TranscriptError.
     """
     found: dict[tuple[str, str], Session] = {}
@@ -46,7 +49,8 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
     root_commit = roots[-1] if roots else None  # OpenCode's project id
     for adapter in all_adapters().values():
-        paths = [p for p in adapter.discover(repo.root, since) if _mentions(p, needles)]
+        paths = [p for p in adapter.discover(repo.root, since)
+                 if _mentions(p, needles) and (not containing or _mentions(p, list(containing)))]
         read_project = getattr(adapter, "read_project", None)
         if read_project is None:
             _keep_longest(found, _read_readable(paths))
@@ -56,7 +60,8 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
                 _keep_longest(found, read_project(path, project_id=root_commit, root=repo.root, since=since))
             except Exception:  # one odd store must not stop the others
                 continue
-    _keep_longest(found, _read_readable(written_since((p for _, p in session_copies(repo)), since)))
+    copies = written_since((p for _, p in session_copies(repo)), since)
+    _keep_longest(found, _read_readable(p for p in copies if not containing or _mentions(p, list(containing))))
     return list(found.values())
 
 

@@ -81,7 +81,8 @@ def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
     else:
         body = [line.rstrip("\n") for line in difflib.unified_diff(
             edit.old_text.splitlines(), edit.new_text.splitlines(), n=1, lineterm="")][2:]
-        body = [line for line in body if not line.startswith("@@")]
+        # Line numbers inside a replaced snippet mean nothing in the file, but hunks must stay apart.
+        body = ["@@ … @@" if line.startswith("@@") else line for line in body[1:]]
     if len(body) > limit:
         body = body[:limit] + [f"… {len(body) - limit} more diff lines"]
     return "\n".join([head, *body])

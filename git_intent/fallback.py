@@ -1,39 +1,152 @@
 """Answering lines of commits no hook saw (a squash-merge made on a forge, a clone's history): the line is
-matched, exactly, against the edits of this repository's sessions still on this machine."""
+matched, exactly, against the edits of this repository's sessions still on this machine.
+
+Two bounded ways (issue 14: a scan of every transcript took 40-68 s per call on a real history):
+- the session index when it exists (`git intent index`): FTS5 on the line's words among edits of a path
+  ending with the line's path, made in the commit's window, newest first, at most `INDEX_CANDIDATES`
+  rows, each verified by exact text;
+- without an index, the transcripts written in the window that hold the line's text as bytes (a byte
+  search, then a parse of those files only), for at most `SCAN_LINES` lines per blame.
+"""
 
 from __future__ import annotations
 
-from .attribute import MappedEdit, is_trivial
-from .catalog import candidate_sessions
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from .catalog import candidate_sessions, find_session
 from .config import lookback
-from .record import mapped_edits
+from .errors import IntentError
+from .evidence import find_edit
+from .models import AgentName, Edit, Session
 from .repo import Repository
 
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
 CONTENT_CONFIDENCE = 0.7  # exact text, but no note saw the commit being made
+INDEX_CANDIDATES = 200  # FTS rows verified per line, newest first
+SCAN_LINES = 20  # lines per blame call searched by scanning transcripts when there is no index
+SLACK = timedelta(seconds=2)  # commit times have one-second resolution, edit timestamps milliseconds
+
+
+@dataclass(frozen=True)
+class ContentMatch:
+    """The edit that wrote a line, found by its text. `session` is None when the index names the session
+    but its transcript is no longer on this machine (then `edit` is None too)."""
+
+    agent: AgentName
+    session_id: str
+    message_id: str
+    tool: str
+    call_id: str | None
+    session: Session | None
+    edit: Edit | None
+    how: str  # "index" or "scan"
 
 
 class ContentMatcher:
-    """Finds the last edit, made before a commit, that wrote exactly a given non-trivial line."""
+    """Finds the last edit, made in a commit's window, that wrote exactly a given non-trivial line."""
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
-        self._index: dict[str, dict[tuple[str, str], MappedEdit]] = {}
+        self.scanned = 0  # lines searched by scanning (bounded by SCAN_LINES)
+        self.capped = False  # whether a line went unsearched because of that bound
+        self._windows: dict[str, tuple[datetime, datetime]] = {}
+        self._sessions: dict[tuple[str, str], Session | None] = {}
+        self._db: Database | None = None
+        self._has_index: bool | None = None
 
-    def match(self, commit: str, path: str, text: str) -> MappedEdit | None:
+    @property
+    def uses_index(self) -> bool:
+        """Whether lines are looked up in the session index (it exists) rather than scanned."""
+        if self._has_index is None:
+            from .index import index_path
+
+            self._has_index = index_path(self.repo).is_file()
+        return self._has_index
+
+    def match(self, commit: str, path: str, text: str) -> ContentMatch | None:
         """The edit that wrote `text` into `path` before `commit`, or None (then nobody knows: no guess)."""
+        from .attribute import is_trivial  # rapidfuzz: imported only when a line needs the fallback
+
         norm = text.strip()
         if is_trivial(norm):
             return None
-        if commit not in self._index:
-            self._index[commit] = self._build(commit)
-        return self._index[commit].get((path, norm))
+        if commit not in self._windows:
+            committed = self.repo.commit_time(commit)
+            self._windows[commit] = (committed - lookback(self.repo) - SLACK, committed + SLACK)
+        earliest, latest = self._windows[commit]
+        if self.uses_index:
+            return self._from_index(path, norm, earliest, latest)
+        if self.scanned >= SCAN_LINES:
+            self.capped = True
+            return None
+        self.scanned += 1
+        return self._from_scan(commit, path, norm, earliest)
 
-    def _build(self, commit: str) -> dict[tuple[str, str], MappedEdit]:
-        committed = self.repo.commit_time(commit)
-        earliest = committed - lookback(self.repo)
-        sessions = candidate_sessions(self.repo, earliest)
-        index: dict[tuple[str, str], MappedEdit] = {}
-        for mapped in mapped_edits(self.repo, commit, sessions, earliest, None, committed):
-            for added in mapped.edit.added:
-                index[(mapped.path, added.text.strip())] = mapped  # in order: the last edit wins
-        return index
+    def close(self) -> None:
+        """Close the index, if it was opened."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _from_index(self, path: str, norm: str, earliest: datetime, latest: datetime) -> ContentMatch | None:
+        from .index import open_index, stamp
+        from .search import fts_query, query_words
+
+        words = query_words(norm)
+        if not words:
+            return None
+        if self._db is None:
+            self._db = open_index(self.repo)
+        slashed = "/" + path
+        rows = self._db.execute(
+            "SELECT e.agent, e.session_id, e.ordinal, e.message_id, e.call_id, e.tool, e.added "
+            "FROM edits_fts JOIN edits e ON e.id = edits_fts.rowid "
+            "WHERE edits_fts MATCH ? AND (e.timestamp IS NULL OR e.timestamp BETWEEN ? AND ?) "
+            "AND (replace(e.path, '\\', '/') = ? OR substr(replace(e.path, '\\', '/'), -?) = ?) "
+            "ORDER BY e.timestamp DESC, e.id DESC LIMIT ?",
+            [fts_query(words), stamp(earliest), stamp(latest), path, len(slashed), slashed, INDEX_CANDIDATES],
+        ).fetchall()
+        for agent, session_id, ordinal, message_id, call_id, tool, added in rows:
+            if norm not in {line.strip() for line in (added or "").split("\n")}:
+                continue  # FTS matched the words; only the exact line counts
+            session = self._session(agent, session_id)
+            edit = None
+            if session is not None:
+                edit = session.edits[ordinal] if 0 <= ordinal < len(session.edits) and \
+                    session.edits[ordinal].message_id == message_id else find_edit(session, message_id, call_id, path)
+            return ContentMatch(agent=agent, session_id=session_id, message_id=message_id or "", tool=tool or "",
+                                call_id=call_id, session=session, edit=edit, how="index")
+        return None
+
+    def _session(self, agent: str, session_id: str) -> Session | None:
+        key = (agent, session_id)
+        if key not in self._sessions:
+            try:
+                self._sessions[key] = find_session(self.repo, session_id, agent, exact=True)
+            except IntentError:
+                self._sessions[key] = None
+        return self._sessions[key]
+
+    def _from_scan(self, commit: str, path: str, norm: str, earliest: datetime) -> ContentMatch | None:
+        from .record import mapped_edits
+
+        # As transcripts store it: raw, or JSON-escaped (with and without \uXXXX for non-ASCII).
+        needles = sorted({form.encode("utf-8") for form in
+                          (norm, json.dumps(norm)[1:-1], json.dumps(norm, ensure_ascii=False)[1:-1])})
+        sessions = candidate_sessions(self.repo, earliest, containing=needles)
+        committed = self._windows[commit][1] - SLACK
+        found = None
+        for mapped in mapped_edits(self.repo, commit, sessions, earliest + SLACK, None, committed):
+            if mapped.path == path and any(a.text.strip() == norm for a in mapped.edit.added):
+                found = mapped  # in order: the last edit wins
+        if found is None:
+            return None
+        edit = found.edit
+        return ContentMatch(agent=found.session.agent, session_id=found.session.session_id,
+                            message_id=edit.message_id, tool=edit.tool, call_id=edit.call_id,
+                            session=found.session, edit=edit, how="scan")

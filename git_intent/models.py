@@ -48,7 +48,9 @@ class Message(_Frozen):
     """One turn of a session, addressable as `SESSION:MESSAGE` by `message_id`.
 
     `is_prompt` marks a user turn typed by a person (not a tool result, a command echo or an injected
-    compaction summary): the turns that state what the user asked for.
+    compaction summary): the turns that state what the user asked for. `model` is the model id an
+    assistant turn was written with, as the transcript records it (Claude Code `message.model`, Codex
+    `turn_context.model`), when it does.
     """
 
     message_id: str
@@ -57,6 +59,7 @@ class Message(_Frozen):
     parts: tuple[Part, ...] = ()
     is_prompt: bool = False
     is_summary: bool = False
+    model: str | None = None
 
     @property
     def text(self) -> str:
@@ -144,7 +147,9 @@ class Session(BaseModel):
 
 
 class Attribution(_Frozen):
-    """The link from a line to the session and message whose edit wrote it (DESIGN.md JSON contract)."""
+    """The link from a line to the session and message whose edit wrote it (DESIGN.md JSON contract).
+
+    `model`: the model id the message was written with, when the transcript on this machine records it."""
 
     agent: AgentName
     session_id: str
@@ -153,6 +158,7 @@ class Attribution(_Frozen):
     method: str = "note"
     confidence: float = 1.0
     derived_from: str | None = None
+    model: str | None = None
 
 
 class NoteRecord(_Frozen):

@@ -54,7 +54,8 @@ def blame_text(answer: BlameAnswer, width: int = 100) -> str:
 
 
 def _same(a: LineAnswer, b: LineAnswer) -> bool:
-    return a.commit == b.commit and a.status == b.status and a.attribution == b.attribution
+    return (a.commit == b.commit and a.status == b.status and a.attribution == b.attribution
+            and a.previous == b.previous and a.moved_in == b.moved_in)
 
 
 def _group(group: list[LineAnswer], width: int) -> list[str]:
@@ -69,11 +70,22 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
     attribution = first.attribution
     if attribution is None:
         out.append(f"  written   by a person: {first.reason}" if first.status == "human"
+                   else f"  status    {first.status}" if first.status == "unreadable"  # its warning is on stderr
                    else f"  status    {first.status}: {first.reason}")
+        if first.previous is not None:
+            was = first.previous
+            out.append(f"  replaced  a line {was.agent} wrote · session {was.session_id} · message "
+                       f"{short(was.message_id)} · commit {was.commit[:12]} ({was.path}:{was.line})")
+            out.append(f"            was: {was.content.strip()}")
+            out.append(f"  more      git intent show {was.session_id}:{short(was.message_id)}")
         return out
+    how = " · found by content (no note)" if attribution.method == "content" else ""
     out.append(f"  written   by {attribution.agent} · session {attribution.session_id} · message "
                f"{short(attribution.message_id)} · {attribution.tool}"
+               + (f" · {attribution.model}" if attribution.model else "") + how
                + (f" · confidence {attribution.confidence:.2f}" if attribution.confidence < 1 else ""))
+    if first.moved_in:
+        out.append(f"  moved     here by commit {first.moved_in[:12]} (git blame -M -C)")
     for item in first.evidence:
         out += _evidence(item, width)
     if first.reason:

@@ -25,14 +25,17 @@ PINNED = ("-c", "core.quotePath=false", "-c", "log.showSignature=false", "-c", "
 
 def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check: bool = True,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `git ARGS` in `cwd` and return the completed process (text mode, UTF-8, errors replaced).
+    """Run `git ARGS` in `cwd` and return the completed process (output decoded as UTF-8, errors replaced).
 
-    Raises GitError with git's own message when `check` is true and git exits non-zero.
+    Output is read as bytes and decoded without newline translation: text mode's universal newlines
+    would turn a CR inside a line (a file with bare CRs or CR-only endings) into a line break and shift
+    every line count parsed from it (issue 9, item 2). Raises GitError with git's own message when
+    `check` is true and git exits non-zero.
     """
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, input=input_text, capture_output=True, text=True,
-        encoding="utf-8", errors="replace", env=env,
-    )
+    raw = subprocess.run(["git", *args], cwd=cwd, input=None if input_text is None else input_text.encode("utf-8"),
+                         capture_output=True, env=env)
+    proc = subprocess.CompletedProcess(raw.args, raw.returncode, raw.stdout.decode("utf-8", "replace"),
+                                       raw.stderr.decode("utf-8", "replace"))
     if check and proc.returncode != 0:
         message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
         message = message.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
@@ -62,6 +65,7 @@ class BlameLine:
     content: str
     author: str | None
     author_time: datetime | None
+    previous: tuple[str, str] | None = None  # (parent commit, path there): porcelain's `previous` line
 
 
 class Repository:
@@ -150,12 +154,29 @@ class Repository:
                        "--dst-prefix=b/", base, commit)
         return parse_added_hunks(out)
 
-    def blame(self, path: str, start: int, end: int, *, contents: Path | None = None) -> list[BlameLine]:
-        """`git blame --porcelain -L start,end` on the work tree file (uncommitted lines get commit None)."""
-        args = ["blame", "--porcelain", "-M", "-C", "-L", f"{start},{end}"]
+    def blame(self, path: str, start: int | None = None, end: int | None = None, *, contents: Path | None = None,
+              moves: bool = False, rev: str | None = None, ranges: Sequence[tuple[int, int]] = ()
+              ) -> list[BlameLine]:
+        """`git blame --porcelain` of `path`: the work tree file (uncommitted lines get commit None), or the
+        file at `rev`; lines `start..end` (1-based, inclusive) and/or each of `ranges`, or the whole file.
+
+        Plain blame follows each line to the commit whose diff added it; `moves` adds `-M -C` (git's move
+        and copy detection, which may credit a line to an older commit where the same text stood).
+        Raises GitError when git cannot blame it (no such path or revision, a line past the end)."""
+        args = ["blame", "--porcelain", *(["-M", "-C"] if moves else [])]
+        spans = [*([(start, end if end is not None else start)] if start is not None else []), *ranges]
+        for low, high in spans:
+            args += ["-L", f"{low},{high}"]
         if contents is not None:
             args += ["--contents", str(contents)]
-        return parse_porcelain(self.git(*args, "--", path))
+        # Bytes, not text: universal newlines would split a line holding a bare CR (issue 9, item 2).
+        proc = subprocess.run(["git", *PINNED, *args, *([rev] if rev else []), "--", path], cwd=self.root,
+                              capture_output=True)
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            reason = (message[-1] if message else f"exit {proc.returncode}").removeprefix("fatal: ").rstrip(".")
+            raise GitError(f"git blame failed: {reason}.")
+        return parse_porcelain(proc.stdout)
 
     def is_tracked(self, path: str) -> bool:
         """Whether `path` (relative to the root) is in the index."""
@@ -266,33 +287,43 @@ def _unquote(path: str) -> str:
     return path
 
 
-def parse_porcelain(text: str) -> list[BlameLine]:
-    """Parse `git blame --porcelain` output; the all-zero commit (not committed yet) becomes None."""
+def parse_porcelain(data: bytes) -> list[BlameLine]:
+    """Parse `git blame --porcelain` output by its own framing; the all-zero commit (not committed yet)
+    becomes None.
+
+    Format (git-blame(1), "THE PORCELAIN FORMAT"): per line a header `SHA ORIG FINAL [COUNT]`, the commit's
+    `key value` lines the first time that commit appears, then the line itself after one TAB. Only LF ends
+    a porcelain line: a CR inside the content stays in `content` (bytes decoded as UTF-8, errors replaced).
+    """
     result: list[BlameLine] = []
     info: dict[str, dict[str, str]] = {}
-    header = True
-    sha = ""
-    orig = final = 0
-    for raw in text.split("\n"):
-        if header:
-            if not raw:
-                continue
-            fields = raw.split(" ")
-            sha, orig, final = fields[0], int(fields[1]), int(fields[2])
-            info.setdefault(sha, {})
-            header = False
-        elif raw.startswith("\t"):
-            meta = info[sha]
-            when = meta.get("author-time")
-            result.append(BlameLine(
-                commit=None if set(sha) == {"0"} else sha,
-                orig_path=_unquote(meta.get("filename", "")),
-                orig_line=orig, final_line=final, content=raw[1:],
-                author=meta.get("author"),
-                author_time=datetime.fromtimestamp(int(when), timezone.utc) if when else None,
-            ))
-            header = True
-        else:
-            key, _, value = raw.partition(" ")
-            info[sha][key] = value
+    rows = data.split(b"\n")
+    index = 0
+    while index < len(rows):
+        header = rows[index]
+        index += 1
+        if not header:
+            continue
+        fields = header.split(b" ")
+        sha = fields[0].decode("ascii", "replace")
+        orig, final = int(fields[1]), int(fields[2])
+        meta = info.setdefault(sha, {})
+        while index < len(rows) and not rows[index].startswith(b"\t"):
+            key, _, value = rows[index].partition(b" ")
+            meta[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+            index += 1
+        if index >= len(rows):
+            break  # a truncated record: no content line
+        content = rows[index][1:].decode("utf-8", "replace")
+        index += 1
+        when = meta.get("author-time")
+        previous = meta.get("previous", "").partition(" ")
+        result.append(BlameLine(
+            commit=None if set(sha) == {"0"} else sha,
+            orig_path=_unquote(meta.get("filename", "")),
+            orig_line=orig, final_line=final, content=content,
+            author=meta.get("author"),
+            author_time=datetime.fromtimestamp(int(when), timezone.utc) if when and when.isdigit() else None,
+            previous=(previous[0], _unquote(previous[2])) if previous[2] else None,
+        ))
     return result

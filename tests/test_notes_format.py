@@ -115,7 +115,7 @@ def test_parse_porcelain_real_blame(repo: Path) -> None:
     commit_all(repo, "rename")
     (repo / "my app.py").write_text("one\nTWO\nthree\nfour\n\tfive\n\n")
 
-    lines = parse_porcelain(git(repo, "blame", "--porcelain", "--", "my app.py"))
+    lines = parse_porcelain(git(repo, "blame", "--porcelain", "--", "my app.py").encode())
     assert [(b.commit, b.orig_path, b.orig_line, b.final_line, b.content) for b in lines] == [
         (first, "app.py", 1, 1, "one"),
         (second, "app.py", 2, 2, "TWO"),
@@ -135,7 +135,7 @@ def test_parse_porcelain_line_range_and_repeated_commit(repo: Path) -> None:
     sha = commit_all(repo, "ten lines")
     out = git(repo, "blame", "--porcelain", "-L", "4,6", "--", "f.txt")
     assert out.count("\nauthor ") == 1  # details are printed once per commit
-    lines = parse_porcelain(out)
+    lines = parse_porcelain(out.encode())
     assert [(b.commit, b.final_line, b.content) for b in lines] == [
         (sha, 4, "line 4"), (sha, 5, "line 5"), (sha, 6, "line 6")]
     assert all(b.orig_path == "f.txt" and b.author == "Test Person" for b in lines)

@@ -123,11 +123,14 @@ class _Builder:
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         if kind == "assistant":
-            self._assistant(message_id, when, content)
+            model = body.get("model") if isinstance(body, dict) else None
+            # "<synthetic>" marks turns Claude Code wrote itself (an API error), not a model id
+            self._assistant(message_id, when, content,
+                            model if isinstance(model, str) and model and not model.startswith("<") else None)
         else:
             self._user(record, message_id, when, content)
 
-    def _assistant(self, message_id: str, when: datetime | None, content: Any) -> None:
+    def _assistant(self, message_id: str, when: datetime | None, content: Any, model: str | None = None) -> None:
         parts: list[Part] = []
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
@@ -148,7 +151,7 @@ class _Builder:
                     self.shell_calls[call_id] = (args["command"], self.cwd, message_id, when)
         if parts:
             self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                         parts=tuple(parts)))
+                                         parts=tuple(parts), model=model))
 
     def _user(self, record: dict[str, Any], message_id: str, when: datetime | None, content: Any) -> None:
         parts: list[Part] = []

@@ -86,6 +86,7 @@ class _Builder:
         self.failed: set[str] = set()
         self.shell_calls: dict[str, tuple[str, Any, str, datetime | None]] = {}
         self.shell_failed: set[str] = set()
+        self.model: str | None = None  # turn_context.model: the model of the turns that follow
 
     def add(self, record: dict[str, Any], stats: ParseStats) -> None:
         kind, payload = record.get("type"), record.get("payload")
@@ -99,6 +100,8 @@ class _Builder:
             self._meta(payload)
         elif kind == "turn_context":
             self._cwd(payload.get("cwd"))
+            model = payload.get("model")
+            self.model = model if isinstance(model, str) and model else self.model
         elif kind == "compacted":
             text = payload.get("message")
             if isinstance(text, str) and text:
@@ -148,7 +151,7 @@ class _Builder:
             text = _content_text(payload.get("content"))
             if role == "assistant" and text:
                 self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                             parts=(Part(kind="text", text=text),)))
+                                             model=self.model, parts=(Part(kind="text", text=text),)))
             elif role == "user" and text and not text.lstrip().startswith("<"):
                 # Older rollouts have no event_msg/user_message; injected context starts with a tag.
                 self.item_prompts.add(message_id)
@@ -160,7 +163,7 @@ class _Builder:
                 summary, list) else ""
             if text:
                 self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                             parts=(Part(kind="reasoning", text=text),)))
+                                             model=self.model, parts=(Part(kind="reasoning", text=text),)))
         elif itype in _CALLS:
             self._call(payload, message_id, when)
         elif itype in _OUTPUTS:
@@ -179,8 +182,8 @@ class _Builder:
         call_id = str(payload.get("call_id") or payload.get("id") or message_id)
         raw = payload.get("input") if "input" in payload else payload.get("arguments", payload.get("action"))
         text = raw if isinstance(raw, str) else json.dumps(raw)
-        self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when, parts=(
-            Part(kind="tool_call", tool=name, call_id=call_id, text=text),)))
+        self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when, model=self.model,
+                                     parts=(Part(kind="tool_call", tool=name, call_id=call_id, text=text),)))
         if "*** Begin Patch" in text:
             self.calls[call_id] = (name, _patch_text(text), message_id, when)
         elif name in shell.CODEX_TOOLS:

@@ -22,7 +22,18 @@ def open_repo() -> Any:
     return Repository()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_CODES = """\b
+Exit codes (every command, with or without --json; git blame's rule):
+  0    answered, whatever the answer says: unrecorded, human and uncommitted lines are answers
+  1    not answered: a bad path, range or revision, not a repository, state that cannot be read
+       (blame still prints the lines it could answer), or queued work left undone (record --pending);
+       one sentence on stderr
+  2    bad usage (click)
+  3    a bug: a paste-ready report in <git common dir>/intent/error.log
+  130  interrupted"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="git-intent")
 def cli() -> None:
     """Why is this line here? Links commits to the coding-agent sessions and messages that wrote them.

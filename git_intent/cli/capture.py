@@ -84,8 +84,8 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, wait: 
                 click.echo("".join(record_text(r) for r in done.results)
                            + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                              f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
-                if done.retry or done.failed:
-                    sys.exit(1)  # scripts must see that some work was not recorded
+            if (done.retry or done.failed) and not hook:
+                sys.exit(1)  # scripts must see that some work was not recorded, --json or not
             return
         result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
     except Exception:

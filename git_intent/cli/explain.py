@@ -12,25 +12,37 @@ from ._base import cli, open_repo, print_json
 
 @cli.command()
 @click.argument("location")
-@click.option("--json", "as_json", is_flag=True, help="Print the DESIGN.md JSON contract.")
-def blame(location: str, as_json: bool) -> None:
-    """Explain who wrote LOCATION (PATH:LINE or PATH:START-END) and why.
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the DESIGN.md JSON contract: one entry per line, plus `ranges`.")
+@click.option("--moves", is_flag=True,
+              help="Also run git's move and copy detection (-M -C); its older commit is taken only where that "
+                   "commit's note credits an agent and the commit that added the line here does not.")
+def blame(location: str, as_json: bool, moves: bool) -> None:
+    """Explain who wrote LOCATION (PATH, PATH:LINE or PATH:START-END) and why.
 
     Walks git blame to the commit, its note, the agent session and the message whose edit wrote each
-    line, and quotes the request, the assistant's reasoning and the edit.
+    line, and quotes the request, the assistant's reasoning and the edit. A bare PATH answers every
+    line of the file as ranges in a compact gutter (agent session:message, person, or unrecorded).
+
+    Exits 0 whenever it answered, whatever the lines' statuses (agent, human, unrecorded, uncommitted);
+    1 when it could not: a bad path or range, or a note that cannot be read (warned once on stderr).
     """
     from ..blame import blame_lines
     from ..render import blame_text
 
-    answer = blame_lines(open_repo(), location)
+    answer = blame_lines(open_repo(), location, moves=moves)
     if as_json:
-        print_json(answer.model_dump(mode="json", exclude={"problems"}))
+        print_json(answer.contract())
+    elif answer.whole_file:
+        from ..render_gutter import gutter_text
+
+        click.echo(gutter_text(answer), nl=False)
     else:
         click.echo(blame_text(answer), nl=False)
     for problem in answer.problems:
         click.echo(f"warning: {problem}", err=True)
     if answer.problems:
-        sys.exit(1)
+        sys.exit(1)  # a note could not be read: that part of the question has no answer
 
 
 @cli.command()
@@ -86,7 +98,7 @@ def demo(keep: Path | None, as_json: bool) -> None:
 
     result = run_demo(keep, echo=None if as_json else click.echo)
     if as_json:
-        print_json(result.answer.model_dump(mode="json", exclude={"problems"}))
+        print_json(result.answer.contract())
     else:
         click.echo(blame_text(result.answer), nl=False)
         click.echo(result.epilogue)
