@@ -132,6 +132,9 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     blamed = repo.blame(where.path, *span)
     resolver = _Resolver(repo, where.path)
     try:
+        for commit in dict.fromkeys(line.commit for line in blamed if line.commit):
+            if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
+                resolver.matcher.prepare(commit, [(b.orig_path, b.content) for b in blamed if b.commit == commit])
         answers = [resolver.answer(line) for line in blamed]
         if moves:
             moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
@@ -173,7 +176,7 @@ class _Resolver:
         self.path = path
         self.notes: dict[str, Note | IntentError | None] = {}
         self.sessions: dict[str, Session | IntentError] = {}
-        self.matcher = ContentMatcher(repo)
+        self.matcher = ContentMatcher(repo, self.session)
         self.checked: dict[tuple[str, int], bool] = {}
         self.quoted: dict[tuple[str, ...], tuple[list[Evidence], str | None]] = {}
 
@@ -236,7 +239,7 @@ class _Resolver:
         if found is None:
             where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index
                      else "; only the first lines were searched, `git intent index` builds the session index for "
-                     "the rest" if self.matcher.capped else "")
+                     "the rest" if not self.matcher.searched(commit, line.orig_path, line.content) else "")
             return self._make(line, "unrecorded", f"Commit {commit[:12]} has no git-intent note and no session on "
                               f"this machine wrote this line{where}, so git-intent does not know who did; run "
                               f"`git intent record {commit[:12]}` if it was made here, or `git intent carry` "
@@ -251,16 +254,24 @@ class _Resolver:
         return self._make(line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
                           f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
 
+    def session(self, agent: str, session_id: str) -> Session | None:
+        """The session (read once per blame), or None when no transcript of it is on this machine."""
+        found = self._session(agent, session_id)
+        return found if isinstance(found, Session) else None
+
+    def _session(self, agent: str | None, session_id: str) -> Session | IntentError:
+        key = f"{agent}:{session_id}"
+        if key not in self.sessions:
+            try:
+                self.sessions[key] = find_session(self.repo, session_id, agent, exact=True)
+            except IntentError as exc:
+                self.sessions[key] = exc
+        return self.sessions[key]
+
     def _evidence(self, record: NoteRecord, path: str) -> tuple[list[Evidence], str | None, str | None]:
         """(evidence, model, reason): reason is the sentence when the session cannot be read."""
         assert record.session_id is not None
-        key = f"{record.agent}:{record.session_id}"
-        if key not in self.sessions:
-            try:
-                self.sessions[key] = find_session(self.repo, record.session_id, record.agent, exact=True)
-            except IntentError as exc:
-                self.sessions[key] = exc
-        session = self.sessions[key]
+        session = self._session(record.agent, record.session_id)
         if isinstance(session, IntentError):
             return [], None, str(session)
         evidence, model = self._quote(session, record.message_id or "", record.call_id, None, path)

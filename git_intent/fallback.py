@@ -5,13 +5,14 @@ Two bounded ways (issue 14: a scan of every transcript took 40-68 s per call on 
 - the session index when it exists (`git intent index`): FTS5 on the line's words among edits of a path
   ending with the line's path, made in the commit's window, newest first, at most `INDEX_CANDIDATES`
   rows, each verified by exact text;
-- without an index, the transcripts written in the window that hold the line's text as bytes (a byte
-  search, then a parse of those files only), for at most `SCAN_LINES` lines per blame.
+- without an index, the transcripts written in the window that hold the lines' text as bytes (a byte
+  search, then one parse of those files per commit), for at most `SCAN_LINES` lines per blame.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -50,11 +51,13 @@ class ContentMatch:
 class ContentMatcher:
     """Finds the last edit, made in a commit's window, that wrote exactly a given non-trivial line."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, load: Callable[[str, str], Session | None] | None = None) -> None:
+        """`load(agent, session_id)`: the caller's session reader (so one blame reads each session once)."""
         self.repo = repo
+        self._load = load
         self.scanned = 0  # lines searched by scanning (bounded by SCAN_LINES)
-        self.capped = False  # whether a line went unsearched because of that bound
         self._windows: dict[str, tuple[datetime, datetime]] = {}
+        self._scans: dict[str, tuple[set[tuple[str, str]], dict[tuple[str, str], ContentMatch]]] = {}
         self._sessions: dict[tuple[str, str], Session | None] = {}
         self._db: Database | None = None
         self._has_index: bool | None = None
@@ -63,29 +66,39 @@ class ContentMatcher:
     def uses_index(self) -> bool:
         """Whether lines are looked up in the session index (it exists) rather than scanned."""
         if self._has_index is None:
-            from .index import index_path
-
-            self._has_index = index_path(self.repo).is_file()
+            # index.index_path, without importing sqlite-utils (~100 ms) for a blame that needs no index
+            self._has_index = (self.repo.state_dir / "index.db").is_file()
         return self._has_index
 
     def match(self, commit: str, path: str, text: str) -> ContentMatch | None:
         """The edit that wrote `text` into `path` before `commit`, or None (then nobody knows: no guess)."""
-        from .attribute import is_trivial  # rapidfuzz: imported only when a line needs the fallback
-
         norm = text.strip()
-        if is_trivial(norm):
+        if not self._searchable(norm):
             return None
-        if commit not in self._windows:
-            committed = self.repo.commit_time(commit)
-            self._windows[commit] = (committed - lookback(self.repo) - SLACK, committed + SLACK)
-        earliest, latest = self._windows[commit]
+        earliest, latest = self._window(commit)
         if self.uses_index:
             return self._from_index(path, norm, earliest, latest)
-        if self.scanned >= SCAN_LINES:
-            self.capped = True
-            return None
-        self.scanned += 1
-        return self._from_scan(commit, path, norm, earliest)
+        if commit not in self._scans:
+            self.prepare(commit, [(path, text)])
+        return self._scans[commit][1].get((path, norm))
+
+    def searched(self, commit: str, path: str, text: str) -> bool:
+        """Whether `match` searched this line (False: the scan's bound left it out)."""
+        return self.uses_index or (path, text.strip()) in self._scans.get(commit, (set(), {}))[0]
+
+    def prepare(self, commit: str, lines: Iterable[tuple[str, str]]) -> None:
+        """Search at once the (path, text) lines of `commit` that will be asked for: without an index, one
+        byte search and one parse of the transcripts that hold any of them (at most `SCAN_LINES` lines per
+        blame; the rest stay unsearched, see `searched`). A no-op with an index."""
+        if self.uses_index or commit in self._scans:
+            return
+        keys: dict[tuple[str, str], None] = {}
+        for path, text in lines:
+            norm = text.strip()
+            if self._searchable(norm) and self.scanned + len(keys) < SCAN_LINES:
+                keys[(path, norm)] = None
+        self.scanned += len(keys)
+        self._scans[commit] = (set(keys), self._scan(commit, set(keys)) if keys else {})
 
     def close(self) -> None:
         """Close the index, if it was opened."""
@@ -125,6 +138,8 @@ class ContentMatcher:
 
     def _session(self, agent: str, session_id: str) -> Session | None:
         key = (agent, session_id)
+        if self._load is not None:
+            return self._load(agent, session_id)
         if key not in self._sessions:
             try:
                 self._sessions[key] = find_session(self.repo, session_id, agent, exact=True)
@@ -132,21 +147,32 @@ class ContentMatcher:
                 self._sessions[key] = None
         return self._sessions[key]
 
-    def _from_scan(self, commit: str, path: str, norm: str, earliest: datetime) -> ContentMatch | None:
+    def _searchable(self, norm: str) -> bool:
+        from .attribute import is_trivial  # rapidfuzz: imported only when a line needs the fallback
+
+        return not is_trivial(norm)
+
+    def _window(self, commit: str) -> tuple[datetime, datetime]:
+        if commit not in self._windows:
+            committed = self.repo.commit_time(commit)
+            self._windows[commit] = (committed - lookback(self.repo) - SLACK, committed + SLACK)
+        return self._windows[commit]
+
+    def _scan(self, commit: str, keys: set[tuple[str, str]]) -> dict[tuple[str, str], ContentMatch]:
         from .record import mapped_edits
 
-        # As transcripts store it: raw, or JSON-escaped (with and without \uXXXX for non-ASCII).
-        needles = sorted({form.encode("utf-8") for form in
+        # As transcripts store text: raw, or JSON-escaped (with and without \uXXXX for non-ASCII).
+        needles = sorted({form.encode("utf-8") for _, norm in keys for form in
                           (norm, json.dumps(norm)[1:-1], json.dumps(norm, ensure_ascii=False)[1:-1])})
+        earliest, latest = self._window(commit)
         sessions = candidate_sessions(self.repo, earliest, containing=needles)
-        committed = self._windows[commit][1] - SLACK
-        found = None
-        for mapped in mapped_edits(self.repo, commit, sessions, earliest + SLACK, None, committed):
-            if mapped.path == path and any(a.text.strip() == norm for a in mapped.edit.added):
-                found = mapped  # in order: the last edit wins
-        if found is None:
-            return None
-        edit = found.edit
-        return ContentMatch(agent=found.session.agent, session_id=found.session.session_id,
-                            message_id=edit.message_id, tool=edit.tool, call_id=edit.call_id,
-                            session=found.session, edit=edit, how="scan")
+        found: dict[tuple[str, str], ContentMatch] = {}
+        for mapped in mapped_edits(self.repo, commit, sessions, earliest + SLACK, None, latest - SLACK):
+            edit = mapped.edit
+            for added in edit.added:
+                key = (mapped.path, added.text.strip())
+                if key in keys:  # in order: the last edit wins
+                    found[key] = ContentMatch(agent=mapped.session.agent, session_id=mapped.session.session_id,
+                                              message_id=edit.message_id, tool=edit.tool, call_id=edit.call_id,
+                                              session=mapped.session, edit=edit, how="scan")
+        return found

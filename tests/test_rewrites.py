@@ -613,6 +613,8 @@ def test_status_lists_a_queued_job_and_record_pending_drains_it(repo: Path) -> N
     still = run_cli("record", "--pending", cwd=root)  # the lock is still held: the job stays queued
     assert still.returncode == 1, (still.stdout, still.stderr)
     assert still.stdout.endswith("0 queued job(s) processed, 1 to retry, 0 failed.\n"), still.stdout
+    as_json = run_cli("record", "--pending", "--json", cwd=root)  # the same exit code with --json (issue 9, 13)
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["retry"] == 1, (as_json.stdout, as_json.stderr)
     assert [j["commit"] for j in json.loads(run_cli("status", "--json", cwd=root).stdout)["pending"]] == [sha]
 
     lock.unlink()

@@ -1,0 +1,129 @@
+"""Whole-file blame on the largest file of the linked corpus, against `git blame --porcelain` of the same file.
+
+The repositories are the ones bench/record_corpus.py builds (each real Entire checkpoint in fixtures/linked
+replayed from its transcript into a fresh repository and recorded with `record_commit`). Of every file in
+those repositories, the one with the most lines is blamed whole:
+
+  a. git blame       `git blame --porcelain -- FILE` (subprocess)
+  b. cli blame       `git-intent blame FILE` (subprocess; the gutter text)
+  c. cli blame json  `git-intent blame FILE --json` (subprocess; one entry per line, plus ranges)
+  d. library blame   `git_intent.blame.blame_lines(repo, FILE)` in this process, modules already imported
+
+Wall time, median and p95 (nearest rank) of N rounds (default 10) after 2 warm-ups, each round running
+every benchmark once in a fixed order; ratios are of the medians against (a). HOME, git config and the
+agents' folders point into a temporary folder, removed at the end (see _common.isolate).
+
+Run from the repository root (standard library plus git_intent only):
+
+    .venv/bin/python bench/blame_file.py              # table
+    .venv/bin/python bench/blame_file.py --runs 30    # more rounds
+    .venv/bin/python bench/blame_file.py --json       # figures as JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from _common import isolate
+from blame_latency import find_cli, summarize
+from record_corpus import CASES, DEFAULT_CORPUS, run_case
+
+WARMUPS = 2
+
+
+def largest_file(repos: list[Path]) -> tuple[Path, str, int]:
+    """(repository, path, lines) of the tracked file with the most lines."""
+    best: tuple[Path, str, int] | None = None
+    for repo in repos:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout
+        for name in filter(None, out.decode().split("\0")):
+            lines = (repo / name).read_bytes().count(b"\n")
+            if best is None or lines > best[2]:
+                best = (repo, name, lines)
+    if best is None:
+        sys.exit("error: the linked corpus built no files.")
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"default {DEFAULT_CORPUS}")
+    parser.add_argument("--runs", type=int, default=10, help="measured rounds (default 10)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="git-intent-blame-file-"))
+    try:
+        isolate(root)
+        from git_intent.blame import blame_lines
+        from git_intent.repo import Repository
+
+        repos = []
+        for i, case in enumerate(CASES):
+            run_case(case, args.corpus, root / f"repo{i}")
+            repos.append(root / f"repo{i}")
+        folder, path, count = largest_file(repos)
+        repo = Repository(folder)
+        answer = blame_lines(repo, path, cwd=folder)
+        statuses = Counter(line.status for line in answer.lines)
+        cli = find_cli()
+
+        def run(argv: list[str]) -> Callable[[], None]:
+            def call() -> None:
+                proc = subprocess.run(argv, cwd=folder, capture_output=True)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"{argv} exited {proc.returncode}: {proc.stderr.decode()}")
+            return call
+
+        benches: list[tuple[str, str, Callable[[], None]]] = [
+            ("git_blame", f"git blame --porcelain -- {path}", run(["git", "blame", "--porcelain", "--", path])),
+            ("cli_blame", f"git-intent blame {path}", run([cli, "blame", path])),
+            ("cli_blame_json", f"git-intent blame {path} --json", run([cli, "blame", path, "--json"])),
+            ("library_blame", f"blame_lines(repo, {path!r})", lambda: blame_lines(repo, path, cwd=folder) and None),
+        ]
+        samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
+        for round_no in range(WARMUPS + args.runs):
+            for key, _, call in benches:
+                started = time.perf_counter_ns()
+                call()
+                if round_no >= WARMUPS:
+                    samples[key].append(time.perf_counter_ns() - started)
+        json_bytes = len(subprocess.run([cli, "blame", path, "--json"], cwd=folder, capture_output=True).stdout)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    figures = {key: summarize(values) for key, values in samples.items()}
+    base = figures["git_blame"]["median_ms"]
+    result: dict[str, Any] = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "file": path, "lines": count, "ranges": len(answer.ranges), "statuses": dict(statuses),
+        "json_bytes": json_bytes, "runs": args.runs, "figures": figures,
+        "ratios": {key: figures[key]["median_ms"] / base for key in figures},
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"whole-file blame of {path} ({count} lines, {len(answer.ranges)} ranges, "
+          f"{', '.join(f'{n} {s}' for s, n in statuses.items())}; --json is {json_bytes:,} bytes)")
+    print(f"{result['machine']}, {args.runs} rounds after {WARMUPS} warm-ups\n")
+    print(f"{'':<2}{'benchmark':<52}{'median ms':>10}{'p95 ms':>9}{'× git':>8}")
+    for letter, (key, label, _) in zip("abcd", benches, strict=True):
+        row = figures[key]
+        print(f"{letter} {label:<52}{row['median_ms']:>10.1f}{row['p95_ms']:>9.1f}{result['ratios'][key]:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
