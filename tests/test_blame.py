@@ -295,3 +295,15 @@ def test_content_fallback_reads_the_session_index(repo: Path) -> None:
     os.remove(root / ".git" / "intent" / "index.db")
     gone = blame_json(root, "cache.py:2")["lines"][0]
     assert (gone["status"], gone["attribution"]) == ("unrecorded", None)
+
+
+def test_messages_carry_the_model_their_transcript_records() -> None:
+    from conftest import corpus
+
+    from git_intent.adapters import claude_code, codex
+
+    claude = claude_code.read(corpus("linked", "entire-cli", "checkpoints", "8e", "ce5fc12e98", "0", "full.jsonl"))[0]
+    assert {m.model for m in claude.messages if m.role == "assistant"} == {MODEL}
+    assert {m.model for m in claude.messages if m.role != "assistant"} == {None}
+    rollout = codex.read(corpus("linked", "git-sync", "checkpoints", "8f", "eaf84a600f", "0", "full.jsonl"))[0]
+    assert {m.model for m in rollout.messages if m.role == "assistant"} == {"gpt-5.4"}
