@@ -8,6 +8,10 @@ those repositories, the one with the most lines is blamed whole:
   b. cli blame       `git-intent blame FILE` (subprocess; the gutter text)
   c. cli blame json  `git-intent blame FILE --json` (subprocess; one entry per line, plus ranges)
   d. library blame   `git_intent.blame.blame_lines(repo, FILE)` in this process, modules already imported
+  e, f.              (b) and (d) again once the session index is built (`git_intent.index.ingest`): the
+                     lines of commits without a note are then looked up in it instead of scanned
+  g, h.              (b) and (d) again once every commit is recorded (the baseline's lines become a
+                     person's, as where the hook saw every commit): no line needs the content fallback
 
 Wall time, median and p95 (nearest rank) of N rounds (default 10) after 2 warm-ups, each round running
 every benchmark once in a fixed order; ratios are of the medians against (a). HOME, git config and the
@@ -58,6 +62,16 @@ def largest_file(repos: list[Path]) -> tuple[Path, str, int]:
     return best
 
 
+def measure(benches: list[tuple[str, str, Callable[[], None]]], samples: dict[str, list[int]], runs: int) -> None:
+    """Run every benchmark once per round, in order, `WARMUPS` unmeasured rounds first."""
+    for round_no in range(WARMUPS + runs):
+        for key, _, call in benches:
+            started = time.perf_counter_ns()
+            call()
+            if round_no >= WARMUPS:
+                samples[key].append(time.perf_counter_ns() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"default {DEFAULT_CORPUS}")
@@ -94,12 +108,37 @@ def main() -> None:
             ("library_blame", f"blame_lines(repo, {path!r})", lambda: blame_lines(repo, path, cwd=folder) and None),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
-        for round_no in range(WARMUPS + args.runs):
-            for key, _, call in benches:
-                started = time.perf_counter_ns()
-                call()
-                if round_no >= WARMUPS:
-                    samples[key].append(time.perf_counter_ns() - started)
+        measure(benches, samples, args.runs)
+        # Then with the session index built: the content fallback (for the lines of commits without a
+        # note) becomes FTS lookups instead of a scan of the transcripts.
+        from git_intent.index import ingest
+
+        ingest(repo)
+        indexed: list[tuple[str, str, Callable[[], None]]] = [
+            ("cli_blame_indexed", f"git-intent blame {path}, session index built", run([cli, "blame", path])),
+            ("library_blame_indexed", f"blame_lines(repo, {path!r}), session index built",
+             lambda: blame_lines(repo, path, cwd=folder) and None),
+        ]
+        samples.update({key: [] for key, _, _ in indexed})
+        measure(indexed, samples, args.runs)
+        benches += indexed
+        # Last, as in a repository where the hook saw every commit: the baseline recorded too (its lines
+        # become a person's), so no line needs the content fallback.
+        from git_intent.notes import read_note
+        from git_intent.record import record_commit
+
+        for sha in repo.git("rev-list", "HEAD").split():
+            if read_note(repo, sha) is None:
+                record_commit(repo, sha)
+        recorded: list[tuple[str, str, Callable[[], None]]] = [
+            ("cli_blame_recorded", f"git-intent blame {path}, every commit recorded", run([cli, "blame", path])),
+            ("library_blame_recorded", f"blame_lines(repo, {path!r}), every commit recorded",
+             lambda: blame_lines(repo, path, cwd=folder) and None),
+        ]
+        samples.update({key: [] for key, _, _ in recorded})
+        measure(recorded, samples, args.runs)
+        benches += recorded
+        final = Counter(line.status for line in blame_lines(repo, path, cwd=folder).lines)
         json_bytes = len(subprocess.run([cli, "blame", path, "--json"], cwd=folder, capture_output=True).stdout)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -110,7 +149,7 @@ def main() -> None:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "file": path, "lines": count, "ranges": len(answer.ranges), "statuses": dict(statuses),
-        "json_bytes": json_bytes, "runs": args.runs, "figures": figures,
+        "statuses_recorded": dict(final), "json_bytes": json_bytes, "runs": args.runs, "figures": figures,
         "ratios": {key: figures[key]["median_ms"] / base for key in figures},
     }
     if args.json:
@@ -118,11 +157,12 @@ def main() -> None:
         return
     print(f"whole-file blame of {path} ({count} lines, {len(answer.ranges)} ranges, "
           f"{', '.join(f'{n} {s}' for s, n in statuses.items())}; --json is {json_bytes:,} bytes)")
+    print(f"every commit recorded: {', '.join(f'{n} {s}' for s, n in final.items())}")
     print(f"{result['machine']}, {args.runs} rounds after {WARMUPS} warm-ups\n")
-    print(f"{'':<2}{'benchmark':<52}{'median ms':>10}{'p95 ms':>9}{'× git':>8}")
-    for letter, (key, label, _) in zip("abcd", benches, strict=True):
+    print(f"{'':<2}{'benchmark':<75}{'median ms':>10}{'p95 ms':>9}{'× git':>8}")
+    for letter, (key, label, _) in zip("abcdefgh", benches, strict=True):
         row = figures[key]
-        print(f"{letter} {label:<52}{row['median_ms']:>10.1f}{row['p95_ms']:>9.1f}{result['ratios'][key]:>8.1f}")
+        print(f"{letter} {label:<75}{row['median_ms']:>10.1f}{row['p95_ms']:>9.1f}{result['ratios'][key]:>8.1f}")
 
 
 if __name__ == "__main__":
