@@ -21,7 +21,7 @@ from .models import Attribution, Edit, NoteRecord, Session
 from .notes import Note, read_note
 from .repo import BlameLine, Repository
 
-__all__ = ["BlameAnswer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
+__all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
 _LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
@@ -130,15 +130,15 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
     span = (None, None) if where.whole else (where.start, where.end)
     blamed = repo.blame(where.path, *span)
-    resolver = _Resolver(repo, where.path)
+    resolver = Explainer(repo)
     try:
         for commit in dict.fromkeys(line.commit for line in blamed if line.commit):
             if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
                 resolver.matcher.prepare(commit, [(b.orig_path, b.content) for b in blamed if b.commit == commit])
-        answers = [resolver.answer(line) for line in blamed]
+        answers = [resolver(where.path, line) for line in blamed]
         if moves:
             moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
-            answers = [_cross_check(resolver, plain, line, moved.get(line.final_line, line))
+            answers = [_cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
                        for plain, line in zip(answers, blamed, strict=True)]
         at = {answer.line: answer for answer in answers}
         humans = [line for line, answer in zip(blamed, answers, strict=True) if answer.status == "human"]
@@ -150,12 +150,13 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     return BlameAnswer(lines=answers, ranges=group_ranges(answers), problems=problems, whole_file=where.whole)
 
 
-def _cross_check(resolver: _Resolver, plain: LineAnswer, line: BlameLine, moved: BlameLine) -> LineAnswer:
+def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameLine, moved: BlameLine
+                 ) -> LineAnswer:
     """The plain answer, unless move detection found an older commit whose note credits an agent while
     the plain commit's does not (a person moved an agent's lines): then that one, with `moved_in`."""
     if moved.commit == line.commit or moved.commit is None or line.commit is None:
         return plain
-    other = resolver.answer(moved)
+    other = resolver(path, moved)
 
     def rank(answer: LineAnswer) -> tuple[bool, bool]:
         return answer.status == "agent", answer.attribution is not None and answer.attribution.method == "note"
@@ -168,12 +169,12 @@ def _cross_check(resolver: _Resolver, plain: LineAnswer, line: BlameLine, moved:
                                   f"follows it to {moved.commit[:12]}, whose note credits it."})
 
 
-class _Resolver:
-    """One blame call's caches: each note, session and quoted edit is read once."""
+class Explainer:
+    """Explains blamed lines (`explainer(path, line)`) with caches shared across calls: each note, session
+    and quoted edit is read once. Used by one blame call, or by a whole review."""
 
-    def __init__(self, repo: Repository, path: str) -> None:
+    def __init__(self, repo: Repository) -> None:
         self.repo = repo
-        self.path = path
         self.notes: dict[str, Note | IntentError | None] = {}
         self.sessions: dict[str, Session | IntentError] = {}
         self.matcher = ContentMatcher(repo, self.session)
@@ -198,52 +199,46 @@ class _Resolver:
             self.checked[key] = _still_matches(self.repo, commit, record)
         return record, self.checked[key]
 
-    def credit(self, commit: str, path: str, line: int) -> NoteRecord | None:
-        """The agent record of a commit's note that covers `path:line` and still matches, or None."""
-        note = self.note(commit)
-        if not isinstance(note, Note):
+    def credit(self, path: str, line: BlameLine) -> Attribution | None:
+        """The attribution of a blamed line when the note of its commit credits an agent with it (`previous`
+        asks this of the line a person's line replaced), else None."""
+        if line.commit is None or not isinstance(self.note(line.commit), Note):
             return None
-        record, matches = self.record(note, commit, path, line)
-        return record if record is not None and matches and record.session_id and record.agent else None
+        answer = self(path, line)
+        return answer.attribution if answer.status == "agent" else None
 
-    def answer(self, line: BlameLine) -> LineAnswer:
-        """The answer for one line of `git blame --porcelain`."""
+    def __call__(self, path: str, line: BlameLine) -> LineAnswer:
+        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason)."""
         if line.commit is None:
-            return self._make(line, "uncommitted", "This line is not committed yet.")
+            return _make(path, line, "uncommitted", "This line is not committed yet.")
         note = self.note(line.commit)
         if isinstance(note, IntentError):
-            return self._make(line, "unreadable", str(note))
+            return _make(path, line, "unreadable", str(note))
         if note is None:
-            return self._by_content(line, line.commit)
+            return self._by_content(path, line, line.commit)
         record, matches = self.record(note, line.commit, line.orig_path, line.orig_line)
         if record is not None and not matches:
-            return self._make(line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
-                              f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
+            return _make(path, line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
+                         f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
         if record is None or record.session_id is None or record.agent is None:
-            return self._make(line, "human", "No agent edit recorded for this commit wrote this line.")
+            return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
         evidence, model, reason = self._evidence(record, line.orig_path)
         attribution = Attribution(agent=record.agent, session_id=record.session_id,
                                   message_id=record.message_id or "", tool=record.tool or "",
                                   method="note", confidence=record.confidence if record.confidence is not None else 1.0,
                                   derived_from=record.derived_from, model=model)
-        return self._make(line, "agent", reason, attribution, evidence)
+        return _make(path, line, "agent", reason, attribution, evidence)
 
-    def _make(self, line: BlameLine, status: Status, reason: str | None, attribution: Attribution | None = None,
-              evidence: list[Evidence] | None = None) -> LineAnswer:
-        return LineAnswer(path=self.path, line=line.final_line, content=line.content, commit=line.commit,
-                          author=line.author, authored_at=line.author_time, attribution=attribution,
-                          evidence=evidence or [], status=status, reason=reason)
-
-    def _by_content(self, line: BlameLine, commit: str) -> LineAnswer:
+    def _by_content(self, path: str, line: BlameLine, commit: str) -> LineAnswer:
         found = self.matcher.match(commit, line.orig_path, line.content)
         if found is None:
             where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index
                      else "; only the first lines were searched, `git intent index` builds the session index for "
                      "the rest" if not self.matcher.searched(commit, line.orig_path, line.content) else "")
-            return self._make(line, "unrecorded", f"Commit {commit[:12]} has no git-intent note and no session on "
-                              f"this machine wrote this line{where}, so git-intent does not know who did; run "
-                              f"`git intent record {commit[:12]}` if it was made here, or `git intent carry` "
-                              f"for a squash-merge.")
+            return _make(path, line, "unrecorded", f"Commit {commit[:12]} has no git-intent note and no session "
+                         f"on this machine wrote this line{where}, so git-intent does not know who did; run "
+                         f"`git intent record {commit[:12]}` if it was made here, or `git intent carry` "
+                         f"for a squash-merge.")
         evidence: list[Evidence] = []
         model = None
         if found.session is not None:
@@ -251,8 +246,8 @@ class _Resolver:
         attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
                                   tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
-        return self._make(line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
-                          f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
+        return _make(path, line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
+                     f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
 
     def session(self, agent: str, session_id: str) -> Session | None:
         """The session (read once per blame), or None when no transcript of it is on this machine."""
@@ -287,6 +282,13 @@ class _Resolver:
                                 message.model if message is not None else None)
         evidence, model = self.quoted[key]
         return list(evidence), model
+
+
+def _make(path: str, line: BlameLine, status: Status, reason: str | None, attribution: Attribution | None = None,
+          evidence: list[Evidence] | None = None) -> LineAnswer:
+    return LineAnswer(path=path, line=line.final_line, content=line.content, commit=line.commit,
+                      author=line.author, authored_at=line.author_time, attribution=attribution,
+                      evidence=evidence or [], status=status, reason=reason)
 
 
 def _covering(note: Note, path: str, line: int) -> NoteRecord | None:

@@ -17,29 +17,27 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from .errors import IntentError
-from .models import AgentName, NoteRecord
+from .models import Attribution
 from .repo import PINNED, BlameLine, Repository
 
 MAX_COMMITS = 100  # person's commits whose diffs are read per blame call (a whole-file blame is bounded)
 SIMILAR = 0.5  # difflib ratio a replaced line needs when a hunk removed and added different counts
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
-Credit = Callable[[str, str, int], NoteRecord | None]
-"""(commit, path, line) -> the note record crediting an agent with that line, or None."""
+Credit = Callable[[str, BlameLine], Attribution | None]
+"""(path, a blamed line of the parent) -> the attribution of that line when an agent wrote it, else None."""
 
 
 class Previous(BaseModel):
-    """The agent's line that a person's line replaced: where it stood and who wrote it (from that
-    commit's note). `line` is 1-based in `path` at `commit`."""
+    """The agent's line that a person's line replaced: where it stood (the commit that wrote it, its path
+    and 1-based line there), its text, and blame's `attribution` for it. The same shape as a review's
+    `previous` (review/models.py `PreviousLine`)."""
 
     commit: str
     path: str
     line: int
     content: str
-    agent: AgentName
-    session_id: str
-    message_id: str
-    tool: str
+    attribution: Attribution
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ class _Hunk:
 
 def replaced_lines(repo: Repository, lines: Sequence[BlameLine], credit: Credit) -> dict[int, Previous]:
     """For each of `lines` (a person's lines, from `git blame --porcelain`) that replaced a line an agent
-    wrote, that line as `Previous`, keyed by the line's `final_line`.
+    wrote (as `credit` says of the parent's line), that line as `Previous`, keyed by the line's `final_line`.
 
     One diff per commit and one multi-range blame of its parent; at most `MAX_COMMITS` commits. Git
     failures (a parent gone in a shallow clone) mean no history, not an error."""
@@ -73,14 +71,10 @@ def replaced_lines(repo: Repository, lines: Sequence[BlameLine], credit: Credit)
             continue
         for final, old in wanted.items():
             origin = origins.get(old)
-            record = credit(origin.commit, origin.orig_path, origin.orig_line) if origin and origin.commit else None
-            if origin is None or origin.commit is None or record is None:
-                continue
-            if record.agent is None or record.session_id is None:
-                continue
-            found[final] = Previous(commit=origin.commit, path=origin.orig_path, line=origin.orig_line,
-                                    content=origin.content, agent=record.agent, session_id=record.session_id,
-                                    message_id=record.message_id or "", tool=record.tool or "")
+            attribution = credit(parent_path, origin) if origin is not None and origin.commit else None
+            if origin is not None and origin.commit is not None and attribution is not None:
+                found[final] = Previous(commit=origin.commit, path=origin.orig_path, line=origin.orig_line,
+                                        content=origin.content, attribution=attribution)
     return found
 
 

@@ -73,11 +73,11 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
                    else f"  status    {first.status}" if first.status == "unreadable"  # its warning is on stderr
                    else f"  status    {first.status}: {first.reason}")
         if first.previous is not None:
-            was = first.previous
-            out.append(f"  replaced  a line {was.agent} wrote · session {was.session_id} · message "
-                       f"{short(was.message_id)} · commit {was.commit[:12]} ({was.path}:{was.line})")
+            was, by = first.previous, first.previous.attribution
+            out.append(f"  replaced  a line {by.agent} wrote · session {by.session_id} · message "
+                       f"{short(by.message_id)} · commit {was.commit[:12]} ({was.path}:{was.line})")
             out.append(f"            was: {was.content.strip()}")
-            out.append(f"  more      git intent show {was.session_id}:{short(was.message_id)}")
+            out.append(f"  more      git intent show {by.session_id}:{short(by.message_id)}")
         return out
     how = " · found by content (no note)" if attribution.method == "content" else ""
     out.append(f"  written   by {attribution.agent} · session {attribution.session_id} · message "

@@ -84,8 +84,9 @@ def _legend(answer: BlameAnswer) -> list[str]:
     for line in replaced[:MAX_NOTES]:
         was = line.previous
         assert was is not None
-        out.append(f"  line {line.line} (a person's) replaced a line {was.agent} wrote: session {was.session_id} "
-                   f"message {short(was.message_id)}, commit {was.commit[:12]}")
+        by = was.attribution
+        out.append(f"  line {line.line} (a person's) replaced a line {by.agent} wrote: session {by.session_id} "
+                   f"message {short(by.message_id)}, commit {was.commit[:12]}")
     if len(replaced) > MAX_NOTES:
         out.append(f"  … {len(replaced) - MAX_NOTES} more lines replaced an agent's line (--json lists them)")
     return out

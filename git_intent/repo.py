@@ -287,7 +287,7 @@ def _unquote(path: str) -> str:
     return path
 
 
-def parse_porcelain(data: bytes) -> list[BlameLine]:
+def parse_porcelain(data: bytes | str) -> list[BlameLine]:
     """Parse `git blame --porcelain` output by its own framing; the all-zero commit (not committed yet)
     becomes None.
 
@@ -295,6 +295,8 @@ def parse_porcelain(data: bytes) -> list[BlameLine]:
     `key value` lines the first time that commit appears, then the line itself after one TAB. Only LF ends
     a porcelain line: a CR inside the content stays in `content` (bytes decoded as UTF-8, errors replaced).
     """
+    if isinstance(data, str):  # already decoded (run_git keeps a CR inside a line as it is)
+        data = data.encode("utf-8")
     result: list[BlameLine] = []
     info: dict[str, dict[str, str]] = {}
     rows = data.split(b"\n")

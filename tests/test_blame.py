@@ -114,9 +114,10 @@ def test_a_person_changed_an_agents_line_and_blame_names_both(repo: Path) -> Non
 
     line = blame_json(root, "pricing.py:2")["lines"][0]
     assert (line["commit"], line["status"], line["attribution"]) == (second, "human", None)
+    attribution = {"agent": "claude-code", "session_id": agent.session_id, "message_id": write_id, "tool": "Write",
+                   "method": "note", "confidence": 1.0, "derived_from": None, "model": MODEL}
     assert line["previous"] == {"commit": first, "path": "pricing.py", "line": 2,
-                                "content": "    total = amount * 1.19", "agent": "claude-code",
-                                "session_id": agent.session_id, "message_id": write_id, "tool": "Write"}
+                                "content": "    total = amount * 1.19", "attribution": attribution}
     untouched = blame_json(root, "pricing.py:3")["lines"][0]
     assert (untouched["status"], untouched["previous"]) == ("agent", None)
     text = run_cli("blame", "pricing.py:2", cwd=root).stdout

@@ -1,9 +1,9 @@
 """Building a review of a range: every added line blamed at the range's end, explained from notes and
 sessions, grouped by attribution, with `previous` where a person changed an agent's line.
 
-Lines are blamed without -M/-C, unlike `git intent blame`: a review counts the lines as the range's diff
-shows them, so a block an agent moved counts for the commit that moved it (as `record` credited it),
-not for whoever first wrote it.
+Lines are blamed without -M/-C, as `git intent blame` does unless asked (`--moves`): a review counts
+the lines as the range's diff shows them, so a block an agent moved counts for the commit that moved it
+(as `record` credited it), not for whoever first wrote it.
 
 Costs: one `git diff` (plus one `--name-status`) for the range; one `git blame` per file with added
 lines (all its hunks as `-L` ranges, at the range's end, so nothing needs to be checked out); each
@@ -15,11 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..blame import LineAnswer, _answer
+from ..blame import Explainer, LineAnswer
 from ..errors import IntentError
-from ..fallback import ContentMatcher
-from ..models import Session
-from ..notes import Note
 from ..repo import BlameLine, Repository, parse_porcelain
 from .models import (
     FileTally,
@@ -33,21 +30,6 @@ from .models import (
 )
 from .previous import find_previous
 from .ranges import DiffFile, diff_files, resolve_range
-
-
-class Explainer:
-    """Blame's per-line explanation with the caches shared across the whole review: each note read once,
-    each session read once, one content matcher."""
-
-    def __init__(self, repo: Repository) -> None:
-        self.repo = repo
-        self.notes: dict[str, Note | IntentError | None] = {}
-        self.sessions: dict[str, Session | IntentError] = {}
-        self.matcher = ContentMatcher(repo)
-
-    def __call__(self, path: str, line: BlameLine) -> LineAnswer:
-        """Blame's answer for one blamed line of `path` (status, attribution, evidence, reason)."""
-        return _answer(self.repo, path, line, self.notes, self.sessions, self.matcher)
 
 
 @dataclass
