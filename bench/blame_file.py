@@ -8,6 +8,7 @@ those repositories, the one with the most lines is blamed whole:
   b. cli blame       `git-intent blame FILE` (subprocess; the gutter text)
   c. cli blame json  `git-intent blame FILE --json` (subprocess; one entry per line, plus ranges)
   d. library blame   `git_intent.blame.blame_lines(repo, FILE)` in this process, modules already imported
+  z. `git-intent --version` (subprocess; Python start-up plus the CLI's imports, a reference)
   e, f.              (b) and (d) again once the session index is built (`git_intent.index.ingest`): the
                      lines of commits without a note are then looked up in it instead of scanned
   g, h.              (b) and (d) again once every commit is recorded (the baseline's lines become a
@@ -106,6 +107,7 @@ def main() -> None:
             ("cli_blame", f"git-intent blame {path}", run([cli, "blame", path])),
             ("cli_blame_json", f"git-intent blame {path} --json", run([cli, "blame", path, "--json"])),
             ("library_blame", f"blame_lines(repo, {path!r})", lambda: blame_lines(repo, path, cwd=folder) and None),
+            ("cli_version", "git-intent --version (start-up alone, reference)", run([cli, "--version"])),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
         measure(benches, samples, args.runs)
@@ -160,7 +162,7 @@ def main() -> None:
     print(f"every commit recorded: {', '.join(f'{n} {s}' for s, n in final.items())}")
     print(f"{result['machine']}, {args.runs} rounds after {WARMUPS} warm-ups\n")
     print(f"{'':<2}{'benchmark':<75}{'median ms':>10}{'p95 ms':>9}{'× git':>8}")
-    for letter, (key, label, _) in zip("abcdefgh", benches, strict=True):
+    for letter, (key, label, _) in zip("abcdzefgh", benches, strict=True):
         row = figures[key]
         print(f"{letter} {label:<75}{row['median_ms']:>10.1f}{row['p95_ms']:>9.1f}{result['ratios'][key]:>8.1f}")
 
