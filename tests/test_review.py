@@ -250,7 +250,7 @@ def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch:
     notes: list[str] = []
     sessions: list[str] = []
     blames: list[tuple[str, ...]] = []
-    read_note, find_session, run_git = blame.read_note, blame.find_session, Repository.git
+    read_note, find_session, run_git, run_blame = blame.read_note, blame.find_session, Repository.git, Repository.blame
 
     def counting_git(self: Repository, *args: str, **kwargs: Any) -> str:
         if args and args[0] == "blame":
@@ -260,7 +260,12 @@ def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch:
     monkeypatch.setattr(blame, "read_note", lambda repo, commit: notes.append(commit) or read_note(repo, commit))
     monkeypatch.setattr(blame, "find_session", lambda repo, sid, *a, **k: sessions.append(sid) or find_session(
         repo, sid, *a, **k))
+    def counting_blame(self: Repository, path: str, *args: Any, **kwargs: Any) -> Any:
+        blames.append(("blame", kwargs.get("rev") or "", "--", path))
+        return run_blame(self, path, *args, **kwargs)
+
     monkeypatch.setattr(Repository, "git", counting_git)
+    monkeypatch.setattr(Repository, "blame", counting_blame)
     result = build.review_range(Repository(built.path), f"{built.baseline}..HEAD")
     assert result.totals.agent == 95
     assert sorted(notes) == sorted(set(notes))

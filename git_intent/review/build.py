@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..blame import Explainer, LineAnswer
+from ..blame_history import replaced_lines
 from ..errors import IntentError
 from ..repo import BlameLine, Repository, parse_porcelain
 from .models import (
@@ -28,7 +29,6 @@ from .models import (
     ReviewLine,
     SessionReview,
 )
-from .previous import find_previous
 from .ranges import DiffFile, diff_files, resolve_range
 
 
@@ -53,15 +53,13 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
     explain = Explainer(repo)
     blamed = [(diff_file, _blame_file(repo, rng.end, diff_file, explain)) for diff_file in diff_files(
         repo, rng.base, rng.end)]
-    people = [line.blamed for _, hunks in blamed for lines in hunks for line in lines
-              if line.answer.status == "human" and line.blamed is not None and line.content.strip()]
-    previous = find_previous(repo, people, explain)
-    for _, hunks in blamed:
-        for lines in hunks:
-            for line in lines:
-                if line.blamed is not None and line.answer.status == "human":
-                    b = line.blamed
-                    line.previous = previous.get((b.commit or "", b.orig_path, b.orig_line))
+    for _, hunks in blamed:  # blame's own `previous` (blame_history), one file at a time: keyed by line number
+        people = {line.number: line for lines in hunks for line in lines
+                  if line.answer.status == "human" and line.blamed is not None and line.content.strip()}
+        found = replaced_lines(repo, [line.blamed for line in people.values() if line.blamed is not None],
+                               explain.credit)
+        for number, previous in found.items():
+            people[number].previous = previous
     files = [ReviewFile(path=f.path, old_path=f.old_path, change=f.change, binary=f.binary,
                         hunks=[ReviewHunk(old_start=h.old_start, old_lines=h.old_lines, new_start=h.new_start,
                                           new_lines=h.new_lines, removed=len(h.removed), groups=group_lines(lines))

@@ -8,20 +8,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..blame import Status
+from ..blame_history import Previous as PreviousLine  # noqa: F401  (re-exported: the review shape)
 from ..evidence import Evidence
 from ..models import Attribution
 from .ranges import Change
-
-
-class PreviousLine(BaseModel):
-    """The agent-written line a person's line replaced: where it was (the commit that last had it, its
-    path and 1-based line there), its text, and blame's `attribution` for it."""
-
-    commit: str
-    path: str
-    line: int
-    content: str
-    attribution: Attribution
 
 
 class ReviewLine(BaseModel):
