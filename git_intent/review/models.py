@@ -8,10 +8,12 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..blame import Status
-from ..blame_history import Previous as PreviousLine  # noqa: F401  (re-exported: the review shape)
+from ..blame_history import Previous
 from ..evidence import Evidence
 from ..models import Attribution
 from .ranges import Change
+
+PreviousLine = Previous  # a person's change to an agent's line: the same shape as blame's `previous`
 
 
 class ReviewLine(BaseModel):
