@@ -18,6 +18,7 @@ from .fallback import CONTENT_CONFIDENCE, ContentMatcher
 from .models import Attribution, NoteRecord, Session
 from .notes import Note, read_note
 from .repo import BlameLine, Repository
+from .share.reader import mark_shared
 
 Status = Literal["agent", "human", "unrecorded", "uncommitted", "unreadable"]
 _LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
@@ -185,4 +186,5 @@ def _evidence(repo: Repository, record: NoteRecord, path: str, sessions: dict[st
     if isinstance(session, IntentError):
         return [], str(session)
     edit = find_edit(session, record.message_id or "", record.call_id, path)
-    return gather_evidence(session, record.message_id or "", edit, path), None
+    # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
+    return mark_shared(session, gather_evidence(session, record.message_id or "", edit, path)), None
