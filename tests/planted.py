@@ -11,6 +11,8 @@ import json
 import random
 import string
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "_-"
@@ -81,3 +83,46 @@ def fragments(secret: str, size: int = 12) -> list[str]:
     body = "".join(line for line in secret.splitlines() if "-----" not in line) or secret
     windows = [body[i:i + size] for i in range(0, max(1, len(body) - size + 1), size)]
     return [secret, *windows]
+
+
+def plant_claude(source: Path, target: Path, prompts: list[Planted], reasoning: list[Planted],
+                 outputs: list[Planted]) -> None:
+    """Copy a Claude Code transcript, appending the `prompts` fakes to every typed user prompt, and
+    spreading the `reasoning` fakes over thinking and text blocks and the `outputs` fakes over tool
+    results (round robin). Every other byte of every record is kept."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    slots: dict[str, list[tuple[int, list[Any], int | None]]] = {"reasoning": [], "outputs": []}
+    records: list[Any] = []
+    for number, line in enumerate(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            records.append(line)
+            continue
+        records.append(record)
+        message = record.get("message") if isinstance(record, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if record.get("type") == "user" and isinstance(content, str):
+            message["content"] = content + "\n" + "\n".join(p.text for p in prompts)
+        elif isinstance(content, list):
+            for index, block in enumerate(content):
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind in ("thinking", "text") and record.get("type") == "assistant":
+                    slots["reasoning"].append((number, content, index))
+                elif kind == "tool_result":
+                    slots["outputs"].append((number, content, index))
+    for name, fakes in (("reasoning", reasoning), ("outputs", outputs)):
+        places = slots[name]
+        if not places:
+            raise ValueError(f"{source} has no {name} block to plant in")
+        for i, fake in enumerate(fakes):
+            _, content, index = places[i % len(places)]
+            block = content[index]
+            field = {"thinking": "thinking", "text": "text"}.get(block["type"], "content")
+            value = block.get(field)
+            if isinstance(value, list):
+                value.append({"type": "text", "text": fake.text})
+            else:
+                block[field] = f"{value or ''}\n{fake.text}"
+    target.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
+                      encoding="utf-8")
