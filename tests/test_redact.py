@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import corpus, git, run_cli
-from planted import FAMILIES, fragments, plant
+from planted import FAMILIES, plant
 
 from git_intent.errors import RedactionError
 from git_intent.share import detectors
@@ -110,7 +110,7 @@ def test_a_failing_redactor_writes_and_pushes_nothing(tmp_path: Path, monkeypatc
 def _token() -> object:
     from git_intent.share import redact
 
-    return getattr(redact, "_SEAL")
+    return redact._SEAL
 
 
 def test_redact_check_lists_findings_and_redact_prints_the_text(tmp_path: Path) -> None:

@@ -176,3 +176,73 @@ def test_default_level_sends_no_transcript_text(world: World) -> None:
     assert (answer["status"], answer["evidence"]) == ("agent", [])
     assert answer["attribution"]["session_id"] == SESSION
     assert "none is shared on refs/intent/evidence" in answer["reason"]
+
+
+def audit_json(repo: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    proc = run_cli("audit", *args, "--json", cwd=repo, env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+def test_audit_counts_lines_by_status_and_gates_on_thresholds(world: World) -> None:
+    a = world.a
+    (a / "HUMAN.md").write_text("written by a person\n\n")
+    git(a, "add", "HUMAN.md")
+    git(a, "commit", "-q", "-m", "human")
+    ok("record", "HEAD", cwd=a)
+    (a / "LATER.md").write_text("never recorded\n")
+    git(a, "add", "LATER.md")
+    git(a, "commit", "-q", "-m", "unrecorded")
+    code, report = audit_json(a, f"{world.base}..HEAD")
+    assert code == 0
+    assert report["range"] == f"{world.base}..HEAD" and report["commits"] == 3
+    assert report["lines"] == {"agent_with_evidence": 54, "agent_without_evidence": 0, "human": 1, "unrecorded": 1,
+                               "total": 56}
+    assert (report["coverage"], report["evidence_coverage"]) == (round(55 / 56, 4), 1.0)
+    assert report["agents"] == {"claude-code": {"lines": 54, "with_evidence": 54}}
+    assert {f["path"]: f["lines"]["total"] for f in report["files"]}["HUMAN.md"] == 1
+    assert audit_json(a, f"{world.base}..HEAD", "--min-coverage", "0.9")[0] == 0
+    proc = run_cli("audit", f"{world.base}..HEAD", "--min-coverage", "1.01", cwd=a)
+    assert proc.returncode == 1 and "below the required" in proc.stderr
+    assert run_cli("audit", "no-such-rev..HEAD", cwd=a).returncode == 1
+
+    # A reviewer's machine: notes only, then shared evidence.
+    git(a, "push", "-q", "origin", "main")
+    ok("push", cwd=a)
+    b = clone(world.remote, world.tmp / "b")
+    env = empty_homes(world.tmp)
+    assert audit_json(b, f"{world.base}..HEAD", env=env)[1]["lines"]["unrecorded"] == 56  # nothing fetched yet
+    ok("fetch", cwd=b, env=env)
+    code, report = audit_json(b, f"{world.base}..HEAD", "--min-evidence", "0.5", env=env)
+    assert code == 1 and report["lines"]["agent_without_evidence"] == 54 and report["evidence_coverage"] == 0.0
+    ok("share", "evidence", cwd=a)
+    ok("push", cwd=a)
+    ok("fetch", cwd=b, env=env)
+    code, report = audit_json(b, f"{world.base}..HEAD", "--min-evidence", "1", env=env)
+    assert code == 0 and report["lines"]["agent_with_evidence"] == 54
+
+
+@pytest.mark.slow
+def test_forget_removes_a_session_from_the_remote_and_other_clones_cannot_bring_it_back(world: World) -> None:
+    ok("share", "evidence", cwd=world.a)
+    ok("push", cwd=world.a)
+    b = clone(world.remote, world.tmp / "b")
+    env = empty_homes(world.tmp)
+    ok("fetch", cwd=b, env=env)
+    blob = git(world.remote, "rev-parse", f"refs/intent/evidence:evidence/claude-code/{SESSION}.json").strip()
+    proc = ok("share", "--forget", SESSION[:8], cwd=world.a)
+    assert f"claude-code/{SESSION}" in proc.stdout and "copies already fetched" in proc.stderr
+    ok("push", cwd=world.a)
+    reachable = git(world.remote, "rev-list", "--objects", "--all")
+    assert blob not in reachable
+    # B still holds the old copy; its next push merges the remote's tombstone instead of restoring it.
+    git(b, "config", "intent.share", "evidence")
+    assert json.loads(ok("push", "--json", cwd=b, env=env).stdout)["retries"] == 1
+    assert blob not in git(world.remote, "rev-list", "--objects", "--all")
+    assert blob not in git(b, "ls-tree", "-r", "refs/intent/evidence")
+    status = json.loads(ok("share", "--json", cwd=world.a).stdout)
+    assert (status["level"], status["sessions"], status["forgotten"]) == ("evidence", 0, 1)
+    # Shared again? Never from here: the commit stays recorded, the session stays forgotten.
+    ok("push", cwd=world.a)
+    assert git(world.remote, "ls-tree", "-r", "--name-only", "refs/intent/evidence", "evidence/") == ""
