@@ -155,7 +155,7 @@ def test_install_push_notes_makes_git_push_carry_the_notes(tmp_path: Path) -> No
     assert "pre-push.legacy" in proc.stdout
     (a / "new.txt").write_text("new\n")
     git(a, "add", "new.txt")
-    git(a, "commit", "-q", "-m", "new")
+    git(a, "commit", "-q", "-m", "new", env={"GIT_INTENT": "0"})  # no background worker racing our note
     note(a, git(a, "rev-parse", "HEAD").strip(), "hooked")
     push = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
     assert push.returncode == 0, push.stderr
@@ -171,7 +171,7 @@ def test_pre_push_hook_never_blocks_the_users_push(tmp_path: Path) -> None:
     git(a, "config", "intent.share", "bogus")  # git-intent's push fails: the user's push must not
     (a / "x.txt").write_text("x\n")
     git(a, "add", "x.txt")
-    git(a, "commit", "-q", "-m", "x")
+    git(a, "commit", "-q", "-m", "x", env={"GIT_INTENT": "0"})
     push = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
     assert push.returncode == 0
     assert "git-intent: the notes were not pushed" in push.stderr

@@ -220,11 +220,11 @@ def own_findings(text: str) -> list[Finding]:
 
 
 def _looks_like_code(value: str) -> bool:
-    """An assigned value that is a name, a call or a variable (`os.environ[...]`, `$TOKEN`, `input()`),
-    not a literal secret: letters, dots, underscores and brackets only, or a placeholder."""
-    if value.startswith(("$", "%", "{", "<", "[REDACTED", "process.env", "os.")):
+    """An assigned value that is a name, a call, an index or a variable (`os.environ[...]`, `$TOKEN`,
+    `input()`, `encoded[:idx]`), not a literal secret: brackets, or letters and dots only, or a placeholder."""
+    if value.startswith(("$", "%", "{", "<", "[REDACTED", "process.env", "os.")) or any(c in "()[]{}" for c in value):
         return True
-    return not any(c.isdigit() for c in value) and all(c.isalpha() or c in "._-()[]" for c in value)
+    return not any(c.isdigit() for c in value) and all(c.isalpha() or c in "._-" for c in value)
 
 
 def entropy_findings(text: str) -> list[Finding]:
