@@ -43,6 +43,16 @@ OWN_RULES: tuple[tuple[str, str, int], ...] = (
      r"AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{40,}|hf_[A-Za-z0-9]{30,}|"
      r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|dop_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})", 0),
 )
+# Substrings one of which must occur before an own rule's regex is worth running (like gitleaks' keywords;
+# matched case-sensitively, except the assignment names, matched in the lower-cased text).
+OWN_PREFILTER: dict[str, tuple[str, ...]] = {
+    "credentialed-url": ("://",),
+    "secret-assignment": ("pass", "secret", "token", "api_key", "apikey", "access_key", "private_key"),
+    "private-key": ("PRIVATE KEY",),
+    "jwt": ("eyJ",),
+    "provider-key": ("sk-", "gh", "github_pat_", "gl", "xox", "_live_", "_test_", "whsec_", "AKIA", "ASIA", "ABIA",
+                     "ACCA", "AIza", "npm_", "pypi-", "hf_", "SG.", "dop_v1_", "shp"),
+}
 # A data: URI or a long base64 run of an image: never shared (issue 11), whatever its content.
 IMAGE = r"data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\]{16,}"
 # Home folders in paths: the user name is not shared; `/Users/ann/x` becomes `~/x`.
@@ -56,6 +66,7 @@ MIN_CLASS_SWITCHES = 0.3  # random text changes between upper/lower/digit often;
 # rare in random text (40 random base62 characters: 0.10 median, 0.28 at the 95th percentile).
 MAX_WORDINESS = 0.35
 _WORDS = re.compile(r"[a-z]{4,}")
+_DIGIT = re.compile(r"[0-9]")
 
 
 @dataclass(frozen=True)
@@ -207,15 +218,19 @@ def own_findings(text: str) -> list[Finding]:
     """Spans git-intent's own rules report: credentialed URLs, `*_PASSWORD=`-style assignments, private
     key blocks, JWTs, provider key prefixes, and images (`data:image/…;base64`)."""
     found = []
+    lowered = text.lower()
     for rule_id, regex, group in _own():
+        haystack = lowered if rule_id == "secret-assignment" else text
+        if not any(word in haystack for word in OWN_PREFILTER[rule_id]):
+            continue
         for match in regex.finditer(text):
             start, end = match.span(group)
             if rule_id == "secret-assignment" and _looks_like_code(text[start:end]):
                 continue
             if end > start:
                 found.append(Finding(rule_id, start, end, f"[REDACTED:{rule_id}]"))
-    image = _patterns()[0]
-    found += [Finding("image", m.start(), m.end(), "[image omitted]") for m in image.finditer(text)]
+    if "data:image/" in text:
+        found += [Finding("image", m.start(), m.end(), "[image omitted]") for m in _patterns()[0].finditer(text)]
     return found
 
 
@@ -235,8 +250,8 @@ def entropy_findings(text: str) -> list[Finding]:
     found = []
     for match in token.finditer(text):
         value = match.group(0)
-        if value.isalpha() or value.isdigit():
-            continue
+        if not _DIGIT.search(value) or value.isdigit():
+            continue  # every random segment needs a digit: most runs (paths, words) stop here
         if any(_random_segment(part) for part in separators.split(value.rstrip("="))):
             found.append(Finding("high-entropy", match.start(), match.end(), "[REDACTED:high-entropy]"))
     return found
