@@ -168,7 +168,8 @@ def fixture_texts() -> tuple[list[str], list[str]]:
     from git_intent.catalog import read_transcript
 
     texts, edits = [], []
-    paths = sorted((ROOT / "fixtures" / "transcripts").rglob("*")) + sorted((ROOT / "fixtures" / "linked").rglob("*.jsonl"))
+    fixtures = ROOT / "fixtures"
+    paths = sorted((fixtures / "transcripts").rglob("*")) + sorted((fixtures / "linked").rglob("*.jsonl"))
     for path in paths:
         if not path.is_file():
             continue
