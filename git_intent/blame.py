@@ -20,6 +20,7 @@ from .fallback import CONTENT_CONFIDENCE, ContentMatcher
 from .models import Attribution, Edit, NoteRecord, Session
 from .notes import Note, read_note
 from .repo import BlameLine, Repository
+from .share.reader import mark_shared
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
@@ -278,7 +279,8 @@ class Explainer:
         if key not in self.quoted:
             found = edit if edit is not None else find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
-            self.quoted[key] = (gather_evidence(session, message_id, found, path),
+            # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
+            self.quoted[key] = (mark_shared(session, gather_evidence(session, message_id, found, path)),
                                 message.model if message is not None else None)
         evidence, model = self.quoted[key]
         return list(evidence), model

@@ -65,10 +65,12 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     return list(found.values())
 
 
-def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False) -> Session:
+def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False,
+                 shared: bool = True) -> Session:
     """The session with this id (or unique id prefix, unless `exact`), from the backup first, then the
-    agents' folders. Ids read from notes are looked up `exact`: a short or empty id in a shared note must
-    not pick some local session.
+    agents' folders, then (when `shared`) the redacted evidence on refs/intent/evidence, as a
+    `share.reader.SharedSession`. Ids read from notes are looked up `exact`: a short or empty id in a
+    shared note must not pick some local session.
 
     Raises SessionNotFoundError when no transcript holds it, or the prefix is ambiguous.
     """
@@ -92,10 +94,18 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))
+    if not matches and shared:
+        from .share.reader import shared_session  # only when no transcript is here: keeps re2 off other paths
+
+        found = shared_session(repo, session_id, agent, exact=exact)
+        if found is not None:
+            return found
     if not matches:
         raise SessionNotFoundError(
-            f"No transcript of session {session_id} was found in the backup or the agents' folders.",
-            hint="The agent may have deleted it; `git intent log` lists the sessions recorded here.")
+            f"No transcript of session {session_id} was found in the backup or the agents' folders, and "
+            f"none is shared on refs/intent/evidence.",
+            hint="The agent may have deleted it, or it ran on another machine: `git intent fetch` brings what "
+                 "its author shared (`git config intent.share evidence` there).")
     listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
     raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
 

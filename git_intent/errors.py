@@ -36,3 +36,15 @@ class SessionNotFoundError(IntentError):
 
 class GitError(IntentError):
     """A git command failed."""
+
+
+class RedactionError(IntentError):
+    """Redaction could not run or failed; nothing was written (redaction fails closed)."""
+
+
+class ShareError(IntentError):
+    """Pushing, fetching or sharing git-intent's refs failed."""
+
+
+class AuditThresholdError(IntentError):
+    """An audit found coverage below a threshold the caller set (`--min-coverage`, `--min-evidence`)."""

@@ -14,7 +14,8 @@ MAX_TEXT = 2000
 
 
 class Evidence(BaseModel):
-    """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`)."""
+    """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`; `source` is "shared"
+    when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text)."""
 
     session_id: str
     message_id: str
@@ -22,6 +23,8 @@ class Evidence(BaseModel):
     timestamp: datetime | None
     text: str
     kind: Literal["request", "reasoning", "edit", "follow-up"]
+    source: Literal["transcript", "shared"] = "transcript"
+    redacted: bool = False
 
 
 def clip(text: str, limit: int = MAX_TEXT, pointer: str | None = None) -> str:

@@ -125,7 +125,7 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
             if not record.supported or not record.session_id:
                 continue
             try:
-                session = find_session(repo, record.session_id, record.agent, exact=True)
+                session = find_session(repo, record.session_id, record.agent, exact=True, shared=False)
             except SessionNotFoundError:
                 result.skipped.append(f"{commit[:12]}: the {record.agent} session {record.session_id} is not "
                                       f"on this machine")

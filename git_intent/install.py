@@ -12,6 +12,7 @@ from .repo import Repository
 
 MARKER = "git-intent-hook-marker"
 HOOKS = ("post-commit", "post-rewrite")
+PUSH_HOOK = "pre-push"  # opt-in (`install --push-notes`): a plain `git push` also pushes the notes
 # rewriteRef makes git copy notes on amend and rebase; cat_sort_uniq merges JSON Lines notes safely.
 CONFIG = (("notes.rewriteRef", NOTES_REF), ("notes.intent.mergeStrategy", "cat_sort_uniq"))
 
@@ -35,8 +36,9 @@ def is_ours(path: Path) -> bool:
         return False
 
 
-def install(repo: Repository, *, shared_hooks_path: bool = False) -> list[str]:
+def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bool = False) -> list[str]:
     """Install the hooks, configuration and backup exclusion; returns one sentence per change made.
+    With `push_notes`, also the pre-push hook that pushes git-intent's refs with every `git push`.
 
     An existing hook that is not ours is kept as `<hook>.legacy` and chained. A core.hooksPath in the
     work tree or outside the repository is refused unless `shared_hooks_path`. Raises IntentError for a
@@ -49,7 +51,7 @@ def install(repo: Repository, *, shared_hooks_path: bool = False) -> list[str]:
     if not shared_hooks_path:
         _check_hooks_folder(repo, folder)
     folder.mkdir(parents=True, exist_ok=True)
-    for hook in HOOKS:
+    for hook in (*HOOKS, PUSH_HOOK) if push_notes else HOOKS:
         path, legacy = folder / hook, folder / f"{hook}.legacy"
         text = render_hook(hook)
         if path.exists() and not is_ours(path):
@@ -100,7 +102,7 @@ def uninstall(repo: Repository) -> list[str]:
     """Remove our hooks (restoring `<hook>.legacy`) and our configuration. Notes and backup stay."""
     changes: list[str] = []
     folder = hooks_dir(repo)
-    for hook in HOOKS:
+    for hook in (*HOOKS, PUSH_HOOK):
         path, legacy = folder / hook, folder / f"{hook}.legacy"
         if path.exists() and is_ours(path):
             path.unlink()

@@ -101,7 +101,8 @@ def _evidence(item: Evidence, width: int) -> list[str]:
     else:
         text = textwrap.shorten(" ".join(item.text.split()), width=320, placeholder=" …")
         body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
-    head = f"  {label:<9} {when(item.timestamp)} [{short(item.message_id)}]"
+    shared = (" (shared, redacted)" if item.redacted else " (shared)") if item.source == "shared" else ""
+    head = f"  {label:<9} {when(item.timestamp)} [{short(item.message_id)}]{shared}"
     return [head] + [f"            {line}" for line in body]
 
 

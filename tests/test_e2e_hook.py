@@ -376,6 +376,8 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
         "Set git config notes.intent.mergeStrategy = cat_sort_uniq.",
         "Created refs/notes/intent.",
         "Added /.opencode/intent/ (the local backup) to .git/info/exclude.",
+        "Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes every "
+        "`git push` carry them.",
     ]
     assert proc.stderr == ""
     assert MARKER in hook.read_text(encoding="utf-8")

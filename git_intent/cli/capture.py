@@ -14,12 +14,16 @@ from ._base import cli, open_repo, print_json
 @cli.command()
 @click.option("--shared-hooks-path", is_flag=True,
               help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.")
-def install(shared_hooks_path: bool) -> None:
+@click.option("--push-notes", is_flag=True, help="Also install a pre-push hook: every `git push` pushes the notes too.")
+def install(shared_hooks_path: bool, push_notes: bool) -> None:
     """Install the post-commit and post-rewrite hooks and git config here; say what changed."""
     from ..install import install as run
 
-    changes = run(open_repo(), shared_hooks_path=shared_hooks_path)
+    changes = run(open_repo(), shared_hooks_path=shared_hooks_path, push_notes=push_notes)
     click.echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
+    if changes and not push_notes:  # said once: a later install that changes nothing stays quiet
+        click.echo("Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes "
+                   "every `git push` carry them.")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

@@ -1,0 +1,201 @@
+"""Commands that share records with a team: push, fetch, share, redact, audit."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ._base import cli, open_repo, print_json
+
+
+@cli.command()
+@click.argument("remote", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print what was pushed as JSON.")
+@click.option("--hook", is_flag=True, hidden=True, help="Run as the pre-push hook: read git's ref lines, never fail.")
+def push(remote: str | None, as_json: bool, hook: bool) -> None:
+    """Push git-intent's notes (and, when sharing is on, redacted evidence) to REMOTE.
+
+    REMOTE defaults to the current branch's upstream remote, else origin. Only git-intent's refs are
+    pushed, never branches. A rejected push fetches, merges and retries (up to 5 times). With
+    `git config intent.share evidence` (or `sessions`), the redacted evidence of every recorded commit
+    on REMOTE's branches is shared first; redaction fails closed.
+    """
+    from ..share.remote import push as run
+
+    if hook:
+        _push_from_hook(remote)
+        return
+    result = run(open_repo(), remote)
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+        return
+    if not result.pushed:
+        click.echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
+        return
+    click.echo(f"Pushed {', '.join(result.pushed)} to {result.remote}"
+               + (f" after {result.retries} fetch-and-merge retr{'y' if result.retries == 1 else 'ies'}"
+                  if result.retries else "") + ".")
+    if result.level == "notes":
+        click.echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
+        return
+    redacted = sum(result.redactions.values())
+    click.echo(f"Sharing level: {result.level}. Shared {result.commits_shared} commit(s) from "
+               f"{len(result.sessions_shared)} session(s); {redacted} redaction(s).")
+    if result.sessions_missing:
+        click.echo(f"warning: {len(result.sessions_missing)} session(s) have no transcript on this machine; their "
+                   f"commits are shared when one is found: {', '.join(result.sessions_missing)}", err=True)
+
+
+def _push_from_hook(remote: str | None) -> None:
+    """The pre-push hook: push git-intent's refs beside the user's push; warn, never block it."""
+    from ..share.remote import push as run
+
+    tips = []
+    if sys.stdin is not None and not sys.stdin.isatty():
+        for line in sys.stdin.read().splitlines():
+            parts = line.split()
+            if len(parts) == 4:
+                tips.append(parts[1])
+    try:
+        result = run(open_repo(), remote, tips)
+        if result.pushed:
+            click.echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
+    except Exception as exc:  # the user's push goes on whatever happens to ours
+        click.echo(f"git-intent: the notes were not pushed ({exc}); run `git intent push` later.", err=True)
+
+
+@cli.command()
+@click.argument("remote", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print what was fetched as JSON.")
+def fetch(remote: str | None, as_json: bool) -> None:
+    """Fetch git-intent's notes and shared evidence from REMOTE and merge them into yours.
+
+    Notes land in refs/notes/remotes/REMOTE/intent and are merged with cat_sort_uniq: local records are
+    never overwritten. Needs no `install`; works in shallow clones.
+    """
+    from ..share.remote import fetch as run
+
+    result = run(open_repo(), remote)
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+        return
+    if not result.notes and not result.evidence:
+        click.echo(f"{result.remote} has no git-intent records yet.")
+        return
+    parts = []
+    if result.notes:
+        parts.append("notes " + ("merged" if result.notes_changed else "already up to date"))
+    if result.evidence:
+        parts.append("shared evidence " + ("merged" if result.evidence_changed else "already up to date"))
+    click.echo(f"Fetched from {result.remote}: {'; '.join(parts)}.")
+
+
+@cli.command()
+@click.argument("level", required=False, type=click.Choice(["notes", "evidence", "sessions"]))
+@click.option("--forget", "forget", metavar="SESSION", help="Remove a shared session from refs/intent/evidence.")
+@click.option("--json", "as_json", is_flag=True, help="Print the sharing state as JSON.")
+def share(level: str | None, forget: str | None, as_json: bool) -> None:
+    """Show or set what this repository shares (LEVEL: notes, evidence or sessions), or forget a session.
+
+    \b
+    notes     ids, line ranges and hashes only (the default)
+    evidence  also the redacted messages that explain each committed agent line
+    sessions  also the whole redacted session
+    The level is `git config intent.share`; it takes effect at the next `git intent push`, for every
+    commit pushed, including those recorded before. Lowering it stops future sharing.
+    """
+    from ..share.status import forget_session, set_level, sharing_status
+
+    repo = open_repo()
+    if forget:
+        removed = forget_session(repo, forget)
+        click.echo(f"Removed {', '.join(removed)} from refs/intent/evidence here; the next `git intent push` "
+                   "removes it from the remote too. It will not be shared again from this clone.")
+        click.echo("warning: copies already fetched by others remain on their machines.", err=True)
+        return
+    if level:
+        set_level(repo, level)
+    status = sharing_status(repo)
+    if as_json:
+        print_json(status.model_dump(mode="json"))
+        return
+    click.echo(f"Sharing level: {status.level}" + (" (set now)" if level else "") + ".")
+    click.echo(f"Shared here: {status.sessions} session(s) ({status.sessions_full} whole), {status.commits} "
+               f"commit(s); {status.forgotten} forgotten.")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--check", is_flag=True, help="List what would be removed instead of printing the redacted text.")
+@click.option("--json", "as_json", is_flag=True, help="With --check: print the findings as JSON.")
+def redact(file: Path, check: bool, as_json: bool) -> None:
+    """Print FILE redacted as git-intent would share it (`-` reads standard input).
+
+    With --check, list each finding instead (line, column, rule, length); exit 0 either way. The same
+    detectors guard every shared text: gitleaks' rules, git-intent's own rules, an entropy backstop
+    (SHAs, UUIDs and hashes are spared), and home folders reduced to ~.
+    """
+    from ..errors import IntentError
+    from ..share.redact import check_text, redact_text
+
+    try:
+        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+    except OSError as exc:
+        raise IntentError(f"{file} cannot be read: {exc.strerror}.") from exc
+    text = data.decode("utf-8", errors="replace")
+    if not check:
+        click.echo(redact_text(text).text, nl=False)
+        return
+    findings = check_text(text)
+    if as_json:
+        print_json([f.__dict__ for f in findings])
+        return
+    for found in findings:
+        click.echo(f"{file}:{found.line}:{found.column}  {found.rule}  ({found.length} chars → {found.replacement})")
+    click.echo(f"{len(findings)} finding(s).")
+
+
+@cli.command()
+@click.argument("revision_range")
+@click.option("--min-coverage", type=float, help="Exit 1 when coverage (agent + human lines / all) is below this.")
+@click.option("--min-evidence", type=float, help="Exit 1 when the share of agent lines with evidence is below this.")
+@click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
+def audit(revision_range: str, min_coverage: float | None, min_evidence: float | None, as_json: bool) -> None:
+    """Count the lines REVISION_RANGE added: agent (with or without evidence), human, unrecorded.
+
+    For CI: `git intent fetch && git intent audit origin/main..HEAD --min-coverage 0.9`.
+    """
+    from ..errors import AuditThresholdError
+    from ..share.audit import audit as run
+
+    report = run(open_repo(), revision_range)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        click.echo(_audit_text(report), nl=False)
+    if min_coverage is not None and report.coverage < min_coverage:
+        raise AuditThresholdError(f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
+                                  hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).")
+    if min_evidence is not None and report.evidence_coverage < min_evidence:
+        raise AuditThresholdError(f"Evidence coverage {report.evidence_coverage:.2%} is below the required "
+                                  f"{min_evidence:.2%}.", hint="Fetch shared evidence: `git intent fetch`.")
+
+
+def _audit_text(report: object) -> str:
+    from ..share.audit import AuditReport
+
+    assert isinstance(report, AuditReport)
+    lines = report.lines
+    out = [f"{report.range}: {report.commits} commit(s), {lines.total} non-blank added line(s)",
+           f"  agent, with evidence     {lines.agent_with_evidence}",
+           f"  agent, without evidence  {lines.agent_without_evidence}",
+           f"  human                    {lines.human}",
+           f"  unrecorded               {lines.unrecorded}",
+           f"  coverage {report.coverage:.1%} · evidence coverage {report.evidence_coverage:.1%}"]
+    for name, agent in report.agents.items():
+        out.append(f"  {name:<12} {agent.lines} line(s), {agent.with_evidence} with evidence")
+    for item in report.files:
+        out.append(f"  {item.path}  {item.lines.total} line(s), coverage {item.coverage:.0%}")
+    return "\n".join(out) + "\n"

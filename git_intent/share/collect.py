@@ -1,0 +1,200 @@
+"""What a sharing level puts on the evidence ref for recorded commits, built from this machine's sessions.
+
+`evidence` (issue 11): for each recorded commit, the messages that explain its agent lines — the user
+message that asked, the assistant's text and reasoning around each edit, the edit itself, and the topic
+summary — never tool outputs (command output, file reads), where most secrets live. `sessions`: the
+whole session. Both pass through `redact.seal()`; lines identical to the commits' own diff lines are
+left as they are (they are already in the repository).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog import find_session
+from ..config import setting
+from ..errors import IntentError
+from ..evidence import find_edit, gather_evidence
+from ..models import Edit, Message, NoteRecord, Session
+from ..notes import NOTES_REF, parse_note
+from ..repo import Repository
+from . import evidence_ref as store
+from .redact import seal
+
+LEVELS = ("notes", "evidence", "sessions")
+SCHEMA = "git-intent-evidence/1"
+
+
+@dataclass
+class ShareResult:
+    """What one sharing pass did: commits marked shared, session blobs written, sessions without a
+    transcript here (their commits are tried again at the next push), and redactions by rule."""
+
+    commits: int = 0
+    sessions: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    redactions: dict[str, int] = field(default_factory=dict)
+
+
+def share_level(repo: Repository) -> str:
+    """`intent.share` (env GIT_INTENT_SHARE first): notes (default) | evidence | sessions.
+
+    Raises IntentError for any other value."""
+    level = (setting(repo, "share") or "notes").strip().lower()
+    if level not in LEVELS:
+        raise IntentError(f"intent.share must be one of {', '.join(LEVELS)}, not {level!r}.",
+                          hint="git config intent.share evidence")
+    return level
+
+
+def noted_commits(repo: Repository) -> dict[str, str]:
+    """`{commit: note blob}` for every note on refs/notes/intent."""
+    out = repo.git("notes", "--ref", NOTES_REF, "list", check=False)
+    pairs = (line.split() for line in out.splitlines())
+    return {p[1]: p[0] for p in pairs if len(p) == 2}
+
+
+def note_records(repo: Repository, blobs: dict[str, str]) -> dict[str, list[NoteRecord]]:
+    """`{commit: records}` read from the note blobs (unreadable notes give no records)."""
+    by_blob = {blob: commit for commit, blob in blobs.items()}
+    found: dict[str, list[NoteRecord]] = {}
+    for blob, data in repo.cat_blobs(list(by_blob)):
+        commit = by_blob[blob]
+        found[commit] = list(parse_note(commit, data.decode("utf-8", "replace")).records) if data else []
+    return found
+
+
+def diff_lines(repo: Repository, commits: list[str]) -> frozenset[str]:
+    """Stripped added and removed lines of each commit's diff (commits absent here are skipped)."""
+    lines: set[str] = set()
+    for commit in commits:
+        proc = repo.git("diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--root", commit, check=False)
+        for line in proc.splitlines():
+            if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip():
+                lines.add(line[1:].strip())
+    return frozenset(lines)
+
+
+def local_session(repo: Repository, agent: str, session_id: str) -> Session | None:
+    """The session from this machine's transcripts or backup (never the shared store), or None."""
+    try:
+        session = find_session(repo, session_id, agent, exact=True, shared=False)
+    except IntentError:
+        return None
+    return session
+
+
+def _message(message: Message, kinds: tuple[str, ...]) -> dict[str, Any]:
+    return {"message_id": message.message_id, "role": message.role,
+            "timestamp": message.timestamp.isoformat() if message.timestamp else None,
+            "is_prompt": message.is_prompt, "is_summary": message.is_summary, "redacted": False,
+            "parts": [{"kind": p.kind, "text": p.text, "tool": p.tool, "call_id": p.call_id, "is_error": p.is_error}
+                      for p in message.parts if p.kind in kinds]}
+
+
+def _edit(edit: Edit, path: str | None) -> dict[str, Any]:
+    return {"message_id": edit.message_id, "call_id": edit.call_id, "tool": edit.tool, "path": path or edit.path,
+            "kind": edit.kind, "timestamp": edit.timestamp.isoformat() if edit.timestamp else None,
+            "old_text": edit.old_text, "new_text": edit.new_text, "redacted": False,
+            "added": [{"text": a.text, "line": a.line} for a in edit.added]}
+
+
+def build_payload(session: Session, records: list[NoteRecord], commits: list[str], level: str) -> dict[str, Any]:
+    """The unsealed blob content of `session` at `level` for the lines `records` credit to it."""
+    from ..topics import segment_topics
+
+    edits: dict[tuple[str, str | None, str], dict[str, Any]] = {}
+    wanted: set[str] = set()
+    for record in records:
+        edit = find_edit(session, record.message_id or "", record.call_id, record.path)
+        wanted |= {e.message_id for e in gather_evidence(session, record.message_id or "", edit, record.path)}
+        if edit is not None:
+            edits[(edit.message_id, edit.call_id, record.path or edit.path)] = _edit(edit, record.path)
+    if level == "sessions":
+        messages = [_message(m, ("text", "reasoning", "tool_call", "tool_result")) for m in session.messages]
+        for edit in session.edits:
+            edits.setdefault((edit.message_id, edit.call_id, edit.path), _edit(edit, None))
+    else:
+        messages = [_message(m, ("text", "reasoning")) for m in session.messages if m.message_id in wanted]
+    shared = {m["message_id"] for m in messages}
+    topics = [{"topic_id": t.topic_id, "label": t.label, "summary": t.summary,
+               "first_message_id": t.message_ids[0] if t.message_ids else None,
+               "last_message_id": t.message_ids[-1] if t.message_ids else None}
+              for t in segment_topics(session) if shared & set(t.message_ids)]
+    return {"schema": SCHEMA, "level": level, "agent": session.agent, "session_id": session.session_id,
+            "agent_version": session.agent_version, "commits": sorted(set(commits)), "topics": topics,
+            "messages": messages, "edits": list(edits.values())}
+
+
+def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResult:
+    """Put the evidence of `commits` (recorded ones) on the store at `level`, under the store lock.
+
+    Commits already marked shared are skipped, unless `level` is `sessions` and one of their sessions is
+    shared only as evidence. Raises RedactionError (nothing written) when redaction fails.
+    """
+    result = ShareResult()
+    if level not in ("evidence", "sessions"):
+        return result
+    notes = noted_commits(repo)
+    with store.store_lock(repo):
+        old, entries = store.read_entries(repo)
+        shared = store.sessions_in(entries)
+        forgotten = store.id_lines(repo, entries.get(store.FORGOTTEN))
+
+        def pending(commit: str) -> bool:
+            marker = entries.get(store.commit_path(commit))
+            if marker is None:
+                return True
+            return level == "sessions" and any("sessions" not in shared.get(k, {}) and k not in forgotten
+                                               for k in store.id_lines(repo, marker))
+
+        todo = [c for c in dict.fromkeys(commits) if c in notes and pending(c)]
+        if not todo:
+            return result
+        records = note_records(repo, {c: notes[c] for c in todo})
+        by_session: dict[str, list[str]] = {}
+        sessions: dict[str, tuple[str, str]] = {}
+        for commit in todo:
+            for record in records.get(commit, []):
+                if record.kind == "lines" and record.agent and record.session_id:
+                    key = store.session_key(record.agent, record.session_id)
+                    sessions[key] = (record.agent, record.session_id)
+                    by_session.setdefault(key, [])
+                    if commit not in by_session[key]:
+                        by_session[key].append(commit)
+        done: set[str] = set()
+        for key, (agent, session_id) in sessions.items():
+            if key in forgotten:
+                done.add(key)
+                continue
+            session = local_session(repo, agent, session_id)
+            if session is None:
+                result.missing.append(key)
+                continue
+            all_commits = set(by_session[key])
+            for oid in shared.get(key, {}).values():
+                payload = store.read_payload(repo, oid)
+                all_commits |= set(payload.get("commits", [])) if payload else set()
+            all_commits &= set(notes)
+            more = note_records(repo, {c: notes[c] for c in all_commits if c not in records})
+            wanted = [r for c in sorted(all_commits) for r in {**records, **more}.get(c, [])
+                      if r.kind == "lines" and r.session_id == session_id and r.agent == agent]
+            sealed = seal(build_payload(session, wanted, sorted(all_commits), level),
+                          keep=diff_lines(repo, sorted(all_commits)))
+            for rule, count in sealed.rules.items():
+                result.redactions[rule] = result.redactions.get(rule, 0) + count
+            for other in store.LEVEL_DIRS:
+                entries.pop(store.session_path(other, key), None)
+            entries[store.session_path(level, key)] = store.write_sealed(repo, sealed)
+            result.sessions.append(key)
+            done.add(key)
+        for commit in todo:
+            keys = {store.session_key(r.agent, r.session_id) for r in records.get(commit, [])
+                    if r.kind == "lines" and r.agent and r.session_id}
+            if keys <= done:
+                entries[store.commit_path(commit)] = store.write_ids(repo, keys - forgotten)
+                result.commits += 1
+        if result.commits or result.sessions:
+            store.commit_entries(repo, entries, old, f"git-intent: share {result.commits} commit(s)")
+    return result

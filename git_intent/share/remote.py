@@ -1,0 +1,203 @@
+"""`git intent push` and `fetch`: git-intent's refs to and from a remote, merged, never overwritten.
+
+Notes are fetched into `refs/notes/remotes/<remote>/intent` and merged into refs/notes/intent with
+`cat_sort_uniq` (DESIGN.md: a forced `+refs/notes/intent:refs/notes/intent` silently overwrites local
+notes; never). The evidence store is fetched into `refs/intent/remotes/<remote>/evidence` and merged
+tree by tree (`merge.py`). A push sends only these refs (never branches, with --no-verify so it never
+re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
+are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from ..errors import ShareError
+from ..notes import NOTES_REF, notes_lock
+from ..repo import Repository, run_git
+from . import evidence_ref as store
+from .collect import ShareResult, share_commits, share_level
+
+MAX_RETRIES = 5
+_REJECTED = ("[rejected]", "(fetch first)", "(non-fast-forward)", "(stale info)", "[remote rejected]")
+
+
+def notes_tracking_ref(remote: str) -> str:
+    """Where `fetch` keeps REMOTE's notes."""
+    return f"refs/notes/remotes/{remote}/intent"
+
+
+class FetchResult(BaseModel):
+    """What `fetch` brought: which refs the remote had, and whether local refs changed."""
+
+    remote: str
+    notes: bool = False
+    notes_changed: bool = False
+    evidence: bool = False
+    evidence_changed: bool = False
+
+
+class PushResult(BaseModel):
+    """What `push` sent: the refs pushed, the sharing level, what was shared, and how many retries."""
+
+    remote: str
+    level: str
+    pushed: list[str] = []
+    retries: int = 0
+    commits_shared: int = 0
+    sessions_shared: list[str] = []
+    sessions_missing: list[str] = []
+    redactions: dict[str, int] = {}
+
+
+@dataclass
+class _Attempt:
+    ok: bool
+    rejected: bool
+    message: str = ""
+    refs: list[str] = field(default_factory=list)
+
+
+def default_remote(repo: Repository) -> str:
+    """The current branch's upstream remote, else `origin`. Raises ShareError when that remote is absent."""
+    branch = repo.git("symbolic-ref", "-q", "--short", "HEAD", check=False).strip()
+    remote = repo.git("config", "--get", f"branch.{branch}.remote", check=False).strip() if branch else ""
+    return check_remote(repo, remote if remote and remote != "." else "origin")
+
+
+def check_remote(repo: Repository, remote: str) -> str:
+    """`remote` when it names a configured remote; raises ShareError otherwise."""
+    if not repo.succeeds("remote", "get-url", remote):
+        raise ShareError(f"This repository has no remote named {remote!r}.",
+                         hint="`git remote -v` lists the remotes; pass one: git intent push REMOTE")
+    return remote
+
+
+def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
+    """`{ref: oid}` of git-intent's refs on `remote`. Raises ShareError when the remote cannot be read."""
+    proc = run_git(["ls-remote", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False)
+    if proc.returncode != 0:
+        raise ShareError(f"The remote {remote} cannot be read: {_last_line(proc.stderr)}.")
+    pairs = (line.split() for line in proc.stdout.splitlines())
+    return {p[1]: p[0] for p in pairs if len(p) == 2}
+
+
+def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
+    """Fetch REMOTE's notes and evidence and merge them into the local refs (no `install` needed; the
+    evidence comes whatever the local sharing level). Raises ShareError when git cannot fetch or merge."""
+    remote = check_remote(repo, remote) if remote else default_remote(repo)
+    found = remote_refs(repo, remote)
+    result = FetchResult(remote=remote, notes=NOTES_REF in found, evidence=store.EVIDENCE_REF in found)
+    # Forced, but only into the remote-tracking refs: they mirror the remote; local records are merged below.
+    specs = ([f"+{NOTES_REF}:{notes_tracking_ref(remote)}"] if result.notes else []) + \
+        ([f"+{store.EVIDENCE_REF}:{store.tracking_ref(remote)}"] if result.evidence else [])
+    if not specs:
+        return result
+    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, *specs], repo.root, check=False)
+    if proc.returncode != 0:
+        raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
+    if result.notes:
+        result.notes_changed = merge_notes(repo, notes_tracking_ref(remote))
+    if result.evidence:
+        from .merge import merge_store
+
+        result.evidence_changed = merge_store(repo, store.tracking_ref(remote))
+    return result
+
+
+def merge_notes(repo: Repository, ref: str) -> bool:
+    """Merge the notes at `ref` into refs/notes/intent with cat_sort_uniq; True when the local ref moved."""
+    with notes_lock(repo):
+        before = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
+        theirs = repo.git("rev-parse", "-q", "--verify", ref, check=False).strip()
+        if not theirs or theirs == before:
+            return False
+        if not before:
+            repo.git("update-ref", NOTES_REF, theirs, "0" * 40)
+            return True
+        proc = run_git([*_identity(repo), "notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", ref],
+                       repo.root, check=False)
+        if proc.returncode != 0:
+            raise ShareError(f"Merging {ref} into {NOTES_REF} failed: {_last_line(proc.stderr)}.",
+                             hint="Your notes are unchanged; run `git intent fetch` again.")
+        return repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip() != before
+
+
+def push(repo: Repository, remote: str | None = None, tips: list[str] | tuple[str, ...] = ()) -> PushResult:
+    """Share what the level asks for, then push refs/notes/intent (and, unless the level is `notes`,
+    refs/intent/evidence) to REMOTE. Evidence is shared for recorded commits reachable from REMOTE's
+    branches or from `tips` (the commits a pre-push hook sees going out).
+
+    Raises ShareError when the push still fails after MAX_RETRIES fetch-and-merge retries, and
+    RedactionError (nothing written or pushed) when redaction fails.
+    """
+    remote = check_remote(repo, remote) if remote else default_remote(repo)
+    level = share_level(repo)
+    result = PushResult(remote=remote, level=level)
+    if level != "notes":
+        _record(result, share_commits(repo, published(repo, remote, tips), level))
+    for attempt in range(MAX_RETRIES + 1):
+        outcome = _push_once(repo, remote, with_evidence=level != "notes")
+        if outcome.ok:
+            result.pushed, result.retries = outcome.refs, attempt
+            return result
+        if not outcome.rejected or attempt == MAX_RETRIES:
+            break
+        fetch(repo, remote)
+    raise ShareError(f"Pushing git-intent's refs to {remote} failed"
+                     + (f" after {MAX_RETRIES} retries" if outcome.rejected else "") + f": {outcome.message}.",
+                     hint="Your records are safe locally; run `git intent push` again.")
+
+
+def published(repo: Repository, remote: str, tips: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """Commits reachable from REMOTE's branches (`refs/remotes/REMOTE/*`) or from `tips`."""
+    heads = repo.git("for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/", check=False).split()
+    starts = [t for t in (*heads, *tips) if t and set(t) != {"0"}]
+    if not starts:
+        return []
+    return repo.git("rev-list", "--ignore-missing", *starts, "--", check=False).split()
+
+
+def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attempt:
+    local = {NOTES_REF: repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()}
+    args = ["push", "--porcelain", "--no-verify", remote]
+    if local[NOTES_REF]:
+        args.append(f"{NOTES_REF}:{NOTES_REF}")
+    evidence = store.ref_oid(repo) if with_evidence else None
+    if evidence:
+        # The store is one parentless commit per update: replacing it needs force, guarded by the lease
+        # on what we last fetched (and merged) from this remote.
+        expected = store.ref_oid(repo, store.tracking_ref(remote)) or ""
+        args[1:1] = [f"--force-with-lease={store.EVIDENCE_REF}:{expected}"]
+        args.append(f"{store.EVIDENCE_REF}:{store.EVIDENCE_REF}")
+    refs = [a.split(":")[0] for a in args if a.startswith("refs/")]
+    if not refs:
+        return _Attempt(ok=True, rejected=False, refs=[])
+    proc = run_git(args, repo.root, check=False)
+    text = proc.stdout + proc.stderr
+    if proc.returncode == 0:
+        if evidence:
+            repo.git("update-ref", store.tracking_ref(remote), evidence)
+        if local[NOTES_REF]:
+            repo.git("update-ref", notes_tracking_ref(remote), local[NOTES_REF])
+        return _Attempt(ok=True, rejected=False, refs=refs)
+    rejected = any(marker in text for marker in _REJECTED)
+    return _Attempt(ok=False, rejected=rejected, message=_last_line(proc.stderr) or _last_line(proc.stdout))
+
+
+def _record(result: PushResult, shared: ShareResult) -> None:
+    result.commits_shared = shared.commits
+    result.sessions_shared = shared.sessions
+    result.sessions_missing = shared.missing
+    result.redactions = shared.redactions
+
+
+def _identity(repo: Repository) -> list[str]:
+    return store._identity(repo)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].removeprefix("fatal: ").removeprefix("error: ").rstrip(".") if lines else "unknown error"
