@@ -1,0 +1,89 @@
+"""Commands for agents as users: mcp, schema, stats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..errors import IntentError
+from ._base import cli, open_repo, print_json
+
+
+@cli.command()
+@click.option("--repo", "repo_path", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="The repository to serve (default: the current directory's).")
+def mcp(repo_path: Path | None) -> None:
+    """Serve git-intent's tools to a coding agent over MCP on stdin/stdout.
+
+    \b
+    Tools: blame, why, ask, show, search, view_context, set_fidelity, sessions, log; each answers with
+    the JSON of the matching command's --json. Register it in an agent with
+    `git intent install --agent NAME`. Needs the mcp extra: pip install 'git-intent[mcp]'.
+    """
+    try:
+        from ..mcp.server import serve
+    except ImportError as exc:
+        raise IntentError("The MCP server needs the mcp extra, which is not installed.",
+                          hint="pip install 'git-intent[mcp]'") from exc
+    serve(repo_path or Path.cwd())
+
+
+@cli.command()
+@click.argument("name", required=False)
+def schema(name: str | None) -> None:
+    """Print the JSON Schema (draft 2020-12) of NAME's --json output; without NAME, list the names.
+
+    NAME is the command (blame, log, stats, …); `record-pending` is `record --pending`. The same
+    schemas are in docs/schemas/.
+    """
+    from ..schemas import SCHEMAS, available, json_schema
+
+    if name is None:
+        for known in available():
+            click.echo(f"{known:15} {SCHEMAS[known].command}")
+        return
+    click.echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
+
+
+@cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def stats(revision_range: str, as_json: bool) -> None:
+    """Count the lines REVISION_RANGE added (default: all of HEAD's history) by agent, model, session and person.
+
+    Lines are non-blank added lines of non-merge commits: agent (a note credits a session), human (the
+    note credits none) or unrecorded (no note). Evidence: how many agent lines' messages are still on
+    this machine (backup copy or the agent's own transcript).
+    """
+    from ..render import safe
+    from ..stats import range_stats
+
+    report = range_stats(open_repo(), revision_range)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+        return
+    total = report.lines_added or 1
+    status = report.by_status
+    lines = [f"{report.commits} commits ({report.commits_recorded} recorded), {report.lines_added} added lines",
+             f"  agent       {status.agent:>7}  {status.agent / total:6.1%}",
+             f"  human       {status.human:>7}  {status.human / total:6.1%}",
+             f"  unrecorded  {status.unrecorded:>7}  {status.unrecorded / total:6.1%}"]
+    if report.evidence_share is not None:
+        lines.append(f"evidence on this machine for {report.agent_lines_with_evidence} of {status.agent} agent lines "
+                     f"({report.evidence_share:.1%})")
+    for title, counts in (("by agent", report.by_agent), ("by model", report.by_model),
+                          ("by person", report.by_person)):
+        if counts:
+            lines.append(title)
+            lines += [f"  {safe(key):40} {value:>7}" for key, value in counts.items()]
+    if report.sessions:
+        lines.append("by session")
+        for s in report.sessions:
+            missing = s.lines - s.lines_with_evidence
+            lines.append(f"  {s.agent:12} {safe(s.session_id):38} {s.lines:>7}  {s.commits} commit(s)"
+                         + (f", {missing} without evidence here" if missing else ""))
+    click.echo("\n".join(lines))
+    for problem in report.problems:
+        click.echo(f"warning: {problem}", err=True)

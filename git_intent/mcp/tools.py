@@ -1,0 +1,107 @@
+"""What each MCP tool answers: the same JSON object as the matching command's `--json`, so one schema
+(`git intent schema NAME`) describes both. No MCP SDK here: the server module wraps these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import IntentError
+from ..repo import Repository
+
+JSON = dict[str, Any] | list[Any]
+
+
+class AnswerUnavailableError(IntentError):
+    """This build has no why/ask library (git_intent.answer)."""
+
+
+def blame(repo: Repository, path: str, line: int | None = None, end_line: int | None = None) -> JSON:
+    """`git intent blame PATH[:LINE[-END]] --json`; PATH is relative to the repository root.
+
+    Raises BadLocationError for a path or lines that do not exist.
+    """
+    from ..blame import blame_lines
+
+    location = path if line is None else f"{path}:{line}" + (f"-{end_line}" if end_line is not None else "")
+    return blame_lines(repo, location, cwd=repo.root).model_dump(mode="json", exclude={"problems"})
+
+
+def show(repo: Repository, session_id: str, message_id: str | None = None) -> JSON:
+    """`git intent show SESSION[:MESSAGE] --json`: the session, or one of its messages, at full fidelity.
+
+    Raises SessionNotFoundError for an unknown session or message.
+    """
+    from ..catalog import resolve_reference
+
+    session, message = resolve_reference(repo, f"{session_id}:{message_id}" if message_id else session_id)
+    return (message or session).model_dump(mode="json")
+
+
+def search(repo: Repository, query: str, agent: str | None = None, path: str | None = None,
+           limit: int = 20) -> JSON:
+    """`git intent search QUERY --json`, after bringing the index up to date as the command does."""
+    from ..index import ingest
+    from ..search import search as run
+
+    ingest(repo)
+    return [h.model_dump(mode="json") for h in run(repo, query, agent=agent, file=path, limit=limit)]
+
+
+def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
+    """`git intent context SESSION --budget N --json`."""
+    from ..context import session_context
+    from ..outputs import ContextOutput
+
+    rendered, commits = session_context(repo, session_id, budget)
+    return ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json")
+
+
+def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> JSON:
+    """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or level."""
+    from ..context import change_fidelity
+    from ..outputs import FidelityChange
+
+    state = change_fidelity(repo, session_id, target, level)
+    return FidelityChange(session=session_id, target=target, level=level, topics=state.topics,
+                          messages=state.messages).model_dump(mode="json")
+
+
+def sessions(repo: Repository, agent: str | None = None) -> JSON:
+    """`git intent sessions --json`."""
+    from ..inventory import list_sessions
+
+    return [s.model_dump(mode="json") for s in list_sessions(repo, agent)]
+
+
+def log(repo: Repository, revision_range: str | None = None) -> JSON:
+    """`git intent log [RANGE] --json` (the newest 20 commits). Raises IntentError for a bad range."""
+    from ..history import log_commits
+
+    return [e.model_dump(mode="json") for e in log_commits(repo, revision_range or "HEAD", 20)]
+
+
+def why(repo: Repository, path: str, line: int, end_line: int | None = None) -> JSON:
+    """`git intent why PATH:LINE[-END] --json` (offline unless a model is configured).
+
+    Raises AnswerUnavailableError when this build has no why/ask library.
+    """
+    try:
+        from ..answer.why import why as run  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise AnswerUnavailableError("why/ask are not available in this build.") from None
+    location = f"{path}:{line}" + (f"-{end_line}" if end_line is not None else "")
+    answer: Any = run(repo, location)
+    return answer.model_dump(mode="json")  # type: ignore[no-any-return]
+
+
+def ask(repo: Repository, question: str, path: str | None = None) -> JSON:
+    """`git intent ask QUESTION [--file PATH] --json` (offline unless a model is configured).
+
+    Raises AnswerUnavailableError when this build has no why/ask library.
+    """
+    try:
+        from ..answer.ask import ask as run  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise AnswerUnavailableError("why/ask are not available in this build.") from None
+    answer: Any = run(repo, question, path=path)
+    return answer.model_dump(mode="json")  # type: ignore[no-any-return]

@@ -1,0 +1,101 @@
+"""The JSON Schema (draft 2020-12) of every `--json` output, generated from the pydantic models and
+dataclasses the commands print; `docs/schemas/NAME.json` are written from here by `docs/gen_schemas.py`.
+
+Each entry names the type lazily, so `git intent schema` imports only the modules of the schema asked for.
+Outputs that are dataclasses (record, backfill, import) are described through `pydantic.TypeAdapter`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from .errors import IntentError
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+@dataclass(frozen=True)
+class OutputSchema:
+    """One `--json` output: the command that prints it, how to load its type, and the fields of that type
+    the command leaves out (BlameAnswer's `problems` go to stderr, not into the JSON)."""
+
+    name: str
+    command: str
+    load: Callable[[], Any]
+    drop: tuple[str, ...] = ()
+
+
+def _attr(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(importlib.import_module(module, __package__), name)
+
+
+def _list_of(module: str, name: str) -> Callable[[], Any]:
+    return lambda: list[getattr(importlib.import_module(module, __package__), name)]  # type: ignore[misc]
+
+
+def _show() -> Any:
+    from .models import Message, Session
+
+    return Session | Message
+
+
+SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
+    OutputSchema("blame", "git intent blame PATH:LINE[-END] --json (and git intent demo --json)",
+                 _attr(".blame", "BlameAnswer"), drop=("problems",)),
+    OutputSchema("show", "git intent show SESSION[:MESSAGE] --json (a Session, or a Message)", _show),
+    OutputSchema("log", "git intent log [RANGE] --json", _list_of(".history", "LogEntry")),
+    OutputSchema("sessions", "git intent sessions --json", _list_of(".inventory", "SessionSummary")),
+    OutputSchema("index", "git intent index --json", _attr(".index", "IngestResult")),
+    OutputSchema("search", "git intent search QUERY --json", _list_of(".search", "Hit")),
+    OutputSchema("context", "git intent context SESSION --json", _attr(".outputs", "ContextOutput")),
+    OutputSchema("fidelity", "git intent fidelity SESSION TARGET LEVEL --json", _attr(".outputs", "FidelityChange")),
+    OutputSchema("status", "git intent status --json", _attr(".status", "CaptureStatus")),
+    OutputSchema("record", "git intent record [REV] --json (and git intent carry --json)",
+                 _attr(".record", "RecordResult")),
+    OutputSchema("record-pending", "git intent record --pending --json", _attr(".worker", "DrainResult")),
+    OutputSchema("backfill", "git intent backfill [RANGE] --json", _attr(".backfill", "BackfillResult")),
+    OutputSchema("import", "git intent import --from SOURCE --json", _attr(".importers", "ImportResult")),
+    OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".stats", "StatsReport")),
+    # why/ask live in git_intent.answer; a build without them lists neither.
+    OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why", "WhyAnswer")),
+    OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why", "WhyAnswer")),
+]}
+
+
+def available() -> list[str]:
+    """The names of the schemas this build can produce, sorted."""
+    names = []
+    for name, entry in SCHEMAS.items():
+        try:
+            entry.load()
+        except (ImportError, AttributeError):
+            continue
+        names.append(name)
+    return sorted(names)
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12, serialization mode: what the command prints) of output `name`.
+
+    Raises IntentError for a name with no schema in this build.
+    """
+    entry = SCHEMAS.get(name)
+    try:
+        if entry is None:
+            raise ImportError(name)
+        kind = entry.load()
+    except (ImportError, AttributeError):
+        raise IntentError(f"There is no JSON output named {name!r}.",
+                          hint=f"`git intent schema` lists them: {', '.join(available())}.") from None
+    schema = TypeAdapter(kind).json_schema(mode="serialization")
+    for field in entry.drop:
+        schema.get("properties", {}).pop(field, None)
+        if field in schema.get("required", []):
+            schema["required"].remove(field)
+    schema.setdefault("title", name)
+    return {"$schema": DRAFT, "$comment": f"The output of `{entry.command}`.", **schema}
