@@ -3,12 +3,52 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from ..errors import IntentError
+from ..mcp.register import AGENTS
 from ._base import cli, open_repo, print_json
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def agent_options(*, install: bool) -> Callable[[_F], _F]:
+    """`--agent NAME` (repeatable), `--project` and `--rules`, shared by install and uninstall."""
+    def add(command: _F) -> _F:
+        verb = "Register git-intent's MCP server in" if install else "Take git-intent's MCP server out of"
+        command = click.option("--rules", is_flag=True, hidden=not install,
+                               help="With --agent: also add a short instruction on when to call `why` "
+                                    "(a skill, rule or AGENTS.md block).")(command)
+        command = click.option("--project", is_flag=True,
+                               help="With --agent: this repository's agent config instead of the user's.")(command)
+        return click.option("--agent", "agents", multiple=True, type=click.Choice(AGENTS),
+                            help=f"{verb} this agent's config. Repeatable.")(command)
+    return add
+
+
+def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, install: bool) -> None:
+    """Run install_agent/uninstall_agent for each agent and print each file's diff and what happened."""
+    from ..mcp.register import install_agent, uninstall_agent
+
+    if not agents:
+        raise click.UsageError("--project and --rules go with --agent NAME.")
+    repo = open_repo() if project else None
+    for agent in agents:
+        changes = (install_agent(agent, project=repo, rules=rules) if install
+                   else uninstall_agent(agent, project=repo))
+        for change in changes:
+            if change.diff:
+                click.echo(change.diff, nl=False)
+            click.echo(change.sentence)
+        if install:
+            click.echo(f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
+                       f"starts in (`git intent install` there records new commits).")
+        elif not changes:
+            click.echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
 
 
 @cli.command()

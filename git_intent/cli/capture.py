@@ -9,14 +9,23 @@ from pathlib import Path
 import click
 
 from ._base import cli, open_repo, print_json
+from .agents import agent_options, register_agents
 
 
 @cli.command()
 @click.option("--shared-hooks-path", is_flag=True,
               help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.")
 @click.option("--push-notes", is_flag=True, help="Also install a pre-push hook: every `git push` pushes the notes too.")
-def install(shared_hooks_path: bool, push_notes: bool) -> None:
-    """Install the post-commit and post-rewrite hooks and git config here; say what changed."""
+@agent_options(install=True)
+def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], project: bool, rules: bool) -> None:
+    """Install the post-commit and post-rewrite hooks and git config here; say what changed.
+
+    With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
+    (user-level; --project for this repository's), showing the diff.
+    """
+    if agents or project or rules:
+        register_agents(agents, project=project, rules=rules, install=True)
+        return
     from ..install import install as run
 
     changes = run(open_repo(), shared_hooks_path=shared_hooks_path, push_notes=push_notes)
@@ -47,8 +56,16 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 
 
 @cli.command()
-def uninstall() -> None:
-    """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay)."""
+@agent_options(install=False)
+def uninstall(agents: tuple[str, ...], project: bool, rules: bool) -> None:
+    """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay).
+
+    With --agent NAME, take the MCP server out of that agent's configuration instead: the files come
+    back byte for byte when nothing else changed them since install.
+    """
+    if agents or project or rules:
+        register_agents(agents, project=project, rules=rules, install=False)
+        return
     from ..install import uninstall as run
 
     changes = run(open_repo())

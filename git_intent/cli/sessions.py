@@ -101,11 +101,12 @@ def context(session: str, budget: int, as_json: bool) -> None:
     raise any topic or message back with `git intent fidelity`.
     """
     from ..context import session_context
+    from ..outputs import ContextOutput
     from ..render import context_text
 
     rendered, commits = session_context(open_repo(), session, budget)
     if as_json:
-        print_json({**rendered.model_dump(mode="json"), "topic_commits": commits})
+        print_json(ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json"))
     else:
         click.echo(context_text(rendered, commits), nl=False)
 
@@ -114,12 +115,19 @@ def context(session: str, budget: int, as_json: bool) -> None:
 @click.argument("session")
 @click.argument("target")
 @click.argument("level", type=click.Choice(["full", "summary", "compressed", "placeholder", "hidden", "auto"]))
-def fidelity(session: str, target: str, level: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the session's fidelity choices as JSON.")
+def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
     """Set the fidelity of a topic (t3) or a message (:MESSAGE_ID) of SESSION; `auto` removes the choice.
 
     Stored per session and reversible: the transcript itself is never changed.
     """
     from ..context import change_fidelity
 
-    change_fidelity(open_repo(), session, target, level)
+    state = change_fidelity(open_repo(), session, target, level)
+    if as_json:
+        from ..outputs import FidelityChange
+
+        print_json(FidelityChange(session=session, target=target, level=level, topics=state.topics,
+                                  messages=state.messages).model_dump(mode="json"))
+        return
     click.echo(f"{target} of {session} is now {level}; `git intent context {session}` shows the result.")

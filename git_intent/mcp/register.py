@@ -1,0 +1,341 @@
+"""Registering `git intent mcp` in a coding agent's own configuration, and taking it out again.
+
+Each agent's user-level file, the way that agent documents it (`--project`: the project's file instead):
+
+- claude-code: `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`, top-level `mcpServers` (as
+  `claude mcp add --scope user` writes it); project: `.mcp.json`.
+- codex: `$CODEX_HOME/config.toml` (default `~/.codex`), table `[mcp_servers.git-intent]`; project:
+  `.codex/config.toml`.
+- gemini-cli: `$GEMINI_CLI_HOME/.gemini/settings.json` (default `~/.gemini`), `mcpServers`; project:
+  `.gemini/settings.json`.
+- cursor: `~/.cursor/mcp.json`, `mcpServers`; project: `.cursor/mcp.json`.
+- opencode: `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config`), `mcp` with `type: local`;
+  project: `opencode.json`.
+
+Install keeps every other entry and table (JSON keeps its key order and indentation; TOML is edited with
+tomlkit) and records the bytes each file had; uninstall puts those bytes back when the file is still as
+install left it, and otherwise removes only git-intent's entry. The record lives in
+`$XDG_STATE_HOME/git-intent/agents/` (default `~/.local/state`), or the repository's state folder for
+`--project`; it is 0600, since agent configs may hold other servers' tokens.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import IntentError
+from ..repo import Repository
+from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
+
+AGENTS = ("claude-code", "codex", "gemini-cli", "cursor", "opencode")
+SERVER = "git-intent"
+Format = Literal["json", "toml", "text"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One file install edits: where, in which format, and the entry (or rules text) it adds."""
+
+    path: Path
+    format: Format
+    section: str  # the JSON/TOML key holding MCP servers; "" for a rules file
+    entry: Any
+
+
+@dataclass(frozen=True)
+class Change:
+    """What install or uninstall did to one file: a sentence and the unified diff (empty when unchanged)."""
+
+    path: Path
+    sentence: str
+    diff: str
+
+
+def server_command(project: bool) -> list[str]:
+    """The command an agent runs: `git intent mcp` for a project file (each teammate's own install), this
+    installation's absolute path for a user file (agents start servers without the user's shell PATH)."""
+    if project:
+        return ["git", "intent", "mcp"]
+    script = Path(sys.executable).with_name("git-intent")
+    return [str(script), "mcp"] if script.is_file() else [sys.executable, "-m", "git_intent", "mcp"]
+
+
+def config_target(agent: str, project_root: Path | None) -> Target:
+    """The config file and entry for `agent`, user-level unless `project_root`. Raises IntentError for an
+    agent git-intent does not know."""
+    home = Path.home()
+    command = server_command(project_root is not None)
+    stdio = {"command": command[0], "args": command[1:]}
+    if agent == "claude-code":
+        base = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home)
+        path = project_root / ".mcp.json" if project_root else base / ".claude.json"
+        return Target(path, "json", "mcpServers", {"type": "stdio", **stdio, "env": {}})
+    if agent == "codex":
+        base = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+        return Target(project_root / ".codex" / "config.toml" if project_root else base / "config.toml", "toml",
+                      "mcp_servers", stdio)
+    if agent == "gemini-cli":
+        base = Path(os.environ.get("GEMINI_CLI_HOME") or home) / ".gemini"
+        path = (project_root / ".gemini" if project_root else base) / "settings.json"
+        return Target(path, "json", "mcpServers", stdio)
+    if agent == "cursor":
+        path = (project_root or home) / ".cursor" / "mcp.json"
+        # Cursor may start a user-level server outside the workspace; it expands ${workspaceFolder}.
+        args = stdio["args"] if project_root else [*stdio["args"], "--repo", "${workspaceFolder}"]
+        return Target(path, "json", "mcpServers", {"command": stdio["command"], "args": args})
+    if agent == "opencode":
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "opencode"
+        path = project_root / "opencode.json" if project_root else base / "opencode.json"
+        return Target(path, "json", "mcp", {"type": "local", "command": command, "enabled": True})
+    raise IntentError(f"git-intent does not know the agent {agent!r}.", hint=f"Known agents: {', '.join(AGENTS)}.")
+
+
+def install_agent(agent: str, *, project: Repository | None = None, rules: bool = False) -> list[Change]:
+    """Register the MCP server in `agent`'s config (and, with `rules`, a short instruction on when to call
+    `why`); returns one Change per file looked at. Raises IntentError when a file cannot be parsed (it is
+    left untouched) or written."""
+    targets = [config_target(agent, project.root if project else None)]
+    if rules:
+        extra = rules_target(agent, project.root if project else None)
+        if extra is None:
+            return [*_apply(agent, project, targets, adding=True),
+                    Change(Path(), f"{agent} keeps user rules in its settings, not in a file: use --project for "
+                                   f"a project rule, or rely on the server's own instructions.", "")]
+        targets.append(Target(extra.path, "text", "", extra))
+    return _apply(agent, project, targets, adding=True)
+
+
+def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Change]:
+    """Take git-intent out of `agent`'s files: the recorded bytes come back when a file is as install left
+    it (a file install created is removed); otherwise only git-intent's entry and rules block go."""
+    config_target(agent, None)  # unknown agents fail here
+    record = _load_record(agent, project)
+    targets = [config_target(agent, project.root if project else None)]
+    extra = rules_target(agent, project.root if project else None)
+    if extra is not None:
+        targets.append(Target(extra.path, "text", "", extra))
+    changes: list[Change] = []
+    for target in targets:
+        saved = record.get(str(target.path))
+        current = _read(target.path)
+        if saved is not None and current is not None and _digest(current) == saved["written"]:
+            original = base64.b64decode(saved["original"]) if saved["original"] is not None else None
+            _write(target.path, original)
+            for folder in saved.get("created_dirs", []):
+                _remove_if_empty(Path(folder))
+            what = "restored as it was before install" if original is not None else "removed (install created it)"
+            changes.append(Change(target.path, f"{target.path}: {what}.", _diff(target.path, current, original)))
+        elif current is not None:
+            edited = _edit(target, current, adding=False)
+            if edited != current:
+                _write(target.path, edited)
+                changes.append(Change(target.path, f"{target.path}: removed the git-intent entry (the file changed "
+                                                   f"since install, so the rest of it is kept).",
+                                      _diff(target.path, current, edited)))
+    _record_path(agent, project).unlink(missing_ok=True)
+    return changes
+
+
+def _apply(agent: str, project: Repository | None, targets: list[Target], *, adding: bool) -> list[Change]:
+    record = _load_record(agent, project)
+    edits: list[tuple[Target, bytes | None, bytes | None]] = []
+    for target in targets:  # parse everything first: a file that cannot be read stops before any write
+        current = _read(target.path)
+        edits.append((target, current, _edit(target, current, adding=adding)))
+    changes: list[Change] = []
+    for target, current, edited in edits:
+        if edited == current:
+            changes.append(Change(target.path, f"{target.path}: already has git-intent; unchanged.", ""))
+            continue
+        saved = record.get(str(target.path))
+        if saved is None or current is None or _digest(current) != saved["written"]:
+            saved = {"original": base64.b64encode(current).decode() if current is not None else None,
+                     "created_dirs": [str(p) for p in _missing_dirs(target.path.parent)]}
+        created = current is None
+        _write(target.path, edited)
+        record[str(target.path)] = {**saved, "written": _digest(edited or b"")}
+        _save_record(agent, project, record)
+        changes.append(Change(target.path, f"{target.path}: {'created' if created else 'added git-intent'}.",
+                              _diff(target.path, current, edited)))
+    return changes
+
+
+def _edit(target: Target, current: bytes | None, *, adding: bool) -> bytes | None:
+    """The file's new bytes with git-intent's entry added (or removed; None: delete the file); raises
+    IntentError when the file is not the format the agent writes, so it is never damaged."""
+    try:
+        text = current.decode("utf-8") if current is not None else ""
+    except UnicodeDecodeError:
+        raise IntentError(f"{target.path} is not UTF-8 text; it was left untouched.") from None
+    if target.format == "text":
+        rules: Rules = target.entry
+        edited = with_rules(text, rules) if adding else without_rules(text, rules)
+        return None if edited is None else edited.encode("utf-8")
+    try:
+        if target.format == "toml":
+            return _edit_toml(text, target, adding).encode("utf-8")
+        return _edit_json(text, target, adding).encode("utf-8")
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise IntentError(f"{target.path} is not the {target.format.upper()} git-intent expects ({exc}); it was "
+                          f"left untouched.", hint=f"Add this under `{target.section}` by hand: "
+                          f"{json.dumps({SERVER: target.entry})}") from None
+
+
+def _edit_json(text: str, target: Target, adding: bool) -> str:
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("the top level is not an object")
+    servers = data.get(target.section)
+    if adding:
+        if servers is None:
+            servers = data[target.section] = {}
+        if not isinstance(servers, dict):
+            raise ValueError(f"`{target.section}` is not an object")
+        if servers.get(SERVER) == target.entry:
+            return text
+        servers[SERVER] = target.entry
+    else:
+        if not isinstance(servers, dict) or SERVER not in servers:
+            return text
+        del servers[SERVER]
+    indent = _json_indent(text)
+    out = json.dumps(data, indent=indent, ensure_ascii=False)
+    return out + ("\n" if text.endswith("\n") or not text.strip() else "")
+
+
+def _json_indent(text: str) -> int | str:
+    """The indentation the file uses (a tab, or N spaces), 2 for a new or one-line file."""
+    match = re.search(r"^[{\[][ \t]*\r?\n([ \t]+)\S", text)
+    if not match:
+        return 2
+    unit = match.group(1)
+    return unit if "\t" in unit else len(unit)
+
+
+def _edit_toml(text: str, target: Target, adding: bool) -> str:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        doc = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise ValueError(str(exc)) from None
+    servers = doc.get(target.section)
+    if not adding:
+        if servers is None or SERVER not in servers:
+            return text
+        del servers[SERVER]
+        if not servers:
+            del doc[target.section]
+        return _same_ending(tomlkit.dumps(doc), text)
+    if servers is not None and servers.get(SERVER) is not None and servers[SERVER].unwrap() == target.entry:
+        return text
+    table = tomlkit.table()
+    for key, value in target.entry.items():
+        table[key] = value
+    table.add(tomlkit.nl())  # the blank line that separates it from a table after it
+    if servers is None:
+        servers = tomlkit.table(is_super_table=True)
+        doc[target.section] = servers
+    servers[SERVER] = table
+    return _same_ending(tomlkit.dumps(doc), text)
+
+
+def _same_ending(out: str, text: str) -> str:
+    """`out` ending in a blank line only if `text` did (the table's separator is not wanted at the end)."""
+    return out.rstrip("\n") + "\n" if out.endswith("\n\n") and not text.endswith("\n\n") and out.strip() else out
+
+
+def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
+    before = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    after = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, "/dev/null" if old is None else str(path),
+                                 "/dev/null" if new is None else str(path), n=2)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise IntentError(f"{path} cannot be read: {exc.strerror}.") from None
+
+
+def _write(path: Path, data: bytes | None) -> None:
+    """Replace `path` atomically with `data` (keeping its mode; 0600 for a new file), or delete it."""
+    try:
+        if data is None:
+            path.unlink(missing_ok=True)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        if path.exists():
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise IntentError(f"{path} cannot be written: {exc.strerror}.") from None
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing  # deepest first, the order to remove them in
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _record_path(agent: str, project: Repository | None) -> Path:
+    if project is not None:
+        return project.state_dir / "agents" / f"{agent}.json"
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return state / "git-intent" / "agents" / f"{agent}.json"
+
+
+def _load_record(agent: str, project: Repository | None) -> dict[str, Any]:
+    path = _record_path(agent, project)
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        raise IntentError(f"The install record {path} cannot be read.",
+                          hint="Delete it; uninstall then removes only git-intent's entries.") from None
+    return value if isinstance(value, dict) else {}
+
+
+def _save_record(agent: str, project: Repository | None, record: dict[str, Any]) -> None:
+    path = _record_path(agent, project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # 0600
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(record, out, indent=1)
+    os.replace(temporary, path)
+
+
+__all__ = ["AGENTS", "RULES_BEGIN", "RULES_END", "Change", "config_target", "install_agent", "uninstall_agent"]
