@@ -52,7 +52,7 @@ def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, inst
 
 
 @cli.command()
-@click.option("--repo", "repo_path", type=click.Path(path_type=Path, file_okay=False, exists=True),
+@click.option("--repo", "repo_path", type=click.Path(path_type=Path, file_okay=False),
               help="The repository to serve (default: the current directory's).")
 def mcp(repo_path: Path | None) -> None:
     """Serve git-intent's tools to a coding agent over MCP on stdin/stdout.
@@ -67,6 +67,10 @@ def mcp(repo_path: Path | None) -> None:
     except ImportError as exc:
         raise IntentError("The MCP server needs the mcp extra, which is not installed.",
                           hint="pip install 'git-intent[mcp]'") from exc
+    if repo_path is not None and not repo_path.exists():
+        if "${" not in str(repo_path):
+            raise IntentError(f"--repo {repo_path} does not exist.")
+        repo_path = None  # an agent that did not expand ${workspaceFolder}: serve where it started us
     serve(repo_path or Path.cwd())
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import difflib
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -106,6 +107,9 @@ def install_agent(agent: str, *, project: Repository | None = None, rules: bool 
     `why`); returns one Change per file looked at. Raises IntentError when a file cannot be parsed (it is
     left untouched) or written."""
     targets = [config_target(agent, project.root if project else None)]
+    if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("tomlkit") is None:
+        raise IntentError("The MCP server needs the mcp extra, which is not installed, so no agent could start it.",
+                          hint="pip install 'git-intent[mcp]', then run this again.")
     if rules:
         extra = rules_target(agent, project.root if project else None)
         if extra is None:
