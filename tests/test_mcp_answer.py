@@ -15,12 +15,12 @@ from typing import Any
 
 import anyio
 import pytest
+from git_intent.answer.ask import ask
+from git_intent.answer.why import WhyAnswer, why
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult
 
-from git_intent.answer.ask import ask
-from git_intent.answer.why import WhyAnswer, why
 from git_intent.demo import run_demo
 from git_intent.repo import Repository
 from git_intent.schemas import available
