@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -180,3 +181,10 @@ def test_mcp_refuses_a_missing_repo(tmp_path: Path) -> None:
     proc = run_cli("mcp", "--repo", str(tmp_path / "missing"), cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stderr == f"error: --repo {tmp_path / 'missing'} does not exist.\n"
+
+
+def test_the_sdk_is_imported_only_by_the_mcp_command() -> None:
+    code = ("import sys, git_intent.cli, git_intent.mcp.register, git_intent.mcp.tools;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'tomlkit')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "[]\n"
