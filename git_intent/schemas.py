@@ -61,6 +61,7 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("backfill", "git intent backfill [RANGE] --json", _attr(".backfill", "BackfillResult")),
     OutputSchema("import", "git intent import --from SOURCE --json", _attr(".importers", "ImportResult")),
     OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".stats", "StatsReport")),
+    OutputSchema("review", "git intent review RANGE --json", _attr(".review.models", "ReviewAnswer")),
     # why/ask live in git_intent.answer; a build without them lists neither.
     OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why", "WhyAnswer")),
     OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why", "WhyAnswer")),

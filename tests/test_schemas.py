@@ -80,6 +80,7 @@ def test_real_outputs_validate_against_their_schemas(tmp_path: Path) -> None:
         "record-pending": ["record", "--pending"],
         "backfill": ["backfill"],
         "stats": ["stats"],
+        "review": ["review", "HEAD~1..HEAD"],
     }
     for name, args in runs.items():
         proc = run_cli(*args, "--json", cwd=repo)
