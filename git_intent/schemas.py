@@ -22,7 +22,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 @dataclass(frozen=True)
 class OutputSchema:
     """One `--json` output: the command that prints it, how to load its type, and the fields of that type
-    the command leaves out (BlameAnswer's `problems` go to stderr, not into the JSON)."""
+    the command leaves out (BlameAnswer's `problems` go to stderr and `whole_file` picks the text layout)."""
 
     name: str
     command: str
@@ -46,7 +46,7 @@ def _show() -> Any:
 
 SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("blame", "git intent blame PATH:LINE[-END] --json (and git intent demo --json)",
-                 _attr(".blame", "BlameAnswer"), drop=("problems",)),
+                 _attr(".blame", "BlameAnswer"), drop=("problems", "whole_file")),
     OutputSchema("show", "git intent show SESSION[:MESSAGE] --json (a Session, or a Message)", _show),
     OutputSchema("log", "git intent log [RANGE] --json", _list_of(".history", "LogEntry")),
     OutputSchema("sessions", "git intent sessions --json", _list_of(".inventory", "SessionSummary")),
@@ -62,6 +62,11 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("import", "git intent import --from SOURCE --json", _attr(".importers", "ImportResult")),
     OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".stats", "StatsReport")),
     OutputSchema("review", "git intent review RANGE --json", _attr(".review.models", "ReviewAnswer")),
+    OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),
+    OutputSchema("push", "git intent push [REMOTE] --json", _attr(".share.remote", "PushResult")),
+    OutputSchema("fetch", "git intent fetch [REMOTE] --json", _attr(".share.remote", "FetchResult")),
+    OutputSchema("share", "git intent share [LEVEL] --json", _attr(".share.status", "SharingStatus")),
+    OutputSchema("redact", "git intent redact FILE --check --json", _list_of(".share.redact", "CheckFinding")),
     # why/ask live in git_intent.answer; a build without them lists neither.
     OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why", "WhyAnswer")),
     OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why", "WhyAnswer")),

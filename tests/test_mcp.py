@@ -80,6 +80,7 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
                                    cwd=str(elsewhere), env=dict(os.environ))
     expected = {
         "blame": cli_json(demo_repo, "blame", f"{FILE}:85-88"),
+        "file": cli_json(demo_repo, "blame", FILE),
         "show": cli_json(demo_repo, "show", SESSION),
         "message": cli_json(demo_repo, "show", f"{SESSION}:00696767-9ae6-4387-b93c-4d48f521f55e"),
         "search": cli_json(demo_repo, "search", "MaxChunkSize error", "-n", "3"),
@@ -102,6 +103,7 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
         assert payload(blame) == expected["blame"]
         assert blame.structured_content == expected["blame"]
         assert "not instructions" in blame.content[1].text  # type: ignore[union-attr]
+        assert payload(await client.call_tool("blame", {"path": FILE})) == expected["file"]
         assert payload(await client.call_tool("show", {"session_id": SESSION})) == expected["show"]
         assert payload(await client.call_tool("show", {"session_id": SESSION[:8], "message_id": "00696767"})) \
             == expected["message"]

@@ -50,7 +50,7 @@ def test_every_json_option_has_a_schema_and_every_schema_is_valid_2020_12() -> N
 
 def test_the_blame_schema_keeps_the_design_contract() -> None:
     schema = json_schema("blame")
-    assert schema["required"] == ["lines"] and "problems" not in schema["properties"]
+    assert schema["required"] == ["lines"] and set(schema["properties"]) == {"lines", "ranges"}
     defs = schema["$defs"]
     line = defs["LineAnswer"]["properties"]
     assert {"path", "line", "content", "commit", "attribution", "evidence"} <= set(line)
@@ -81,11 +81,18 @@ def test_real_outputs_validate_against_their_schemas(tmp_path: Path) -> None:
         "backfill": ["backfill"],
         "stats": ["stats"],
         "review": ["review", "HEAD~1..HEAD"],
+        "audit": ["audit", "HEAD~1..HEAD"],
+        "share": ["share"],
+        "redact": ["redact", "--check", str(tmp_path / "leak.txt")],
     }
+    (tmp_path / "leak.txt").write_text("password = 'hunter2hunter2hunter2'\nAKIAIOSFODNN7EXAMPLE\n")
+    runs["blame"] = ["blame", "cmd/entire/cli/agent/chunking.go"]  # the whole file
     for name, args in runs.items():
         proc = run_cli(*args, "--json", cwd=repo)
         assert proc.returncode == 0, (name, proc.stderr)
         Draft202012Validator(json_schema(name)).validate(json.loads(proc.stdout))
+    part = run_cli("blame", "cmd/entire/cli/agent/chunking.go:80-90", "--json", cwd=repo)
+    Draft202012Validator(json_schema("blame")).validate(json.loads(part.stdout))
     message = run_cli("show", f"{SESSION}:00696767", "--json", cwd=repo)
     Draft202012Validator(json_schema("show")).validate(json.loads(message.stdout))
 

@@ -16,14 +16,15 @@ class AnswerUnavailableError(IntentError):
 
 
 def blame(repo: Repository, path: str, line: int | None = None, end_line: int | None = None) -> JSON:
-    """`git intent blame PATH[:LINE[-END]] --json`; PATH is relative to the repository root.
+    """`git intent blame PATH[:LINE[-END]] --json` (no `line`: the whole file); PATH is relative to the
+    repository root.
 
     Raises BadLocationError for a path or lines that do not exist.
     """
     from ..blame import blame_lines
 
     location = path if line is None else f"{path}:{line}" + (f"-{end_line}" if end_line is not None else "")
-    return blame_lines(repo, location, cwd=repo.root).model_dump(mode="json", exclude={"problems"})
+    return blame_lines(repo, location, cwd=repo.root).contract()
 
 
 def show(repo: Repository, session_id: str, message_id: str | None = None) -> JSON:
