@@ -10,11 +10,13 @@ stays human (`None`): never guess.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
 from .models import Edit, Session
+from .notes import Credit, SessionRecord
 from .repo import Hunk
 
 FUZZY_CUTOFF = 90.0
@@ -35,7 +37,39 @@ class MappedEdit:
     path: str
     order: int
     fuzzy: bool = True  # may explain near matches (False for edits made before the parent commit)
-    derived_from: str | None = None  # the commit whose note this credit was carried from
+
+    @property
+    def agent(self) -> str:
+        return self.session.agent
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+
+@dataclass(frozen=True, eq=False)
+class CarriedEdit:
+    """A credited range of another commit's note, as an edit whose added lines are that range's lines at
+    that commit. `credit` is the source record's credit, every field kept (`derived_from` names the commit
+    it first came from); `session` the source note's record of that session. Exact matches only."""
+
+    credit: Credit
+    session: SessionRecord
+    edit: Edit
+    path: str
+    order: int
+    fuzzy: bool = False
+
+    @property
+    def agent(self) -> str:
+        return self.credit.agent
+
+    @property
+    def session_id(self) -> str:
+        return self.credit.session_id
+
+
+AnyEdit = MappedEdit | CarriedEdit
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,7 +79,7 @@ class LineCredit:
     path: str
     line: int
     text: str
-    credit: MappedEdit | None
+    credit: AnyEdit | None
     match: str | None = None
     confidence: float = 0.0
 
@@ -56,9 +90,9 @@ def is_trivial(norm: str) -> bool:
         ";:,") in _TRIVIAL_WORDS
 
 
-def attribute(hunks: list[Hunk], edits: list[MappedEdit]) -> list[LineCredit]:
+def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit]) -> list[LineCredit]:
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody."""
-    produced: dict[str, dict[str, list[MappedEdit]]] = defaultdict(lambda: defaultdict(list))
+    produced: dict[str, dict[str, list[AnyEdit]]] = defaultdict(lambda: defaultdict(list))
     for mapped in sorted(edits, key=lambda m: m.order):
         seen: set[str] = set()
         for added in mapped.edit.added:
@@ -72,10 +106,10 @@ def attribute(hunks: list[Hunk], edits: list[MappedEdit]) -> list[LineCredit]:
     return credits
 
 
-def _hunk(hunk: Hunk, by_text: dict[str, list[MappedEdit]]) -> list[LineCredit]:
+def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]]) -> list[LineCredit]:
     """Credits for one hunk; linear in its length (a 60k-line lockfile must not cost minutes)."""
     norms = [line.strip() for line in hunk.lines]
-    found: list[tuple[MappedEdit | None, str | None, float]] = [(None, None, 0.0)] * len(norms)
+    found: list[tuple[AnyEdit | None, str | None, float]] = [(None, None, 0.0)] * len(norms)
     if by_text:
         choices = [t for t, edits in by_text.items() if not is_trivial(t) and any(m.fuzzy for m in edits)]
         for i, norm in enumerate(norms):
@@ -92,7 +126,7 @@ def _hunk(hunk: Hunk, by_text: dict[str, list[MappedEdit]]) -> list[LineCredit]:
             for i, (c, m, conf) in enumerate(found)]
 
 
-def _split(norm: str, by_text: dict[str, list[MappedEdit]]) -> tuple[MappedEdit, str, float] | None:
+def _split(norm: str, by_text: dict[str, list[AnyEdit]]) -> tuple[AnyEdit, str, float] | None:
     """A git line holding a bare CR (git ends lines at LF only) that an edit wrote as several lines (the
     adapters split with `str.splitlines`): credited to the last edit that wrote every piece."""
     pieces = [piece.strip() for piece in norm.splitlines() if piece.strip()]
@@ -103,8 +137,8 @@ def _split(norm: str, by_text: dict[str, list[MappedEdit]]) -> tuple[MappedEdit,
     return (last[-1], "exact", 1.0) if last else None
 
 
-def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[MappedEdit]]
-           ) -> tuple[MappedEdit | None, str | None, float]:
+def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[AnyEdit]]
+           ) -> tuple[AnyEdit | None, str | None, float]:
     if len(norm) < FUZZY_MIN_LENGTH or not choices:
         return None, None, 0.0
     best = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
@@ -113,14 +147,14 @@ def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[MappedEdit]]
     return [m for m in by_text[best[0]] if m.fuzzy][-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
 
 
-def _neighbours(found: list[tuple[MappedEdit | None, str | None, float]], norms: list[str]
-                ) -> list[MappedEdit | None]:
+def _neighbours(found: list[tuple[AnyEdit | None, str | None, float]], norms: list[str]
+                ) -> list[AnyEdit | None]:
     """For each line, the edit credited with the nearest credited non-trivial line of the hunk (above
     first on a tie), in two linear passes."""
     n = len(norms)
-    above: list[tuple[int, MappedEdit] | None] = [None] * n
-    below: list[tuple[int, MappedEdit] | None] = [None] * n
-    last: tuple[int, MappedEdit] | None = None
+    above: list[tuple[int, AnyEdit] | None] = [None] * n
+    below: list[tuple[int, AnyEdit] | None] = [None] * n
+    last: tuple[int, AnyEdit] | None = None
     for i in range(n):
         above[i] = last
         credit = found[i][0]
@@ -132,7 +166,7 @@ def _neighbours(found: list[tuple[MappedEdit | None, str | None, float]], norms:
         credit = found[i][0]
         if credit is not None and not is_trivial(norms[i]):
             last = (i, credit)
-    result: list[MappedEdit | None] = []
+    result: list[AnyEdit | None] = []
     for i in range(n):
         up, down = above[i], below[i]
         if up is None or (down is not None and down[0] - i < i - up[0]):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,8 +16,8 @@ from .catalog import find_session
 from .errors import BadLocationError, IntentError
 from .evidence import Evidence, find_edit, gather_evidence
 from .fallback import CONTENT_CONFIDENCE, ContentMatcher
-from .models import Attribution, Edit, NoteRecord, Session
-from .notes import Note, read_note
+from .models import Attribution, Edit, Session
+from .notes import LinesRecord, Note, read_note, still_matches
 from .repo import BlameLine, Repository
 from .share.reader import mark_shared
 
@@ -190,14 +189,14 @@ class Explainer:
                 self.notes[commit] = exc
         return self.notes[commit]
 
-    def record(self, note: Note, commit: str, path: str, line: int) -> tuple[NoteRecord | None, bool]:
+    def record(self, note: Note, commit: str, path: str, line: int) -> tuple[LinesRecord | None, bool]:
         """The record covering the line, and whether it still matches the commit's lines."""
-        record = _covering(note, path, line)
+        record = note.covering(path, line)
         if record is None:
             return None, True
         key = (commit, id(record))
         if key not in self.checked:
-            self.checked[key] = _still_matches(self.repo, commit, record)
+            self.checked[key] = still_matches(self.repo, commit, record)
         return record, self.checked[key]
 
     def credit(self, path: str, line: BlameLine) -> Attribution | None:
@@ -221,12 +220,11 @@ class Explainer:
         if record is not None and not matches:
             return _make(path, line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
                          f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
-        if record is None or record.session_id is None or record.agent is None:
+        if record is None:
             return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
         evidence, model, reason = self._evidence(record, line.orig_path)
-        attribution = Attribution(agent=record.agent, session_id=record.session_id,
-                                  message_id=record.message_id or "", tool=record.tool or "",
-                                  method="note", confidence=record.confidence if record.confidence is not None else 1.0,
+        attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
+                                  tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from, model=model)
         return _make(path, line, "agent", reason, attribution, evidence)
 
@@ -264,13 +262,12 @@ class Explainer:
                 self.sessions[key] = exc
         return self.sessions[key]
 
-    def _evidence(self, record: NoteRecord, path: str) -> tuple[list[Evidence], str | None, str | None]:
+    def _evidence(self, record: LinesRecord, path: str) -> tuple[list[Evidence], str | None, str | None]:
         """(evidence, model, reason): reason is the sentence when the session cannot be read."""
-        assert record.session_id is not None
         session = self._session(record.agent, record.session_id)
         if isinstance(session, IntentError):
             return [], None, str(session)
-        evidence, model = self._quote(session, record.message_id or "", record.call_id, None, path)
+        evidence, model = self._quote(session, record.message_id, record.call_id, None, path)
         return evidence, model, None
 
     def _quote(self, session: Session, message_id: str, call_id: str | None, edit: Edit | None,
@@ -292,19 +289,3 @@ def _make(path: str, line: BlameLine, status: Status, reason: str | None, attrib
                       author=line.author, authored_at=line.author_time, attribution=attribution,
                       evidence=evidence or [], status=status, reason=reason)
 
-
-def _covering(note: Note, path: str, line: int) -> NoteRecord | None:
-    for record in note.records:
-        if record.kind == "lines" and record.path == path and record.start is not None and record.end is not None:
-            if record.start <= line <= record.end:
-                return record
-    return None
-
-
-def _still_matches(repo: Repository, commit: str, record: NoteRecord) -> bool:
-    """Whether a lines record still hashes to the commit's lines: git copies notes onto amended and
-    rebased commits (notes.rewriteRef), where the recorded line numbers may no longer fit."""
-    if record.sha is None or record.path is None or record.start is None or record.end is None:
-        return True
-    text = "\n".join(repo.file_lines(commit, record.path)[record.start - 1:record.end])
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] == record.sha

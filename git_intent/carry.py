@@ -10,22 +10,23 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
-from .attribute import MappedEdit
+from .attribute import CarriedEdit
 from .errors import IntentError
-from .models import AddedLine, Edit, Session
-from .notes import read_note
+from .models import AddedLine, Edit
+from .notes import SessionRecord, read_note
 from .repo import Repository
 
-CARRIED = Path("refs/notes/intent")  # the transcript of a session known only from a note
 
-
-def carried_edits(repo: Repository, sources: list[str], target: str | None = None) -> list[MappedEdit]:
+def carried_edits(repo: Repository, sources: list[str], target: str | None = None) -> list[CarriedEdit]:
     """One edit per credited range in the notes of `sources` (oldest source first), ordered before any
-    live edit so a live edit of the same line wins. Sources without a readable note contribute nothing.
-    A source equal to `target` (the commit being recorded keeps its own credits) adds no pointer."""
-    edits: list[MappedEdit] = []
+    live edit so a live edit of the same line wins. Sources without a readable note, and ranges that no
+    longer hash to their digest, contribute nothing.
+
+    Each keeps every field of its source record (match, confidence, tool, unknown fields) and the source
+    note's record of its session; `derived_from` keeps pointing at the first commit the credit came from,
+    and a source equal to `target` (the commit being recorded keeps its own credits) adds no pointer."""
+    edits: list[CarriedEdit] = []
     for source in sources:
         try:
             note = read_note(repo, source)
@@ -33,22 +34,20 @@ def carried_edits(repo: Repository, sources: list[str], target: str | None = Non
             continue
         if note is None:
             continue
-        for record in note.records:
-            if (record.kind != "lines" or not record.path or record.start is None or record.end is None
-                    or not record.agent or not record.session_id):
-                continue
+        sessions = {s.key: s for s in note.sessions}
+        for record in note.lines:
             lines = repo.file_lines(source, record.path)[record.start - 1:record.end]
-            if not lines:
-                continue
-            session = Session(agent=record.agent, session_id=record.session_id, transcript=CARRIED,
-                              parent_session_id=record.parent_session_id)
-            edit = Edit(path=record.path, tool=record.tool or "", message_id=record.message_id or "",
-                        call_id=record.call_id, added=tuple(AddedLine(text=t, line=record.start + i)
-                                                            for i, t in enumerate(lines)))
-            # A carried credit keeps pointing at the first commit it came from.
-            origin = record.derived_from or (None if source == target else source)
-            edits.append(MappedEdit(session=session, edit=edit, path=record.path, order=-1_000_000 + len(edits),
-                                    fuzzy=False, derived_from=origin))
+            if not lines or not record.matches(repo.file_lines(source, record.path)):
+                continue  # a range git copied from another commit that no longer fits this one
+            credit = record.credit
+            if credit.derived_from is None and source != target:
+                credit = credit.model_copy(update={"derived_from": source})
+            session = sessions.get((record.agent, record.session_id)) or SessionRecord(
+                agent=record.agent, session_id=record.session_id, lines_attributed=0)
+            edit = Edit(path=record.path, tool=record.tool, message_id=record.message_id, call_id=record.call_id,
+                        added=tuple(AddedLine(text=t, line=record.start + i) for i, t in enumerate(lines)))
+            edits.append(CarriedEdit(credit=credit, session=session, edit=edit, path=record.path,
+                                     order=-1_000_000 + len(edits)))
     return edits
 
 

@@ -55,12 +55,10 @@ def log_commits(repo: Repository, revision_range: str = "HEAD", max_count: int =
         if note is not None:
             entry.recorded = True
             counts: dict[tuple[str, str], int] = {}
-            for record in note.records:
-                if record.kind == "commit":
-                    entry.lines_added, entry.lines_attributed = record.lines_added, record.lines_attributed
-                elif record.kind == "session" and record.agent and record.session_id:
-                    key = (record.agent, record.session_id)
-                    counts[key] = counts.get(key, 0) + (record.lines_attributed or 0)
+            for commit_record in note.commit_records:
+                entry.lines_added, entry.lines_attributed = commit_record.lines_added, commit_record.lines_attributed
+            for session in note.sessions:
+                counts[session.key] = counts.get(session.key, 0) + session.lines_attributed
             entry.sessions = [SessionCredit(agent=a, session_id=s, lines=n) for (a, s), n in counts.items()]
         entries.append(entry)
     return entries

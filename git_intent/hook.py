@@ -2,7 +2,7 @@
 
 The shims (hooks/post-commit, hooks/post-rewrite) have already queued the job in
 `<git common dir>/intent/queue/` in the foreground. This module runs in the background and starts
-`python -m git_intent record --pending --hook` detached, unless a worker already holds
+`python -P -m git_intent.worker` detached (not the CLI), unless a worker already holds
 `worker.lock` (that worker looks at the queue again before it exits, so the job is not stranded).
 Importing pydantic or pygit2 here would cost ~100-190 ms per commit (DESIGN.md), so it imports neither.
 """
@@ -53,7 +53,7 @@ def drain() -> None:
             return
     env = {k: v for k, v in os.environ.items() if k not in _HOOK_ENV}
     # -P: the work tree's own files must never shadow the standard library or git_intent.
-    command = [sys.executable, "-P", "-m", "git_intent", "record", "--pending", "--hook"]
+    command = [sys.executable, "-P", "-m", "git_intent.worker"]
     with open(state / "hook.log", "a", encoding="utf-8") as out:
         if sync:
             subprocess.run([*command, "--wait"], cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)

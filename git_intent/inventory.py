@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from .catalog import candidate_sessions
 from .models import Session
-from .notes import NOTES_REF, parse_note
+from .notes import read_notes
 from .paths import PathMapper
 from .repo import Repository
 from .topics import Topic
@@ -31,17 +31,10 @@ class SessionSummary(BaseModel):
 
 def linked_commits(repo: Repository) -> dict[tuple[str, str], list[str]]:
     """(agent, session_id) → commits whose git-intent note credits that session, from one batch read."""
-    listed = [line.split() for line in repo.git("notes", "--ref", NOTES_REF, "list", check=False).splitlines()]
-    pairs = [(fields[1], fields[0]) for fields in listed if len(fields) == 2]
-    if not pairs:
-        return {}
     links: dict[tuple[str, str], list[str]] = {}
-    for (commit, _), (_, body) in zip(pairs, repo.cat_blobs([blob for _, blob in pairs]), strict=True):
-        if body is None:
-            continue
-        for record in parse_note(commit, body.decode("utf-8", "replace")).records:
-            if record.kind == "session" and record.agent and record.session_id:
-                links.setdefault((record.agent, record.session_id), []).append(commit)
+    for commit, note in read_notes(repo).items():
+        for session in note.sessions:
+            links.setdefault(session.key, []).append(commit)
     return links
 
 
@@ -78,9 +71,8 @@ def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> di
     """topic id → commits whose notes credit a line to one of the topic's messages."""
     commits = linked_commits(repo).get((session.agent, session.session_id), [])
     by_message: dict[str, set[str]] = {}
-    for commit in commits:
-        note = repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
-        for record in parse_note(commit, note).records:
-            if record.kind == "lines" and record.session_id == session.session_id and record.message_id:
+    for commit, note in read_notes(repo, commits).items():
+        for record in note.lines:
+            if record.session_id == session.session_id and record.message_id:
                 by_message.setdefault(record.message_id, set()).add(commit)
     return {t.topic_id: sorted({c for m in t.message_ids for c in by_message.get(m, ())}) for t in topics}

@@ -1,4 +1,4 @@
-"""Value types shared by every layer: sessions, messages, parts, edits, attributions and note records.
+"""Value types shared by every layer: sessions, messages, parts, edits and attributions.
 
 Models carry no storage identity (STYLE.md habit 6): ids are the agents' own (`session_id`, `message_id`),
 and where a record lives (note, backup, index) is decided by the layers above.
@@ -15,9 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 AgentName = Literal["claude-code", "codex", "opencode", "gemini-cli", "cursor", "aider"]
 Role = Literal["user", "assistant", "tool", "system"]
 PartKind = Literal["text", "reasoning", "tool_call", "tool_result"]
-
-NOTE_SCHEMA = "git-intent/1"
-
 
 def parse_timestamp(value: Any) -> datetime | None:
     """An ISO-8601 timestamp as an aware datetime (no offset means UTC); None when absent or malformed."""
@@ -160,36 +157,3 @@ class Attribution(_Frozen):
     derived_from: str | None = None
     model: str | None = None
 
-
-class NoteRecord(_Frozen):
-    """One JSON line of a note on refs/notes/intent.
-
-    kind "commit": one per note, counts of the commit's added lines. kind "session": a session that
-    wrote lines of the commit. kind "lines": a 1-based inclusive range `start..end` of `path` at the
-    commit, credited to `session_id`/`message_id`; `match` is "exact" or "fuzzy"; `sha` is the first 16
-    hex digits of sha256 over the range's lines joined by newlines. Notes hold ids, hashes and counts
-    only, never transcript text, so no secret can enter a git object through them.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    schema_: str = Field(default=NOTE_SCHEMA, alias="schema")
-    kind: Literal["commit", "session", "lines"]
-    commit: str | None = None
-    agent: AgentName | None = None
-    session_id: str | None = None
-    message_id: str | None = None
-    call_id: str | None = None
-    tool: str | None = None
-    path: str | None = None
-    start: int | None = None
-    end: int | None = None
-    match: str | None = None
-    confidence: float | None = None
-    sha: str | None = None
-    lines_added: int | None = None
-    lines_attributed: int | None = None
-    recorded_by: str | None = None
-    transcript_sha256: str | None = None
-    parent_session_id: str | None = None
-    derived_from: str | None = None

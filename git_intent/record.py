@@ -9,14 +9,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from . import __version__
-from .attribute import LineCredit, MappedEdit, attribute
+from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .backup import append_journal, copy_session
-from .carry import CARRIED, carried_edits
+from .carry import carried_edits
 from .catalog import candidate_sessions
 from .config import lookback
 from .errors import IntentError
-from .models import Edit, NoteRecord, Session
-from .notes import read_note, write_note
+from .models import Edit, Session
+from .notes import Credit, CreditedLine, NoteRecord, SessionRecord, build_note, read_note, write_note
 from .paths import PathMapper
 from .repo import Repository
 
@@ -69,35 +69,39 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
 
 def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Path] = (), sources: Iterable[str] = (),
                      live: bool = True, sessions: list[Session] | None = None,
-                     mapper: PathMapper | None = None) -> list[LineCredit]:
-    """The credits of every added line of `commit` (see `record_commit`); writes nothing."""
+                     mapper: PathMapper | None = None, keep_own: bool = True) -> list[LineCredit]:
+    """The credits of every added line of `commit` (see `record_commit`); writes nothing. `keep_own`
+    False recomputes from scratch, ignoring what the commit's own note credits (`backfill --force`)."""
     parents = repo.parents(commit)
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
     earliest = (after or committed) - lookback(repo)
-    edits = carried_edits(repo, [repo.resolve(s) for s in sources] + implicit_sources(repo, commit, live), commit)
+    sources = [repo.resolve(s) for s in sources] + implicit_sources(repo, commit, keep_own)
+    edits: list[AnyEdit] = [*carried_edits(repo, sources, commit)]
     if live:
         found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
-        # The very edit a carried credit stands for keeps its derived_from pointer: drop its live twin.
-        carried = {(m.session.session_id, m.edit.message_id) for m in edits}
+        # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
+        # drop its live twin.
+        carried = {(m.session_id, m.edit.message_id) for m in edits}
         edits += [m for m in mapped_edits(repo, commit, found, earliest, after, committed, mapper)
-                  if (m.session.session_id, m.edit.message_id) not in carried]
+                  if (m.session_id, m.edit.message_id) not in carried]
     return attribute(repo.added_hunks(commit), edits)
 
 
-def implicit_sources(repo: Repository, commit: str, live: bool) -> list[str]:
+def implicit_sources(repo: Repository, commit: str, keep_own: bool = True) -> list[str]:
     """Commits whose credits the existing note of `commit` already carries: the ones git copied it from
-    (notes.rewriteRef names them in its commit records) and, when replaying (`live` False), the commit
-    itself (an amend at a rebase's `edit` stop wrote its credits before the rebase's own rewrite)."""
+    (notes.rewriteRef names them in its commit records) and the commit itself when it was recorded before,
+    so a record keeps every field of what an earlier one wrote (the hook's carried credits, an amend at a
+    rebase's `edit` stop) and running `record` again writes the same note (issue 9)."""
     try:
         note = read_note(repo, commit)
     except IntentError:
         return []
     if note is None:
         return []
-    named = [r.commit for r in note.records if r.kind == "commit" and r.commit]
+    named = [r.commit for r in note.commit_records]
     return [c for c in named if c != commit and repo.succeeds("cat-file", "-e", f"{c}^{{commit}}")] + (
-        [commit] if commit in named and not live else [])
+        [commit] if keep_own and note.own is not None else [])
 
 
 def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
@@ -106,7 +110,7 @@ def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
                           lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit))
     for credit in credits:
         if credit.credit is not None and credit.text.strip():
-            key = f"{credit.credit.session.agent}:{credit.credit.session.session_id}"
+            key = f"{credit.credit.agent}:{credit.credit.session_id}"
             result.sessions[key] = result.sessions.get(key, 0) + 1
     return result
 
@@ -115,8 +119,7 @@ def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: Re
             journal: bool = True) -> None:
     """Copy each live session credited into the backup and, with `journal`, journal the link (carried
     credits are in notes already)."""
-    credited = {id(c.credit.session): c.credit.session for c in credits
-                if c.credit is not None and c.credit.derived_from is None}
+    credited = {id(c.credit.session): c.credit.session for c in credits if isinstance(c.credit, MappedEdit)}
     for session in credited.values():
         copy = copy_session(repo, session)
         if not journal:
@@ -156,43 +159,34 @@ def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earlies
 
 
 def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
-    """The note of a commit: one commit record, one per credited session, one per credited line range."""
-    records = [NoteRecord(kind="commit", commit=commit, recorded_by=f"git-intent {__version__}",
-                          lines_added=sum(1 for c in credits if c.text.strip()),
-                          lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit))]
-    sessions: dict[int, Session] = {}
-    run: list[LineCredit] = []
-    for credit in [*credits, None]:
-        if run and (credit is None or not _continues(run[-1], credit)):
-            records.append(_range(run))
-            run = []
-        if credit is not None and credit.credit is not None:
-            sessions[id(credit.credit.session)] = credit.credit.session
-            run.append(credit)
-    for key, session in sessions.items():
-        written = sum(1 for c in credits if c.credit is not None and id(c.credit.session) == key and c.text.strip())
-        records.append(NoteRecord(kind="session", agent=session.agent, session_id=session.session_id,
-                                  parent_session_id=session.parent_session_id, lines_attributed=written,
-                                  transcript_sha256=None if session.transcript == CARRIED else _sha256(
-                                      session.transcript)))
-    return records
+    """The note of a commit (see `notes.build_note`): a live credit says which session, message, tool and
+    match wrote the line; a carried credit keeps every field of the record it was carried from."""
+    lines: list[CreditedLine] = []
+    sessions: dict[tuple[str, str], SessionRecord] = {}
+    hashed: dict[int, SessionRecord] = {}
+    for c in credits:
+        lines.append(CreditedLine(path=c.path, line=c.line, text=c.text, credit=_credit(c)))
+        if isinstance(c.credit, CarriedEdit):
+            sessions.setdefault((c.credit.agent, c.credit.session_id), c.credit.session)
+        elif c.credit is not None:
+            session = c.credit.session
+            if id(session) not in hashed:  # a live session's record wins over a carried one: it is current
+                hashed[id(session)] = SessionRecord(agent=session.agent, session_id=session.session_id,
+                                                    parent_session_id=session.parent_session_id, lines_attributed=0,
+                                                    transcript_sha256=_sha256(session.transcript))
+            sessions[(session.agent, session.session_id)] = hashed[id(session)]
+    return build_note(commit, lines, sessions, recorded_by=f"git-intent {__version__}")
 
 
-def _continues(last: LineCredit, credit: LineCredit) -> bool:
-    return (credit.credit is not None and last.credit is not None and credit.path == last.path
-            and credit.line == last.line + 1 and credit.credit is last.credit and credit.match == last.match
-            and credit.confidence == last.confidence)
-
-
-def _range(run: list[LineCredit]) -> NoteRecord:
-    first = run[0]
-    assert first.credit is not None
-    edit = first.credit.edit
-    digest = hashlib.sha256("\n".join(c.text for c in run).encode("utf-8")).hexdigest()[:16]
-    return NoteRecord(kind="lines", path=first.path, start=first.line, end=run[-1].line,
-                      agent=first.credit.session.agent, session_id=first.credit.session.session_id,
-                      message_id=edit.message_id, call_id=edit.call_id, tool=edit.tool, match=first.match,
-                      confidence=first.confidence, sha=digest, derived_from=first.credit.derived_from)
+def _credit(credit: LineCredit) -> Credit | None:
+    if credit.credit is None:
+        return None
+    if isinstance(credit.credit, CarriedEdit):
+        return credit.credit.credit
+    edit = credit.credit.edit
+    return Credit(agent=credit.credit.session.agent, session_id=credit.credit.session.session_id,
+                  message_id=edit.message_id, call_id=edit.call_id, tool=edit.tool, match=credit.match or "exact",
+                  confidence=credit.confidence)
 
 
 def _sha256(path: Path) -> str | None:
@@ -211,7 +205,6 @@ def _existing_attributed(repo: Repository, commit: str) -> int | None:
         note = read_note(repo, commit)
     except Exception:  # a note without git-intent records gets fresh ones; foreign lines are kept
         return None
-    if note is None:
-        return None
-    # A note copied by git from a rewritten commit (notes.rewriteRef) describes that commit: not ours.
-    return sum(r.lines_attributed or 0 for r in note.records if r.kind == "commit" and r.commit == commit)
+    if note is None or note.own is None:
+        return None  # a note copied by git from a rewritten commit (notes.rewriteRef) describes that commit
+    return note.own.lines_attributed

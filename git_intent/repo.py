@@ -228,7 +228,8 @@ def parse_added_hunks(diff: str) -> list[Hunk]:
     """Parse `git diff -U0` output into the added lines of each hunk.
 
     With -U0 a hunk body is exactly its old plus new line counts, so body lines that look like
-    headers (`+++ x` for an added `++ x`) are read as body.
+    headers (`+++ x` for an added `++ x`) are read as body; `\\ No newline at end of file` is not counted
+    (it follows a body line). Lines are split on "\n" only: a CRLF line keeps its "\r".
     """
     hunks: list[Hunk] = []
     path: str | None = None
@@ -241,6 +242,8 @@ def parse_added_hunks(diff: str) -> list[Hunk]:
         lines.clear()
 
     for raw in diff.split("\n"):
+        if raw.startswith("\\"):
+            continue  # "\ No newline at end of file": a marker, not a line of the hunk
         if body > 0:
             body -= 1
             if raw.startswith("+") and path is not None:
@@ -257,8 +260,6 @@ def parse_added_hunks(diff: str) -> list[Hunk]:
         elif raw.startswith("diff --git"):
             flush()
             path = None
-        elif raw.startswith("\\"):
-            continue
     flush()
     return hunks
 

@@ -3,6 +3,9 @@
 Each job becomes `record_commit` calls for the commit SHAs the shim captured (never HEAD, which may have
 moved on). A job leaves the queue only after its note is written and read back, so a crash anywhere
 re-runs it, and `record_commit` is idempotent: a re-run yields the same single record.
+
+`python -P -m git_intent.worker [--wait]` is the entry the hooks start (hook → queue → worker → record →
+notes, never through the CLI); `git intent record --pending` calls `drain` too.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -170,6 +174,20 @@ def _rewrite(repo: Repository, job: Job) -> list[RecordResult]:
     return [record_commit(repo, new, sources=olds, live=live) for new, olds in targets.items()]
 
 
+def main(argv: list[str]) -> int:
+    """The hooks' background worker: drain the queue (`--wait`: wait for a running worker, as the hooks do
+    with GIT_INTENT_HOOK_SYNC=1), each result on stdout and each problem on stderr (both go to hook.log).
+    Never fails a commit: always returns 0."""
+    try:
+        from .render import record_text
+
+        done = drain(Repository(), wait="--wait" in argv, say=lambda text: print(text, file=sys.stderr, flush=True))
+        sys.stdout.write("".join(record_text(r) for r in done.results))
+    except Exception:
+        print(f"record failed:\n{traceback.format_exc()}", file=sys.stderr)
+    return 0
+
+
 def _on_term(handler: Any) -> Any:
     """Install a SIGTERM handler where that is possible (the main thread); returns the previous one."""
     try:
@@ -201,3 +219,7 @@ def _attempts(path: Path) -> int:
 
 def _count_attempt(path: Path) -> None:
     _attempts_file(path).write_text(str(_attempts(path) + 1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

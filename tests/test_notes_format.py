@@ -8,8 +8,7 @@ from pathlib import Path
 
 from conftest import git
 
-from git_intent.models import NOTE_SCHEMA, NoteRecord
-from git_intent.notes import parse_note, render_note
+from git_intent.notes import NOTE_SCHEMA, CommitRecord, LinesRecord, NoteRecord, SessionRecord, parse_note, render_note
 from git_intent.repo import Hunk, Repository, parse_added_hunks, parse_porcelain
 
 SHA = "a" * 40
@@ -17,19 +16,20 @@ SHA = "a" * 40
 
 def sample_records() -> list[NoteRecord]:
     return [
-        NoteRecord(kind="commit", commit=SHA, lines_added=5, lines_attributed=3, recorded_by="git-intent 0.1"),
-        NoteRecord(kind="session", agent="claude-code", session_id="s-1", transcript_sha256="f" * 64),
-        NoteRecord(kind="lines", agent="claude-code", session_id="s-1", message_id="m-2", tool="Edit",
-                   path="src/app.py", start=3, end=5, match="exact", confidence=1.0, sha="0123456789abcdef"),
-        NoteRecord(kind="lines", agent="codex", session_id="s-2", message_id="r7", tool="apply_patch",
-                   path="src/app.py", start=1, end=1, match="fuzzy", confidence=0.85, sha="fedcba9876543210"),
+        CommitRecord(commit=SHA, lines_added=5, lines_attributed=3, recorded_by="git-intent 0.1"),
+        SessionRecord(agent="claude-code", session_id="s-1", lines_attributed=3, transcript_sha256="f" * 64),
+        LinesRecord(agent="claude-code", session_id="s-1", message_id="m-2", tool="Edit",
+                    path="src/app.py", start=3, end=5, match="exact", confidence=1.0, sha="0123456789abcdef"),
+        LinesRecord(agent="codex", session_id="s-2", message_id="r7", tool="apply_patch",
+                    path="src/app.py", start=1, end=1, match="fuzzy", confidence=0.85, sha="fedcba9876543210"),
     ]
 
 
 def test_render_note_exact_bytes() -> None:
-    record = NoteRecord(kind="commit", commit=SHA, lines_added=3, lines_attributed=2)
+    record = CommitRecord(commit=SHA, lines_added=3, lines_attributed=2, recorded_by="git-intent 0.1.0")
     assert render_note([record]) == (
-        '{"commit":"' + SHA + '","kind":"commit","lines_added":3,"lines_attributed":2,"schema":"git-intent/1"}\n')
+        '{"commit":"' + SHA + '","kind":"commit","lines_added":3,"lines_attributed":2,'
+        '"recorded_by":"git-intent 0.1.0","schema":"git-intent/1"}\n')
 
 
 def test_render_note_sorts_dedupes_and_is_order_independent() -> None:
@@ -76,7 +76,8 @@ def test_parse_note_counts_foreign_lines() -> None:
 
 
 def test_parse_note_keeps_unknown_fields_of_newer_writers() -> None:
-    line = json.dumps({"schema": NOTE_SCHEMA, "kind": "session", "session_id": "s", "future_field": [1, 2]})
+    line = json.dumps({"schema": NOTE_SCHEMA, "kind": "session", "agent": "codex", "session_id": "s",
+                       "lines_attributed": 1, "future_field": [1, 2]})
     (record,) = parse_note(SHA, line).records
     assert record.model_extra == {"future_field": [1, 2]}
     assert json.loads(render_note([record])) == json.loads(line)

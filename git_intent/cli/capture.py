@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -77,11 +76,8 @@ def uninstall(agents: tuple[str, ...], project: bool, rules: bool) -> None:
 @click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
               help="Also consider this transcript file (any agent). Repeatable.")
 @click.option("--pending", is_flag=True, help="Process the commits and rewrites the hooks queued, now.")
-@click.option("--wait", is_flag=True, hidden=True, help="With --pending: wait for a running worker.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--hook", is_flag=True, hidden=True, help="Run as the hooks' worker: log errors, exit 0.")
-def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, wait: bool, as_json: bool,
-           hook: bool) -> None:
+def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_json: bool) -> None:
     """Link commit REV (default HEAD) to the agent sessions that wrote its lines. Idempotent.
 
     Lines no agent edit explains stay human. With --pending, drain the queue the hooks fill instead
@@ -90,30 +86,22 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, wait: 
     from ..record import record_commit
     from ..render import record_text
 
-    try:
-        if pending:
-            if rev or transcripts:
-                raise click.UsageError("--pending takes no REV or --transcript.")
-            from ..worker import drain
+    if pending:
+        if rev or transcripts:
+            raise click.UsageError("--pending takes no REV or --transcript.")
+        from ..worker import drain
 
-            done = drain(open_repo(), wait=wait or not hook, say=(lambda t: click.echo(t, err=True)) if hook else None)
-            if as_json:
-                print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
-            elif hook:
-                click.echo("".join(record_text(r) for r in done.results), nl=False)
-            else:
-                click.echo("".join(record_text(r) for r in done.results)
-                           + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
-                             f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
-            if (done.retry or done.failed) and not hook:
-                sys.exit(1)  # scripts must see that some work was not recorded, --json or not
-            return
-        result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
-    except Exception:
-        if not hook:
-            raise
-        click.echo(f"record failed:\n{traceback.format_exc()}", err=True)
+        done = drain(open_repo(), wait=True)
+        if as_json:
+            print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
+        else:
+            click.echo("".join(record_text(r) for r in done.results)
+                       + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
+                         f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
+        if done.retry or done.failed:
+            sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
+    result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
     if as_json:
         print_json(result.__dict__)
     else:

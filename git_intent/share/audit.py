@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from ..catalog import find_session
 from ..errors import GitError, IntentError
-from ..models import NoteRecord
+from ..notes import LinesRecord
 from ..repo import Repository
 from .collect import note_records, noted_commits
 
@@ -94,7 +94,7 @@ def audit(repo: Repository, revision_range: str) -> AuditReport:
                 if not text.strip():
                     continue
                 status, record = _status(commit in notes, records.get(commit, []), hunk.path, hunk.start + offset)
-                if record is not None and record.agent and record.session_id:
+                if record is not None:
                     has = record.message_id in (_messages(repo, record, readable) or set())
                     status = "agent_with_evidence" if has else "agent_without_evidence"
                     agent = agents.setdefault(record.agent, AgentAudit())
@@ -109,19 +109,16 @@ def audit(repo: Repository, revision_range: str) -> AuditReport:
                        agents=dict(sorted(agents.items())))
 
 
-def _status(noted: bool, records: list[NoteRecord], path: str, line: int) -> tuple[str, NoteRecord | None]:
+def _status(noted: bool, records: list[LinesRecord], path: str, line: int) -> tuple[str, LinesRecord | None]:
     if not noted:
         return "unrecorded", None
-    for record in records:
-        if record.kind == "lines" and record.path == path and record.start is not None and record.end is not None \
-                and record.start <= line <= record.end and record.session_id and record.agent:
-            return "agent", record
-    return "human", None
+    record = next((r for r in records if r.covers(path, line)), None)
+    return ("agent", record) if record is not None else ("human", None)
 
 
-def _messages(repo: Repository, record: NoteRecord, cache: dict[tuple[str, str], set[str] | None]) -> set[str] | None:
+def _messages(repo: Repository, record: LinesRecord, cache: dict[tuple[str, str], set[str] | None]
+              ) -> set[str] | None:
     """The message ids of the record's session readable here (transcript, backup or shared), cached."""
-    assert record.agent is not None and record.session_id is not None
     key = (record.agent, record.session_id)
     if key not in cache:
         try:

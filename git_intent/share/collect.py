@@ -16,8 +16,8 @@ from ..catalog import find_session
 from ..config import setting
 from ..errors import IntentError
 from ..evidence import find_edit, gather_evidence
-from ..models import Edit, Message, NoteRecord, Session
-from ..notes import NOTES_REF, parse_note
+from ..models import Edit, Message, Session
+from ..notes import LinesRecord, note_blobs, read_notes
 from ..repo import Repository
 from . import evidence_ref as store
 from .redact import seal
@@ -50,19 +50,12 @@ def share_level(repo: Repository) -> str:
 
 def noted_commits(repo: Repository) -> dict[str, str]:
     """`{commit: note blob}` for every note on refs/notes/intent."""
-    out = repo.git("notes", "--ref", NOTES_REF, "list", check=False)
-    pairs = (line.split() for line in out.splitlines())
-    return {p[1]: p[0] for p in pairs if len(p) == 2}
+    return note_blobs(repo)
 
 
-def note_records(repo: Repository, blobs: dict[str, str]) -> dict[str, list[NoteRecord]]:
-    """`{commit: records}` read from the note blobs (unreadable notes give no records)."""
-    by_blob = {blob: commit for commit, blob in blobs.items()}
-    found: dict[str, list[NoteRecord]] = {}
-    for blob, data in repo.cat_blobs(list(by_blob)):
-        commit = by_blob[blob]
-        found[commit] = list(parse_note(commit, data.decode("utf-8", "replace")).records) if data else []
-    return found
+def note_records(repo: Repository, blobs: dict[str, str]) -> dict[str, list[LinesRecord]]:
+    """`{commit: lines records}` of the notes on the commits of `blobs` (unreadable notes give none)."""
+    return {commit: note.lines for commit, note in read_notes(repo, blobs).items()}
 
 
 def diff_lines(repo: Repository, commits: list[str]) -> frozenset[str]:
@@ -100,17 +93,17 @@ def _edit(edit: Edit, path: str | None) -> dict[str, Any]:
             "added": [{"text": a.text, "line": a.line} for a in edit.added]}
 
 
-def build_payload(session: Session, records: list[NoteRecord], commits: list[str], level: str) -> dict[str, Any]:
+def build_payload(session: Session, records: list[LinesRecord], commits: list[str], level: str) -> dict[str, Any]:
     """The unsealed blob content of `session` at `level` for the lines `records` credit to it."""
     from ..topics import segment_topics
 
     edits: dict[tuple[str, str | None, str], dict[str, Any]] = {}
     wanted: set[str] = set()
     for record in records:
-        edit = find_edit(session, record.message_id or "", record.call_id, record.path)
-        wanted |= {e.message_id for e in gather_evidence(session, record.message_id or "", edit, record.path)}
+        edit = find_edit(session, record.message_id, record.call_id, record.path)
+        wanted |= {e.message_id for e in gather_evidence(session, record.message_id, edit, record.path)}
         if edit is not None:
-            edits[(edit.message_id, edit.call_id, record.path or edit.path)] = _edit(edit, record.path)
+            edits[(edit.message_id, edit.call_id, record.path)] = _edit(edit, record.path)
     if level == "sessions":
         messages = [_message(m, ("text", "reasoning", "tool_call", "tool_result")) for m in session.messages]
         for edit in session.edits:
@@ -157,12 +150,11 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
         sessions: dict[str, tuple[str, str]] = {}
         for commit in todo:
             for record in records.get(commit, []):
-                if record.kind == "lines" and record.agent and record.session_id:
-                    key = store.session_key(record.agent, record.session_id)
-                    sessions[key] = (record.agent, record.session_id)
-                    by_session.setdefault(key, [])
-                    if commit not in by_session[key]:
-                        by_session[key].append(commit)
+                key = store.session_key(record.agent, record.session_id)
+                sessions[key] = (record.agent, record.session_id)
+                by_session.setdefault(key, [])
+                if commit not in by_session[key]:
+                    by_session[key].append(commit)
         done: set[str] = set()
         for key, (agent, session_id) in sessions.items():
             if key in forgotten:
@@ -179,7 +171,7 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
             all_commits &= set(notes)
             more = note_records(repo, {c: notes[c] for c in all_commits if c not in records})
             wanted = [r for c in sorted(all_commits) for r in {**records, **more}.get(c, [])
-                      if r.kind == "lines" and r.session_id == session_id and r.agent == agent]
+                      if r.session_id == session_id and r.agent == agent]
             sealed = seal(build_payload(session, wanted, sorted(all_commits), level),
                           keep=diff_lines(repo, sorted(all_commits)))
             for rule, count in sealed.rules.items():
@@ -190,8 +182,7 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
             result.sessions.append(key)
             done.add(key)
         for commit in todo:
-            keys = {store.session_key(r.agent, r.session_id) for r in records.get(commit, [])
-                    if r.kind == "lines" and r.agent and r.session_id}
+            keys = {store.session_key(r.agent, r.session_id) for r in records.get(commit, [])}
             if keys <= done:
                 entries[store.commit_path(commit)] = store.write_ids(repo, keys - forgotten)
                 result.commits += 1

@@ -1,0 +1,62 @@
+"""The one owner of git-intent's note on refs/notes/intent: its record kinds, the range digest, which record
+covers a line, and reading and writing notes (one at a time, or in batches through fast-import).
+
+Every other module builds, reads, checks and writes notes through the names below; the format itself is
+documented in docs/json.md ("The note on refs/notes/intent").
+"""
+
+from __future__ import annotations
+
+from .build import CreditedLine, build_note, lines_record
+from .records import (
+    NOTE_SCHEMA,
+    CommitRecord,
+    Credit,
+    LinesRecord,
+    Note,
+    NoteRecord,
+    SessionRecord,
+    parse_note,
+    parse_record,
+    range_digest,
+    render_note,
+)
+from .store import (
+    NOTES_REF,
+    note_blobs,
+    note_text,
+    notes_lock,
+    read_note,
+    read_notes,
+    remove_stale_scratch_refs,
+    still_matches,
+    write_note,
+    write_notes,
+)
+
+__all__ = [
+    "NOTES_REF",
+    "NOTE_SCHEMA",
+    "CommitRecord",
+    "Credit",
+    "CreditedLine",
+    "LinesRecord",
+    "Note",
+    "NoteRecord",
+    "SessionRecord",
+    "build_note",
+    "lines_record",
+    "note_blobs",
+    "note_text",
+    "notes_lock",
+    "parse_note",
+    "parse_record",
+    "range_digest",
+    "read_note",
+    "read_notes",
+    "remove_stale_scratch_refs",
+    "render_note",
+    "still_matches",
+    "write_note",
+    "write_notes",
+]

@@ -1,0 +1,215 @@
+"""Reading and writing notes on refs/notes/intent, one at a time or in batches.
+
+Writes go through the git CLI under an exclusive lock in `<git common dir>/intent/notes.lock` and are
+verified by reading them back (DESIGN.md: 20 concurrent `git notes add` kept 3-5 of 20 notes without a
+lock, 20/20 with one; libgit2 writes flat note trees whose cost grows per note). One note is written with
+`git notes add` on a scratch ref and a compare-and-swap; many (backfill) through one `git fast-import`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+from ..errors import NoteError
+from ..faults import crash_point
+from ..repo import Repository
+from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
+
+NOTES_REF = "refs/notes/intent"
+SCRATCH_PREFIX = "refs/notes/intent-scratch/"
+CAS_ATTEMPTS = 20
+Records = Sequence[CommitRecord | SessionRecord | LinesRecord]
+
+
+def note_text(repo: Repository, commit: str) -> str:
+    """The raw text of the note on `commit` ("" when it has none)."""
+    return repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
+
+
+def read_note(repo: Repository, commit: str) -> Note | None:
+    """The note on `commit`, or None when it has none.
+
+    Raises NoteError when the note exists but holds no git-intent record (corrupt or another tool's).
+    """
+    text = note_text(repo, commit)
+    if not text:
+        return None
+    note = parse_note(commit, text)
+    if not note.records:
+        raise NoteError(f"The note on {commit[:12]} in {NOTES_REF} is not a git-intent record "
+                        f"(corrupt, or written by another tool).",
+                        hint=f"Run `git intent record {commit[:12]}` to record it again.")
+    return note
+
+
+def read_notes(repo: Repository, commits: Iterable[str] | None = None) -> dict[str, Note]:
+    """The notes on `commits` (default: every annotated commit), read in one batch; commit -> Note.
+
+    Commits without a note are absent; a note without git-intent records is present with no records.
+    """
+    return {commit: parse_note(commit, text) for commit, text in _note_texts(repo, commits).items()}
+
+
+def _note_texts(repo: Repository, commits: Iterable[str] | None = None) -> dict[str, str]:
+    """commit -> raw note text, for `commits` (default: every annotated commit) that have a note."""
+    listed = note_blobs(repo)
+    wanted = list(listed) if commits is None else [c for c in dict.fromkeys(commits) if c in listed]
+    texts: dict[str, str] = {}
+    for commit, (_, body) in zip(wanted, repo.cat_blobs([listed[c] for c in wanted]), strict=True):
+        if body is not None:
+            texts[commit] = body.decode("utf-8", "replace")
+    return texts
+
+
+def still_matches(repo: Repository, commit: str, record: LinesRecord) -> bool:
+    """Whether `record`'s lines of its path at `commit` still hash to its digest (see `LinesRecord.matches`)."""
+    return record.matches(repo.file_lines(commit, record.path))
+
+
+@contextmanager
+def notes_lock(repo: Repository) -> Iterator[None]:
+    """Hold the repository-wide lock on note writes (shared by linked worktrees)."""
+    repo.state_dir.mkdir(parents=True, exist_ok=True)
+    with open(repo.state_dir / "notes.lock", "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def write_note(repo: Repository, commit: str, records: Records) -> bool:
+    """Write `records` as the note of `commit`; returns False when the note already says exactly that.
+
+    git-intent's earlier records are replaced; lines that are not git-intent records are kept. Under the
+    lock, the new notes commit is built on a scratch ref and moved onto refs/notes/intent with a
+    compare-and-swap (`git update-ref NEW OLD`), so even a writer that ignores the lock (another machine's
+    tool on a shared disk, an older git-intent) cannot make a note vanish; a lost race is retried.
+    Raises NoteError when the note cannot be written or does not read back as written.
+    """
+    with notes_lock(repo):
+        remove_stale_scratch_refs(repo)
+        for attempt in range(CAS_ATTEMPTS):
+            old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
+            current = note_text(repo, commit)
+            text = render_note(records, parse_note(commit, current).foreign)
+            if current == text:
+                return False
+            if _swap(repo, commit, text, old, attempt):
+                if note_text(repo, commit) != text:
+                    raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
+                return True
+    raise NoteError(f"refs/notes/intent kept moving; the note on {commit[:12]} was not written.",
+                    hint="Run `git intent record --pending` again.")
+
+
+def _swap(repo: Repository, commit: str, text: str, old: str, attempt: int) -> bool:
+    """Build the notes commit on a scratch ref and compare-and-swap it in; False when `old` moved."""
+    # Through a blob: `notes add -F` would strip whitespace from other tools' lines.
+    blob = repo.git("hash-object", "-w", "--stdin", input_text=text).strip()
+    scratch = f"{SCRATCH_PREFIX}{os.getpid()}-{attempt}"
+    try:
+        if old:
+            repo.git("update-ref", scratch, old)
+        repo.git(*_identity(repo), "notes", "--ref", scratch, "add", "-f", "-C", blob, commit)
+        new = repo.git("rev-parse", "--verify", scratch).strip()
+        crash_point("before-ref-update")
+        swapped = repo.succeeds("update-ref", NOTES_REF, new, old or "0" * 40)
+    finally:
+        repo.git("update-ref", "-d", scratch, check=False)
+    return swapped
+
+
+def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
+    """Write many notes (commit -> records) in one `git fast-import` transaction, then verify them.
+
+    As `write_note`, each replaces git-intent's earlier records and keeps other lines. fast-import builds a
+    notes commit on top of the current refs/notes/intent and refuses to move the ref unless it still points
+    there. Returns how many notes changed. Raises NoteError when fast-import fails (the ref moved meanwhile,
+    a full disk) or a note does not read back with the expected blob id; the ref is then as before or
+    fully updated.
+    """
+    if not notes:
+        return 0
+    with notes_lock(repo):
+        old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
+        current = _note_texts(repo, notes)
+        texts = {commit: render_note(records, parse_note(commit, current.get(commit, "")).foreign)
+                 for commit, records in notes.items()}
+        changed = {c: t for c, t in texts.items() if current.get(c) != t}
+        if not changed:
+            return 0
+        proc = subprocess.run(["git", "fast-import", "--quiet", "--date-format=raw"], cwd=repo.root,
+                              input=_fast_import_stream(changed, old), capture_output=True)
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise NoteError(f"git fast-import could not write {len(changed)} notes: "
+                            f"{message[-1] if message else 'exit ' + str(proc.returncode)}.")
+        listed = note_blobs(repo)
+        wrong = [c for c, text in changed.items() if listed.get(c) != _blob_id(text.encode("utf-8"))]
+        if wrong:
+            raise NoteError(f"{len(wrong)} notes did not read back as written (first: {wrong[0][:12]}).")
+        return len(changed)
+
+
+def note_blobs(repo: Repository) -> dict[str, str]:
+    """commit -> note blob id for every note on refs/notes/intent (`git notes list`)."""
+    listed: dict[str, str] = {}
+    for line in repo.git("notes", "--ref", NOTES_REF, "list", check=False).splitlines():
+        fields = line.split()
+        if len(fields) == 2:
+            listed[fields[1]] = fields[0]
+    return listed
+
+
+def _fast_import_stream(notes: Mapping[str, str], old: str) -> bytes:
+    message = f"git-intent: {len(notes)} notes".encode()
+    parts = [f"commit {NOTES_REF}\n".encode(),
+             f"committer git-intent <git-intent@localhost> {int(time.time())} +0000\n".encode(),
+             f"data {len(message)}\n".encode(), message, b"\n"]
+    if old:
+        parts.append(f"from {old}\n".encode())
+    for commit, text in notes.items():
+        data = text.encode("utf-8")
+        parts += [f"N inline {commit}\n".encode(), f"data {len(data)}\n".encode(), data, b"\n"]
+    parts.append(b"\n")
+    return b"".join(parts)
+
+
+def _blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def remove_stale_scratch_refs(repo: Repository) -> int:
+    """Delete scratch refs left by writers that crashed mid-write; returns how many."""
+    out = repo.git("for-each-ref", "--format=%(refname)", SCRATCH_PREFIX.rsplit("/", 1)[0], check=False)
+    removed = 0
+    for ref in out.split():
+        pid = ref[len(SCRATCH_PREFIX):].split("-", 1)[0] if ref.startswith(SCRATCH_PREFIX) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            repo.git("update-ref", "-d", ref, check=False)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _identity(repo: Repository) -> list[str]:
+    """`-c user.*` options when git has no committer identity: a note write must not fail for that."""
+    if repo.git("var", "GIT_COMMITTER_IDENT", check=False).strip():
+        return []
+    return ["-c", "user.name=git-intent", "-c", "user.email=git-intent@localhost"]
