@@ -51,7 +51,8 @@ class MappedEdit:
 class CarriedEdit:
     """A credited range of another commit's note, as an edit whose added lines are that range's lines at
     that commit. `credit` is the source record's credit, every field kept (`derived_from` names the commit
-    it first came from); `session` the source note's record of that session. Exact matches only."""
+    it first came from); `session` the source note's record of that session; `live` the same session read
+    from its transcript on this machine, when it is there (it is backed up). Exact matches only."""
 
     credit: Credit
     session: SessionRecord
@@ -59,6 +60,7 @@ class CarriedEdit:
     path: str
     order: int
     fuzzy: bool = False
+    live: Session | None = None
 
     @property
     def agent(self) -> str:

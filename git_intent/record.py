@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -76,15 +76,18 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
     earliest = (after or committed) - lookback(repo)
-    sources = [repo.resolve(s) for s in sources] + implicit_sources(repo, commit, keep_own)
-    edits: list[AnyEdit] = [*carried_edits(repo, sources, commit)]
+    sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit, keep_own)))
+    carried = carried_edits(repo, sources, commit)
+    edits: list[AnyEdit] = [*carried]
     if live:
         found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
+        fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
         # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
-        # drop its live twin.
-        carried = {(m.session_id, m.edit.message_id) for m in edits}
-        edits += [m for m in mapped_edits(repo, commit, found, earliest, after, committed, mapper)
-                  if (m.session_id, m.edit.message_id) not in carried]
+        # its live twin only says where the session is, so it can be backed up.
+        twins = {(m.session_id, m.edit.message_id): m.session for m in fresh}
+        keys = {(c.session_id, c.edit.message_id) for c in carried}
+        edits = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
+        edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
     return attribute(repo.added_hunks(commit), edits)
 
 
@@ -100,8 +103,11 @@ def implicit_sources(repo: Repository, commit: str, keep_own: bool = True) -> li
     if note is None:
         return []
     named = [r.commit for r in note.commit_records]
+    # The note's own credits only when it is wholly its own: in a note git concatenated from several commits'
+    # (rewriteMode concatenate, cat_sort_uniq), no line says which commit record it belongs to.
+    own = keep_own and named == [commit]
     return [c for c in named if c != commit and repo.succeeds("cat-file", "-e", f"{c}^{{commit}}")] + (
-        [commit] if keep_own and note.own is not None else [])
+        [commit] if own else [])
 
 
 def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
@@ -117,12 +123,18 @@ def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
 
 def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: RecordResult,
             journal: bool = True) -> None:
-    """Copy each live session credited into the backup and, with `journal`, journal the link (carried
-    credits are in notes already)."""
-    credited = {id(c.credit.session): c.credit.session for c in credits if isinstance(c.credit, MappedEdit)}
-    for session in credited.values():
+    """Copy each credited session found on this machine into the backup and, with `journal`, journal the
+    link (credits carried from another commit are journaled there already)."""
+    credited: dict[int, tuple[Session, bool]] = {}
+    for c in credits:
+        if isinstance(c.credit, MappedEdit):
+            credited[id(c.credit.session)] = (c.credit.session, True)
+        elif isinstance(c.credit, CarriedEdit) and c.credit.live is not None:
+            own = c.credit.credit.derived_from is None or credited.get(id(c.credit.live), (None, False))[1]
+            credited[id(c.credit.live)] = (c.credit.live, own)
+    for session, linked in credited.values():
         copy = copy_session(repo, session)
-        if not journal:
+        if not (journal and linked):
             continue
         append_journal(repo, {
             "commit": commit, "agent": session.agent, "session_id": session.session_id,

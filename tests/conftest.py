@@ -1,27 +1,21 @@
-"""Shared fixtures: real git repositories in tmp dirs with an isolated HOME and git config."""
+"""Shared fixtures: real git repositories in tmp dirs with an isolated HOME and git config.
+
+The helpers tests share live in support.py; the most used ones are re-exported here for `from conftest import`.
+"""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import CORPUS, corpus, git, run_cli, wait_for_note
 
-# Real transcripts and links, kept in the repository (fixtures/README.md) so a fresh clone runs every test.
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures"
+__all__ = ["CORPUS", "corpus", "git", "run_cli", "wait_for_note"]
+
 PYTHON_BIN = Path(sys.executable).parent
-
-
-def corpus(*parts: str) -> Path:
-    """A path inside fixtures/; a missing fixture fails the test (never a silent skip)."""
-    path = CORPUS.joinpath(*parts)
-    if not path.exists():
-        pytest.fail(f"fixture {path} is missing")
-    return path
 
 
 @pytest.fixture(autouse=True)
@@ -44,15 +38,6 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return home
 
 
-def git(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    """Run git in `repo` and return stdout."""
-    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Iterator[Path]:
     """An empty repository on branch main with one root commit."""
@@ -64,21 +49,3 @@ def repo(tmp_path: Path) -> Iterator[Path]:
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "initial")
     yield path
-
-
-def wait_for_note(repo: Path, rev: str = "HEAD", timeout: float = 20) -> str:
-    """The git-intent note on `rev`, waiting for the hook's background worker to write it."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        note = git(repo, "notes", "--ref", "refs/notes/intent", "show", rev, check=False)
-        if note:
-            return note
-        time.sleep(0.1)
-    raise AssertionError(f"no note was written on {rev} within {timeout:.0f} s")
-
-
-def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the installed `git intent` (through git, as users do) and return the completed process."""
-    return subprocess.run(["git", "intent", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
-

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, corpus
+from support import CORPUS, corpus, write_records
 
 from git_intent.adapters import claude_code, codex, cursor
 
@@ -104,12 +104,6 @@ def test_other_formats_do_not_take_cursor_files_and_cursor_takes_none_of_theirs(
 # --------------------------------------------------------------------------------------------------
 # Hand-built transcripts
 # --------------------------------------------------------------------------------------------------
-
-
-def write_records(path: Path, records: list[Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def user(text: str) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, corpus
+from support import CORPUS, corpus
+from support import write_records as write_jsonl
 
 from git_intent.adapters import claude_code, codex, gemini_cli
 from git_intent.models import Session
@@ -213,12 +214,6 @@ def call(call_id: str, name: str, args: dict[str, Any], *, status: str | None = 
     if display is not None:
         record["resultDisplay"] = display
     return record
-
-
-def write_jsonl(path: Path, records: list[Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def read_one(path: Path) -> Session:

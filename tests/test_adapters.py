@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, corpus
+from support import CORPUS, corpus, write_records
 
 from git_intent.adapters import ADAPTERS, claude_code, codex, sniff
 from git_intent.models import Session
@@ -290,10 +290,6 @@ def write_lines(path: Path, lines: list[str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
-
-
-def write_records(path: Path, records: list[dict[str, Any]]) -> Path:
-    return write_lines(path, [json.dumps(r) for r in records])
 
 
 def test_claude_glued_torn_and_non_json_lines(tmp_path: Path) -> None:

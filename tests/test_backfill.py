@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from conftest import corpus, git, run_cli
-from test_linked_corpus import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
+from support import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
 
 from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 

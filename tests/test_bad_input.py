@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import git, run_cli
+from support import commit_file, git, run_cli
 
 NOTES_REF = "refs/notes/intent"
 
@@ -32,15 +32,6 @@ def assert_one_error(proc: subprocess.CompletedProcess[str], *, starts: str = "e
     if len(lines) == 2:
         assert lines[1].startswith("hint: "), proc.stderr
     return sentence
-
-
-def commit_file(repo: Path, name: str, text: str, message: str = "add file") -> str:
-    path = repo / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    git(repo, "add", name)
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from conftest import git, run_cli, wait_for_note
-from test_e2e_hook import ClaudeSession, Clock
+from support import ClaudeSession, Clock
 
 from git_intent.queue import parse_job
 

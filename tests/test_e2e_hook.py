@@ -7,280 +7,35 @@ and the commit is recorded by the hook's detached worker, so notes are polled fo
 
 from __future__ import annotations
 
-import difflib
 import json
-import os
 import re
 import stat
-import subprocess
 import time
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git, run_cli
+from support import (
+    ClaudeSession,
+    Clock,
+    CodexSession,
+    blame_json,
+    claude_project_dir,
+    commit_all,
+    git,
+    install,
+    journal,
+    json_lines,
+    line_of,
+    note_text,
+    run_cli,
+    wait_for,
+    wait_for_note,
+)
 
-NOTES_REF = "refs/notes/intent"
 MARKER = "git-intent-hook-marker"
-WAIT = 30.0
-
-
-# --- helpers --------------------------------------------------------------------------------------------
-
-
-def iso(when: datetime) -> str:
-    """An ISO-8601 UTC timestamp with milliseconds and a Z, as both agents write them."""
-    return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class Clock:
-    """Strictly increasing timestamps starting at `start` (default: now)."""
-
-    def __init__(self, start: datetime | None = None) -> None:
-        self.now = start or datetime.now(timezone.utc)
-
-    def tick(self, ms: int = 7) -> str:
-        self.now += timedelta(milliseconds=ms)
-        return iso(self.now)
-
-
-def wait_for(predicate: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.05)
-
-
-def note_text(repo: Path, rev: str = "HEAD") -> str | None:
-    proc = subprocess.run(["git", "notes", "--ref", NOTES_REF, "show", rev], cwd=repo, capture_output=True,
-                          text=True)
-    return proc.stdout if proc.returncode == 0 else None
-
-
-def wait_for_note(repo: Path, rev: str = "HEAD") -> str:
-    text: str = wait_for(lambda: note_text(repo, rev), f"the note on {rev} in {repo}")
-    return text
-
-
-def note_records(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def journal(repo: Path) -> list[dict[str, Any]]:
-    path = repo / ".opencode" / "intent" / "journal.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def commit_all(repo: Path, message: str, env: dict[str, str] | None = None) -> str:
-    git(repo, "add", "-A", env=env)
-    proc = subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
-    assert proc.returncode == 0, proc.stderr
-    return git(repo, "rev-parse", "HEAD").strip()
-
-
-def blame_json(repo: Path, location: str) -> dict[str, Any]:
-    proc = run_cli("blame", location, "--json", cwd=repo)
-    assert proc.returncode == 0, (proc.stdout, proc.stderr)
-    assert proc.stderr == ""
-    answer: dict[str, Any] = json.loads(proc.stdout)
-    return answer
-
-
-def line_of(path: Path, text: str) -> int:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    assert lines.count(text) == 1, f"{text!r} occurs {lines.count(text)} times in {path}"
-    return lines.index(text) + 1
-
-
-def install(repo: Path) -> None:
-    proc = run_cli("install", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
-
-
-# --- Claude Code transcripts --------------------------------------------------------------------------
-
-
-def claude_project_dir(cwd: Path) -> Path:
-    """$CLAUDE_CONFIG_DIR/projects/<cwd with every non-alphanumeric character replaced by '-'>."""
-    name = re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-    return Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / name
-
-
-@dataclass
-class ClaudeSession:
-    """Builds a Claude Code transcript record by record, the way Claude Code 2.x writes them."""
-
-    cwd: Path
-    clock: Clock
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    records: list[dict[str, Any]] = field(default_factory=list)
-    last_uuid: str | None = None
-
-    def _base(self, kind: str) -> dict[str, Any]:
-        return {"parentUuid": self.last_uuid, "isSidechain": False, "userType": "external", "cwd": str(self.cwd),
-                "sessionId": self.session_id, "version": "2.1.7", "gitBranch": "main", "type": kind,
-                "uuid": str(uuid.uuid4()), "timestamp": self.clock.tick()}
-
-    def _add(self, record: dict[str, Any]) -> str:
-        self.records.append(record)
-        self.last_uuid = record["uuid"]
-        return str(record["uuid"])
-
-    def prompt(self, text: str) -> str:
-        record = self._base("user")
-        record["message"] = {"role": "user", "content": text}
-        return self._add(record)
-
-    def say(self, text: str) -> str:
-        record = self._base("assistant")
-        record["message"] = {"model": "claude-opus-4-5-20251101", "id": f"msg_{uuid.uuid4().hex[:24]}",
-                             "type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
-                             "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 10}}
-        return self._add(record)
-
-    def _tool(self, text: str, name: str, args: dict[str, Any]) -> tuple[str, str]:
-        call_id = f"toolu_01{uuid.uuid4().hex[:22]}"
-        record = self._base("assistant")
-        record["message"] = {"model": "claude-opus-4-5-20251101", "id": f"msg_{uuid.uuid4().hex[:24]}",
-                             "type": "message", "role": "assistant",
-                             "content": [{"type": "text", "text": text},
-                                         {"type": "tool_use", "id": call_id, "name": name, "input": args}],
-                             "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 10}}
-        return self._add(record), call_id
-
-    def _result(self, call_id: str, source: str, content: str, result: dict[str, Any]) -> str:
-        record = self._base("user")
-        record["message"] = {"role": "user", "content": [
-            {"tool_use_id": call_id, "type": "tool_result", "content": content}]}
-        record["toolUseResult"] = result
-        record["sourceToolAssistantUUID"] = source
-        return self._add(record)
-
-    def write(self, text: str, path: Path, content: str) -> str:
-        """An assistant message with a Write of a new file, its result, and the file on disk."""
-        message_id, call_id = self._tool(text, "Write", {"file_path": str(path), "content": content})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-        self._result(call_id, message_id, f"File created successfully at: {path}",
-                     {"type": "create", "filePath": str(path), "content": content, "structuredPatch": [],
-                      "originalFile": None})
-        return message_id
-
-    def edit(self, text: str, path: Path, old: str, new: str) -> str:
-        """An assistant message with an Edit, its result (originalFile = the file before), the file on disk."""
-        original = path.read_text(encoding="utf-8")
-        assert original.count(old) == 1
-        message_id, call_id = self._tool(text, "Edit", {"file_path": str(path), "old_string": old,
-                                                         "new_string": new, "replace_all": False})
-        path.write_text(original.replace(old, new), encoding="utf-8")
-        self._result(call_id, message_id, f"The file {path} has been updated successfully.",
-                     {"filePath": str(path), "oldString": old, "newString": new, "originalFile": original,
-                      "structuredPatch": [], "userModified": False, "replaceAll": False})
-        return message_id
-
-    def save(self) -> Path:
-        folder = claude_project_dir(self.cwd)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.session_id}.jsonl"
-        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records),
-                        encoding="utf-8")
-        return path
-
-
-# --- Codex rollouts -----------------------------------------------------------------------------------
-
-
-def unified(before: str, after: str) -> str:
-    """The `unified_diff` Codex puts in patch_apply_end: hunks only, no ---/+++ header."""
-    lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=1))
-    return "\n".join(lines[2:]) + "\n"
-
-
-@dataclass
-class CodexSession:
-    """Builds a Codex CLI rollout (0.12x layout) record by record."""
-
-    cwd: Path
-    clock: Clock
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    records: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.started = self.clock.now
-        self._add("session_meta", {"id": self.session_id, "timestamp": iso(self.started), "cwd": str(self.cwd),
-                                   "originator": "codex_cli_rs", "cli_version": "0.125.0", "source": "cli",
-                                   "model_provider": "openai"})
-
-    def _add(self, kind: str, payload: dict[str, Any]) -> str:
-        self.records.append({"timestamp": self.clock.tick(), "type": kind, "payload": payload})
-        return f"r{len(self.records)}"  # the 1-based ordinal of the record in the file
-
-    def prompt(self, text: str) -> str:
-        self._add("turn_context", {"cwd": str(self.cwd), "approval_policy": "on-request", "model": "gpt-5.5"})
-        self._add("response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n</environment_context>"}]})
-        self._add("response_item", {"type": "message", "role": "user",
-                                    "content": [{"type": "input_text", "text": text}]})
-        return self._add("event_msg", {"type": "user_message", "message": text, "images": [],
-                                       "local_images": [], "text_elements": []})
-
-    def say(self, text: str, phase: str = "commentary") -> str:
-        return self._add("response_item", {"type": "message", "role": "assistant",
-                                           "content": [{"type": "output_text", "text": text}], "phase": phase})
-
-    def apply_patch(self, files: dict[Path, str]) -> str:
-        """One apply_patch call updating or adding `files` (path -> new text); the files change on disk."""
-        call_id = f"call_{uuid.uuid4().hex[:24]}"
-        envelope = ["*** Begin Patch"]
-        changes: dict[str, dict[str, Any]] = {}
-        for path, after in files.items():
-            if path.exists():
-                before = path.read_text(encoding="utf-8")
-                envelope.append(f"*** Update File: {path}")
-                envelope.append("@@")
-                for row in unified(before, after).splitlines():
-                    if not row.startswith("@@"):
-                        envelope.append(row)
-                changes[str(path)] = {"type": "update", "unified_diff": unified(before, after), "move_path": None}
-            else:
-                envelope.append(f"*** Add File: {path}")
-                envelope += [f"+{row}" for row in after.splitlines()]
-                changes[str(path)] = {"type": "add", "content": after}
-        envelope.append("*** End Patch")
-        message_id = self._add("response_item", {"type": "custom_tool_call", "status": "completed",
-                                                 "call_id": call_id, "name": "apply_patch",
-                                                 "input": "\n".join(envelope) + "\n"})
-        for path, after in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(after, encoding="utf-8")
-        summary = "".join(f"{'M' if c['type'] == 'update' else 'A'} {p}\n" for p, c in changes.items())
-        self._add("event_msg", {"type": "patch_apply_end", "call_id": call_id, "turn_id": str(uuid.uuid4()),
-                                "stdout": f"Success. Updated the following files:\n{summary}", "stderr": "",
-                                "success": True, "changes": changes, "status": "completed"})
-        self._add("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": json.dumps(
-            {"output": f"Success. Updated the following files:\n{summary}",
-             "metadata": {"exit_code": 0, "duration_seconds": 0.0}})})
-        return message_id
-
-    def save(self) -> Path:
-        day = self.started.astimezone(timezone.utc)
-        folder = Path(os.environ["CODEX_HOME"]) / "sessions" / day.strftime("%Y/%m/%d")
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"rollout-{day.strftime('%Y-%m-%dT%H-%M-%S')}-{self.session_id}.jsonl"
-        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records),
-                        encoding="utf-8")
-        return path
 
 
 # --- the scenario shared by the main-flow tests ----------------------------------------------------------
@@ -421,7 +176,7 @@ def test_existing_hook_is_kept_runs_and_is_restored(repo: Path) -> None:
     (repo / "notes.txt").write_text("a person wrote this line by hand\n", encoding="utf-8")
     sha = commit_all(repo, "human change")
     assert (root / ".git" / "legacy-ran").read_text(encoding="utf-8") == f"legacy ran {sha}\n"
-    records = note_records(wait_for_note(repo, sha))
+    records = json_lines(wait_for_note(repo, sha))
     assert [r["kind"] for r in records] == ["commit"]
     assert (records[0]["lines_added"], records[0]["lines_attributed"]) == (1, 0)
 
@@ -456,7 +211,7 @@ def test_hook_records_claude_and_codex_sessions(repo: Path) -> None:
     root = s.repo
 
     # The note: one commit record, both sessions, line ranges.
-    records = note_records(note_text(root, s.commit) or "")
+    records = json_lines(note_text(root, s.commit) or "")
     commit_record = [r for r in records if r["kind"] == "commit"]
     assert len(commit_record) == 1 and commit_record[0]["commit"] == s.commit
     sessions = {(r["agent"], r["session_id"]) for r in records if r["kind"] == "session"}
@@ -611,7 +366,7 @@ def human_tweak(s: Scenario) -> str:
 
 def assert_human_tweak(s: Scenario, sha: str) -> None:
     root, app = s.repo, s.repo / "app.py"
-    records = note_records(note_text(root, sha) or "")
+    records = json_lines(note_text(root, sha) or "")
     assert [r["kind"] for r in records] == ["commit"], records
     assert (records[0]["lines_added"], records[0]["lines_attributed"]) == (1, 0)
     got = blame_json(root, f"app.py:{line_of(app, HUMAN_LINE)}")["lines"][0]
@@ -671,7 +426,7 @@ def test_session_of_another_repository_is_not_credited(repo: Path, tmp_path: Pat
     (root / "lib" / "extra.py").write_text(EXTRA, encoding="utf-8")
     sha = commit_all(root, "same lines, typed by hand")
 
-    records = note_records(wait_for_note(root, sha))
+    records = json_lines(wait_for_note(root, sha))
     assert [r["kind"] for r in records] == ["commit"], records
     assert records[0]["lines_attributed"] == 0
     got = blame_json(root, f"app.py:{line_of(root / 'app.py', 'def greet(name):')}")["lines"][0]

@@ -8,14 +8,13 @@ sizes from links.json and from the files, hashes from content_hash.txt.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import corpus, git
+from support import corpus, corpus_files, git, set_ref, write_tree
 
 from git_intent.entire import (
     Checkpoint,
@@ -48,33 +47,6 @@ SESSIONS = [
 def links(source: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(corpus("linked", source, "links.json").read_text())
     return data
-
-
-def write_tree(repo: Path, files: dict[str, bytes]) -> str:
-    """A tree object holding `files` (path -> bytes), built through a scratch index."""
-    env = {"GIT_INDEX_FILE": str(repo / ".git" / "scratch-index")}
-    for path, data in sorted(files.items()):
-        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data, capture_output=True,
-                             check=True).stdout.decode().strip()
-        git(repo, "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
-    tree = git(repo, "write-tree", env=env).strip()
-    os.remove(repo / ".git" / "scratch-index")
-    return tree
-
-
-def set_ref(repo: Path, ref: str, tree: str, message: str) -> str:
-    commit = git(repo, "commit-tree", tree, "-m", message).strip()
-    git(repo, "update-ref", ref, commit)
-    return commit
-
-
-def corpus_files() -> dict[str, bytes]:
-    """Every file of the corpus checkpoint folders, keyed by its path on the checkpoints branch."""
-    files: dict[str, bytes] = {}
-    for source in SOURCES:
-        root = corpus("linked", source, "checkpoints")
-        files.update({p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()})
-    return files
 
 
 @pytest.fixture

@@ -8,10 +8,23 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from conftest import corpus, git, run_cli
-from test_e2e_hook import ClaudeSession, Clock
-from test_entire import corpus_files, set_ref, write_tree
-from test_linked_corpus import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
+from support import (
+    ENTIRE_8ECE,
+    ENTIRE_AC3F_S0,
+    ENTIRE_AC3F_S2,
+    GITSYNC_8FEA,
+    ClaudeSession,
+    Clock,
+    at,
+    corpus,
+    corpus_files,
+    git,
+    make_repo,
+    run_cli,
+    session_cwd,
+    set_ref,
+    write_tree,
+)
 
 from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from sqlite_utils import Database
-from test_e2e_hook import ClaudeSession, Clock, CodexSession
+from support import ClaudeSession, Clock, CodexSession
 
 from git_intent import index
 from git_intent.index import MIGRATIONS, index_path, ingest, migrate, open_index

@@ -10,61 +10,31 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import corpus, git, run_cli
+from support import (
+    ENTIRE_8ECE,
+    ENTIRE_AC3F_S0,
+    ENTIRE_AC3F_S2,
+    GITSYNC_8FEA,
+    at,
+    corpus,
+    git,
+    json_objects,
+    make_repo,
+    run_cli,
+    session_cwd,
+)
 
 from git_intent.replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 pytestmark = pytest.mark.slow
 
-ENTIRE_8ECE = ("entire-cli", "checkpoints", "8e", "ce5fc12e98", "0", "full.jsonl")
-ENTIRE_AC3F_S0 = ("entire-cli", "checkpoints", "ac", "3f02a3c337", "0", "full.jsonl")
-ENTIRE_AC3F_S2 = ("entire-cli", "checkpoints", "ac", "3f02a3c337", "2", "full.jsonl")
-GITSYNC_8FEA = ("git-sync", "checkpoints", "8f", "eaf84a600f", "0", "full.jsonl")
-
-
 # --- reading the transcripts independently of the product ------------------------------------------------
-
-
-def records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(1-based ordinal, object) for every JSON object in a JSON Lines file, glued objects included."""
-    decoder = json.JSONDecoder()
-    n = 0
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            i = 0
-            while i < len(line):
-                while i < len(line) and line[i].isspace():
-                    i += 1
-                if i >= len(line):
-                    break
-                try:
-                    value, i = decoder.raw_decode(line, i)
-                except ValueError:
-                    nxt = line.find('{"', i + 1)
-                    if nxt < 0:
-                        break
-                    i = nxt
-                    continue
-                if isinstance(value, dict):
-                    n += 1
-                    yield n, value
-
-
-def session_cwd(path: Path) -> str:
-    for _, record in records(path):
-        if isinstance(record.get("cwd"), str):
-            return str(record["cwd"])
-        payload = record.get("payload")
-        if record.get("type") == "session_meta" and isinstance(payload, dict):
-            return str(payload["cwd"])
-    raise AssertionError(f"no cwd in {path}")
 
 
 @dataclass(frozen=True)
@@ -81,7 +51,7 @@ def claude_calls(path: Path) -> list[Call]:
     were not in the old text."""
     pending: dict[str, Call] = {}
     done: list[Call] = []
-    for _, record in records(path):
+    for _, record in json_objects(path):
         content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
         if record.get("type") == "assistant":
@@ -108,7 +78,7 @@ def codex_calls(path: Path) -> list[Call]:
     """apply_patch calls whose patch_apply_end succeeded: `r<ordinal>` of the call record and its + lines."""
     pending: dict[str, Call] = {}
     done: list[Call] = []
-    for n, record in records(path):
+    for n, record in json_objects(path):
         payload = record.get("payload")
         if not isinstance(payload, dict):
             continue
@@ -124,17 +94,6 @@ def codex_calls(path: Path) -> list[Call]:
 
 
 # --- building and recording the commits ----------------------------------------------------------------------
-
-
-def make_repo(path: Path) -> Path:
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    git(path, "config", "commit.gpgsign", "false")
-    return path.resolve()
-
-
-def at(stamp: str) -> datetime:
-    return datetime.fromisoformat(stamp)
 
 
 def record(repo: Path, *transcripts: Path) -> dict[str, Any]:

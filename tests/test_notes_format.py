@@ -6,7 +6,7 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from conftest import git
+from support import commit_all, git
 
 from git_intent.notes import NOTE_SCHEMA, CommitRecord, LinesRecord, NoteRecord, SessionRecord, parse_note, render_note
 from git_intent.repo import Hunk, Repository, parse_added_hunks, parse_porcelain
@@ -95,12 +95,6 @@ def test_notes_concatenated_by_git_merge_parse_as_union() -> None:
 # --------------------------------------------------------------------------------------------------
 # git blame --porcelain
 # --------------------------------------------------------------------------------------------------
-
-
-def commit_all(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def author_time(repo: Path, sha: str) -> datetime:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git, run_cli
+from support import commit_file, git, install, note_records, run_cli
 
 NOTES_REF = "refs/notes/intent"
 SCRATCH_REFS = "refs/notes/intent-scratch/"
@@ -36,32 +36,10 @@ WAIT = 30.0
 # --- helpers --------------------------------------------------------------------------------------------------
 
 
-def install(repo: Path) -> None:
-    proc = run_cli("install", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
-
-
-def commit_file(tree: Path, name: str, text: str, env: dict[str, str] | None = None) -> str:
-    """Write `name`, commit it (through whatever hook is installed) and return the new commit's SHA."""
-    (tree / name).write_text(text, encoding="utf-8")
-    git(tree, "add", name)
-    proc = subprocess.run(["git", "commit", "-q", "-m", f"add {name}"], cwd=tree, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    return git(tree, "rev-parse", "HEAD").strip()
-
-
 def noted(repo: Path) -> set[str]:
     """The objects that have a note on refs/notes/intent."""
     out = git(repo, "notes", "--ref", NOTES_REF, "list")
     return {line.split()[1] for line in out.splitlines() if line.strip()}
-
-
-def note_records(repo: Path, sha: str) -> list[dict[str, Any]]:
-    """Every line of the note on `sha` parsed as one JSON object (JSON Lines); fails on any other line."""
-    text = git(repo, "notes", "--ref", NOTES_REF, "show", sha)
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def commit_records(repo: Path, sha: str) -> list[dict[str, Any]]:
@@ -124,17 +102,27 @@ while not os.path.exists(go):
     time.sleep(0.001)
 record_commit(Repository(Path(root)), sha)
 """
+# The note writer as it was before the lock, patched into each writer process: no lock, no compare-and-swap,
+# `git notes add` straight onto refs/notes/intent (what the lock prevents is what this loses).
+UNLOCKED = """
+from contextlib import nullcontext
+import git_intent.notes.store as store
+def unlocked_swap(repo, commit, text, old, attempt):
+    blob = repo.git("hash-object", "-w", "--stdin", input_text=text).strip()
+    repo.git("notes", "--ref", store.NOTES_REF, "add", "-f", "-C", blob, commit)
+    return True
+store.notes_lock = lambda repo: nullcontext()
+store._swap = unlocked_swap
+"""
 
 
-def record_at_once(repo: Path, shas: list[str], signals: Path, env: dict[str, str] | None = None
-                   ) -> list[tuple[int, str]]:
-    """Start one `record_commit` process per SHA, release them together; returns each exit code and the last
-    line of its stderr."""
+def record_at_once(repo: Path, shas: list[str], signals: Path, prelude: str = "") -> list[tuple[int, str]]:
+    """Start one `record_commit` process per SHA (after running `prelude` in it), release them together;
+    returns each exit code and the last line of its stderr."""
     signals.mkdir()
     go = signals / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", RECORDER, str(repo), sha, str(signals / f"ready-{i}"), str(go)],
-                              cwd=repo, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen([sys.executable, "-c", prelude + RECORDER, str(repo), sha, str(signals / f"ready-{i}"),
+                               str(go)], cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for i, sha in enumerate(shas)]
     try:
         wait_until(lambda: len(list(signals.glob("ready-*"))) == len(shas) or any(p.poll() is not None for p in procs),
@@ -213,8 +201,7 @@ def test_without_the_lock_notes_are_lost(repo: Path, tmp_path: Path) -> None:
     seen = []
     for run in range(3):
         git(repo, "update-ref", "-d", NOTES_REF, check=False)
-        outcomes = record_at_once(repo, shas, tmp_path / f"signals-{run}",
-                                  env={"GIT_INTENT_TEST_UNLOCKED_NOTES": "1"})
+        outcomes = record_at_once(repo, shas, tmp_path / f"signals-{run}", prelude=UNLOCKED)
         kept = noted(repo) & set(shas)
         failed = [err for code, err in outcomes if code != 0]
         silent = sum(1 for sha, (code, _) in zip(shas, outcomes, strict=True) if code == 0 and sha not in kept)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from conftest import git, run_cli
-from test_e2e_hook import ClaudeSession, Clock
+from support import ClaudeSession, Clock
 
 A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
 B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"

@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git, run_cli
-from test_e2e_hook import ClaudeSession, Clock
+from support import NOTES_REF, ClaudeSession, Clock, git, install, note_records, note_text, run_cli
 
-NOTES_REF = "refs/notes/intent"
 SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}
 
 
@@ -37,23 +35,6 @@ def head(repo: Path, rev: str = "HEAD") -> str:
     return git(repo, "rev-parse", rev).strip()
 
 
-def install(repo: Path) -> None:
-    proc = run_cli("install", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
-
-
-def note_text(repo: Path, rev: str) -> str | None:
-    proc = subprocess.run(["git", "notes", "--ref", NOTES_REF, "show", rev], cwd=repo, capture_output=True,
-                          text=True)
-    return proc.stdout if proc.returncode == 0 else None
-
-
-def records(repo: Path, rev: str) -> list[dict[str, Any]]:
-    text = note_text(repo, rev)
-    assert text is not None, f"no note on {rev}"
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
 Credit = tuple[str, str, str | None]  # session_id, message_id, derived_from
 
 
@@ -61,7 +42,7 @@ def credited(repo: Path, rev: str) -> dict[tuple[str, str], Credit]:
     """(path, line text) -> credit, for every line the note of `rev` credits; checks the note's shape:
     exactly one commit record (about `rev` itself) and one session record per credited session."""
     sha = head(repo, rev)
-    recs = records(repo, sha)
+    recs = note_records(repo, sha)
     commits = [r for r in recs if r["kind"] == "commit"]
     assert [c["commit"] for c in commits] == [sha], recs
     out: dict[tuple[str, str], Credit] = {}

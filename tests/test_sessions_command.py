@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from conftest import git, run_cli
-from test_e2e_hook import ClaudeSession, Clock
+from support import ClaudeSession, Clock
 
 
 def test_sessions_lists_this_repositorys_sessions_and_their_commits(repo: Path, tmp_path: Path) -> None:

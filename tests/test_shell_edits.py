@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, corpus
+from support import CORPUS, corpus, write_records
 
 from git_intent.adapters import claude_code, codex, shell, sniff
 from git_intent.models import Edit
@@ -190,11 +190,6 @@ def bash(call_id: str, command: str) -> dict[str, Any]:
 
 def result(call_id: str, error: bool = False) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": call_id, "content": "Exit code 1" if error else "", "is_error": error}
-
-
-def write_records(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def test_claude_bash_edits(tmp_path: Path) -> None:
