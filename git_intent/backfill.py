@@ -18,6 +18,7 @@ from .catalog import candidate_sessions
 from .config import lookback
 from .errors import GitError, IntentError
 from .notes import NoteRecord, read_notes, write_notes
+from .objects import InProcessRepository
 from .paths import PathMapper
 from .record import attribute_commit, back_up, note_records, summarize
 from .repo import Repository
@@ -47,6 +48,8 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     `transcripts` file, NoteError when a batch cannot be written or does not verify.
     """
     started = time.perf_counter()
+    # Thousands of commit, blob and note lookups: in process (pygit2), not one `git` process each.
+    repo = InProcessRepository.of(repo)
     try:
         commits = repo.git("rev-list", "--reverse", "--end-of-options", revision_range).split()
     except GitError as exc:
@@ -62,14 +65,16 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         stamps = [int(t) for i in range(0, len(todo), 1000)
                   for t in repo.git("show", "-s", "--format=%ct", *todo[i:i + 1000]).split()]
         oldest = datetime.fromtimestamp(min(stamps), timezone.utc)
-        sessions = candidate_sessions(repo, oldest - lookback(repo), transcripts)
+        window = lookback(repo)
+        sessions = candidate_sessions(repo, oldest - window, transcripts)
         mapper = PathMapper(repo.root, repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify",
                                                                                 "HEAD") else [], repo.worktrees)
         for start in range(0, len(todo), BATCH):
             batch: dict[str, list[NoteRecord]] = {}
             backups = []
             for commit in todo[start:start + BATCH]:
-                credits = attribute_commit(repo, commit, sessions=sessions, mapper=mapper, keep_own=not force)
+                credits = attribute_commit(repo, commit, sessions=sessions, mapper=mapper, keep_own=not force,
+                                           window=window)
                 summary = summarize(commit, credits)
                 batch[commit] = note_records(commit, credits)
                 backups.append((commit, credits, summary))

@@ -69,13 +69,15 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
 
 def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Path] = (), sources: Iterable[str] = (),
                      live: bool = True, sessions: list[Session] | None = None,
-                     mapper: PathMapper | None = None, keep_own: bool = True) -> list[LineCredit]:
+                     mapper: PathMapper | None = None, keep_own: bool = True,
+                     window: timedelta | None = None) -> list[LineCredit]:
     """The credits of every added line of `commit` (see `record_commit`); writes nothing. `keep_own`
-    False recomputes from scratch, ignoring what the commit's own note credits (`backfill --force`)."""
+    False recomputes from scratch, ignoring what the commit's own note credits (`backfill --force`);
+    `window` is the look-back when the caller read it already (default `config.lookback`)."""
     parents = repo.parents(commit)
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
-    earliest = (after or committed) - lookback(repo)
+    earliest = (after or committed) - (lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit, keep_own)))
     carried = carried_edits(repo, sources, commit)
     edits: list[AnyEdit] = [*carried]

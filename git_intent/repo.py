@@ -216,6 +216,10 @@ class Repository:
                 pos = newline + 1 + size + 1
                 yield name, data if header[1] == b"blob" and len(data) == size else None
 
+    def note_text(self, ref: str, commit: str) -> str:
+        """The text of the note `ref` holds on `commit` ("" when none)."""
+        return self.git("notes", "--ref", ref, "show", commit, check=False)
+
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
         proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=self.root, capture_output=True)

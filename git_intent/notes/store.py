@@ -29,7 +29,7 @@ Records = Sequence[CommitRecord | SessionRecord | LinesRecord]
 
 def note_text(repo: Repository, commit: str) -> str:
     """The raw text of the note on `commit` ("" when it has none)."""
-    return repo.git("notes", "--ref", NOTES_REF, "show", commit, check=False)
+    return repo.note_text(NOTES_REF, commit)
 
 
 def read_note(repo: Repository, commit: str) -> Note | None:
