@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -87,6 +88,12 @@ def build(root: Path, commits: int, transcripts: int) -> tuple[Path, int]:
     return repo, agent_lines
 
 
+def cpu_seconds() -> tuple[float, float]:
+    """(user + system CPU seconds of this process, of its finished child processes)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--commits", type=int, default=1000)
@@ -103,11 +110,15 @@ def main() -> None:
         print(f"generated {args.commits} commits and {args.transcripts} transcripts in "
               f"{time.perf_counter() - t0:.1f} s")
         repo = Repository(path)
+        before = cpu_seconds()
         result = backfill(repo, "HEAD")
+        used = [after - start for after, start in zip(cpu_seconds(), before, strict=True)]
         print(f"backfill: {result.recorded} commits in {result.seconds:.1f} s = "
               f"{result.recorded / result.seconds:.1f} commits/s; credited {result.lines_attributed} of "
               f"{agent_lines} agent-written lines ({100 * result.lines_attributed / agent_lines:.1f}% recall), "
               f"{result.lines_added} added lines in all")
+        # CPU time holds still on a busy machine where wall time does not.
+        print(f"backfill CPU: {used[0]:.1f} s in this process, {used[1]:.1f} s in the git processes it started")
         again = backfill(repo, "HEAD")
         print(f"second run: {again.recorded} recorded, {again.skipped} skipped in {again.seconds:.2f} s")
         shas = subprocess.run(["git", "rev-list", "--max-count=20", "HEAD"], cwd=path, capture_output=True,

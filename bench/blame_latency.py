@@ -8,9 +8,12 @@ output captured through pipes):
   c. cli blame json  `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess)
   d. library blame   `git_intent.blame.blame_lines(repo, "cmd/entire/cli/agent/chunking.go:85", cwd=...)`
                      in this process, modules already imported, `Repository` built once outside the timing
-  e. cli --version   `git-intent --version` (subprocess; interpreter + click + CLI module start-up alone)
-  f. import cli      `python -c "import git_intent.cli"` (subprocess)
-  g. python -c pass  `python -c pass` (subprocess; reference only: the bare interpreter start-up)
+  e. library blame, in-process reads   (d) on `objects.InProcessRepository`: the note and the file at the
+                     commit read through pygit2 (imported and opened outside the timing) instead of `git`
+  f. cli --version   `git-intent --version` (subprocess; interpreter + click + CLI module start-up alone)
+  g. import cli      `python -c "import git_intent.cli"` (subprocess)
+  h. import pygit2   `python -c "import pygit2"` (subprocess; what (e) would add to a command's start-up)
+  i. python -c pass  `python -c pass` (subprocess; reference only: the bare interpreter start-up)
 
 The repository is the one `git intent demo` builds: `git_intent.demo.run_demo(keep=DIR)` replays the
 bundled real Claude Code session into a fresh repository in a temporary folder and records its commit.
@@ -106,6 +109,7 @@ def main() -> None:
         from git_intent import __version__
         from git_intent.blame import blame_lines
         from git_intent.demo import run_demo
+        from git_intent.objects import InProcessRepository
         from git_intent.repo import Repository
 
         folder = root / "demo"
@@ -118,9 +122,11 @@ def main() -> None:
         cli = find_cli()
         location = f"{TARGET}:{LINE}"
         repo = Repository(folder)
+        fast = InProcessRepository.of(Repository(folder))
+        fast.objects  # noqa: B018  (pygit2 imported and the repository opened outside the timing)
 
-        def library() -> None:
-            answer = blame_lines(repo, location, cwd=folder)
+        def library(on: Repository = repo) -> None:
+            answer = blame_lines(on, location, cwd=folder)
             if answer.lines[0].status != "agent":
                 raise RuntimeError(f"library blame answered {answer.lines[0].status}")
 
@@ -131,9 +137,12 @@ def main() -> None:
             ("cli_blame_json", f"git-intent blame {location} --json",
              subprocess_bench([cli, "blame", location, "--json"], folder)),
             ("library_blame", f"blame_lines(repo, {location!r}, cwd=...)", library),
+            ("library_blame_in_process", "the same on InProcessRepository (pygit2 reads)", lambda: library(fast)),
             ("cli_version", "git-intent --version", subprocess_bench([cli, "--version"], folder)),
             ("import_cli", 'python -c "import git_intent.cli"',
              subprocess_bench([sys.executable, "-c", "import git_intent.cli"], folder)),
+            ("import_pygit2", 'python -c "import pygit2"',
+             subprocess_bench([sys.executable, "-c", "import pygit2"], folder)),
             ("python_pass", "python -c pass (reference)", subprocess_bench([sys.executable, "-c", "pass"], folder)),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
@@ -168,7 +177,7 @@ def main() -> None:
     print(f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} warm-ups\n")
     width = max(len(r["command"]) for r in results.values())
     print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}")
-    for letter, result in zip("abcdefg", results.values(), strict=True):
+    for letter, result in zip("abcdefghi", results.values(), strict=True):
         print(f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
               f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}")
     print(f"\n(all in ms)  b/a, cli blame over git blame (medians): {ratio:.1f}x")
