@@ -24,8 +24,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import PYTHON_BIN, corpus, git, run_cli
-from test_e2e_hook import ClaudeSession, Clock
+from conftest import PYTHON_BIN
+from support import ClaudeSession, Clock, corpus, git, run_cli
 
 from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
 

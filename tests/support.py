@@ -26,6 +26,7 @@ import pytest
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures"
 NOTES_REF = "refs/notes/intent"
 WAIT = 30.0  # seconds to wait for the hook's background worker
+SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}  # the hooks' worker runs in the foreground: the note is there when git returns
 
 
 # --- git and the CLI --------------------------------------------------------------------------------------
@@ -67,6 +68,11 @@ def commit_all(repo: Path, message: str, *args: str, env: dict[str, str] | None 
                           env={**os.environ, **(env or {})})
     assert proc.returncode == 0, proc.stderr
     return git(repo, "rev-parse", "HEAD").strip()
+
+
+def commit_synced(repo: Path, message: str, *args: str, env: dict[str, str] | None = None) -> str:
+    """`commit_all` with the hooks' worker in the foreground (`SYNC`)."""
+    return commit_all(repo, message, *args, env={**SYNC, **(env or {})})
 
 
 def commit_file(repo: Path, name: str, text: str, message: str | None = None,
@@ -262,6 +268,11 @@ class ClaudeSession:
         path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records),
                         encoding="utf-8")
         return path
+
+
+def claude_session(repo: Path, clock: Clock | None = None) -> ClaudeSession:
+    """A Claude Code session working in `repo` (timestamps from `clock`, default: from now)."""
+    return ClaudeSession(cwd=repo, clock=clock or Clock())
 
 
 def unified(before: str, after: str) -> str:

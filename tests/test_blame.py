@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git, run_cli
-from test_e2e_hook import claude_project_dir
-from test_rewrites import commit, install, note_text, session
+from support import claude_project_dir, git, install, note_text, run_cli
+from support import claude_session as session
+from support import commit_synced as commit
 
 from git_intent.repo import parse_porcelain
 
-MODEL = "claude-opus-4-5-20251101"  # what test_e2e_hook.ClaudeSession writes as message.model
+MODEL = "claude-opus-4-5-20251101"  # what support.ClaudeSession writes as message.model
 
 
 def blame_json(repo: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:

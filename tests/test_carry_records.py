@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from support import (
+    SYNC,
     ClaudeSession,
     Clock,
     blame_json,
@@ -25,7 +26,6 @@ from support import (
     run_cli,
 )
 
-SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}
 T0 = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(hours=1)
 AGENT_LINE = '    return f"Hello, {name}! Welcome to git-intent, the provenance tool."'
 TWEAKED = '    return f"Hello, {name}! Welcome to git-intent, the provenance tools."'

@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ClaudeSession, Clock, blame_json, commit_all, git, install, note_records
+from support import SYNC, ClaudeSession, Clock, blame_json, commit_all, git, install, note_records
 
 from git_intent.repo import Hunk, parse_added_hunks
-
-SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}
 
 BAT = ["@echo off", "REM start the greeting service in the background", "set GREETING=Hello from the agent",
        "python -m greeting --port 8080", "exit /b 0"]

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import NOTES_REF, ClaudeSession, Clock, git, install, note_records, note_text, run_cli
-
-SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}
-
+from support import NOTES_REF, SYNC, ClaudeSession, git, install, note_records, note_text, run_cli
+from support import claude_session as session
+from support import commit_synced as commit
 
 # --- helpers --------------------------------------------------------------------------------------------
 
@@ -95,16 +94,6 @@ def all_notes_are_json_lines(repo: Path) -> set[str]:
                 assert isinstance(json.loads(line), dict), line
         noted.add(annotated)
     return noted
-
-
-def session(repo: Path, clock: Clock | None = None) -> ClaudeSession:
-    return ClaudeSession(cwd=repo, clock=clock or Clock())
-
-
-def commit(repo: Path, message: str, *args: str, env: dict[str, str] | None = None) -> str:
-    git(repo, "add", "-A")
-    hgit(repo, "commit", "-q", "-m", message, *args, env=env)
-    return head(repo)
 
 
 def new_repo(path: Path, files: dict[str, str]) -> Path:
