@@ -10,6 +10,8 @@ the installed hook (in the foreground), and `git intent blame` must credit every
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -52,18 +54,20 @@ def test_crlf_file_written_by_an_agent_is_credited_line_by_line(repo: Path) -> N
     assert path.read_bytes().count(b"\r\n") == len(BAT)
     ranges = [(r["path"], r["start"], r["end"]) for r in note_records(repo, sha) if r["kind"] == "lines"]
     assert ranges == [("start.bat", 1, 5)]
-    # blame prints the line without its "\r", as git blame --porcelain framing gives it
-    assert_agent_lines(repo, "start.bat:1-5", agent, message_id, sha, BAT)
+    # blame gives each line as the file holds it, up to its "\n"
+    assert_agent_lines(repo, "start.bat:1-5", agent, message_id, sha, [f"{line}\r" for line in BAT])
 
 
 @pytest.mark.slow
 def test_mixed_line_endings_are_credited(repo: Path) -> None:
     path = repo / "start.bat"
-    text = "".join(f"{line}{ending}" for line, ending in zip(BAT, ["\r\n", "\n", "\r\n", "\n", "\r\n"], strict=True))
+    endings = ["\r\n", "\n", "\r\n", "\n", "\r\n"]
+    text = "".join(f"{line}{ending}" for line, ending in zip(BAT, endings, strict=True))
     agent, message_id, sha = agent_commit(repo, lambda a: a.write("The start script.", path, text))
     blob = subprocess.run(["git", "cat-file", "blob", f"{sha}:start.bat"], cwd=repo, capture_output=True, check=True)
     assert blob.stdout == text.encode()  # committed as written: no autocrlf, no .gitattributes
-    assert_agent_lines(repo, "start.bat:1-5", agent, message_id, sha, BAT)
+    assert_agent_lines(repo, "start.bat:1-5", agent, message_id, sha,
+                       [line + ending[:-1] for line, ending in zip(BAT, endings, strict=True)])
 
 
 @pytest.mark.slow
@@ -88,3 +92,23 @@ def test_diff_parser_skips_the_no_newline_marker_and_keeps_carriage_returns() ->
             "+@echo off\r\n+exit /b 0\r\n")
     assert parse_added_hunks(diff) == [Hunk("greet.py", 2, ('print("two")', 'print("three")')),
                                        Hunk("start.bat", 1, ("@echo off\r", "exit /b 0\r"))]
+
+
+def test_crlf_note_written_by_release_0_1_0_still_matches(repo: Path) -> None:
+    """0.1.0 hashed the diff read with universal newlines (no "\\r"); the blob keeps "\\r\\n"."""
+    (repo / "start.bat").write_bytes("".join(f"{line}\r\n" for line in BAT).encode())
+    git(repo, "add", "start.bat")
+    git(repo, "commit", "-q", "-m", "start script")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    digest = hashlib.sha256("\n".join(BAT).encode()).hexdigest()[:16]
+    note = [{"schema": "git-intent/1", "kind": "commit", "commit": sha, "lines_added": 5, "lines_attributed": 5,
+             "recorded_by": "git-intent 0.1.0"},
+            {"schema": "git-intent/1", "kind": "session", "agent": "claude-code", "session_id": "s-1",
+             "lines_attributed": 5},
+            {"schema": "git-intent/1", "kind": "lines", "agent": "claude-code", "session_id": "s-1",
+             "message_id": "m-1", "tool": "Write", "match": "exact", "confidence": 1.0, "path": "start.bat",
+             "start": 1, "end": 5, "sha": digest}]
+    git(repo, "notes", "--ref", "refs/notes/intent", "add", "-m",
+        "\n".join(json.dumps(r, sort_keys=True, separators=(",", ":")) for r in note), sha)
+    lines = blame_json(repo, "start.bat:1-5")["lines"]
+    assert [(line["status"], line["attribution"]["session_id"]) for line in lines] == [("agent", "s-1")] * 5
