@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from .catalog import find_session
 from .errors import IntentError
 from .models import Session
-from .notes import NOTES_REF, Note, parse_note
+from .notes import NOTES_REF, Note, note_blobs, read_notes
 from .repo import PINNED, Hunk, Repository, parse_added_hunks
 
 UNKNOWN_MODEL = "unknown"
@@ -103,14 +103,13 @@ def _count(tally: _Tally, commit: str, author: str, note: Note | None, path: str
         tally.status["unrecorded"] += 1
         tally.person[author] += 1
         return
-    for record in note.records:
-        if (record.kind == "lines" and record.path == path and record.start is not None and record.end is not None
-                and record.start <= line <= record.end and record.agent and record.session_id):
-            key = (record.agent, record.session_id)
-            tally.status["agent"] += 1
-            tally.messages.setdefault(key, Counter())[record.message_id or ""] += 1
-            tally.commits.setdefault(key, set()).add(commit)
-            return
+    record = note.covering(path, line)
+    if record is not None:
+        key = (record.agent, record.session_id)
+        tally.status["agent"] += 1
+        tally.messages.setdefault(key, Counter())[record.message_id] += 1
+        tally.commits.setdefault(key, set()).add(commit)
+        return
     tally.status["human"] += 1
     tally.person[author] += 1
 
@@ -168,12 +167,11 @@ def _model(session: Session | None, message: object | None) -> str | None:
 def _notes(repo: Repository) -> tuple[dict[str, Note], list[str]]:
     """Every note on refs/notes/intent, read in one batch: commit -> Note. A note that holds no git-intent
     record is left out (its commit's lines count as unrecorded) and named in a sentence."""
-    listed = repo.git("notes", "--ref", NOTES_REF, "list", check=False).split()
-    blobs = dict(zip(listed[1::2], listed[0::2], strict=True))  # commit -> note blob
     notes: dict[str, Note] = {}
     problems: list[str] = []
-    for commit, (_, data) in zip(blobs, repo.cat_blobs(list(blobs.values())), strict=True):
-        note = parse_note(commit, data.decode("utf-8", "replace")) if data is not None else None
+    found = read_notes(repo)
+    for commit in note_blobs(repo):
+        note = found.get(commit)  # None: the note's blob is missing
         if note is not None and note.records:
             notes[commit] = note
         else:
