@@ -16,6 +16,7 @@ import pytest
 from conftest import corpus
 
 from git_intent.adapters import Adapter, claude_code, codex, opencode
+from git_intent.errors import DamagedTranscriptError
 from git_intent.models import AddedLine, Session
 
 OC = "transcripts/opencode"
@@ -398,12 +399,20 @@ def _store_with(tmp_path: Path, parts: list[Any], name: str = "opencode.db") -> 
 
 
 def test_not_sqlite_and_empty_files_give_nothing(tmp_path: Path) -> None:
-    for name, data in (("opencode.db", b"not a database at all\n"), ("empty.db", b""),
-                       ("torn.db", b"SQLite format 3\x00" + b"\xff" * 200)):
+    for name, data in (("opencode.db", b"not a database at all\n"), ("empty.db", b"")):
         path = tmp_path / name
         path.write_bytes(data)
         assert not opencode.sniff(path)
         assert opencode.read(path) == []
+
+
+def test_a_torn_sqlite_file_is_reported_as_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "torn.db"
+    path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    assert opencode.sniff(path)  # SQLite, and only this adapter reads SQLite: its damage is reported here
+    with pytest.raises(DamagedTranscriptError, match=r"^The OpenCode store .*torn.db is damaged \(file is not a "
+                                                      r"database\); its sessions are skipped\.$"):
+        opencode.read(path)
 
 
 def test_missing_file_raises_oserror_but_is_not_sniffed(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records, written_since
+from ..jsonl import head_records, iter_records, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from . import shell
 from .patches import text_diff_added
@@ -81,7 +81,8 @@ def read(path: Path) -> list[Session]:
     stats = ParseStats()
     builder = _Builder(path)
     for record in iter_records(path, stats):
-        builder.add(record, stats)
+        with one_record(stats):
+            builder.add(record, stats)
     return [builder.finish(stats)]
 
 

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
-from ..jsonl import head_records, iter_records, written_since
+from ..jsonl import head_records, iter_records, loads, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from . import shell
 from .patches import text_diff_added, unified_diff_added
@@ -145,7 +145,7 @@ def _is_gemini_record(record: dict[str, Any]) -> bool:
         return True
     if any(key in record for key in ("payload", "uuid", "message", "sessionId")):
         return False
-    return isinstance(record.get("id"), str) and record.get("type") in _TYPES and "content" in record
+    return isinstance(record.get("id"), str) and _str(record.get("type")) in _TYPES and "content" in record
 
 
 def read(path: Path) -> list[Session]:
@@ -161,7 +161,8 @@ def read(path: Path) -> list[Session]:
     legacy = _legacy_object(path, stats)
     if legacy is None:
         for record in iter_records(path, stats):
-            chat.apply(record, stats)
+            with one_record(stats):
+                chat.apply(record, stats)
     else:
         chat.load_legacy(legacy, stats)
     return [chat.session(path, stats)]
@@ -175,8 +176,8 @@ def _legacy_object(path: Path, stats: ParseStats) -> dict[str, Any] | None:
             return None
         text = first + "\n" + handle.read()
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = loads(text)
+    except ValueError:
         if first != "{":
             return None  # JSONL after all: the line reader will count what is torn
         stats.unreadable += 1
@@ -211,7 +212,7 @@ class _Chat:
             stats.unknown(str(record.get("type")))
 
     def message(self, message_id: str, record: dict[str, Any], stats: ParseStats) -> None:
-        if record.get("type") not in _TYPES:
+        if _str(record.get("type")) not in _TYPES:
             stats.unknown(str(record.get("type")))
             return
         self.records[message_id] = record  # an id seen before keeps its place, as in Gemini's loader
@@ -258,9 +259,10 @@ class _Chat:
         edits: list[Edit] = []
         for raw_id, record in self.records.items():
             message_id = raw_id.replace(":", "-")  # `SESSION:MESSAGE` addressing
-            message = _message(message_id, record, edits)
-            if message is not None:
-                messages.append(message)
+            with one_record(stats):
+                message = _message(message_id, record, edits)
+                if message is not None:
+                    messages.append(message)
         cwd = _cwd(path, self.meta, self.records.values())
         directories = self.meta.get("directories")
         cwds = [c for c in [cwd, *(directories if isinstance(directories, list) else [])] if isinstance(c, str)]
@@ -275,7 +277,8 @@ def _message(message_id: str, record: dict[str, Any], edits: list[Edit]) -> Mess
     kind = record.get("type")
     when = parse_timestamp(record.get("timestamp"))
     if kind == "gemini":
-        parts = [_thought(t) for t in record.get("thoughts") or [] if isinstance(t, dict)]
+        thoughts = record.get("thoughts")
+        parts = [_thought(t) for t in (thoughts if isinstance(thoughts, list) else []) if isinstance(t, dict)]
         parts += _parts(record.get("content"))
         calls = record.get("toolCalls")
         for call in calls if isinstance(calls, list) else []:
@@ -344,7 +347,7 @@ def _call_parts(call: dict[str, Any]) -> list[Part]:
 
 def _edit(call: dict[str, Any], message_id: str, when: datetime | None) -> Edit | None:
     """The edit a `replace` or `write_file` call made; None for other tools and for failed calls."""
-    name = call.get("name")
+    name = _str(call.get("name"))
     if name not in EDIT_TOOLS or call.get("status") not in (None, "success"):
         return None
     if any(p.is_error for p in _parts(call.get("result"))):
@@ -425,7 +428,7 @@ def _call_paths(call: dict[str, Any], absolute: list[str], resolved: list[str]) 
     here = [p for p in seen if p.startswith("/")]
     if isinstance(display.get("filePath"), str) and display["filePath"].startswith("/"):
         here.append(display["filePath"])
-    if call.get("name") in EDIT_TOOLS or call.get("name") == "read_file":
+    if _str(call.get("name")) in EDIT_TOOLS or call.get("name") == "read_file":
         for part in _parts(call.get("result")):
             here += [m.rstrip(".") for m in _ABSOLUTE.findall(part.text)]
     absolute += here

@@ -38,7 +38,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import written_since
+from ..errors import DamagedTranscriptError
+from ..jsonl import loads, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from .patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 
@@ -112,8 +113,9 @@ def sniff(path: Path) -> bool:
         try:
             with closing(_open(path)) as conn:
                 return _schema(conn) is not None
-        except sqlite3.Error:
-            return False
+        except sqlite3.Error as exc:
+            return _damaged(exc)  # only this adapter reads SQLite: a damaged file is its to report
+
     if path.suffix != ".json":
         return False
     return bool(_EXPORT_HEAD.match(head)) or (b'"id"' in head and _tree_member(path) is not None)
@@ -216,9 +218,18 @@ def _db_sessions(path: Path, wanted: Wanted) -> list[Session]:
                     session = _session(meta, path, _db_messages(conn, schema, meta))
                     if wanted(meta, session):
                         found.append(session)
-    except sqlite3.Error:
-        pass  # not SQLite, not OpenCode's, or damaged: the sessions read so far stand
+    except sqlite3.Error as exc:
+        if not _damaged(exc):
+            return found  # locked, or not readable here: the sessions read so far stand
+        # Damaged (a torn copy, a bad disk): said once, never a crash; the caller skips the store.
+        raise DamagedTranscriptError(f"The OpenCode store {path} is damaged ({exc}); its sessions are skipped.",
+                              hint="`sqlite3 FILE .recover` may save what it holds.") from exc
     return found
+
+
+def _damaged(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is corrupt or not a database (not merely locked or unreadable)."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _db_metas(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[_Meta]:
@@ -260,8 +271,8 @@ def _db_messages(conn: sqlite3.Connection, schema: dict[str, set[str]], meta: _M
 
 def _decode(data: Any, stats: ParseStats) -> dict[str, Any] | None:
     try:
-        value = json.loads(data) if isinstance(data, (str, bytes)) else None
-    except (ValueError, RecursionError):
+        value = loads(data) if isinstance(data, (str, bytes)) else None
+    except ValueError:
         value = None
     if isinstance(value, dict):
         stats.records += 1
@@ -324,8 +335,8 @@ def _tree_sessions(root: Path, only: str | None, wanted: Wanted) -> list[Session
 def _export_sessions(path: Path, wanted: Wanted) -> list[Session]:
     stats = ParseStats()
     try:
-        doc = json.loads(path.read_bytes())
-    except (ValueError, RecursionError):
+        doc = loads(path.read_bytes())
+    except ValueError:
         doc = None
     info = doc.get("info") if isinstance(doc, dict) else None
     if not isinstance(info, dict) or not isinstance(info.get("id"), str):
@@ -359,9 +370,10 @@ def _session(meta: _Meta, transcript: Path, raws: Iterable[_Raw]) -> Session:
         cwd = _text(_get(info, "path", "cwd"))
         if cwd and cwd not in cwds:
             cwds.append(cwd)
-        message = _message(message_id.replace(":", "_"), info, parts, meta.stats, edits)
-        if message is not None:
-            messages.append(message)
+        with one_record(meta.stats):
+            message = _message(message_id.replace(":", "_"), info, parts, meta.stats, edits)
+            if message is not None:
+                messages.append(message)
     return Session(agent="opencode", session_id=meta.session_id, transcript=transcript,
                    cwd=cwds[0] if cwds else None, cwds=cwds, parent_session_id=meta.parent_id,
                    agent_version=meta.version, messages=messages, edits=edits, stats=meta.stats)
@@ -377,7 +389,7 @@ def _message(message_id: str, info: dict[str, Any], raw_parts: list[dict[str, An
     parts: list[Part] = []
     typed = compaction = False
     for raw in raw_parts:
-        kind = raw.get("type")
+        kind = _text(raw.get("type"))
         text = raw.get("text") if isinstance(raw.get("text"), str) else ""
         if kind == "text" and text:
             parts.append(Part(kind="text", text=text))

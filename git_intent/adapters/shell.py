@@ -15,7 +15,6 @@ renders Codex argv calls back into one command. Pure functions, no I/O.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shlex
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from ..jsonl import loads
 from ..models import AddedLine, Edit
 
 CLAUDE_TOOL = "Bash"
@@ -88,8 +88,8 @@ def codex_command(arguments: Any) -> tuple[str, str | None] | None:
     value = arguments
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except (ValueError, RecursionError):
+            value = loads(value)
+        except ValueError:
             return None
     if not isinstance(value, dict):
         return None
@@ -110,8 +110,8 @@ def exit_code(output: str) -> int | None:
     0.118-0.139) or `Exit code: N` (the formatted shell output).
     """
     try:
-        value = json.loads(output)
-    except (ValueError, RecursionError):
+        value = loads(output)
+    except ValueError:
         value = None
     if isinstance(value, dict):
         meta = value.get("metadata")
