@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -128,6 +128,16 @@ def head_records(path: Path, limit: int = 20, max_bytes: int = 1 << 20) -> list[
     except OSError:
         return []
     return found[:limit]
+
+
+def mostly(records: list[dict[str, Any]], looks_right: Callable[[dict[str, Any]], bool]) -> bool:
+    """Whether the first records of a file look like one agent's: all of them but at most one, and at least one.
+
+    For sniffing: one damaged record among the first few must not make a whole transcript unrecognised
+    (its session would be lost for one bad record).
+    """
+    good = sum(1 for record in records if looks_right(record))
+    return good >= 1 and good >= len(records) - 1
 
 
 def _decode_line(line: str, stats: ParseStats) -> Iterator[dict[str, Any]]:

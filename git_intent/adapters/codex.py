@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records, loads, one_record, written_since
+from ..jsonl import head_records, iter_records, loads, mostly, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from . import shell
 from .patches import parse_apply_patch, unified_diff_added
@@ -53,11 +53,12 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are rollout records: a string `type` and an object `payload`."""
+    """True when the file's first records are rollout records, a string `type` and an object `payload` (all
+    but one may be damaged)."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=5)
-    return bool(heads) and all(isinstance(r.get("type"), str) and isinstance(r.get("payload"), dict) for r in heads)
+    return mostly(head_records(path, limit=5),
+                  lambda r: isinstance(r.get("type"), str) and isinstance(r.get("payload"), dict))
 
 
 def read(path: Path) -> list[Session]:
@@ -98,6 +99,9 @@ class _Builder:
             stats.unknown(str(kind))
             return
         payload = payload if isinstance(payload, dict) else {}
+        if kind in ("event_msg", "response_item") and not isinstance(payload.get("type"), str):
+            stats.unreadable += 1  # an event or item that does not say what it is
+            return
         when = parse_timestamp(record.get("timestamp"))
         message_id = f"r{stats.records}"
         if kind == "session_meta":
@@ -150,7 +154,6 @@ class _Builder:
 
     def _item(self, payload: dict[str, Any], message_id: str, when: datetime | None) -> None:
         itype = payload.get("type")
-        itype = itype if isinstance(itype, str) else None
         if itype == "message":
             role = payload.get("role")
             text = _content_text(payload.get("content"))

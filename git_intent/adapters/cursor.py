@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ..jsonl import head_records, iter_records, one_record, written_since
+from ..jsonl import head_records, iter_records, mostly, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
 from .patches import parse_apply_patch, text_diff_added
 
@@ -68,13 +68,13 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are `{role, message}` objects with no Claude/Codex `type` or `payload`."""
+    """True when the first records are `{role, message}` objects (all but one may be damaged) and none has a
+    Claude/Codex `type` or `payload`."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path, limit=5)
-    return bool(heads) and all(
-        isinstance(r.get("role"), str) and isinstance(r.get("message"), dict)
-        and not ({"type", "payload", "sessionId"} & r.keys()) for r in heads)
+    return not any({"type", "payload", "sessionId"} & r.keys() for r in heads) and mostly(
+        heads, lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict))
 
 
 def read(path: Path) -> list[Session]:

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
-from ..jsonl import head_records, iter_records, loads, one_record, written_since
+from ..jsonl import head_records, iter_records, loads, mostly, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from . import shell
 from .patches import text_diff_added, unified_diff_added
@@ -125,8 +125,9 @@ def _chat_files(chats: Path) -> list[Path]:
 
 def sniff(path: Path) -> bool:
     """True for a Gemini chat file: a legacy object or JSONL metadata line opening with `sessionId` then
-    `projectHash`, or JSONL whose first records are all Gemini records (`$set`, `$rewindTo`, or a message
-    with an `id` and a Gemini `type`, and none of Claude Code's `uuid`/`message` or Codex's `payload`)."""
+    `projectHash`, or JSONL whose first records are Gemini records (`$set`, `$rewindTo`, or a message with an
+    `id` and a Gemini `type`; all but one, as one may be damaged) and none has Claude Code's `uuid`/`message`
+    or Codex's `payload`."""
     if path.suffix not in (".json", ".jsonl"):
         return False
     try:
@@ -137,11 +138,16 @@ def sniff(path: Path) -> bool:
     if _HEADER.match(head):
         return True
     heads = head_records(path, limit=5, max_bytes=_SNIFF_BYTES)
-    return bool(heads) and all(_is_gemini_record(r) for r in heads)
+    return not any(_foreign(r) for r in heads) and mostly(heads, _is_gemini_record)
+
+
+def _foreign(record: dict[str, Any]) -> bool:
+    """A record with another agent's marks: Claude Code's `uuid`/`message`, Codex's `payload`."""
+    return any(key in record for key in ("payload", "uuid", "message")) and "$set" not in record
 
 
 def _is_gemini_record(record: dict[str, Any]) -> bool:
-    if isinstance(record.get("$set"), dict) or isinstance(record.get("$rewindTo"), str):
+    if "$set" in record or "$rewindTo" in record:
         return True
     if any(key in record for key in ("payload", "uuid", "message", "sessionId")):
         return False
