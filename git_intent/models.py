@@ -83,7 +83,9 @@ class Edit(_Frozen):
 
     `path` is the path exactly as the transcript recorded it (often absolute, possibly from another
     machine); `added` holds the lines the edit produced, in order. `old_text`/`new_text` are the
-    replaced and replacing text when the tool reports them.
+    replaced and replacing text when the tool reports them. `before`/`after` are the whole file before
+    and after the edit when the transcript records it (Claude Code's `originalFile`), for `replay`;
+    they are left out of JSON output.
     """
 
     path: str
@@ -95,6 +97,8 @@ class Edit(_Frozen):
     old_text: str | None = None
     new_text: str = ""
     added: tuple[AddedLine, ...] = ()
+    before: str | None = Field(default=None, exclude=True, repr=False)
+    after: str | None = Field(default=None, exclude=True, repr=False)
 
 
 class ParseStats(BaseModel):

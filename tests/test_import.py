@@ -12,8 +12,7 @@ from conftest import corpus, git, run_cli
 from test_e2e_hook import ClaudeSession, Clock
 from test_entire import corpus_files, set_ref, write_tree
 from test_linked_corpus import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
-
-from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 # (transcript, checkpoint id, rebuild, subject)
 CASES = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),

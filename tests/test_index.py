@@ -13,8 +13,7 @@ import pytest
 from sqlite_utils import Database
 from test_e2e_hook import ClaudeSession, Clock, CodexSession
 
-from git_intent.index import load, migrations
-from git_intent.index import MIGRATIONS, index_path, ingest, migrate, open_index
+from git_intent.index import MIGRATIONS, index_path, ingest, load, migrate, migrations, open_index
 from git_intent.repo import Repository
 from git_intent.search import fts_query, query_words, search
 

@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 from conftest import corpus, git, run_cli
-
-from git_intent.replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from transcript_replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 pytestmark = pytest.mark.slow
 

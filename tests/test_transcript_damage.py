@@ -190,7 +190,7 @@ def test_one_bad_record_does_not_drop_a_discovered_session(repo: Path, isolated_
     source = corpus(*CODEX_ROLLOUT)
     recorded = "/Users/soph/Work/entire/devenv/gitsync"
     # Where Codex keeps rollouts, naming this work tree as the session's cwd (discovery looks for it).
-    rollout = isolated_env / ".codex" / "sessions" / "2026" / "04" / "30" / f"rollout-2026-04-30T08-09-06-{CODEX_ID}.jsonl"
+    rollout = isolated_env / ".codex" / "sessions" / "2026" / "04" / "30" / f"rollout-2026-04-30T08-09-{CODEX_ID}.jsonl"
     rollout.parent.mkdir(parents=True)
     lines = [line.replace(recorded, str(repo)) for line in lines_of(source)]
     bad = json.dumps({"timestamp": "2026-04-30T08:09:20Z", "type": "response_item", "payload": {"type": {}}})
