@@ -11,9 +11,9 @@ from pathlib import Path
 from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
-from .jsonl import written_since
 from .models import Message, Session
 from .repo import Repository
+from .transcripts.jsonl import written_since
 
 
 def read_transcript(path: Path) -> list[Session]:

@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 
 from .blame import BlameAnswer, blame_lines
-from .record import record_commit
 from .catalog import read_transcript
+from .record import record_commit
 from .replay import commit_replayed, rebuild, write_replayed
 from .repo import Repository
 

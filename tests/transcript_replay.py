@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from git_intent.adapters.patches import HUNK_HEADER
-from git_intent.jsonl import iter_records
 from git_intent.replay import Rebuild, commit_replayed, write_replayed
+from git_intent.transcripts.jsonl import iter_records
+from git_intent.transcripts.patches import HUNK_HEADER
 
 __all__ = ["Rebuild", "RebuildError", "commit_replayed", "rebuild_claude", "rebuild_codex", "write_replayed"]
 

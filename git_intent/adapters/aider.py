@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..jsonl import written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
-from .patches import text_diff_added
+from ..transcripts.jsonl import written_since
+from ..transcripts.patches import text_diff_added
 
 # One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
 MULTI_SESSION = True

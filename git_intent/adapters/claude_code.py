@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
-from . import shell
-from .patches import text_diff_added
+from ..transcripts import shell
+from ..transcripts.jsonl import head_records, iter_records, one_record, written_since
+from ..transcripts.patches import text_diff_added
 
 NAME = "claude-code"
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})

@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records, loads, mostly, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
-from . import shell
-from .patches import parse_apply_patch, unified_diff_added
+from ..transcripts import shell
+from ..transcripts.jsonl import head_records, iter_records, loads, mostly, one_record, written_since
+from ..transcripts.patches import parse_apply_patch, unified_diff_added
 
 NAME = "codex"
 _KNOWN = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",

@@ -27,9 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ..jsonl import head_records, iter_records, mostly, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
-from .patches import parse_apply_patch, text_diff_added
+from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, written_since
+from ..transcripts.patches import parse_apply_patch, text_diff_added
 
 NAME = "cursor"
 EDIT_TOOLS = frozenset({"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch"})

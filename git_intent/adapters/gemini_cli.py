@@ -30,10 +30,10 @@ from datetime import datetime
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
-from ..jsonl import head_records, iter_records, loads, mostly, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
-from . import shell
-from .patches import text_diff_added, unified_diff_added
+from ..transcripts import shell
+from ..transcripts.jsonl import head_records, iter_records, loads, mostly, one_record, written_since
+from ..transcripts.patches import text_diff_added, unified_diff_added
 
 # One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
 MULTI_SESSION = True

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DamagedTranscriptError
-from ..jsonl import loads, one_record, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
-from .patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
+from ..transcripts.jsonl import loads, one_record, written_since
+from ..transcripts.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 
 NAME = "opencode"
 MULTI_SESSION = True  # one store holds many sessions: a file name does not say which (catalog.find_session)
