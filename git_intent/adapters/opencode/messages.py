@@ -15,11 +15,7 @@ from ...transcripts.jsonl import one_record
 from ...transcripts.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 
 EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch"})
-
-
 _QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "patch", "file", "agent", "retry", "compaction"})
-
-
 _KINDS = {"add": "create", "delete": "delete"}
 
 
@@ -37,8 +33,6 @@ class Meta:
 
 
 Wanted = Callable[[Meta, Session | None], bool]
-
-
 Raw = tuple[str, dict[str, Any], list[dict[str, Any]]]  # message id, message info, its parts
 
 
