@@ -16,14 +16,15 @@ from .repo import Repository
 from .transcripts.jsonl import written_since
 
 
-def read_transcript(path: Path) -> list[Session]:
-    """Sessions in one transcript file of any known agent.
+def read_transcript(path: Path, agent: str | None = None) -> list[Session]:
+    """Sessions in one transcript file of any known agent, or of `agent` when it is known (a backup copy is
+    filed under its agent's name, and need not look like the original to a plug-in's `sniff`).
 
     Raises TranscriptError when the file cannot be opened or is in no known format.
     """
     if not path.is_file():
         raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
-    adapter = sniff(path)
+    adapter = all_adapters().get(agent) if agent is not None else sniff(path)
     if adapter is None:
         raise TranscriptError(f"{path} is not a transcript of a known agent ({', '.join(all_adapters())}).")
     try:
@@ -57,9 +58,9 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
                 _keep_longest(found, adapter.read_project(path, project_id=root_commit, root=repo.root, since=since))
             except Exception as exc:  # one odd file must not stop the others
                 _report(problems, path, exc)
-    copies = written_since((p for _, p in session_copies(repo)), since)
-    _keep_longest(found, _read_readable((p for p in copies if not containing or _mentions(p, list(containing))),
-                                        problems))
+    copies = [(agent, path) for agent, path in session_copies(repo) if any(written_since([path], since))
+              and (not containing or _mentions(path, list(containing)))]
+    _keep_longest(found, _read_readable(copies, problems))
     return list(found.values())
 
 
@@ -79,14 +80,14 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     for name in names:
         copy = session_copy_path(repo, name, session_id)
         if copy is not None and copy.is_file():
-            for session in read_transcript(copy):
+            for session in _read_readable([(name, copy)]):
                 if session.session_id == session_id:
                     return session
     matches: dict[tuple[str, str], Session] = {}
-    paths = [p for _, p in session_copies(repo) if p.stem.startswith(session_id)]
+    paths: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
     # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
     # OpenCode's database, Gemini's chats) is read whole.
-    paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root)
+    paths += [(None, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
               if session_id in p.name or adapters[n].MULTI_SESSION]
     _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
@@ -133,11 +134,13 @@ def _file_mentions(path: Path, needles: list[bytes]) -> bool:
         return False
 
 
-def _read_readable(paths: Iterable[Path], problems: list[str] | None = None) -> Iterator[Session]:
-    """Sessions of every path that reads as a transcript; the others are skipped (discovery is best effort)."""
-    for path in paths:
+def _read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None
+                   ) -> Iterator[Session]:
+    """Sessions of every (agent or None to sniff, path) that reads as a transcript; the others are skipped
+    (discovery is best effort)."""
+    for agent, path in paths:
         try:
-            sessions = read_transcript(path)
+            sessions = read_transcript(path, agent)
         except Exception as exc:  # TranscriptError, or an adapter bug on one odd file: the others still count
             _report(problems, path, exc)
             continue
