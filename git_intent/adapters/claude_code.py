@@ -21,7 +21,7 @@ from typing import Any
 
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
-from ..transcripts.jsonl import head_records, iter_records, one_record, written_since
+from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, written_since
 from ..transcripts.patches import text_diff_added
 
 NAME = "claude-code"
@@ -61,13 +61,20 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are Claude Code records (a `type` and no Codex `payload`)."""
+    """True when the file's first records are Claude Code records: a known `type` with a `uuid` or a
+    `sessionId` (Gemini CLI's records have an `id`), all but one of them as one may be damaged, and none
+    carrying Codex's `payload` or Gemini CLI's `projectHash`."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path)
-    # Gemini CLI JSONL also carries a string sessionId; its metadata line has a projectHash.
-    return bool(heads) and all("payload" not in r and "projectHash" not in r for r in heads) and any(
-        isinstance(r.get("sessionId"), str) or r.get("type") in ("summary", "file-history-snapshot") for r in heads)
+    return not any("payload" in r or "projectHash" in r for r in heads) and mostly(heads, _looks_like_claude)
+
+
+def _looks_like_claude(record: dict[str, Any]) -> bool:
+    kind = record.get("type")
+    if not isinstance(kind, str) or kind not in _KNOWN:
+        return False
+    return "uuid" in record or isinstance(record.get("sessionId"), str) or kind in ("summary", "file-history-snapshot")
 
 
 def read(path: Path) -> list[Session]:

@@ -20,6 +20,8 @@ _DECODER = json.JSONDecoder()
 # enclosing the cut (complete nested objects are skipped whole), a handful; with the cap any line costs time
 # linear in its length, and a line that reaches it has its remaining records counted as one unreadable.
 MAX_FAILURES = 64
+SNIFF_LINE = 256 * 1024  # characters: a longer line is not decoded while sniffing
+_SNIFF_SKIP = 16 * 1024 * 1024  # characters of long lines a sniff passes over before it gives up
 _BLANK = re.compile(r"\s*")
 _RECORD_FOLLOWS = re.compile(r"\s*(?:\{|\Z)")
 # A JSON escape of a UTF-16 surrogate: decoding one that is not half of a pair yields a lone surrogate.
@@ -49,11 +51,13 @@ def loads(text: str | bytes) -> Any:
     Raises ValueError when `text` is not JSON, and for nesting deeper than the interpreter's recursion
     limit (no real record nests that deep).
     """
+    # Bytes are decoded here, invalid UTF-8 replaced: json.loads would decode them with 'surrogatepass',
+    # letting encoded surrogates through.
+    source = text if isinstance(text, str) else text.decode("utf-8", "replace")
     try:
-        value = json.loads(text)
+        value = json.loads(source)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply") from exc
-    source = text if isinstance(text, str) else text.decode("utf-8", "replace")
     return clean(value) if _SURROGATE_ESCAPE.search(source) else value
 
 
@@ -114,20 +118,43 @@ def written_since(paths: Iterable[Path], since: datetime | None) -> Iterator[Pat
 
 
 def head_records(path: Path, limit: int = 20, max_bytes: int = 1 << 20) -> list[dict[str, Any]]:
-    """The first `limit` objects of a JSON Lines file, reading at most `max_bytes`; [] when unreadable."""
+    """The first `limit` objects of a JSON Lines file, for sniffing; [] when unreadable.
+
+    Lines longer than `SNIFF_LINE` are passed over undecoded, and lines holding no object do not count
+    (a pasted log, a damaged line: they say nothing of the format and must not end a sniff at its byte
+    budget); at most `max_bytes` of lines holding objects, and `_SNIFF_SKIP` of the others, are read.
+    """
     found: list[dict[str, Any]] = []
     stats = ParseStats()
+    budget, skipped = max_bytes, 0
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
-            budget = max_bytes
-            for line in handle:
-                budget -= len(line)
-                found.extend(_decode_line(line, stats))
-                if len(found) >= limit or budget <= 0:
+            while len(found) < limit and budget > 0 and skipped < _SNIFF_SKIP:
+                line = handle.readline(SNIFF_LINE)
+                if not line:
                     break
+                if len(line) == SNIFF_LINE and not line.endswith("\n"):
+                    skipped += len(line) + _skip_line(handle)
+                    continue
+                records = list(_decode_line(line, stats))
+                if records:
+                    budget -= len(line)
+                    found.extend(records)
+                else:
+                    skipped += len(line)  # a damaged line says nothing of the format: it does not end the sniff
     except OSError:
         return []
     return found[:limit]
+
+
+def _skip_line(handle: Any) -> int:
+    """Read to the end of the current line; returns the characters passed over."""
+    passed = 0
+    while True:
+        chunk = handle.readline(SNIFF_LINE)
+        passed += len(chunk)
+        if not chunk or chunk.endswith("\n") or passed > _SNIFF_SKIP:
+            return passed
 
 
 def mostly(records: list[dict[str, Any]], looks_right: Callable[[dict[str, Any]], bool]) -> bool:

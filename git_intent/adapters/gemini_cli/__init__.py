@@ -36,15 +36,16 @@ __all__ = ["EDIT_TOOLS", "MULTI_SESSION", "NAME", "REWOUND", "SHELL_TOOL", "UNMA
 # One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
 MULTI_SESSION = True
 NAME = "gemini-cli"
-_HEADER = re.compile(r'\A\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')
+# A chat file opens with `sessionId` and names its `projectHash` (values are not checked: one may be damaged).
+_HEADER = re.compile(r'\A\{\s*"sessionId"\s*:')
 # Not a record type: ParseStats has no field for messages a `$rewindTo` removed, so they are counted here.
 REWOUND = "$rewindTo:dropped"
 UNMATCHED_REWIND = "$rewindTo:unmatched"
 
 
 def sniff(path: Path) -> bool:
-    """True for a Gemini chat file: a legacy object or JSONL metadata line opening with `sessionId` then
-    `projectHash`, or JSONL whose first records are Gemini records (`$set`, `$rewindTo`, or a message with an
+    """True for a Gemini chat file: a legacy object or JSONL metadata line opening with `sessionId` and naming
+    a `projectHash`, or JSONL whose first records are Gemini records (`$set`, `$rewindTo`, or a message with an
     `id` and a Gemini `type`; all but one, as one may be damaged) and none has Claude Code's `uuid`/`message`
     or Codex's `payload`."""
     if path.suffix not in (".json", ".jsonl"):
@@ -54,7 +55,7 @@ def sniff(path: Path) -> bool:
             head = handle.read(SNIFF_BYTES).lstrip("\ufeff \t\r\n")
     except OSError:
         return False
-    if _HEADER.match(head):
+    if _HEADER.match(head) and '"projectHash"' in head:
         return True
     heads = head_records(path, limit=5, max_bytes=SNIFF_BYTES)
     return not any(_foreign(r) for r in heads) and mostly(heads, _is_gemini_record)
