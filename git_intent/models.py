@@ -10,11 +10,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 # An agent is named by its adapter (`git_intent.adapters`): the built-ins claude-code, codex, opencode,
-# gemini-cli, cursor and aider, or a plug-in's name. The shape keeps a name safe as a folder name (the
-# backup files sessions under it) and in a note.
+# gemini-cli, cursor and aider, or a plug-in's name. The registry checks the sessions its adapters read
+# (`adapters.Registered.read`); a name from a note or a shared store is only shape-checked, since a
+# teammate's plug-in may have written it. The shape keeps a name safe as a folder name (the backup files
+# sessions under it) and in a note.
 AGENT_NAME = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 AgentName = Annotated[str, StringConstraints(pattern=AGENT_NAME)]
 Role = Literal["user", "assistant", "tool", "system"]
@@ -132,17 +134,6 @@ class Session(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     edits: list[Edit] = Field(default_factory=list)
     stats: ParseStats = Field(default_factory=ParseStats)
-
-    @field_validator("agent")
-    @classmethod
-    def _registered(cls, agent: str) -> str:
-        """A session is read by a registered adapter, so its agent must be one (built-in or plug-in)."""
-        # Imported here: the registry is built from the adapters, which sit above the models.
-        from .adapters import all_adapters
-
-        if agent not in all_adapters():
-            raise ValueError(f"no adapter named {agent!r} is registered")
-        return agent
 
     @property
     def started_at(self) -> datetime | None:

@@ -16,6 +16,7 @@ from conftest import git, run_cli, wait_for_note
 from pydantic import ValidationError
 
 from git_intent import adapters
+from git_intent.errors import TranscriptError
 from git_intent.models import Session
 
 # A complete third-party adapter, as docs/adapters.md describes: a module with NAME, discover, sniff and
@@ -148,9 +149,26 @@ def test_broken_or_misnamed_plugins_are_left_out(monkeypatch: pytest.MonkeyPatch
     assert found["codex"] is adapters.ADAPTERS["codex"]  # a plug-in cannot take a built-in's name
 
 
-def test_a_session_names_a_registered_agent() -> None:
-    with pytest.raises(ValidationError, match="no adapter named 'notes-agent' is registered"):
-        Session(agent="notes-agent", session_id="s", transcript=Path("x"))
-    with pytest.raises(ValidationError):
-        Session(agent="Not A Name!", session_id="s", transcript=Path("x"))
-    assert Session(agent="aider", session_id="s", transcript=Path("x")).agent == "aider"
+def test_an_adapter_reads_only_sessions_of_its_own_name(tmp_path: Path) -> None:
+    class Impostor:
+        NAME = "impostor"
+
+        def discover(self, root: Path, since: object = None) -> list[Path]:
+            return []
+
+        def sniff(self, path: Path) -> bool:
+            return True
+
+        def read(self, path: Path) -> list[Session]:
+            return [Session(agent="codex", session_id="s", transcript=path)]
+
+    with pytest.raises(TranscriptError, match="^The adapter impostor read .* as a session of codex; "):
+        adapters.Registered(Impostor(), plugin=True).read(tmp_path / "x.jsonl")
+
+
+def test_agent_names_are_open_but_shaped() -> None:
+    """A note may name an agent this machine has no adapter for (a teammate's plug-in): it validates."""
+    assert Session(agent="notes-agent", session_id="s", transcript=Path("x")).agent == "notes-agent"
+    for bad in ("Not A Name!", "", "../../etc", "a" * 65):
+        with pytest.raises(ValidationError):
+            Session(agent=bad, session_id="s", transcript=Path("x"))

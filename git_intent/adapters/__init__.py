@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..errors import TranscriptError
 from ..models import AGENT_NAME, Session
 from . import aider, claude_code, codex, cursor, gemini_cli, opencode
 
@@ -93,8 +94,9 @@ class Registered:
             return False
 
     def read(self, path: Path) -> list[Session]:
-        """The given adapter's `read`."""
-        return list(self.given.read(path))
+        """The given adapter's `read`. Raises TranscriptError when it returns a session of another agent
+        (an adapter names its sessions after itself: the name is how the registry finds it again)."""
+        return self._own(list(self.given.read(path)), path)
 
     def read_project(self, path: Path, project_id: str | None = None, root: Path | None = None,
                      since: datetime | None = None) -> list[Session]:
@@ -102,7 +104,14 @@ class Registered:
         own = getattr(self.given, "read_project", None)
         if own is None:
             return self.read(path)
-        return list(own(path, project_id=project_id, root=root, since=since))
+        return self._own(list(own(path, project_id=project_id, root=root, since=since)), path)
+
+    def _own(self, sessions: list[Session], path: Path) -> list[Session]:
+        for session in sessions:
+            if session.agent != self.NAME:
+                raise TranscriptError(f"The adapter {self.NAME} read {path} as a session of {session.agent}; "
+                                      "an adapter names its sessions after itself.")
+        return sessions
 
 
 ADAPTERS: dict[str, Adapter] = {module.NAME: Registered(module) for module in (
