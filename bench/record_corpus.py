@@ -1,7 +1,7 @@
 """Recording the four linked-corpus commits: lines credited, sessions credited, and `record_commit` time.
 
 For each real Entire checkpoint in fixtures/linked (see its README.md), the script rebuilds the
-files before and after the session with `git_intent.replay` (rebuild_claude / rebuild_codex), commits the
+files before and after the session with the tests' `transcript_replay` (rebuild_claude / rebuild_codex), commits the
 pre-image as a person's baseline (dated 1 h before the session's first edit) and the post-image as the
 commit under test (dated 1 min after its last edit) in a fresh temporary repository, then times
 
@@ -49,6 +49,8 @@ from typing import Any
 from _common import isolate
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "linked"
+# The tests' independent transcript reader rebuilds the commits (tests/transcript_replay.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 VICTOR = "/Users/gtrrz-victor/wks/gtrrz-victor/improve-status-cmd-output/"
 SOPH_CLI = "/Users/soph/Work/entire/devenv/cli/"
@@ -93,8 +95,9 @@ def git(repo: Path, *args: str, when: datetime | None = None) -> str:
 
 
 def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
+    from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+
     from git_intent.record import record_commit
-    from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
     from git_intent.repo import Repository
 
     rebuilds = [(s, (rebuild_claude if s.agent == "claude" else rebuild_codex)(corpus / s.transcript))

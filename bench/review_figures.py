@@ -60,11 +60,13 @@ def session_cwd(transcript: Path) -> str:
 
 def build(folder: Path) -> str:
     """The history described above in `folder`; returns the baseline commit."""
+    from git_intent.catalog import read_transcript
     from git_intent.record import record_commit
-    from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
+    from git_intent.replay import commit_replayed, write_replayed
+    from git_intent.replay import rebuild as rebuild_session
     from git_intent.repo import Repository
 
-    rebuilds = [(label, path, rebuild_claude(path), session_cwd(path)) for label, path in SESSIONS]
+    rebuilds = [(label, path, rebuild_session(read_transcript(path)[0]), session_cwd(path)) for label, path in SESSIONS]
     folder.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=folder, check=True)
     for _, _, rebuild, cwd in rebuilds:

@@ -10,20 +10,21 @@ from pathlib import Path
 
 from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
-from .errors import SessionNotFoundError, TranscriptError
-from .jsonl import written_since
+from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
 from .repo import Repository
+from .transcripts.jsonl import written_since
 
 
-def read_transcript(path: Path) -> list[Session]:
-    """Sessions in one transcript file of any known agent.
+def read_transcript(path: Path, agent: str | None = None) -> list[Session]:
+    """Sessions in one transcript file of any known agent, or of `agent` when it is known (a backup copy is
+    filed under its agent's name, and need not look like the original to a plug-in's `sniff`).
 
     Raises TranscriptError when the file cannot be opened or is in no known format.
     """
     if not path.is_file():
         raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
-    adapter = sniff(path)
+    adapter = all_adapters().get(agent) if agent is not None else sniff(path)
     if adapter is None:
         raise TranscriptError(f"{path} is not a transcript of a known agent ({', '.join(all_adapters())}).")
     try:
@@ -33,14 +34,15 @@ def read_transcript(path: Path) -> list[Session]:
 
 
 def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
-                       containing: Sequence[bytes] = ()) -> list[Session]:
+                       containing: Sequence[bytes] = (), problems: list[str] | None = None) -> list[Session]:
     """Sessions that may have written lines of this work tree since `since`.
 
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
     given explicitly, and the backup copies; when one session appears twice, the longest copy wins.
     With `containing`, only discovered files and copies whose bytes hold one of those strings are read
     (a byte search costs far less than parsing: blame's content fallback, issue 14).
-    Unreadable discovered files are skipped; unreadable `extra` files raise TranscriptError.
+    Unreadable discovered files are skipped, and a sentence for each damaged one (say, a corrupt OpenCode
+    store) is appended to `problems` when given; unreadable `extra` files raise TranscriptError.
     """
     found: dict[tuple[str, str], Session] = {}
     for path in extra:
@@ -49,19 +51,16 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
     root_commit = roots[-1] if roots else None  # OpenCode's project id
     for adapter in all_adapters().values():
-        paths = [p for p in adapter.discover(repo.root, since)
-                 if _mentions(p, needles) and (not containing or _mentions(p, list(containing)))]
-        read_project = getattr(adapter, "read_project", None)
-        if read_project is None:
-            _keep_longest(found, _read_readable(paths))
-            continue
-        for path in paths:  # a store of many projects' sessions (OpenCode): parse only this repository's
-            try:
-                _keep_longest(found, read_project(path, project_id=root_commit, root=repo.root, since=since))
-            except Exception:  # one odd store must not stop the others
+        for path in adapter.discover(repo.root, since):
+            if not _mentions(path, needles) or (containing and not _mentions(path, list(containing))):
                 continue
-    copies = written_since((p for _, p in session_copies(repo)), since)
-    _keep_longest(found, _read_readable(p for p in copies if not containing or _mentions(p, list(containing))))
+            try:  # a store of many projects' sessions (OpenCode) parses only this repository's
+                _keep_longest(found, adapter.read_project(path, project_id=root_commit, root=repo.root, since=since))
+            except Exception as exc:  # one odd file must not stop the others
+                _report(problems, path, exc)
+    copies = [(agent, path) for agent, path in session_copies(repo) if any(written_since([path], since))
+              and (not containing or _mentions(path, list(containing)))]
+    _keep_longest(found, _read_readable(copies, problems))
     return list(found.values())
 
 
@@ -81,15 +80,15 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     for name in names:
         copy = session_copy_path(repo, name, session_id)
         if copy is not None and copy.is_file():
-            for session in read_transcript(copy):
+            for session in _read_readable([(name, copy)]):
                 if session.session_id == session_id:
                     return session
     matches: dict[tuple[str, str], Session] = {}
-    paths = [p for _, p in session_copies(repo) if p.stem.startswith(session_id)]
+    paths: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
     # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
     # OpenCode's database, Gemini's chats) is read whole.
-    paths += [p for n in names if n in adapters for p in adapters[n].discover(repo.root)
-              if session_id in p.name or getattr(adapters[n], "MULTI_SESSION", False)]
+    paths += [(None, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
+              if session_id in p.name or adapters[n].MULTI_SESSION]
     _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
@@ -135,14 +134,28 @@ def _file_mentions(path: Path, needles: list[bytes]) -> bool:
         return False
 
 
-def _read_readable(paths: Iterable[Path]) -> Iterator[Session]:
-    """Sessions of every path that reads as a transcript; the others are skipped (discovery is best effort)."""
-    for path in paths:
+def _read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None
+                   ) -> Iterator[Session]:
+    """Sessions of every (agent or None to sniff, path) that reads as a transcript; the others are skipped
+    (discovery is best effort)."""
+    for agent, path in paths:
         try:
-            sessions = read_transcript(path)
-        except Exception:  # TranscriptError, or an adapter bug on one odd file: the others still count
+            sessions = read_transcript(path, agent)
+        except Exception as exc:  # TranscriptError, or an adapter bug on one odd file: the others still count
+            _report(problems, path, exc)
             continue
         yield from sessions
+
+
+def _report(problems: list[str] | None, path: Path, exc: Exception) -> None:
+    """Note why a discovered transcript was skipped: a damaged file says so; a file in no known format
+    (discovery over-selects) and a vanished one are skipped silently."""
+    if problems is None or isinstance(exc, OSError):
+        return
+    if isinstance(exc, DamagedTranscriptError):
+        problems.append(str(exc))
+    elif not isinstance(exc, TranscriptError):
+        problems.append(f"The transcript {path} could not be read ({type(exc).__name__}: {exc}); it is skipped.")
 
 
 def _keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:

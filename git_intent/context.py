@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from .catalog import resolve_reference
-from .fidelity import FidelityError, FidelityState, RenderedContext, render_context, set_level
+from .fidelity import RenderedContext, render_context
+from .fidelity_state import FidelityError, FidelityState, set_level
 from .inventory import topic_commits
 from .models import Session
 from .repo import Repository

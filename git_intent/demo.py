@@ -1,8 +1,9 @@
 """`git intent demo`: replay a bundled real Claude Code session into a new repository and explain a line.
 
 The transcript is a real session from entireio/cli (MIT; see data/demo/README.md). Its edits carry the
-whole file before each edit, so the demo commits that pre-image as a person's baseline, replays the
-agent's edits, commits them as the real author did, records the commit, and blames an added line.
+whole file before each edit, so the demo reads it like any transcript, commits the files as they were
+before the session as a person's baseline, replays the agent's edits (`replay.rebuild`), commits them as
+the real author did, records the commit, and blames an added line.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from importlib import resources
 from pathlib import Path
 
 from .blame import BlameAnswer, blame_lines
+from .catalog import read_transcript
 from .record import record_commit
-from .replay import commit_replayed, rebuild_claude, write_replayed
+from .replay import commit_replayed, rebuild, write_replayed
 from .repo import Repository
 
 TRANSCRIPT = "claude-code-chunking.jsonl"
@@ -50,13 +52,14 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
         transcript = folder / ".git" / TRANSCRIPT
         with resources.as_file(resources.files("git_intent").joinpath("data", "demo", TRANSCRIPT)) as bundled:
             shutil.copyfile(bundled, transcript)
-        rebuild = rebuild_claude(transcript)
-        say(f"Replaying a real Claude Code session ({rebuild.edits_applied} edits) into {folder}")
-        write_replayed(folder, rebuild.pre, RECORDED_CWD)
-        first = datetime.fromisoformat(rebuild.first_edit_at)
+        (session,) = read_transcript(transcript)
+        replayed = rebuild(session)
+        say(f"Replaying a real Claude Code session ({replayed.edits_applied} edits) into {folder}")
+        write_replayed(folder, replayed.pre, RECORDED_CWD)
+        first = datetime.fromisoformat(replayed.first_edit_at)
         commit_replayed(folder, "baseline before the agent session", first - timedelta(hours=1))
-        write_replayed(folder, rebuild.post, RECORDED_CWD)
-        commit_replayed(folder, SUBJECT, datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2),
+        write_replayed(folder, replayed.post, RECORDED_CWD)
+        commit_replayed(folder, SUBJECT, datetime.fromisoformat(replayed.last_edit_at) + timedelta(minutes=2),
                         "Soph <soph@example.com>")
         repo = Repository(folder)
         record_commit(repo, "HEAD~1")  # the person's baseline: recorded, no agent lines

@@ -30,6 +30,10 @@ class TranscriptError(IntentError):
     """A transcript cannot be found or read."""
 
 
+class DamagedTranscriptError(TranscriptError):
+    """A transcript in a known format is damaged beyond reading (say, a corrupt OpenCode SQLite store)."""
+
+
 class SessionNotFoundError(IntentError):
     """No session or message matches the id the user gave."""
 

@@ -4,7 +4,8 @@ Rules (DESIGN.md "Fidelity engine", issue 5): user turns that state a task, fact
 verbatim; compaction summaries are never summarized again; bulky arguments of tool calls are clipped (the
 edit already landed); large tool outputs become a preview and a `git intent show S:M` pointer; a file body
 is shown once; the order is stable-first (header and digest, topics oldest first, recent turns last).
-Raw messages are never changed: every level is a view, and every rendered message carries its id.
+Raw messages are never changed: every level is a view, and every rendered message carries its id. The
+choices themselves (levels, their file, `set_level`) live in `fidelity_state`, re-exported here.
 """
 
 from __future__ import annotations
@@ -12,17 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from .digest import Digest, session_digest
-from .errors import IntentError
+from .fidelity_state import FidelityState, Level, MessageLevel
 from .models import Message, Part, Session
 from .topics import (
     Topic,
@@ -37,10 +35,6 @@ from .topics import (
     tool_call_line,
 )
 
-Level = Literal["full", "summary", "compressed", "placeholder", "hidden"]
-MessageLevel = Literal["full", "summary", "hidden"]
-LEVELS: tuple[Level, ...] = get_args(Level)
-STATE_SCHEMA = "git-intent-fidelity/1"
 DEFAULT_BUDGET = 8000  # tokens
 # The recent turns rendered full by default take at most a quarter of the budget and a tenth of the session:
 # a fixed 2,000-token window alone was 8-9% of a 90 KB Claude Code transcript (bench/context_reduction.py),
@@ -57,77 +51,6 @@ BULKY_ARGS = frozenset({"content", "contents", "new_string", "old_string", "new_
                         "input", "todos", "plan", "prompt", "message"})
 
 PinMode = Literal["whole", "facts", "none"]
-
-
-class FidelityError(IntentError):
-    """A fidelity target or level is not valid, or the fidelity file cannot be read."""
-
-
-class FidelityState(BaseModel):
-    """The fidelities a user chose for one session: per topic (`"t3": "placeholder"`) and per message
-    (`"MESSAGE_ID": "full" | "summary" | "hidden"`, an id or unique prefix). Stored as JSON; a view only,
-    so any choice can be undone (`set_level(state, target, "auto")`)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    schema_: str = Field(default=STATE_SCHEMA, alias="schema")
-    topics: dict[str, Level] = Field(default_factory=dict)
-    messages: dict[str, MessageLevel] = Field(default_factory=dict)
-
-    @classmethod
-    def load(cls, path: Path) -> FidelityState:
-        """The state saved at `path`; an empty state when the file does not exist.
-
-        Raises FidelityError when the file is not a fidelity state."""
-        try:
-            return cls.model_validate_json(path.read_bytes())
-        except FileNotFoundError:
-            return cls()
-        except (OSError, ValidationError) as exc:
-            raise FidelityError(f"The fidelity file {path} cannot be read: {exc}.",
-                                hint="Delete it to start from the default fidelities.") from exc
-
-    def save(self, path: Path) -> None:
-        """Write the state to `path` atomically (a temporary file renamed over it), readable by the owner
-        only (0600); the folder is created when missing."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:  # mkstemp creates the file 0600
-                out.write(self.model_dump_json(by_alias=True, indent=1) + "\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-
-
-def set_level(state: FidelityState, target: str, level: str) -> FidelityState:
-    """A copy of `state` with `target` at `level`. `target` is a topic id ("t3") or ":MESSAGE_ID";
-    a topic takes any of LEVELS, a message "full", "summary" or "hidden"; "auto" removes the choice.
-
-    Raises FidelityError for a malformed target or a level the target cannot take."""
-    topics, messages = dict(state.topics), dict(state.messages)
-    if target.startswith(":") and len(target) > 1:
-        if level not in ("full", "summary", "hidden", "auto"):
-            raise FidelityError(f"A message can be shown full, summary or hidden, not {level!r}.",
-                                hint="Give a topic id (t1, t2, …) to set compressed or placeholder.")
-        if level == "auto":
-            messages.pop(target[1:], None)
-        else:
-            messages[target[1:]] = level  # type: ignore[assignment]  # checked just above
-    elif re.fullmatch(r"t[1-9]\d*", target):
-        if level not in (*LEVELS, "auto"):
-            raise FidelityError(f"{level!r} is not a fidelity; use one of {', '.join(LEVELS)} or auto.")
-        if level == "auto":
-            topics.pop(target, None)
-        else:
-            topics[target] = level  # type: ignore[assignment]  # checked just above
-    else:
-        raise FidelityError(f"{target!r} names no topic or message.",
-                            hint="Give a topic id such as t3, or a message as :MESSAGE_ID.")
-    return state.model_copy(update={"topics": topics, "messages": messages})
 
 
 class TopicEntry(BaseModel):

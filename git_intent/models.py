@@ -8,11 +8,17 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-AgentName = Literal["claude-code", "codex", "opencode", "gemini-cli", "cursor", "aider"]
+# An agent is named by its adapter (`git_intent.adapters`): the built-ins claude-code, codex, opencode,
+# gemini-cli, cursor and aider, or a plug-in's name. The registry checks the sessions its adapters read
+# (`adapters.Registered.read`); a name from a note or a shared store is only shape-checked, since a
+# teammate's plug-in may have written it. The shape keeps a name safe as a folder name (the backup files
+# sessions under it) and in a note.
+AGENT_NAME = r"^[a-z0-9][a-z0-9._-]{0,63}$"
+AgentName = Annotated[str, StringConstraints(pattern=AGENT_NAME)]
 Role = Literal["user", "assistant", "tool", "system"]
 PartKind = Literal["text", "reasoning", "tool_call", "tool_result"]
 
@@ -76,7 +82,9 @@ class Edit(_Frozen):
 
     `path` is the path exactly as the transcript recorded it (often absolute, possibly from another
     machine); `added` holds the lines the edit produced, in order. `old_text`/`new_text` are the
-    replaced and replacing text when the tool reports them.
+    replaced and replacing text when the tool reports them. `before`/`after` are the whole file before
+    and after the edit when the transcript records it (Claude Code's `originalFile`), for `replay`;
+    they are left out of JSON output.
     """
 
     path: str
@@ -88,6 +96,8 @@ class Edit(_Frozen):
     old_text: str | None = None
     new_text: str = ""
     added: tuple[AddedLine, ...] = ()
+    before: str | None = Field(default=None, exclude=True, repr=False)
+    after: str | None = Field(default=None, exclude=True, repr=False)
 
 
 class ParseStats(BaseModel):

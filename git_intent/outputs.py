@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from .fidelity import Level, MessageLevel, RenderedContext
+from .fidelity import RenderedContext
+from .fidelity_state import Level, MessageLevel
 
 
 class ContextOutput(RenderedContext):

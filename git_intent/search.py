@@ -12,6 +12,7 @@ newest `SCAN` matching rows only (so a word in most messages ranks the recent on
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,7 @@ from pydantic import BaseModel
 from rapidfuzz import fuzz, process
 from sqlite_utils import Database
 
-from .index import open_index, stamp
+from .index import damaged, open_index, repair, stamp
 from .repo import Repository
 
 __all__ = ["CANDIDATES", "SCAN", "Hit", "fts_query", "query_words", "search"]
@@ -66,7 +67,7 @@ def fts_query(words: list[list[str]], operator: str = "AND") -> str:
 
 
 def search(repo: Repository, query: str, *, agent: str | None = None, since: datetime | None = None,
-           file: str | None = None, limit: int = 20) -> list[Hit]:
+           file: str | None = None, limit: int = 20, problems: list[str] | None = None) -> list[Hit]:
     """The `limit` best messages of the index for `query`, best first.
 
     Filters: `agent` (e.g. "claude-code"); `since`, messages at or after it (naive means UTC; messages
@@ -74,11 +75,29 @@ def search(repo: Repository, query: str, *, agent: str | None = None, since: dat
     with it at a '/' boundary. Edits' added text is searched too: a hit there names the message that made
     the edit. When fewer than `limit` messages hold every word, messages holding any word, or an indexed
     term spelled close to one (rapidfuzz ratio >= 75, same first two letters: typos), follow with a lower
-    score. Searches what `index.ingest` stored (run it first); never raises on query content.
+    score. Searches what `index.ingest` stored (run it first); never raises on query content. An index
+    found damaged is set aside and rebuilt (`index.repair`), the sentences saying so appended to `problems`.
     """
     words = query_words(query)
     if not words or limit <= 0:
         return []
+    try:
+        hits = _hits(repo, words, agent, since, file, limit)
+    except sqlite3.Error as exc:
+        if not damaged(exc):
+            raise
+        # A page damaged past what opening reads: the index is a cache, set aside and built again.
+        notes = repair(repo, exc)
+        if problems is not None:
+            problems += notes
+        hits = _hits(repo, words, agent, since, file, limit)
+    ranked = sorted(hits.values(), key=lambda h: (-h.score, -(h.timestamp.timestamp() if h.timestamp else 0),
+                                                  h.session_id, h.message_id))
+    return ranked[:limit]
+
+
+def _hits(repo: Repository, words: list[list[str]], agent: str | None, since: datetime | None, file: str | None,
+          limit: int) -> dict[tuple[str, str, str], Hit]:
     db = open_index(repo)
     try:
         run = _Search(db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file))
@@ -89,9 +108,7 @@ def search(repo: Repository, query: str, *, agent: str | None = None, since: dat
                     hits[key] = hit
     finally:
         db.close()
-    ranked = sorted(hits.values(), key=lambda h: (-h.score, -(h.timestamp.timestamp() if h.timestamp else 0),
-                                                  h.session_id, h.message_id))
-    return ranked[:limit]
+    return hits
 
 
 @dataclass(frozen=True)

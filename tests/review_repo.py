@@ -26,8 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import PYTHON_BIN
 from support import ClaudeSession, Clock, corpus, git, run_cli
-
-from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
+from transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 S0 = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 S2 = "1ed1f046-f456-4f14-9c74-bb83179cf809"

@@ -16,6 +16,8 @@ import pytest
 from conftest import corpus
 
 from git_intent.adapters import Adapter, claude_code, codex, opencode
+from git_intent.adapters.opencode import store as opencode_store
+from git_intent.errors import DamagedTranscriptError
 from git_intent.models import AddedLine, Session
 
 OC = "transcripts/opencode"
@@ -398,12 +400,20 @@ def _store_with(tmp_path: Path, parts: list[Any], name: str = "opencode.db") -> 
 
 
 def test_not_sqlite_and_empty_files_give_nothing(tmp_path: Path) -> None:
-    for name, data in (("opencode.db", b"not a database at all\n"), ("empty.db", b""),
-                       ("torn.db", b"SQLite format 3\x00" + b"\xff" * 200)):
+    for name, data in (("opencode.db", b"not a database at all\n"), ("empty.db", b"")):
         path = tmp_path / name
         path.write_bytes(data)
         assert not opencode.sniff(path)
         assert opencode.read(path) == []
+
+
+def test_a_torn_sqlite_file_is_reported_as_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "torn.db"
+    path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    assert opencode.sniff(path)  # SQLite, and only this adapter reads SQLite: its damage is reported here
+    with pytest.raises(DamagedTranscriptError, match=r"^The OpenCode store .*torn.db is damaged \(file is not a "
+                                                      r"database\); its sessions are skipped\.$"):
+        opencode.read(path)
 
 
 def test_missing_file_raises_oserror_but_is_not_sniffed(tmp_path: Path) -> None:
@@ -473,7 +483,7 @@ def test_unknown_roles_and_odd_values_are_counted_not_raised(tmp_path: Path) -> 
 
 def test_connection_is_read_only(tmp_path: Path) -> None:
     store = build_store(tmp_path / "opencode.db")
-    conn = opencode._connect(store)
+    conn = opencode_store._connect(store)
     with pytest.raises(sqlite3.OperationalError):
         conn.execute("CREATE TABLE intruder (x)")
     conn.close()
@@ -502,14 +512,14 @@ def test_wal_store_is_read_with_uncheckpointed_rows(tmp_path: Path) -> None:
 def test_store_that_cannot_be_opened_shared_is_read_immutable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A WAL store in a folder we may not write (no -shm to share) fails a plain read-only open."""
     store = build_store(tmp_path / "opencode.db")
-    real = opencode._connect
+    real = opencode_store._connect
 
     def refusing(path: Path, immutable: bool = False) -> sqlite3.Connection:
         if not immutable:
             raise sqlite3.OperationalError("unable to open database file")
         return real(path, immutable)
 
-    monkeypatch.setattr(opencode, "_connect", refusing)
+    monkeypatch.setattr(opencode_store, "_connect", refusing)
     assert opencode.sniff(store)
     assert len(opencode.read(store)) == 3
 

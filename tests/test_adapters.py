@@ -300,7 +300,7 @@ def test_claude_glued_torn_and_non_json_lines(tmp_path: Path) -> None:
     u2 = cc("user", "u2", "thanks")
     path = write_lines(tmp_path / f"{SID}.jsonl",
                        [json.dumps(u1), json.dumps(a1) + json.dumps(a2), torn, "this is not json", json.dumps(u2)])
-    assert sniff(path) is claude_code
+    assert sniff(path) is ADAPTERS["claude-code"]
     session = claude_code.read(path)[0]
     assert [m.message_id for m in session.messages] == ["u1", "a1", "a2", "u2"]
     assert [m.is_prompt for m in session.messages] == [True, False, False, True]
@@ -329,7 +329,7 @@ def test_claude_one_megabyte_line_parses(tmp_path: Path) -> None:
         cc("user", "u1", "next"),
     ])
     assert path.stat().st_size > 1 << 20
-    assert sniff(path) is claude_code
+    assert sniff(path) is ADAPTERS["claude-code"]
     session = claude_code.read(path)[0]
     assert [m.message_id for m in session.messages] == ["a1", "u1"]
     assert len(session.messages[0].text) == 1_100_000
@@ -473,7 +473,7 @@ def test_codex_glued_torn_and_non_json_lines(tmp_path: Path) -> None:
     torn = json.dumps(cx("event_msg", {"type": "token_count"})).split('"payload"')[0] + '"payl'
     path = write_lines(tmp_path / "rollout-1.jsonl", [
         json.dumps(META), json.dumps(user) + json.dumps(reply), torn + json.dumps(reply), "not json", "42"])
-    assert sniff(path) is codex
+    assert sniff(path) is ADAPTERS["codex"]
     session = codex.read(path)[0]
     assert [m.message_id for m in session.messages] == ["r2", "r3", "r4"]
     assert [m.role for m in session.messages] == ["user", "assistant", "assistant"]

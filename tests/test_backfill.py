@@ -8,8 +8,7 @@ from pathlib import Path
 
 from conftest import corpus, git, run_cli
 from support import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
-
-from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 
 def backfill(repo: Path, *args: str) -> dict[str, object]:

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import CORPUS
-
-from git_intent.replay import Rebuild, rebuild_claude, rebuild_codex
+from transcript_replay import Rebuild, rebuild_claude, rebuild_codex
 
 LINKED = CORPUS / "linked"
 ENTIRE = LINKED / "entire-cli"

@@ -9,14 +9,8 @@ import pytest
 from conftest import CORPUS, corpus
 
 from git_intent.catalog import read_transcript
-from git_intent.fidelity import (
-    LARGE_OUTPUT,
-    FidelityError,
-    FidelityState,
-    RenderedContext,
-    render_context,
-    set_level,
-)
+from git_intent.fidelity import LARGE_OUTPUT, RenderedContext, render_context
+from git_intent.fidelity_state import FidelityError, FidelityState, set_level
 from git_intent.models import Message, Part, Session
 from git_intent.topics import fact_sentences, segment_topics
 

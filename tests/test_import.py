@@ -25,8 +25,7 @@ from support import (
     set_ref,
     write_tree,
 )
-
-from git_intent.replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 # (transcript, checkpoint id, rebuild, subject)
 CASES = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),

@@ -13,8 +13,7 @@ import pytest
 from sqlite_utils import Database
 from support import ClaudeSession, Clock, CodexSession
 
-from git_intent import index
-from git_intent.index import MIGRATIONS, index_path, ingest, migrate, open_index
+from git_intent.index import MIGRATIONS, index_path, ingest, load, migrate, migrations, open_index
 from git_intent.repo import Repository
 from git_intent.search import fts_query, query_words, search
 
@@ -96,7 +95,7 @@ def test_open_index_is_wal_in_the_common_dir_and_migrations_are_idempotent(repo:
     def m999_notes(db: Database) -> None:
         db.execute("CREATE TABLE extra (x TEXT)")
 
-    monkeypatch.setattr(index, "MIGRATIONS", [*MIGRATIONS, m999_notes])
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*MIGRATIONS, m999_notes])
     assert migrate(db) == ["m999_notes"]
     assert migrate(db) == []
     assert [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY rowid")] == [*names, "m999_notes"]
@@ -216,7 +215,7 @@ def test_an_ingest_cut_off_before_the_fts_build_is_completed_by_the_next(scenari
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(index._Ingest, "_index_fts", crash)
+        patch.setattr(load._Ingest, "_index_fts", crash)
         with pytest.raises(KeyboardInterrupt):
             ingest(r)
     assert search(r, "never drop a user turn") == []  # rows stored, not yet in the FTS index

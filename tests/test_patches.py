@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from git_intent.adapters.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 from git_intent.models import AddedLine
+from git_intent.transcripts.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 
 ENVELOPE = """apply_patch <<'EOF'
 *** Begin Patch

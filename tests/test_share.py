@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 from conftest import corpus, git, run_cli
 from planted import Planted, fragments, plant, plant_claude
-
-from git_intent.replay import commit_replayed, rebuild_claude, write_replayed
+from transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 TRANSCRIPT = ("linked", "entire-cli", "checkpoints", "8e", "ce5fc12e98", "0", "full.jsonl")
 SESSION = "cc432c40-914a-4c1a-a972-0103199a736a"

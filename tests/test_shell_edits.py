@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from support import CORPUS, corpus, write_records
 
-from git_intent.adapters import claude_code, codex, shell, sniff
+from git_intent.adapters import claude_code, codex, sniff
 from git_intent.models import Edit
+from git_intent.transcripts import shell
 
 Lines = list[tuple[int | None, str]]
 

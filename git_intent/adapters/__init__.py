@@ -1,27 +1,42 @@
 """Agent transcript adapters: one module per format, all satisfying `Adapter`, listed in `ADAPTERS`.
 
 An adapter discovers an agent's transcripts for a work tree, sniffs whether a file is its format, and
-reads a file into sessions. Adapters do no git and no SQLite. Third-party adapters may register a module
-(or any object satisfying `Adapter`) under the entry-point group `git_intent.adapters`.
+reads a file into sessions. Adapters do no git and no SQLite writes. Third-party adapters register a
+module (or any object with the same members) under the entry-point group `git_intent.adapters`, named
+after its `NAME`; docs/adapters.md says how. Built-in and plug-in adapters come out of the registry
+alike, as `Registered` adapters with every optional member filled in.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from functools import lru_cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from ..models import Session
+from ..errors import TranscriptError
+from ..models import AGENT_NAME, Session
 from . import aider, claude_code, codex, cursor, gemini_cli, opencode
+
+__all__ = ["ADAPTERS", "ENTRY_POINT_GROUP", "Adapter", "Registered", "all_adapters", "sniff"]
+
+ENTRY_POINT_GROUP = "git_intent.adapters"
 
 
 class Adapter(Protocol):
-    """What every transcript format provides."""
+    """What every transcript format provides.
+
+    `NAME`, `discover`, `sniff` and `read` are required. `MULTI_SESSION` (default False) says that one
+    file holds many sessions, so a file name does not tell which (`find_session` then reads every file);
+    `read_project` (default: `read`) reads only the sessions of one repository from a store that holds
+    many projects' (OpenCode's database), to save parsing the rest.
+    """
 
     NAME: str
+    MULTI_SESSION: bool
 
     def discover(self, root: Path, since: datetime | None = None) -> Iterator[Path]:
         """Transcript files that may hold sessions of the work tree `root`, touched at or after `since`."""
@@ -32,33 +47,96 @@ class Adapter(Protocol):
         ...
 
     def read(self, path: Path) -> list[Session]:
-        """Every session in the file; unreadable records are skipped and counted in `Session.stats`."""
+        """Every session in the file; unreadable records are skipped and counted in `Session.stats`.
+
+        Raises OSError when the file cannot be opened, TranscriptError (DamagedTranscriptError) when it
+        is damaged beyond reading; never anything else for what the file holds.
+        """
+        ...
+
+    def read_project(self, path: Path, project_id: str | None = None, root: Path | None = None,
+                     since: datetime | None = None) -> list[Session]:
+        """The sessions of `path` that belong to the repository whose root commit is `project_id` or whose
+        work tree is `root`, updated at or after `since` (a superset is fine: the catalog checks)."""
         ...
 
 
-ADAPTERS: dict[str, Adapter] = {
-    "claude-code": claude_code,
-    "codex": codex,
-    "opencode": opencode,
-    "gemini-cli": gemini_cli,
-    "cursor": cursor,
-    "aider": aider,
-}
+class Registered:
+    """An adapter as the registry hands it out: the given module or object, with the optional members of
+    `Adapter` it leaves out filled in by their defaults."""
+
+    def __init__(self, given: Any, *, plugin: bool = False) -> None:
+        name = getattr(given, "NAME", None)
+        if not isinstance(name, str) or not re.fullmatch(AGENT_NAME, name):
+            raise TypeError(f"an adapter needs a NAME matching {AGENT_NAME}, not {name!r}")
+        for member in ("discover", "sniff", "read"):
+            if not callable(getattr(given, member, None)):
+                raise TypeError(f"the adapter {name} has no {member}()")
+        self.given = given
+        self.plugin = plugin
+        self.NAME: str = name
+        self.MULTI_SESSION: bool = bool(getattr(given, "MULTI_SESSION", False))
+
+    def __repr__(self) -> str:
+        return f"<adapter {self.NAME}: {getattr(self.given, '__name__', type(self.given).__name__)}>"
+
+    def discover(self, root: Path, since: datetime | None = None) -> Iterator[Path]:
+        """The given adapter's `discover`."""
+        return iter(self.given.discover(root, since))
+
+    def sniff(self, path: Path) -> bool:
+        """The given adapter's `sniff`; a plug-in's that raises says no (built-ins never raise)."""
+        if not self.plugin:
+            return bool(self.given.sniff(path))
+        try:
+            return bool(self.given.sniff(path))
+        except Exception:
+            return False
+
+    def read(self, path: Path) -> list[Session]:
+        """The given adapter's `read`. Raises TranscriptError when it returns a session of another agent
+        (an adapter names its sessions after itself: the name is how the registry finds it again)."""
+        return self._own(list(self.given.read(path)), path)
+
+    def read_project(self, path: Path, project_id: str | None = None, root: Path | None = None,
+                     since: datetime | None = None) -> list[Session]:
+        """The given adapter's `read_project`, else `read` (membership is then decided by the catalog)."""
+        own = getattr(self.given, "read_project", None)
+        if own is None:
+            return self.read(path)
+        return self._own(list(own(path, project_id=project_id, root=root, since=since)), path)
+
+    def _own(self, sessions: list[Session], path: Path) -> list[Session]:
+        for session in sessions:
+            if session.agent != self.NAME:
+                raise TranscriptError(f"The adapter {self.NAME} read {path} as a session of {session.agent}; "
+                                      "an adapter names its sessions after itself.")
+        return sessions
+
+
+ADAPTERS: dict[str, Adapter] = {module.NAME: Registered(module) for module in (
+    claude_code, codex, opencode, gemini_cli, cursor, aider)}
 
 
 @lru_cache(maxsize=1)
 def all_adapters() -> dict[str, Adapter]:
     """Built-in adapters plus those registered under the `git_intent.adapters` entry-point group.
 
-    Cached: scanning installed distributions for entry points costs ~2.5 ms a call.
+    A plug-in is registered under its entry point's name, which must be its `NAME` (the agent name its
+    sessions carry); one that fails to load, lacks a required member, or takes a built-in's name is left
+    out: a broken plug-in must not break blame. Cached: scanning installed distributions for entry points
+    costs ~2.5 ms a call.
     """
     found = dict(ADAPTERS)
-    for point in entry_points(group="git_intent.adapters"):
-        if point.name not in found:
-            try:
-                found[point.name] = point.load()
-            except Exception:  # a broken plug-in must not break blame; it is simply absent
-                continue
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in found:
+            continue
+        try:
+            adapter = Registered(point.load(), plugin=True)
+        except Exception:  # an import error, a missing member: the plug-in is simply absent
+            continue
+        if adapter.NAME == point.name:
+            found[point.name] = adapter
     return found
 
 

@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
-from . import shell
-from .patches import text_diff_added
+from ..transcripts import shell
+from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, written_since
+from ..transcripts.patches import text_diff_added
 
 NAME = "claude-code"
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
@@ -61,13 +61,20 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are Claude Code records (a `type` and no Codex `payload`)."""
+    """True when the file's first records are Claude Code records: a known `type` with a `uuid` or a
+    `sessionId` (Gemini CLI's records have an `id`), all but one of them as one may be damaged, and none
+    carrying Codex's `payload` or Gemini CLI's `projectHash`."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path)
-    # Gemini CLI JSONL also carries a string sessionId; its metadata line has a projectHash.
-    return bool(heads) and all("payload" not in r and "projectHash" not in r for r in heads) and any(
-        isinstance(r.get("sessionId"), str) or r.get("type") in ("summary", "file-history-snapshot") for r in heads)
+    return not any("payload" in r or "projectHash" in r for r in heads) and mostly(heads, _looks_like_claude)
+
+
+def _looks_like_claude(record: dict[str, Any]) -> bool:
+    kind = record.get("type")
+    if not isinstance(kind, str) or kind not in _KNOWN:
+        return False
+    return "uuid" in record or isinstance(record.get("sessionId"), str) or kind in ("summary", "file-history-snapshot")
 
 
 def read(path: Path) -> list[Session]:
@@ -81,7 +88,8 @@ def read(path: Path) -> list[Session]:
     stats = ParseStats()
     builder = _Builder(path)
     for record in iter_records(path, stats):
-        builder.add(record, stats)
+        with one_record(stats):
+            builder.add(record, stats)
     return [builder.finish(stats)]
 
 
@@ -226,6 +234,12 @@ class _Builder:
 
 def _edit(name: str, args: dict[str, Any], result: dict[str, Any], message_id: str, call_id: str,
           when: datetime | None) -> Edit | None:
+    """The edit of one Edit/MultiEdit/Write call; `result` is its `toolUseResult` ({} when none arrived).
+
+    With the whole file before the edit (`originalFile`), the replacements are applied to it: exact
+    line numbers, and `before`/`after` for `replay`. A Write whose result names no original created the
+    file (its `before` is "").
+    """
     path = args.get("file_path") or result.get("filePath")
     if not isinstance(path, str) or not path:
         return None
@@ -238,31 +252,36 @@ def _edit(name: str, args: dict[str, Any], result: dict[str, Any], message_id: s
             AddedLine(text=t, line=i + 1) for i, t in enumerate(content.splitlines())]
         return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
                     kind="update" if original else "create", old_text=original, new_text=content,
-                    added=tuple(written))
+                    added=tuple(written), before=original if original is not None else "" if result else None,
+                    after=content if result else None)
     raw_edits = args.get("edits")
     many: list[Any] = raw_edits if isinstance(raw_edits, list) else []
     pairs = [(str(e.get("old_string", "")), str(e.get("new_string", "")), bool(e.get("replace_all")))
              for e in many if isinstance(e, dict)] if name == "MultiEdit" else [
         (str(args.get("old_string", "")), str(args.get("new_string", "")), bool(args.get("replace_all")))]
-    replayed = _replay(original, pairs) if original is not None else None
-    added: list[AddedLine] = replayed if replayed is not None else []
-    if replayed is None:
+    after = _replace(original, pairs) if original is not None else None
+    added = text_diff_added(original, after) if original is not None and after is not None else []
+    if after is None:
         hint = _patch_hint(result.get("structuredPatch"))
         for old, new, _ in pairs:
             added += [AddedLine(text=a.text, line=hint) for a in text_diff_added(old, new, numbered=False)]
     return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
                 old_text="\n".join(p[0] for p in pairs), new_text="\n".join(p[1] for p in pairs),
-                added=tuple(added))
+                added=tuple(added), before=original if after is not None else None, after=after)
 
 
-def _replay(original: str, pairs: list[tuple[str, str, bool]]) -> list[AddedLine] | None:
-    """Apply old→new replacements to the whole pre-edit file and diff; None when one does not apply."""
+def _replace(original: str, pairs: list[tuple[str, str, bool]]) -> str | None:
+    """The whole file after applying old→new replacements to it; None when one does not apply (an empty
+    `old` applies to an empty file only: Claude Code's Edit creating a file)."""
     text = original
     for old, new, everywhere in pairs:
+        if not old and not text:
+            text = new
+            continue
         if not old or old not in text:
             return None
         text = text.replace(old, new) if everywhere else text.replace(old, new, 1)
-    return text_diff_added(original, text)
+    return text
 
 
 def _patch_hint(patch: Any) -> int | None:

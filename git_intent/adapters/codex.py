@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
-from . import shell
-from .patches import parse_apply_patch, unified_diff_added
+from ..transcripts import shell
+from ..transcripts.jsonl import head_records, iter_records, loads, mostly, one_record, written_since
+from ..transcripts.patches import parse_apply_patch, unified_diff_added
 
 NAME = "codex"
 _KNOWN = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                     "inter_agent_communication_metadata"})
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_ROLLOUT_NAME = re.compile(rf"^rollout-.*-({_UUID})\.jsonl$")
 
 
 def codex_home() -> Path:
@@ -50,11 +53,12 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are rollout records: a string `type` and an object `payload`."""
+    """True when the file's first records are rollout records, a string `type` and an object `payload` (all
+    but one may be damaged)."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=5)
-    return bool(heads) and all(isinstance(r.get("type"), str) and isinstance(r.get("payload"), dict) for r in heads)
+    return mostly(head_records(path, limit=5),
+                  lambda r: isinstance(r.get("type"), str) and isinstance(r.get("payload"), dict))
 
 
 def read(path: Path) -> list[Session]:
@@ -67,7 +71,8 @@ def read(path: Path) -> list[Session]:
     stats = ParseStats()
     builder = _Builder(path)
     for record in iter_records(path, stats):
-        builder.add(record, stats)
+        with one_record(stats):
+            builder.add(record, stats)
     return [builder.finish(stats)]
 
 
@@ -94,6 +99,9 @@ class _Builder:
             stats.unknown(str(kind))
             return
         payload = payload if isinstance(payload, dict) else {}
+        if kind in ("event_msg", "response_item") and not isinstance(payload.get("type"), str):
+            stats.unreadable += 1  # an event or item that does not say what it is
+            return
         when = parse_timestamp(record.get("timestamp"))
         message_id = f"r{stats.records}"
         if kind == "session_meta":
@@ -195,12 +203,14 @@ class _Builder:
             self.messages = [m for m in self.messages if m.message_id not in self.item_prompts]
         edits: list[Edit] = []
         for call_id, (name, patch, message_id, when) in self.calls.items():
-            edits += self._edits(call_id, name, patch, message_id, when)
+            with one_record(stats):
+                edits += self._edits(call_id, name, patch, message_id, when)
         for call_id, (name, raw, message_id, when) in self.shell_calls.items():
             if call_id not in self.failed and call_id not in self.shell_failed:
-                edits += shell.codex_edits(name, raw, message_id=message_id, call_id=call_id, timestamp=when)
+                with one_record(stats):
+                    edits += shell.codex_edits(name, raw, message_id=message_id, call_id=call_id, timestamp=when)
         edits.sort(key=lambda edit: int(edit.message_id[1:]))  # record order: apply_patch and shell edits interleave
-        session_id = self.ids[0] if self.ids else self.path.stem
+        session_id = self.ids[0] if self.ids else rollout_uuid(self.path) or self.path.stem
         return Session(agent="codex", session_id=session_id, transcript=self.path,
                        cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds,
                        parent_session_id=self.parent, aliases=self.ids[1:], agent_version=self.version,
@@ -231,11 +241,21 @@ class _Builder:
         return edits
 
 
+def rollout_uuid(path: Path) -> str | None:
+    """The session id Codex writes into a rollout's name (`rollout-<ts>-<uuid>.jsonl`), or None.
+
+    The same id as `session_meta.payload.id`: the fallback when that record is damaged (the file stem
+    is not the session's id).
+    """
+    match = _ROLLOUT_NAME.match(path.name)
+    return match.group(1) if match else None
+
+
 def _patch_text(text: str) -> str:
     """The envelope inside a call's arguments, which may be JSON (`{"input": ...}`, `{"command": [...]}`)."""
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = loads(text)
+    except ValueError:
         return text
     stack = [value]
     while stack:
@@ -267,8 +287,8 @@ def _output_text(output: Any) -> str:
 def _failed(text: str) -> bool:
     """Whether a call output reports a non-zero exit (older rollouts wrap outputs in JSON metadata)."""
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = loads(text)
+    except ValueError:
         # codex 0.118 answers a rejected patch in plain text and writes no patch_apply_end.
         return text.lstrip().startswith("apply_patch verification failed")
     meta = value.get("metadata") if isinstance(value, dict) else None

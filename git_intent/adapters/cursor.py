@@ -27,9 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ..jsonl import head_records, iter_records, written_since
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
-from .patches import parse_apply_patch, text_diff_added
+from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, written_since
+from ..transcripts.patches import parse_apply_patch, text_diff_added
 
 NAME = "cursor"
 EDIT_TOOLS = frozenset({"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch"})
@@ -68,13 +68,13 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are `{role, message}` objects with no Claude/Codex `type` or `payload`."""
+    """True when the first records are `{role, message}` objects (all but one may be damaged) and none has a
+    Claude/Codex `type` or `payload`."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path, limit=5)
-    return bool(heads) and all(
-        isinstance(r.get("role"), str) and isinstance(r.get("message"), dict)
-        and not ({"type", "payload", "sessionId"} & r.keys()) for r in heads)
+    return not any({"type", "payload", "sessionId"} & r.keys() for r in heads) and mostly(
+        heads, lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict))
 
 
 def read(path: Path) -> list[Session]:
@@ -86,28 +86,34 @@ def read(path: Path) -> list[Session]:
     edits: list[Edit] = []
     paths: list[str] = []
     for record in iter_records(path, stats):
-        body, role = record.get("message"), _ROLES.get(str(record.get("role")))
-        if role is None:
-            stats.unknown(str(record.get("role") or record.get("type")))
-            continue
-        message_id = f"r{stats.records}"
-        content = body.get("content") if isinstance(body, dict) else None
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        parts = _parts(content if isinstance(content, list) else [], message_id, when, edits, paths)
-        if not parts:
-            continue
-        if all(p.kind == "tool_result" for p in parts):
-            role = "tool"
-        # Cursor injects context as tagged text (`<user_info>`, …); what the person typed is in <user_query>.
-        raw = _raw(content).lstrip()
-        prompt = role == "user" and bool(raw) and ("<user_query>" in raw or not raw.startswith("<"))
-        messages.append(Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts),
-                                is_prompt=prompt))
+        with one_record(stats):
+            message = _message(record, f"r{stats.records}", when, edits, paths, stats)
+            if message is not None:
+                messages.append(message)
     parent = path.parent.parent.name if path.parent.name == "subagents" else None
     cwd = _workspace(path, paths)
     return [Session(agent="cursor", session_id=path.stem, transcript=path, cwd=cwd, cwds=[cwd] if cwd else [],
                     parent_session_id=parent, messages=messages, edits=edits, stats=stats)]
+
+
+def _message(record: dict[str, Any], message_id: str, when: datetime, edits: list[Edit], paths: list[str],
+             stats: ParseStats) -> Message | None:
+    body, role = record.get("message"), _ROLES.get(str(record.get("role")))
+    if role is None:
+        stats.unknown(str(record.get("role") or record.get("type")))
+        return None
+    content = body.get("content") if isinstance(body, dict) else None
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    parts = _parts(content if isinstance(content, list) else [], message_id, when, edits, paths)
+    if not parts:
+        return None
+    if all(p.kind == "tool_result" for p in parts):
+        role = "tool"
+    # Cursor injects context as tagged text (`<user_info>`, …); what the person typed is in <user_query>.
+    raw = _raw(content).lstrip()
+    prompt = role == "user" and bool(raw) and ("<user_query>" in raw or not raw.startswith("<"))
+    return Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts), is_prompt=prompt)
 
 
 def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit], paths: list[str]) -> list[Part]:

@@ -58,10 +58,13 @@ def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:
         bar_state["done"] = done
 
     try:
-        return ingest(repo, rebuild=rebuild, progress=progress)
+        result = ingest(repo, rebuild=rebuild, progress=progress)
     finally:
         if "bar" in bar_state:
             bar_state["bar"].__exit__(None, None, None)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return result
 
 
 @cli.command()
@@ -81,7 +84,10 @@ def search(query: str, agent: str | None, since: Any, path: str | None, limit: i
 
     repo = open_repo()
     _ingest(repo, quiet=as_json)
-    hits = run(repo, query, agent=agent, since=since, file=path, limit=limit)
+    problems: list[str] = []
+    hits = run(repo, query, agent=agent, since=since, file=path, limit=limit, problems=problems)
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
     if as_json:
         print_json([h.model_dump(mode="json") for h in hits])
     else:
