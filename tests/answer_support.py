@@ -1,9 +1,9 @@
 """Repositories for the why/ask tests, built from real transcripts the way `git intent demo` builds its own.
 
-`demo_template` replays the bundled real Claude Code session (entireio/cli, see git_intent/data/demo) into a
-repository once per test session, records its commit, and drops a second real session of the same project
-(fixtures/linked, entire-cli ac3f02a3c337 session 2) into the agent's folder, unlinked: a session the
-answer never reads. Each test gets a copy. The injected variant rewrites two messages of the same
+`templates` replays the bundled real Claude Code session (entireio/cli, see git_intent/data/demo) into a
+repository once per test session and records its commit; each test gets a copy (`demo`), with a second
+real session of the same project (fixtures/linked, entire-cli ac3f02a3c337 session 2) in the agent's folder,
+unlinked: a session the answer never reads. `pair` links both sessions, each to its own commit. The injected variant rewrites two messages of the same
 transcript into prompt injections (a tool result and an assistant message that tell the model to print a
 canary, cite a message and fetch a URL).
 """
@@ -71,24 +71,29 @@ def injected_transcript(folder: Path) -> Path:
     return out
 
 
-def build_repo(folder: Path, transcript: Path) -> Path:
-    """The demo's steps for `transcript`: the pre-image as a person's baseline, the agent's edits as a
-    commit, recorded from the transcript (kept in .git, as an agent keeps it outside the work tree)."""
+def build_repo(folder: Path, *transcripts: Path) -> Path:
+    """The demo's steps for each transcript in turn (in time order): every file's pre-image as a person's
+    baseline, then one commit per session with its edits, recorded from the transcript (kept in .git, as
+    an agent keeps it outside the work tree)."""
     import subprocess
 
     subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True, capture_output=True)
-    kept = folder / ".git" / transcript.name
-    shutil.copyfile(transcript, kept)
-    rebuild = rebuild_claude(kept)
-    write_replayed(folder, rebuild.pre, RECORDED_CWD)
-    commit_replayed(folder, "baseline before the agent session",
-                    datetime.fromisoformat(rebuild.first_edit_at) - timedelta(hours=1))
-    write_replayed(folder, rebuild.post, RECORDED_CWD)
-    commit_replayed(folder, "handle if a single jsonl line is bigger then chunk size",
-                    datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2), "Soph <soph@example.com>")
+    kept = []
+    for transcript in transcripts:
+        kept.append(folder / ".git" / transcript.name)
+        shutil.copyfile(transcript, kept[-1])
+    rebuilds = [rebuild_claude(path) for path in kept]
+    for rebuild in rebuilds:
+        write_replayed(folder, rebuild.pre, RECORDED_CWD)
+    commit_replayed(folder, "baseline before the agent sessions",
+                    datetime.fromisoformat(rebuilds[0].first_edit_at) - timedelta(hours=1))
     repo = Repository(folder)
-    record_commit(repo, "HEAD~1")
-    record_commit(repo, "HEAD", transcripts=[kept])
+    record_commit(repo, "HEAD")
+    for path, rebuild in zip(kept, rebuilds, strict=True):
+        write_replayed(folder, rebuild.post, RECORDED_CWD)
+        commit_replayed(folder, f"the edits of {path.stem}",
+                        datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2), "Soph <soph@example.com>")
+        record_commit(repo, "HEAD", transcripts=kept)
     return folder
 
 
@@ -107,14 +112,16 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pa
         for key, value in _isolated_env(root / "home").items():
             patch.setenv(key, value)
         yield {"demo": build_repo(root / "demo", bundled_transcript()),
-               "injected": build_repo(root / "injected", injected_transcript(root))}
+               "injected": build_repo(root / "injected", injected_transcript(root)),
+               "pair": build_repo(root / "pair", corpus(*OTHER_TRANSCRIPT), bundled_transcript())}
 
 
-def copy_repo(template: Path, tmp_path: Path, name: str = "repo") -> Path:
-    """A copy of a built repository, with the other session in this test's HOME."""
+def copy_repo(template: Path, tmp_path: Path, name: str = "repo", *, other: bool = True) -> Path:
+    """A copy of a built repository, with (`other`) the other session in this test's HOME."""
     target = tmp_path / name
     shutil.copytree(template, target, symlinks=True)
-    add_other_session(Path(os.environ["HOME"]), target)
+    if other:
+        add_other_session(Path(os.environ["HOME"]), target)
     return target
 
 
@@ -128,6 +135,13 @@ def demo(templates: dict[str, Path], tmp_path: Path) -> Path:
 def injected(templates: dict[str, Path], tmp_path: Path) -> Path:
     """A fresh copy of the repository built from the injected transcript."""
     return copy_repo(templates["injected"], tmp_path, "injected")
+
+
+@pytest.fixture
+def pair(templates: dict[str, Path], tmp_path: Path) -> Path:
+    """Both real sessions of entire-cli checkpoint ac3f02a3c337, each linked to its own commit: the
+    gemini.go session (OTHER_SESSION), then the chunking session (SESSION)."""
+    return copy_repo(templates["pair"], tmp_path, "pair", other=False)
 
 
 def use_model(monkeypatch: pytest.MonkeyPatch, url: str, **settings: str) -> None:

@@ -11,7 +11,8 @@ from ..models import Session
 from ..render import when
 from ..repo import Repository
 from ..search import Hit
-from .candidates import Candidate, Found, find_candidates, relative, under
+from ..topics import request_text, sentences
+from .candidates import Candidate, Found, find_candidates, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import Prose, why_prose
@@ -67,7 +68,7 @@ def _ranked(reading: Reading, found: Found, folder: str | None, since: datetime 
         session = reading.try_session(candidate.session_id, candidate.agent)
         if session is None:
             continue
-        edited = any(under(e.path.replace("\\", "/").lstrip("/"), folder) for e in session.edits) if folder else True
+        edited = any(touches(e.path, folder) for e in session.edits) if folder else True
         recent = since is None or session.ended_at is None or session.ended_at >= _aware(since)
         if (candidate.lines or edited) and recent:
             out.append((candidate, session))
@@ -93,28 +94,54 @@ def ask_prose(reading: Reading, found: Found, ranked: list[tuple[Candidate, Sess
                                f"{len(session.messages)} messages, {len(session.edits)} edits).")
         if candidate.lines:
             prose.extend(why_prose(reading, candidate.lines[:LINES_EXPLAINED]))
-        for hit in candidate.hits[:HITS_QUOTED if n == 0 else 1]:
-            _hit(prose, session, hit)
+        before = len(prose.sentences)
+        for hit in [h for h in candidate.hits if h.role in ("user", "assistant")][:HITS_QUOTED if n == 0 else 1]:
+            _hit(prose, session, hit, found.searched)
+        if len(prose.sentences) == before and candidate.hits:  # only tool output matched: name its request
+            _request_of(prose, session, candidate.hits[0])
         prose.sentences.append("")
     return prose
 
 
-def _hit(prose: Prose, session: Session, hit: Hit) -> None:
+def _hit(prose: Prose, session: Session, hit: Hit, query: str) -> None:
+    """One sentence quoting a hit: the user's prompt, or the agent's sentence nearest the query, with the
+    request it answered. Tool calls and results are not quoted (their text is code and output)."""
     message = session.message(hit.message_id)
-    if message is None:
+    if message is None or message.role not in ("user", "assistant") or not message.text.strip():
         return
-    snippet = hit.snippet.strip("…").strip()
     if message.is_prompt:
-        prose.sentences.append(f"The user asked {prose.quote(session, message, snippet, 240)}.")
+        prose.sentences.append(f"The user asked {prose.quote(session, message, request_text(message), 240)}.")
+        return
+    quoted = prose.quote_or_none(session, message, _nearest_sentences(message.text, query), 240)
+    if quoted is None:
         return
     index = session.messages.index(message)
     request = next((session.messages[i] for i in range(index, -1, -1) if session.messages[i].is_prompt), None)
-    who = "the agent said" if message.role == "assistant" else "a tool result read"
     if request is not None and (session.session_id, request.message_id) not in prose.read:
-        prose.sentences.append(f"Asked {prose.quote(session, request, request.text, 200)}, "
-                               f"{who} {prose.quote(session, message, snippet, 240)}.")
+        prose.sentences.append(f"Asked {prose.quote(session, request, request_text(request), 200)}, "
+                               f"the agent said {quoted}.")
     else:
-        prose.sentences.append(f"{who[0].upper()}{who[1:]} {prose.quote(session, message, snippet, 240)}.")
+        prose.sentences.append(f"The agent said {quoted}.")
+
+
+def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
+    message = session.message(hit.message_id)
+    index = session.messages.index(message) if message else -1
+    request = next((session.messages[i] for i in range(index, -1, -1) if session.messages[i].is_prompt), None)
+    if message is not None and request is not None:
+        prose.sentences.append(f"The best matching message {prose.cite(session, message)} answers the request "
+                               f"{prose.quote(session, request, request_text(request), 240)}.")
+
+
+def _nearest_sentences(text: str, query: str) -> str:
+    """The sentence of `text` sharing most words with `query`, and the next one."""
+    words = {w.lower() for w in query.split()}
+    found = sentences(text)
+    if not found:
+        return text
+    best = max(range(len(found)), key=lambda i: (len(words & {w.lower().strip(".,:;`()") for w in found[i].split()}),
+                                                 -i))
+    return " ".join(found[best:best + 2])
 
 
 def _hits_text(reading: Reading, ranked: list[tuple[Candidate, Session]], hits: list[Hit]) -> str:

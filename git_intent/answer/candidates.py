@@ -27,7 +27,8 @@ LOG_WEIGHT = 1.0
 _STOP = frozenset("""a an and are as at be been but by can could did do does doing done for from had has have how
 i in into is it its me my of on or our should so than that the their them then there these they this those to
 us was we were what when where which who whom why will with would you your about after before any all also
-just only over under up very""".split())
+just only over under up very user users want wanted agent asked exist exists happen happened reason
+line lines code""".split())
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(?")
 _FILENAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8}")
@@ -169,6 +170,14 @@ def under(file: str, path: str) -> bool:
     """Whether work-tree `file` is `path`, ends with `/path`, or lies in folder `path`."""
     path = path.strip("/")
     return file == path or file.endswith("/" + path) or file.startswith(path + "/")
+
+
+def touches(recorded: str, path: str) -> bool:
+    """Whether a path as a transcript recorded it (often absolute, from another machine) is file `path`
+    or lies in folder `path` of the work tree, compared by '/'-bounded suffix."""
+    recorded = "/" + recorded.replace("\\", "/").lstrip("/")
+    path = path.strip("/")
+    return recorded.endswith("/" + path) or f"/{path}/" in recorded
 
 
 def _recent(line: LineAnswer, since: datetime | None) -> bool:

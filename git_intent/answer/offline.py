@@ -39,14 +39,22 @@ class Prose:
     def quote(self, session: Session, message: Message, text: str, limit: int = QUOTE_CHARS) -> str:
         """`"text" [S:M]` for a span of `message` (clipped to `limit` characters), or just `[S:M]` when no
         part of `text` can be quoted exactly."""
+        return self.quote_or_none(session, message, text, limit) or self.cite(session, message)
+
+    def quote_or_none(self, session: Session, message: Message, text: str, limit: int = QUOTE_CHARS) -> str | None:
+        """`"text" [S:M]`, or None when `text` is not (clipped) text of `message`."""
         whole = quotable_text(message)
-        self.read[(session.session_id, message.message_id)] = whole
-        cite = f"[{session.session_id}:{message.message_id}]"
         span = clip_quote(text, limit)
         if not span or not quote_occurs(span, whole):
-            return cite
+            return None
+        self.read[(session.session_id, message.message_id)] = whole
         self.tokens += estimate_tokens(span)
-        return f"{delimit(span)} {cite}"
+        return f"{delimit(span)} {self.cite(session, message)}"
+
+    def cite(self, session: Session, message: Message) -> str:
+        """`[S:M]`, the message counted as read (its text is the evidence cited)."""
+        self.read[(session.session_id, message.message_id)] = quotable_text(message)
+        return f"[{session.session_id}:{message.message_id}]"
 
     def extend(self, other: Prose) -> None:
         """Append `other`'s sentences, reads and tokens."""
@@ -81,8 +89,19 @@ def why_prose(reading: Reading, lines: list[LineAnswer]) -> Prose:
     """The offline answer for blamed `lines` (one paragraph per run of lines from one edit)."""
     prose = Prose()
     groups = _groups(lines)
+    explained: set[tuple[str, str]] = set()
     for group in groups[:MAX_GROUPS]:
-        _group(prose, reading, group)
+        attribution = group[0].attribution
+        key = (attribution.session_id, attribution.message_id) if attribution else None
+        session = reading.try_session(key[0], attribution.agent) if key and attribution else None
+        message = session.message(key[1]) if session and key else None
+        if key in explained and session is not None and message is not None:
+            prose.sentences.append(f"{_span(group)} {'comes' if len(group) == 1 else 'come'} from the same edit "
+                                   f"{prose.quote(session, message, _content(group), 160)}.")
+        else:
+            _group(prose, reading, group)
+        if key is not None:
+            explained.add(key)
         prose.sentences.append("")
     if len(groups) > MAX_GROUPS:
         rest = sum(len(g) for g in groups[MAX_GROUPS:])
@@ -94,7 +113,8 @@ def _groups(lines: list[LineAnswer]) -> list[list[LineAnswer]]:
     groups: list[list[LineAnswer]] = []
     for line in lines:
         last = groups[-1][-1] if groups else None
-        if last and (last.commit, last.status, last.attribution) == (line.commit, line.status, line.attribution):
+        if last and (last.path, last.line + 1, last.commit, last.status, last.attribution) == (
+                line.path, line.line, line.commit, line.status, line.attribution):
             groups[-1].append(line)
         else:
             groups.append([line])
@@ -102,9 +122,8 @@ def _groups(lines: list[LineAnswer]) -> list[list[LineAnswer]]:
 
 
 def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
-    first, last = group[0], group[-1]
-    span = (f"Line {first.line} of {first.path} was" if first is last
-            else f"Lines {first.line}-{last.line} of {first.path} were")
+    first = group[0]
+    span = f"{_span(group)} {'was' if len(group) == 1 else 'were'}"
     commit = (f"commit {first.commit[:12]}" + (f" by {first.author}" if first.author else "")
               + (f" on {when(first.authored_at)}" if first.authored_at else "")) if first.commit else ""
     attribution = first.attribution
@@ -166,8 +185,7 @@ def _edit(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
     message = session.messages[index]
     edit = _edit_of(session, message.message_id, group[0].path)
     what = f"{edit.tool} on {group[0].path}" if edit else group[0].path
-    line = next((ln.content.strip() for ln in group if len(ln.content.strip()) >= 8), group[0].content.strip())
-    prose.sentences.append(f"The edit ({what}) wrote {prose.quote(session, message, line, limit=160)}.")
+    prose.sentences.append(f"The edit ({what}) wrote {prose.quote(session, message, _content(group), 160)}.")
 
 
 def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -> None:
@@ -190,6 +208,16 @@ def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
                                    "again; the committed line is the one above.")
     if prompt is not None:
         prose.sentences.append(f"Next the user said {prose.quote(session, prompt, request_text(prompt), 200)}.")
+
+
+def _span(group: list[LineAnswer]) -> str:
+    first, last = group[0], group[-1]
+    return f"Line {first.line} of {first.path}" if first is last else f"Lines {first.line}-{last.line} of {first.path}"
+
+
+def _content(group: list[LineAnswer]) -> str:
+    """The first line of the group worth quoting (8 characters or more), stripped."""
+    return next((ln.content.strip() for ln in group if len(ln.content.strip()) >= 8), group[0].content.strip())
 
 
 def _edit_of(session: Session, message_id: str, path: str) -> Edit | None:
