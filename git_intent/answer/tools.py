@@ -21,7 +21,7 @@ from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
 # and the edit say what and how; the reasoning around them is opened only where the answer needs it.
-EVIDENCE_CHARS = {"request": 600, "edit": 800, "reasoning": 300, "follow-up": 300}
+EVIDENCE_CHARS = {"request": 600, "edit": 600, "reasoning": 240, "follow-up": 240}
 MAX_BLAME_LINES = 40
 DEFAULT_VIEW_BUDGET = 1500  # tokens of a view_context rendering unless the model asks for another
 MIN_VIEW_BUDGET = 200
