@@ -215,17 +215,27 @@ def test_a_model_that_loops_stops_at_the_step_limit_and_the_offline_answer_is_gi
 
 
 def test_the_reading_limit_ends_tool_use(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    script = [call("view_context", session_id=SESSION, budget=4000), call("message_detail", session_id=SESSION,
-                                                                          message_id=NEVER_SHOWN), say("Done.")]
+    with scripted([say("Done.")]) as server:
+        use_model(monkeypatch, server.url)
+        seed = ask_why(demo).usage.transcript_tokens_read  # what the first message alone sends
+    script = [call("view_context", session_id=SESSION, budget=4000), say("Done.")]
     with scripted(script) as server:
-        use_model(monkeypatch, server.url, max_tokens="700")
+        use_model(monkeypatch, server.url, max_tokens=str(seed + 150))  # less than a view's 200 left
         answer = ask_why(demo)
-    results = tool_results(server.requests[-1])
-    assert " … [cut: the reading limit (intent.maxTokens) is reached]\n<<<END DATA " in results[1]
+    assert tool_results(server.requests[-1])[0].splitlines()[1] == (
+        f"The reading limit of {seed + 150} transcript tokens (intent.maxTokens) is reached; answer now with "
+        "what you have read.")
     assert server.requests[-1]["tool_choice"] == "none"
     assert server.requests[-1]["messages"][-1]["content"].startswith("Stop calling tools now (the token limit")
     assert answer.mode == "model" and answer.limits is not None and answer.limits.reached == "tokens"
-    assert 650 < answer.usage.transcript_tokens_read <= 700  # the seed, a view within what remained, a cut message
+    assert answer.usage.transcript_tokens_read == seed
+    script = [call("message_detail", session_id=SESSION, message_id="65a0a322"), say("Done.")]
+    with scripted(script) as server:  # a long tool output is cut at the limit
+        use_model(monkeypatch, server.url, max_tokens=str(seed + 150))
+        answer = ask_why(demo)
+    assert " … [cut: the reading limit (intent.maxTokens) is reached]\n<<<END DATA " in tool_results(
+        server.requests[-1])[0]
+    assert seed + 140 < answer.usage.transcript_tokens_read <= seed + 150 and answer.limits.reached == "tokens"
 
 
 def test_a_failing_server_gives_the_offline_answer_with_the_model_error(demo: Path,

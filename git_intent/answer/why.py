@@ -11,14 +11,15 @@ from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import why_prose
 from .reading import Reading
-from .tools import lines_json, topic_map
+from .tools import MAX_BLAME_LINES, lines_json, topic_map
 
 MAX_SEED_SESSIONS = 3  # sessions whose topic map starts the sub-agent's reading
 
 
 def why(repo: Repository, location: str, *, model: str | None = None, offline: bool = False,
         cwd: Path | None = None) -> WhyAnswer:
-    """Why the lines of `location` (`PATH:LINE` or `PATH:START-END`, relative to `cwd`) exist.
+    """Why the lines of `location` (`PATH:LINE`, `PATH:START-END`, or a bare PATH for the whole file,
+    relative to `cwd`) exist.
 
     Offline (no model configured, litellm missing, or `offline`): the evidence quoted and cited. With a
     model (`model`, else intent.model): the sub-agent starts from the blame answer and the topic maps of
@@ -43,7 +44,7 @@ def why(repo: Repository, location: str, *, model: str | None = None, offline: b
         topics = reading.topics(session)
         reading.send("\n".join(t.label for t in topics))
         seeds.append((f"topic map of session {session_id}", topic_map(session, topics)))
-    seeds.append((f"blame {_where(lines)}", lines_json(reading, lines)))
+    seeds.append((f"blame {_where(lines)}", lines_json(reading, lines[:MAX_BLAME_LINES])))
     return model_answer(question, seeds, prose, reading, lines, settings)
 
 
