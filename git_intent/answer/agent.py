@@ -96,7 +96,10 @@ def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]],
         usage = getattr(reply, "usage", None)
         run.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
         run.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-        message = reply.choices[0].message
+        choices = getattr(reply, "choices", None) or []
+        if not choices or getattr(choices[0], "message", None) is None:
+            raise ModelError(f"The model {settings.model} returned a reply without a message.")
+        message = choices[0].message
         calls = list(getattr(message, "tool_calls", None) or [])
         if not calls or final:
             text = (message.content or "").strip()
