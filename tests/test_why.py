@@ -111,6 +111,8 @@ def test_cli_prints_numbered_references_and_json_with_the_same_shape(demo: Path)
     assert data["hint"] is None and data["citations"][0] == {
         "session_id": SESSION, "message_id": REQUEST, "verified": True,
         "quote": data["citations"][0]["quote"]}
+    inside = run_cli("why", "chunking.go:86", "--json", "--offline", cwd=demo / "cmd" / "entire" / "cli" / "agent")
+    assert inside.returncode == 0 and json.loads(inside.stdout)["answer"] == data["answer"]  # relative to the cwd
     bad = run_cli("why", f"{PATH}:9999", cwd=demo)
     assert bad.returncode == 1 and bad.stderr.startswith("error: ") and bad.stdout == ""
 

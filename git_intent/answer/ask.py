@@ -27,7 +27,8 @@ LINES_EXPLAINED = 2
 def ask(repo: Repository, question: str, *, path: str | None = None, since: datetime | None = None,
         model: str | None = None, offline: bool = False, cwd: Path | None = None) -> WhyAnswer:
     """Answer `question` from this repository's sessions: those matching it in the index, and those that
-    wrote the code it names, limited to `path` (a file or folder, relative to `cwd`) and to messages at
+    wrote the code it names, limited to `path` (a file or folder, relative to `cwd`, by default the work
+    tree root) and to messages at
     or after `since` (naive means UTC). `sessions` lists the best match first. Offline, the best cited
     evidence is quoted; with a model the sub-agent starts from the same evidence (see `why`).
 
@@ -37,7 +38,7 @@ def ask(repo: Repository, question: str, *, path: str | None = None, since: date
     if not question.strip():
         raise IntentError("The question is empty.", hint='git intent ask "why does fetch_json retry 3 times?"')
     settings = model_settings(repo, model)
-    folder = relative(repo, path, cwd)
+    folder = relative(repo, path, cwd or repo.root)
     found = find_candidates(repo, question, path=folder, since=since)
     reading = Reading(repo, settings.max_tokens)
     ranked = _ranked(reading, found, folder, since)

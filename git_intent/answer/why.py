@@ -19,7 +19,7 @@ MAX_SEED_SESSIONS = 3  # sessions whose topic map starts the sub-agent's reading
 def why(repo: Repository, location: str, *, model: str | None = None, offline: bool = False,
         cwd: Path | None = None) -> WhyAnswer:
     """Why the lines of `location` (`PATH:LINE`, `PATH:START-END`, or a bare PATH for the whole file,
-    relative to `cwd`) exist.
+    relative to `cwd`, by default the work tree root) exist.
 
     Offline (no model configured, litellm missing, or `offline`): the evidence quoted and cited. With a
     model (`model`, else intent.model): the sub-agent starts from the blame answer and the topic maps of
@@ -29,7 +29,7 @@ def why(repo: Repository, location: str, *, model: str | None = None, offline: b
     Raises BadLocationError for a bad location, IntentError for a bad setting or unknown model string.
     """
     settings = model_settings(repo, model)
-    blame = blame_lines(repo, location, cwd)
+    blame = blame_lines(repo, location, cwd or repo.root)
     lines = blame.lines
     question = f"Why does {_where(lines)} exist?"
     reading = Reading(repo, settings.max_tokens)

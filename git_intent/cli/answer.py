@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -28,7 +29,7 @@ def why(location: str, as_json: bool, offline: bool, model: str | None) -> None:
     """
     from ..answer.why import why as answer_why
 
-    _print(answer_why(open_repo(), location, model=model, offline=offline), as_json)
+    _print(answer_why(open_repo(), location, model=model, offline=offline, cwd=Path.cwd()), as_json)
 
 
 @cli.command()
@@ -47,7 +48,8 @@ def ask(question: str, path: str | None, since: datetime | None, as_json: bool, 
     """
     from ..answer.ask import ask as answer_ask
 
-    _print(answer_ask(open_repo(), question, path=path, since=since, model=model, offline=offline), as_json)
+    _print(answer_ask(open_repo(), question, path=path, since=since, model=model, offline=offline, cwd=Path.cwd()),
+           as_json)
 
 
 def _print(answer: Any, as_json: bool) -> None:
