@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
 import io
 import os
 import uuid
@@ -41,11 +40,6 @@ class AgentRun:
     reached: str | None = None
     error: str | None = None
     transcript: list[dict[str, Any]] = field(default_factory=list)
-
-
-def available() -> bool:
-    """Whether litellm is installed (the `agent` extra), without importing it."""
-    return importlib.util.find_spec("litellm") is not None
 
 
 def _litellm() -> Any:

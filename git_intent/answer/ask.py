@@ -17,7 +17,6 @@ from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import Prose, why_prose
 from .reading import Reading
-from .tools import lines_json, topic_map
 
 MAX_SESSIONS = 3  # sessions an answer quotes (and whose topic maps start the sub-agent)
 HITS_QUOTED = 3
@@ -46,6 +45,8 @@ def ask(repo: Repository, question: str, *, path: str | None = None, since: date
     lines = [line for candidate, _ in ranked for line in candidate.lines]
     if not wants_model(settings, offline):
         return offline_answer(question, prose, reading, lines, settings, hint=hint_for(settings, offline))
+    from .tools import lines_json, topic_map  # the model's path only: fidelity rendering
+
     seeds = []
     for _, session in ranked:
         topics = reading.topics(session)

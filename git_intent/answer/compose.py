@@ -6,6 +6,7 @@ the question: its sentence goes to `model_error` and the offline answer is given
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from datetime import datetime
 
@@ -25,13 +26,18 @@ MAX_LOOKUPS = 5  # sessions looked up only to tell `not_read` from `unknown_mess
 NO_EXTRA_HINT = "intent.model is set but litellm is not installed: pip install 'git-intent[agent]'."
 
 
+def litellm_installed() -> bool:
+    """Whether litellm (the `agent` extra) is installed, without importing it."""
+    return importlib.util.find_spec("litellm") is not None
+
+
 def wants_model(settings: ModelSettings, offline: bool) -> bool:
     """Whether to ask the sub-agent; raises IntentError for a model string litellm does not know."""
-    from . import agent
-
-    if offline or not settings.model or not agent.available():
+    if offline or not settings.model or not litellm_installed():
         return False
-    agent.check_model(settings)
+    from .agent import check_model  # imports litellm (seconds): only when a model will be asked
+
+    check_model(settings)
     return True
 
 
@@ -39,11 +45,9 @@ def hint_for(settings: ModelSettings, offline: bool) -> str | None:
     """The one line telling how to get a model's answer, when none was asked for by configuration."""
     if offline:
         return None
-    from . import agent
-
     if not settings.model:
         return NO_MODEL_HINT
-    return None if agent.available() else NO_EXTRA_HINT
+    return None if litellm_installed() else NO_EXTRA_HINT
 
 
 def offline_answer(question: str, prose: Prose, reading: Reading, lines: list[LineAnswer], settings: ModelSettings,

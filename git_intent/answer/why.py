@@ -11,7 +11,6 @@ from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import why_prose
 from .reading import Reading
-from .tools import MAX_BLAME_LINES, lines_json, topic_map
 
 MAX_SEED_SESSIONS = 3  # sessions whose topic map starts the sub-agent's reading
 
@@ -38,6 +37,8 @@ def why(repo: Repository, location: str, *, model: str | None = None, offline: b
         return offline_answer(question, prose, reading, lines, settings)
     if not wants_model(settings, offline):
         return offline_answer(question, prose, reading, lines, settings, hint=hint_for(settings, offline))
+    from .tools import MAX_BLAME_LINES, lines_json, topic_map  # the model's path only: fidelity rendering
+
     seeds = []
     for session_id in reading.order[:MAX_SEED_SESSIONS]:
         session = reading.sessions[session_id]
