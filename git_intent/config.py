@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 
 from .errors import IntentError
@@ -36,3 +37,47 @@ def lookback(repo: Repository) -> timedelta:
         raise IntentError(f"intent.lookbackDays must be a number of days, not {raw!r}.",
                           hint="git config intent.lookbackDays 7")
     return timedelta(days=days)
+
+
+DEFAULT_MAX_STEPS = 8
+DEFAULT_MAX_TOKENS = 20000  # transcript tokens (characters / 4) one answer may read
+DEFAULT_TIMEOUT = 60.0  # seconds per model call
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The sub-agent's settings (issue 10): `model` is a litellm model string or None (answer offline);
+    `api_base` a server URL passed to litellm (a local OpenAI-compatible server); `max_steps` model calls
+    per answer; `max_tokens` transcript tokens read per answer; `timeout` seconds per model call."""
+
+    model: str | None
+    api_base: str | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    timeout: float = DEFAULT_TIMEOUT
+
+
+def model_settings(repo: Repository, model: str | None = None) -> ModelSettings:
+    """Settings from `intent.model`, `intent.apiBase`, `intent.maxSteps`, `intent.maxTokens` and
+    `intent.timeout` (each overridable by `GIT_INTENT_<KEY>`); `model` (the `--model` flag) wins.
+    Raises IntentError for a limit that is not a positive number."""
+    return ModelSettings(
+        model=model or setting(repo, "model") or None, api_base=setting(repo, "apiBase") or None,
+        max_steps=int(_positive(repo, "maxSteps", DEFAULT_MAX_STEPS, whole=True)),
+        max_tokens=int(_positive(repo, "maxTokens", DEFAULT_MAX_TOKENS, whole=True)),
+        timeout=_positive(repo, "timeout", DEFAULT_TIMEOUT, whole=False))
+
+
+def _positive(repo: Repository, key: str, default: float, *, whole: bool) -> float:
+    raw = setting(repo, key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        kind = "a whole number" if whole else "a number of seconds"
+        raise IntentError(f"intent.{key} must be {kind} above 0, not {raw!r}.",
+                          hint=f"git config intent.{key} {int(default) if whole else default:g}")
+    return float(value)

@@ -1,0 +1,146 @@
+"""The sub-agent's tool loop through litellm: the only module that imports litellm, lazily.
+
+litellm costs seconds to import and fetches a model cost map over the network unless
+LITELLM_LOCAL_MODEL_COST_MAP is set first (DESIGN.md); its 1.106 line raises `ModuleNotFoundError: mcp`
+on any `completion()` with `tools` unless `_skip_mcp_handler=True` is passed (issue 10).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import ModelSettings
+from ..errors import IntentError
+from .prompt import FINAL, data_block
+from .tools import SPECS, Toolbox
+
+MAX_CALLS_PER_STEP = 8  # tool calls run per model reply; more get an error result
+_LOCAL_KEY = "sk-local-no-key"  # OpenAI-compatible local servers want some key; none is configured
+
+
+class ModelError(Exception):
+    """A model call failed (HTTP error, unreachable, timeout): the answer falls back to offline."""
+
+
+@dataclass
+class AgentRun:
+    """What the loop produced: the model's answer text (None when it gave none), model calls made,
+    tokens the provider counted, and the limit that stopped it."""
+
+    text: str | None = None
+    steps: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reached: str | None = None
+    error: str | None = None
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    module: Any = importlib.import_module("litellm")
+    module.suppress_debug_info = True
+    module.telemetry = False
+    return module
+
+
+def check_model(settings: ModelSettings) -> None:
+    """Raise IntentError when litellm cannot tell which provider `settings.model` belongs to."""
+    litellm = _litellm()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # litellm prints a provider list on failure
+            litellm.get_llm_provider(settings.model, api_base=settings.api_base)
+    except Exception as exc:
+        raise IntentError(f"{settings.model!r} is not a model string litellm knows.",
+                          hint="Name the provider too, e.g. openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 "
+                               "or ollama/llama3 (git config intent.model …).") from exc
+
+
+def run_agent(settings: ModelSettings, system: str, first: str, toolbox: Toolbox, boundary: str) -> AgentRun:
+    """Run the tool loop: at most `settings.max_steps` model calls; the last one (or the first after the
+    reading limit) is told to answer without tools. Tool results go back as data blocks. A call that
+    fails or takes more than `settings.timeout` seconds ends the run with `error`, one sentence."""
+    litellm = _litellm()
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": first}]
+    run = AgentRun(transcript=messages)
+    try:
+        _loop(litellm, settings, messages, toolbox, boundary, run)
+    except ModelError as exc:
+        run.error = str(exc)
+    return run
+
+
+def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], toolbox: Toolbox, boundary: str,
+          run: AgentRun) -> None:
+    for step in range(1, settings.max_steps + 1):
+        final = step == settings.max_steps or toolbox.exhausted
+        if final:
+            reason = "token" if toolbox.exhausted else "step"
+            run.reached = "tokens" if toolbox.exhausted else "steps"
+            messages.append({"role": "user", "content": FINAL.format(reason=reason)})
+        reply = _complete(litellm, settings, messages, final)
+        run.steps = step
+        usage = getattr(reply, "usage", None)
+        run.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+        run.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+        choices = getattr(reply, "choices", None) or []
+        if not choices or getattr(choices[0], "message", None) is None:
+            raise ModelError(f"The model {settings.model} returned a reply without a message.")
+        message = choices[0].message
+        calls = list(getattr(message, "tool_calls", None) or [])
+        if not calls or final:
+            text = (message.content or "").strip()
+            if text and not calls:
+                run.text = text
+            return
+        messages.append({"role": "assistant", "content": message.content, "tool_calls": [
+            {"id": call.id or f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+             "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"}}
+            for call in calls]})
+        for n, call in enumerate(messages[-1]["tool_calls"]):
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            result = (toolbox.call(name, arguments) if n < MAX_CALLS_PER_STEP
+                      else f"error: at most {MAX_CALLS_PER_STEP} tool calls are run per reply.")
+            messages.append({"role": "tool", "tool_call_id": call["id"],
+                             "content": data_block(boundary, f"result of {name}", result)})
+
+
+def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], final: bool) -> Any:
+    kwargs: dict[str, Any] = {
+        "model": settings.model, "messages": messages, "tools": SPECS, "timeout": settings.timeout,
+        "num_retries": 0, "max_retries": 0,
+        "_skip_mcp_handler": True,  # litellm 1.106 imports `mcp` for any call with tools otherwise
+    }
+    if final:
+        kwargs["tool_choice"] = "none"
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+        _, provider, _, _ = litellm.get_llm_provider(settings.model, api_base=settings.api_base)
+        if provider in ("openai", "hosted_vllm", "openai_like") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = _LOCAL_KEY
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return litellm.completion(**kwargs)
+    except Exception as exc:  # litellm maps every provider failure to its own exception types
+        raise ModelError(_sentence(settings, exc)) from exc
+
+
+def _sentence(settings: ModelSettings, exc: Exception) -> str:
+    """One sentence on why the model call failed."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    where = f" at {settings.api_base}" if settings.api_base else ""
+    if "Timeout" in name:
+        return f"The model {settings.model}{where} did not answer within {settings.timeout:g} s (intent.timeout)."
+    if "Connection" in name:
+        return f"The model {settings.model}{where} could not be reached."
+    detail = " ".join(str(exc).split())[:200]
+    code = f" (HTTP {status})" if isinstance(status, int) else ""
+    return f"The model {settings.model}{where} failed{code}: {detail}"

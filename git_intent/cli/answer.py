@@ -1,0 +1,89 @@
+"""Commands that answer questions in prose with checked citations: why, ask."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._base import cli, open_repo, print_json
+
+_CITATION = re.compile(r"\[([A-Za-z0-9._-]+):([A-Za-z0-9._-]+)\]")
+
+
+@cli.command()
+@click.argument("location")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON (docs/json.md).")
+@click.option("--offline", is_flag=True, help="Answer from the recorded evidence, without a model.")
+@click.option("--model", help="A litellm model string for this answer (default: intent.model).")
+def why(location: str, as_json: bool, offline: bool, model: str | None) -> None:
+    """Answer why LOCATION (PATH:LINE or PATH:START-END) exists, citing the exact messages.
+
+    Without a model (or with --offline) the answer quotes the request, the agent's reasons, the edit and
+    what followed. With a model (git config intent.model …) a sub-agent reads the sessions through
+    read-only tools. Every citation is checked: unread, unknown or misquoted ones are dropped.
+    """
+    from ..answer.why import why as answer_why
+
+    _print(answer_why(open_repo(), location, model=model, offline=offline, cwd=Path.cwd()), as_json)
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--path", help="Only sessions that edited this file or folder (and the code in it).")
+@click.option("--since", type=click.DateTime(), help="Only messages at or after this date (UTC).")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON (docs/json.md).")
+@click.option("--offline", is_flag=True, help="Answer from the index and the evidence, without a model.")
+@click.option("--model", help="A litellm model string for this answer (default: intent.model).")
+def ask(question: str, path: str | None, since: datetime | None, as_json: bool, offline: bool,
+        model: str | None) -> None:
+    """Answer a provenance QUESTION about this repository from its agent sessions, with citations.
+
+    Finds the sessions that match the question (the session index, and the code it names through
+    git grep, blame and git log -S), best match first, and answers from their exact messages.
+    """
+    from ..answer.ask import ask as answer_ask
+
+    _print(answer_ask(open_repo(), question, path=path, since=since, model=model, offline=offline, cwd=Path.cwd()),
+           as_json)
+
+
+def _print(answer: Any, as_json: bool) -> None:
+    if as_json:
+        print_json(answer.model_dump(mode="json"))
+    else:
+        click.echo(answer_text(answer), nl=False)
+    if answer.model_error:
+        click.echo(f"warning: {answer.model_error} Answered offline.", err=True)
+    if answer.hint and not as_json:
+        click.echo(f"hint: {answer.hint}", err=True)
+
+
+def answer_text(answer: Any) -> str:
+    """The answer wrapped for a terminal, its citations as numbered references listed under it."""
+    from ..render import safe
+
+    numbers: dict[tuple[str, str], int] = {}
+
+    def number(match: re.Match[str]) -> str:
+        key = (match[1], match[2])
+        numbers.setdefault(key, len(numbers) + 1)
+        return f"[{numbers[key]}]"
+
+    body = _CITATION.sub(number, answer.answer)
+    out = [textwrap.fill(p, width=100) if not p.startswith(("```", "    ")) else p for p in body.split("\n")]
+    if numbers:
+        out += ["", "References"]
+        out += [f"  [{n}] git intent show {s}:{m}" for (s, m), n in numbers.items()]
+    for dropped in answer.dropped_citations:
+        out.append(f"  dropped {dropped.marker or dropped.session_id + ':' + dropped.message_id}: {dropped.reason}")
+    usage = answer.usage
+    mode = f"{answer.mode} ({answer.model})" if answer.model and answer.mode == "model" else answer.mode
+    out += ["", f"{mode} · {answer.steps} model calls · read ~{usage.transcript_tokens_read:,} of "
+                f"{usage.session_tokens_total:,} session tokens" + (f" · {usage.prompt_tokens:,} prompt + "
+                f"{usage.completion_tokens:,} completion tokens" if usage.prompt_tokens else "")]
+    return safe("\n".join(out).strip("\n") + "\n")
