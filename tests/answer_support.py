@@ -4,8 +4,8 @@
 repository once per test session and records its commit; each test gets a copy (`demo`), with a second
 real session of the same project (fixtures/linked, entire-cli ac3f02a3c337 session 2) in the agent's folder,
 unlinked: a session the answer never reads. `pair` links both sessions, each to its own commit. The injected
-variant rewrites two messages of the same transcript into prompt injections (a tool result and an assistant message that tell the model to print a
-canary, cite a message and fetch a URL).
+variant rewrites two messages of the same transcript into prompt injections (a tool result and an
+assistant message that tell the model to print a canary, cite a message and fetch a URL).
 """
 
 from __future__ import annotations
