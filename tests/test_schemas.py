@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator
 
 from git_intent.cli import cli
 from git_intent.demo import run_demo
+from git_intent.models import AGENT_NAME
 from git_intent.schemas import available, json_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +59,8 @@ def test_the_blame_schema_keeps_the_design_contract() -> None:
     assert {"type": "null"} in line["commit"]["anyOf"] and {"type": "null"} in line["attribution"]["anyOf"]
     attribution = defs["Attribution"]["properties"]
     assert {"agent", "session_id", "message_id", "tool", "method", "confidence"} <= set(attribution)
-    assert set(attribution["agent"]["enum"]) == {"claude-code", "codex", "opencode", "gemini-cli", "cursor", "aider"}
+    # Open to plug-in adapters (docs/adapters.md): a shaped name, not a closed list.
+    assert attribution["agent"] == {"type": "string", "pattern": AGENT_NAME, "title": "Agent"}
     evidence = defs["Evidence"]["properties"]
     assert {"session_id", "message_id", "role", "timestamp", "text"} <= set(evidence)
 
