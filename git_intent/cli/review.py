@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from ._base import cli, open_repo, print_json
-
-
-def model_summariser(repo: Any) -> Any:
-    """The summariser for `review` when a model is configured, else None (offline).
-
-    Seam: the model layer (`git_intent.answer`) provides it; until then reviews are offline."""
-    return None
 
 
 @cli.command()
@@ -21,18 +12,25 @@ def model_summariser(repo: Any) -> Any:
 @click.option("--format", "output", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
               help="Terminal text, or a paste-ready pull-request comment (collapsible, within 65,536 characters).")
 @click.option("--json", "as_json", is_flag=True, help="Print files → hunks → groups as JSON (docs/json.md).")
-def review(revision_range: str, output: str, as_json: bool) -> None:
+@click.option("--offline", is_flag=True, help="No model summaries, even when a model is configured.")
+@click.option("--model", help="A litellm model string for the session summaries (default: git config intent.model).")
+def review(revision_range: str, output: str, as_json: bool, offline: bool, model: str | None) -> None:
     """Explain every hunk of RANGE: who wrote each added line, what was asked, and why.
 
     RANGE is any `git diff` range (main..feature, HEAD~3.., A...B) or one commit; its end need not be
     checked out. Added lines are grouped by agent message, person or unrecorded commit; agent groups quote
     the request and the assistant's reason, cited [session:message]; a person's change to an agent's line
-    is flagged. A summary table comes first. Example: git intent review main..feature --format markdown
+    is flagged. A summary table comes first. With a model configured, each session gets a one-paragraph
+    summary whose citations are checked like `why`'s. Example: git intent review main..feature --format markdown
     """
     from ..review import review_markdown, review_range, review_text, summarise_sessions
 
     repo = open_repo()
-    answer = summarise_sessions(review_range(repo, revision_range), model_summariser(repo))
+    answer = review_range(repo, revision_range)
+    if not offline:
+        from ..review.model_summary import model_summariser
+
+        answer = summarise_sessions(answer, model_summariser(repo, model))
     if as_json:
         print_json(answer.model_dump(mode="json"))
     elif output == "markdown":
