@@ -48,7 +48,7 @@ class Expected:
 
 TABLE: dict[str, Expected] = {
     LEGACY_SMALL: Expected("faff42ab-6ea5-4f78-b8c4-f7dd6272af08", 6, 6, 1, 2, 1),
-    # write_file docs/blue.md (3 lines), then `echo -e "...Red..." >> docs/color.md` (17 lines, via shell.py)
+    # write_file docs/blue.md (3 lines), then `echo -e "...Red..." >> docs/color.md` (17 lines, via transcripts.shell)
     LEGACY_COLOR: Expected("f7633853-6663-4dbb-bbf4-6159afa29df8", 13, 13, 2, 1, 20),
     # no metadata line in git-ai's fixture, so the session id is the file name
     GIT_AI: Expected("git-ai__gemini-session-simple", 7, 6, 2, 1, 2),
@@ -113,7 +113,7 @@ def test_legacy_session_write_file_creates_with_numbered_lines() -> None:
     assert edit.timestamp == datetime(2026, 1, 15, 20, 51, 57, 58000, tzinfo=timezone.utc)
     assert [(a.line, a.text[:20]) for a in edit.added] == [(1, "# Blue"), (2, ""), (3, "Blue is a primary co")]
     # docs/color.md, the file the linked commit added, was only appended to by run_shell_command: the
-    # command text shows the 17 lines it wrote, so shell.py turns it into an edit.
+    # command text shows the 17 lines it wrote, so transcripts.shell turns it into an edit.
     appends = [(m.message_id, p.tool) for m in session.messages for p in m.parts
                if p.kind == "tool_call" and ">> docs/color.md" in p.text]
     assert appends == [("4b1fa2ec-f4ae-4ac6-90c7-1ab2b5bdf6e5", "run_shell_command")]

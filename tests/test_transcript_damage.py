@@ -63,20 +63,15 @@ def same_work(got: Session, want: Session) -> None:
 def test_a_lone_surrogate_breaks_no_command(repo: Path, isolated_env: Path) -> None:
     claude_transcript(isolated_env, repo, SID, "please fix the parser \ud83d", "parser fixed \ud83d")
     claude_transcript(isolated_env, repo, OTHER, "rename the tokenizer", "tokenizer renamed")
-    for args in (("show", SID), ("show", SID, "--json"), ("show", f"{SID}:{SID[:8]}-u1"), ("context", SID),
-                 ("context", SID, "--json"), ("index",), ("search", "parser"), ("search", "parser", "--json"),
-                 ("search", "tokenizer"), ("sessions",)):
+    outputs = {}
+    for args in (("show", SID), ("show", f"{SID}:{SID[:8]}-u1", "--json"), ("context", SID), ("index",),
+                 ("search", "parser", "--json"), ("search", "tokenizer", "--json"), ("sessions",)):
         proc = run_cli(*args, cwd=repo)
         assert (proc.returncode, proc.stderr) == (0, ""), args
-        if args[0] in ("show", "context"):
-            assert "parser \ufffd" in proc.stdout or "parser \\ufffd" in proc.stdout, args
-    hits = json.loads(run_cli("search", "parser", "--json", cwd=repo).stdout)
-    assert {h["message_id"] for h in hits} == {f"{SID[:8]}-u1", f"{SID[:8]}-a1"}
-    assert json.loads(run_cli("search", "tokenizer", "--json", cwd=repo).stdout)[0]["session_id"] == OTHER
-    message = json.loads(run_cli("show", f"{SID}:{SID[:8]}-u1", "--json", cwd=repo).stdout)
-    assert message["parts"][0]["text"] == "please fix the parser \ufffd"
-
-
+        outputs[args[0] if args[0] != "search" else args[1]] = outputs.get(args[0], "") + proc.stdout
+    assert outputs["show"].count("parser \ufffd") >= 2 and "parser \ufffd" in outputs["context"]
+    assert {h["message_id"] for h in json.loads(outputs["parser"])} == {f"{SID[:8]}-u1", f"{SID[:8]}-a1"}
+    assert json.loads(outputs["tokenizer"])[0]["session_id"] == OTHER  # one bad file breaks no other's search
 def test_surrogate_pairs_stay_whole_and_lone_halves_are_mended(tmp_path: Path) -> None:
     path = claude_transcript(tmp_path, tmp_path / "w", SID, "a whole pair \U0001f600 and a cut \ud83d",
                              "a low half \ude00 alone")
@@ -290,8 +285,9 @@ def damage_pages(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("damage", [damage_header, damage_pages])
-@pytest.mark.parametrize("command", [("index",), ("index", "--rebuild"), ("search", "tokenizer")])
+@pytest.mark.parametrize(("damage", "command"), [
+    (damage_header, ("index",)), (damage_pages, ("index", "--rebuild")), (damage_pages, ("search", "tokenizer")),
+    (damage_header, ("search", "tokenizer"))], ids=["header-index", "pages-rebuild", "pages-search", "header-search"])
 def test_a_corrupt_index_is_set_aside_and_rebuilt(repo: Path, isolated_env: Path, damage: Any,
                                                   command: tuple[str, ...]) -> None:
     claude_transcript(isolated_env, repo, SID, "rename the tokenizer", "tokenizer renamed")
