@@ -68,8 +68,8 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("share", "git intent share [LEVEL] --json", _attr(".share.status", "SharingStatus")),
     OutputSchema("redact", "git intent redact FILE --check --json", _list_of(".share.redact", "CheckFinding")),
     # why/ask live in git_intent.answer; a build without them lists neither.
-    OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why", "WhyAnswer")),
-    OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why", "WhyAnswer")),
+    OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why_line", "WhyAnswer")),
+    OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why_line", "WhyAnswer")),
 ]}
 
 

@@ -123,7 +123,7 @@ def test_offline_why_and_blame_never_import_litellm(demo: Path) -> None:
     for args in (["blame", LINE], ["why", LINE], ["why", LINE, "--offline"]):
         proc = subprocess.run([sys.executable, "-c", script, *args], cwd=demo, capture_output=True, text=True)
         assert proc.stderr.splitlines()[-1] == "False", (args, proc.stderr)
-    proc = subprocess.run([sys.executable, "-c", "import sys, git_intent.cli, git_intent.answer.why; "
+    proc = subprocess.run([sys.executable, "-c", "import sys, git_intent.cli, git_intent.answer.why_line; "
                            "print('litellm' in sys.modules)"], capture_output=True, text=True)
     assert proc.stdout == "False\n"
 

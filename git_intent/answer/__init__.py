@@ -14,15 +14,15 @@ __all__ = ["Citation", "DroppedCitation", "Limits", "Usage", "WhyAnswer", "ask",
 
 _EXPORTS = {
     "Citation": "models", "DroppedCitation": "models", "Limits": "models", "Usage": "models",
-    "WhyAnswer": "models", "ask": "ask", "why": "why", "quotable_text": "citations",
+    "WhyAnswer": "models", "ask": "ask_question", "why": "why_line", "quotable_text": "citations",
     "quote_occurs": "citations", "strip_links": "citations", "verify_citations": "citations",
 }
 
 if TYPE_CHECKING:
-    from .ask import ask
+    from .ask_question import ask
     from .citations import quotable_text, quote_occurs, strip_links, verify_citations
     from .models import Citation, DroppedCitation, Limits, Usage, WhyAnswer
-    from .why import why
+    from .why_line import why
 
 
 def __getattr__(name: str) -> Any:
@@ -30,8 +30,6 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-        # Importing the submodule `why` (or `ask`) binds the module to this package's attribute of the same
-        # name; the function must win, or `from git_intent.answer import why` would get the module.
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

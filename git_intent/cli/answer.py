@@ -27,7 +27,7 @@ def why(location: str, as_json: bool, offline: bool, model: str | None) -> None:
     what followed. With a model (git config intent.model …) a sub-agent reads the sessions through
     read-only tools. Every citation is checked: unread, unknown or misquoted ones are dropped.
     """
-    from ..answer.why import why as answer_why
+    from ..answer.why_line import why as answer_why
 
     _print(answer_why(open_repo(), location, model=model, offline=offline, cwd=Path.cwd()), as_json)
 
@@ -46,7 +46,7 @@ def ask(question: str, path: str | None, since: datetime | None, as_json: bool, 
     Finds the sessions that match the question (the session index, and the code it names through
     git grep, blame and git log -S), best match first, and answers from their exact messages.
     """
-    from ..answer.ask import ask as answer_ask
+    from ..answer.ask_question import ask as answer_ask
 
     _print(answer_ask(open_repo(), question, path=path, since=since, model=model, offline=offline, cwd=Path.cwd()),
            as_json)

@@ -87,7 +87,7 @@ def why(repo: Repository, path: str, line: int, end_line: int | None = None) -> 
     Raises AnswerUnavailableError when this build has no why/ask library.
     """
     try:
-        from ..answer.why import why as run  # type: ignore[import-not-found, unused-ignore]
+        from ..answer.why_line import why as run  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise AnswerUnavailableError("why/ask are not available in this build.") from None
     location = f"{path}:{line}" + (f"-{end_line}" if end_line is not None else "")
@@ -101,7 +101,7 @@ def ask(repo: Repository, question: str, path: str | None = None) -> JSON:
     Raises AnswerUnavailableError when this build has no why/ask library.
     """
     try:
-        from ..answer.ask import ask as run  # type: ignore[import-not-found, unused-ignore]
+        from ..answer.ask_question import ask as run  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise AnswerUnavailableError("why/ask are not available in this build.") from None
     answer: Any = run(repo, question, path=path)
