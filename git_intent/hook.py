@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from .queue import worker_busy  # standard library only, like this module
+from .terminal import terminal_safe
 
 _HOOK_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_REFLOG_ACTION", "GIT_EDITOR")
 
@@ -32,7 +33,7 @@ def log(state_dir: Path, message: str) -> None:
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         with open(state_dir / "hook.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {message}\n")
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {terminal_safe(message)}\n")
     except OSError:
         pass
 

@@ -7,6 +7,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .models import Message, Session
+from .terminal import terminal_safe
+
+safe = terminal_safe  # every text renderer escapes through here (issue 9, item 6)
 
 if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuzz) for a blame
     from .blame import BlameAnswer, LineAnswer
@@ -18,8 +21,6 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .record import RecordResult
     from .search import Hit
 
-# Transcript text is untrusted: escape control characters so it cannot drive the terminal (ANSI escapes).
-_CONTROL = str.maketrans({c: f"\\x{c:02x}" for c in (*range(32), 127) if c not in (9, 10)})
 _LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow-up": "then said"}
 
 
@@ -31,11 +32,6 @@ def when(stamp: datetime | None) -> str:
 def short(message_id: str) -> str:
     """A message id as people read it: uuids cut to 8 characters (`show` accepts unique prefixes)."""
     return message_id[:8] if len(message_id) >= 32 else message_id
-
-
-def safe(text: str) -> str:
-    """`text` with control characters (other than tab and newline) shown as `\\xNN`."""
-    return text.translate(_CONTROL)
 
 
 def blame_text(answer: BlameAnswer, width: int = 100) -> str:

@@ -27,6 +27,7 @@ from .faults import crash_point
 from .queue import Job, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
 from .repo import Repository
+from .terminal import terminal_safe
 
 # A job whose recording failed this many times (a commit since garbage-collected, say) is set aside.
 MAX_ATTEMPTS = 3
@@ -181,10 +182,12 @@ def main(argv: list[str]) -> int:
     try:
         from .render import record_text
 
-        done = drain(Repository(), wait="--wait" in argv, say=lambda text: print(text, file=sys.stderr, flush=True))
-        sys.stdout.write("".join(record_text(r) for r in done.results))
+        # Both streams go to hook.log, which people read with cat and tail: escaped like the CLI's output.
+        done = drain(Repository(), wait="--wait" in argv,
+                     say=lambda text: print(terminal_safe(text), file=sys.stderr, flush=True))
+        sys.stdout.write(terminal_safe("".join(record_text(r) for r in done.results)))
     except Exception:
-        print(f"record failed:\n{traceback.format_exc()}", file=sys.stderr)
+        print(terminal_safe(f"record failed:\n{traceback.format_exc()}"), file=sys.stderr)
     return 0
 
 

@@ -15,15 +15,15 @@ import click
 from .. import __version__
 from ..errors import IntentError
 from . import agents, answer, capture, explain, review, sessions, share  # noqa: F401  (each module registers its commands)
-from ._base import cli, open_repo
+from ._base import cli, echo, open_repo
 
 __all__ = ["cli", "main"]
 
 
 def _fail(exc: IntentError) -> None:
-    click.echo(f"error: {exc}", err=True)
+    echo(f"error: {exc}", err=True)
     if exc.hint:
-        click.echo(f"hint: {exc.hint}", err=True)
+        echo(f"hint: {exc.hint}", err=True)
     sys.exit(1)
 
 
@@ -32,10 +32,10 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("Interrupted.", err=True)
+        echo("Interrupted.", err=True)
         sys.exit(130)
     except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
+        echo("Interrupted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()
@@ -46,8 +46,8 @@ def main() -> None:
         sys.exit(0)
     except Exception:
         where = _write_error_log(traceback.format_exc())
-        click.echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
-        click.echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
+        echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
+        echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
                    err=True)
         sys.exit(3)
 

@@ -8,11 +8,19 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..terminal import json_safe, terminal_safe
 
 
 def print_json(value: Any) -> None:
-    """Print `value` as indented JSON (non-ASCII kept, unknown types through str)."""
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    """Print `value` as indented JSON (non-ASCII kept but for characters that could drive a terminal, which
+    are `\\u` escapes; unknown types through str)."""
+    click.echo(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
+
+
+def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print text output: every command's text goes through here, so nothing read from a transcript, a note
+    or a shared store can drive the terminal (escape sequences, C1 controls, bidi overrides; issue 9)."""
+    click.echo(terminal_safe(message), err=err, nl=nl)
 
 
 def open_repo() -> Any:

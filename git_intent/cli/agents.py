@@ -11,7 +11,7 @@ import click
 
 from ..errors import IntentError
 from ..mcp.register import AGENTS
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -42,13 +42,13 @@ def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, inst
                    else uninstall_agent(agent, project=repo))
         for change in changes:
             if change.diff:
-                click.echo(change.diff, nl=False)
-            click.echo(change.sentence)
+                echo(change.diff, nl=False)
+            echo(change.sentence)
         if install:
-            click.echo(f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
+            echo(f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
                        f"starts in (`git intent install` there records new commits).")
         elif not changes:
-            click.echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
+            echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
 
 
 @cli.command()
@@ -86,9 +86,9 @@ def schema(name: str | None) -> None:
 
     if name is None:
         for known in available():
-            click.echo(f"{known:15} {SCHEMAS[known].command}")
+            echo(f"{known:15} {SCHEMAS[known].command}")
         return
-    click.echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
+    echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
 
 
 @cli.command()
@@ -128,6 +128,6 @@ def stats(revision_range: str, as_json: bool) -> None:
             missing = s.lines - s.lines_with_evidence
             lines.append(f"  {s.agent:12} {safe(s.session_id):38} {s.lines:>7}  {s.commits} commit(s)"
                          + (f", {missing} without evidence here" if missing else ""))
-    click.echo("\n".join(lines))
+    echo("\n".join(lines))
     for problem in report.problems:
-        click.echo(f"warning: {problem}", err=True)
+        echo(f"warning: {problem}", err=True)

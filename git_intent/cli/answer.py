@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 
 _CITATION = re.compile(r"\[([A-Za-z0-9._-]+):([A-Za-z0-9._-]+)\]")
 
@@ -56,11 +56,11 @@ def _print(answer: Any, as_json: bool) -> None:
     if as_json:
         print_json(answer.model_dump(mode="json"))
     else:
-        click.echo(answer_text(answer), nl=False)
+        echo(answer_text(answer), nl=False)
     if answer.model_error:
-        click.echo(f"warning: {answer.model_error} Answered offline.", err=True)
+        echo(f"warning: {answer.model_error} Answered offline.", err=True)
     if answer.hint and not as_json:
-        click.echo(f"hint: {answer.hint}", err=True)
+        echo(f"hint: {answer.hint}", err=True)
 
 
 def answer_text(answer: Any) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 from .agents import agent_options, register_agents
 
 
@@ -28,9 +28,9 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
     from ..install import install as run
 
     changes = run(open_repo(), shared_hooks_path=shared_hooks_path, push_notes=push_notes)
-    click.echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
+    echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
     if changes and not push_notes:  # said once: a later install that changes nothing stays quiet
-        click.echo("Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes "
+        echo("Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes "
                    "every `git push` carry them.")
 
 
@@ -68,7 +68,7 @@ def uninstall(agents: tuple[str, ...], project: bool, rules: bool) -> None:
     from ..install import uninstall as run
 
     changes = run(open_repo())
-    click.echo("\n".join(changes) if changes else "git-intent was not installed here; nothing changed.")
+    echo("\n".join(changes) if changes else "git-intent was not installed here; nothing changed.")
 
 
 @cli.command()
@@ -95,7 +95,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
         if as_json:
             print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
         else:
-            click.echo("".join(record_text(r) for r in done.results)
+            echo("".join(record_text(r) for r in done.results)
                        + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
         if done.retry or done.failed:
@@ -105,7 +105,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
     if as_json:
         print_json(result.__dict__)
     else:
-        click.echo(record_text(result), nl=False)
+        echo(record_text(result), nl=False)
 
 
 @cli.command()
@@ -131,11 +131,11 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
         print_json(result.__dict__)
         return
     rate = result.recorded / result.seconds if result.seconds else 0.0
-    click.echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
+    echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
                f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
                f"({rate:.0f} commits/s).")
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
-        click.echo(f"  {key}  {lines} lines")
+        echo(f"  {key}  {lines} lines")
 
 
 @cli.command("import")
@@ -158,12 +158,12 @@ def import_(source: str, as_json: bool) -> None:
     if as_json:
         print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
         return
-    click.echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded; "
+    echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded; "
                f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
     for problem in result.skipped[:20]:
-        click.echo(f"  skipped {problem}")
+        echo(f"  skipped {problem}")
     if len(result.skipped) > 20:
-        click.echo(f"  … and {len(result.skipped) - 20} more skipped")
+        echo(f"  … and {len(result.skipped) - 20} more skipped")
 
 
 @cli.command()
@@ -176,7 +176,7 @@ def status(as_json: bool) -> None:
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
-        click.echo(status_text(report), nl=False)
+        echo(status_text(report), nl=False)
 
 
 @cli.command()
@@ -198,7 +198,7 @@ def carry(revision_range: str, target: str, as_json: bool) -> None:
     if as_json:
         print_json(result.__dict__)
     else:
-        click.echo(record_text(result), nl=False)
+        echo(record_text(result), nl=False)
 
 
 @cli.command()
@@ -208,5 +208,5 @@ def path() -> None:
     from ..notes import NOTES_REF
 
     repo = open_repo()
-    click.echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
+    echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
                f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}")

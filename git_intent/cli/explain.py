@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 
 
 @cli.command()
@@ -36,11 +36,11 @@ def blame(location: str, as_json: bool, moves: bool) -> None:
     elif answer.whole_file:
         from ..render_gutter import gutter_text
 
-        click.echo(gutter_text(answer), nl=False)
+        echo(gutter_text(answer), nl=False)
     else:
-        click.echo(blame_text(answer), nl=False)
+        echo(blame_text(answer), nl=False)
     for problem in answer.problems:
-        click.echo(f"warning: {problem}", err=True)
+        echo(f"warning: {problem}", err=True)
     if answer.problems:
         sys.exit(1)  # a note could not be read: that part of the question has no answer
 
@@ -58,14 +58,14 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
     if as_json:
         print_json((message or session).model_dump(mode="json"))
     elif message is not None:
-        click.echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
+        echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
     else:
         from ..digest import session_digest
         from ..render import digest_text
         from ..topics import segment_topics
 
-        click.echo(digest_text(session_digest(session, segment_topics(session))), nl=False)
-        click.echo(session_text(session, full=not brief), nl=False)
+        echo(digest_text(session_digest(session, segment_topics(session))), nl=False)
+        echo(session_text(session, full=not brief), nl=False)
 
 
 @cli.command()
@@ -81,7 +81,7 @@ def log(revision_range: str, max_count: int, as_json: bool) -> None:
     if as_json:
         print_json([e.model_dump(mode="json") for e in entries])
     else:
-        click.echo(log_text(entries), nl=False)
+        echo(log_text(entries), nl=False)
 
 
 @cli.command()
@@ -100,5 +100,5 @@ def demo(keep: Path | None, as_json: bool) -> None:
     if as_json:
         print_json(result.answer.contract())
     else:
-        click.echo(blame_text(result.answer), nl=False)
-        click.echo(result.epilogue)
+        echo(blame_text(result.answer), nl=False)
+        echo(result.epilogue)

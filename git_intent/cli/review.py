@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 
 
 @cli.command()
@@ -34,9 +34,9 @@ def review(revision_range: str, output: str, as_json: bool, offline: bool, model
     if as_json:
         print_json(answer.model_dump(mode="json"))
     elif output == "markdown":
-        click.echo(review_markdown(answer), nl=False)
+        echo(review_markdown(answer), nl=False)
     else:
-        click.echo(review_text(answer), nl=False)
+        echo(review_text(answer), nl=False)
 
 
 @cli.command()

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 
 
 @cli.command()
@@ -22,7 +22,7 @@ def sessions(agent: str | None, as_json: bool) -> None:
     if as_json:
         print_json([s.model_dump(mode="json") for s in found])
     else:
-        click.echo(sessions_text(found), nl=False)
+        echo(sessions_text(found), nl=False)
 
 
 @cli.command()
@@ -38,7 +38,7 @@ def index(rebuild: bool, as_json: bool) -> None:
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
-        click.echo(f"Indexed {result.sessions} session(s) ({result.sessions_skipped} unchanged, "
+        echo(f"Indexed {result.sessions} session(s) ({result.sessions_skipped} unchanged, "
                    f"{result.sessions_removed} removed): {result.messages_added} messages and "
                    f"{result.edits_added} edits written in {result.seconds:.1f} s.")
 
@@ -63,7 +63,7 @@ def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:
         if "bar" in bar_state:
             bar_state["bar"].__exit__(None, None, None)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     return result
 
 
@@ -87,11 +87,11 @@ def search(query: str, agent: str | None, since: Any, path: str | None, limit: i
     problems: list[str] = []
     hits = run(repo, query, agent=agent, since=since, file=path, limit=limit, problems=problems)
     for problem in problems:
-        click.echo(f"warning: {problem}", err=True)
+        echo(f"warning: {problem}", err=True)
     if as_json:
         print_json([h.model_dump(mode="json") for h in hits])
     else:
-        click.echo(hits_text(hits), nl=False)
+        echo(hits_text(hits), nl=False)
 
 
 @cli.command()
@@ -114,7 +114,7 @@ def context(session: str, budget: int, as_json: bool) -> None:
     if as_json:
         print_json(ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json"))
     else:
-        click.echo(context_text(rendered, commits), nl=False)
+        echo(context_text(rendered, commits), nl=False)
 
 
 @cli.command()
@@ -136,4 +136,4 @@ def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
         print_json(FidelityChange(session=session, target=target, level=level, topics=state.topics,
                                   messages=state.messages).model_dump(mode="json"))
         return
-    click.echo(f"{target} of {session} is now {level}; `git intent context {session}` shows the result.")
+    echo(f"{target} of {session} is now {level}; `git intent context {session}` shows the result.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._base import cli, open_repo, print_json
+from ._base import cli, echo, open_repo, print_json
 
 
 @cli.command()
@@ -32,19 +32,19 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
         print_json(result.model_dump(mode="json"))
         return
     if not result.pushed:
-        click.echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
+        echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
         return
-    click.echo(f"Pushed {', '.join(result.pushed)} to {result.remote}"
+    echo(f"Pushed {', '.join(result.pushed)} to {result.remote}"
                + (f" after {result.retries} fetch-and-merge retr{'y' if result.retries == 1 else 'ies'}"
                   if result.retries else "") + ".")
     if result.level == "notes":
-        click.echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
+        echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
         return
     redacted = sum(result.redactions.values())
-    click.echo(f"Sharing level: {result.level}. Shared {result.commits_shared} commit(s) from "
+    echo(f"Sharing level: {result.level}. Shared {result.commits_shared} commit(s) from "
                f"{len(result.sessions_shared)} session(s); {redacted} redaction(s).")
     if result.sessions_missing:
-        click.echo(f"warning: {len(result.sessions_missing)} session(s) have no transcript on this machine; their "
+        echo(f"warning: {len(result.sessions_missing)} session(s) have no transcript on this machine; their "
                    f"commits are shared when one is found: {', '.join(result.sessions_missing)}", err=True)
 
 
@@ -61,9 +61,9 @@ def _push_from_hook(remote: str | None) -> None:
     try:
         result = run(open_repo(), remote, tips)
         if result.pushed:
-            click.echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
+            echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
     except Exception as exc:  # the user's push goes on whatever happens to ours
-        click.echo(f"git-intent: the notes were not pushed ({exc}); run `git intent push` later.", err=True)
+        echo(f"git-intent: the notes were not pushed ({exc}); run `git intent push` later.", err=True)
 
 
 @cli.command()
@@ -82,14 +82,14 @@ def fetch(remote: str | None, as_json: bool) -> None:
         print_json(result.model_dump(mode="json"))
         return
     if not result.notes and not result.evidence:
-        click.echo(f"{result.remote} has no git-intent records yet.")
+        echo(f"{result.remote} has no git-intent records yet.")
         return
     parts = []
     if result.notes:
         parts.append("notes " + ("merged" if result.notes_changed else "already up to date"))
     if result.evidence:
         parts.append("shared evidence " + ("merged" if result.evidence_changed else "already up to date"))
-    click.echo(f"Fetched from {result.remote}: {'; '.join(parts)}.")
+    echo(f"Fetched from {result.remote}: {'; '.join(parts)}.")
 
 
 @cli.command()
@@ -111,9 +111,9 @@ def share(level: str | None, forget: str | None, as_json: bool) -> None:
     repo = open_repo()
     if forget:
         removed = forget_session(repo, forget)
-        click.echo(f"Removed {', '.join(removed)} from refs/intent/evidence here; the next `git intent push` "
+        echo(f"Removed {', '.join(removed)} from refs/intent/evidence here; the next `git intent push` "
                    "removes it from the remote too. It will not be shared again from this clone.")
-        click.echo("warning: copies already fetched by others remain on their machines.", err=True)
+        echo("warning: copies already fetched by others remain on their machines.", err=True)
         return
     if level:
         set_level(repo, level)
@@ -121,8 +121,8 @@ def share(level: str | None, forget: str | None, as_json: bool) -> None:
     if as_json:
         print_json(status.model_dump(mode="json"))
         return
-    click.echo(f"Sharing level: {status.level}" + (" (set now)" if level else "") + ".")
-    click.echo(f"Shared here: {status.sessions} session(s) ({status.sessions_full} whole), {status.commits} "
+    echo(f"Sharing level: {status.level}" + (" (set now)" if level else "") + ".")
+    echo(f"Shared here: {status.sessions} session(s) ({status.sessions_full} whole), {status.commits} "
                f"commit(s); {status.forgotten} forgotten.")
 
 
@@ -146,6 +146,7 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
         raise IntentError(f"{file} cannot be read: {exc.strerror}.") from exc
     text = data.decode("utf-8", errors="replace")
     if not check:
+        # A filter: the file's own bytes, secrets masked, nothing else changed (pipe it; not escaped).
         click.echo(redact_text(text).text, nl=False)
         return
     findings = check_text(text)
@@ -153,8 +154,8 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
         print_json([f.__dict__ for f in findings])
         return
     for found in findings:
-        click.echo(f"{file}:{found.line}:{found.column}  {found.rule}  ({found.length} chars → {found.replacement})")
-    click.echo(f"{len(findings)} finding(s).")
+        echo(f"{file}:{found.line}:{found.column}  {found.rule}  ({found.length} chars → {found.replacement})")
+    echo(f"{len(findings)} finding(s).")
 
 
 @cli.command()
@@ -174,7 +175,7 @@ def audit(revision_range: str, min_coverage: float | None, min_evidence: float |
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
-        click.echo(_audit_text(report), nl=False)
+        echo(_audit_text(report), nl=False)
     if min_coverage is not None and report.coverage < min_coverage:
         raise AuditThresholdError(f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
                                   hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).")

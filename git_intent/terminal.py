@@ -1,0 +1,33 @@
+"""Text from transcripts and notes made safe to print: nothing in it can drive a terminal (issue 9, item 6).
+
+Transcripts are untrusted input. Printed raw, an ANSI or OSC sequence in a session id or a message can move
+the cursor, rewrite the screen or set the clipboard (OSC 52); C1 controls (U+0080–U+009F) act as escape
+sequences on some terminals; bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069, "Trojan Source")
+make text read differently from what it is. Every text output passes through `terminal_safe` (the CLI's
+`echo`, `hook.log`); JSON output through `json_safe`. Standard library only: the hook imports it.
+"""
+
+from __future__ import annotations
+
+# C0 controls but tab and newline, DEL, C1 controls, bidi embeddings/overrides/isolates, line and paragraph
+# separators (U+2028/U+2029 break lines where a reader does not expect it).
+_UNSAFE = [*(c for c in range(32) if c not in (9, 10)), *range(127, 160), *range(0x202A, 0x202F),
+           *range(0x2066, 0x206A), 0x2028, 0x2029]
+_TEXT = str.maketrans({c: (f"\\x{c:02x}" if c < 256 else f"\\u{c:04x}") for c in _UNSAFE})
+# In JSON the same characters become \\u escapes: the parsed string is unchanged, the printed one inert.
+# (json.dumps already escapes C0; the others it passes through with ensure_ascii=False.)
+_JSON = str.maketrans({c: f"\\u{c:04x}" for c in _UNSAFE if c >= 127})
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every character that could drive a terminal shown as `\\xNN` or `\\uNNNN`.
+
+    Tab and newline stay. The result is plain text of about the same length (4–6 characters per escape).
+    """
+    return text.translate(_TEXT)
+
+
+def json_safe(document: str) -> str:
+    """A JSON document (from `json.dumps(..., ensure_ascii=False)`) with DEL, C1, bidi and line-separator
+    characters written as `\\uNNNN` escapes: the same JSON value, safe to print."""
+    return document.translate(_JSON)
