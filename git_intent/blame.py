@@ -19,7 +19,6 @@ from .fallback import CONTENT_CONFIDENCE, ContentMatcher
 from .models import Attribution, Edit, Session
 from .notes import LinesRecord, Note, read_note, still_matches
 from .repo import BlameLine, Repository
-from .share.reader import mark_shared
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
@@ -277,8 +276,12 @@ class Explainer:
             found = edit if edit is not None else find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
             # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
-            self.quoted[key] = (mark_shared(session, gather_evidence(session, message_id, found, path)),
-                                message.model if message is not None else None)
+            evidence = gather_evidence(session, message_id, found, path)
+            if type(session) is not Session:  # a SharedSession: the share package is loaded only then
+                from .share.reader import mark_shared
+
+                evidence = mark_shared(session, evidence)
+            self.quoted[key] = (evidence, message.model if message is not None else None)
         evidence, model = self.quoted[key]
         return list(evidence), model
 

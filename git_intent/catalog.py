@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from .adapters import adapter as named_adapter
 from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
@@ -24,7 +25,7 @@ def read_transcript(path: Path, agent: str | None = None) -> list[Session]:
     """
     if not path.is_file():
         raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
-    adapter = all_adapters().get(agent) if agent is not None else sniff(path)
+    adapter = named_adapter(agent) if agent is not None else sniff(path)
     if adapter is None:
         raise TranscriptError(f"{path} is not a transcript of a known agent ({', '.join(all_adapters())}).")
     try:
@@ -75,7 +76,9 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     """
     if not session_id:
         raise SessionNotFoundError("An empty session id names no session.")
-    adapters = all_adapters()
+    # Only the named agent's adapter is imported when the caller knows it (a note always does).
+    known = named_adapter(agent) if agent else None
+    adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
     names = [agent] if agent else list(adapters)
     for name in names:
         copy = session_copy_path(repo, name, session_id)
@@ -87,7 +90,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     paths: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
     # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
     # OpenCode's database, Gemini's chats) is read whole.
-    paths += [(None, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
+    paths += [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
               if session_id in p.name or adapters[n].MULTI_SESSION]
     _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))

@@ -4,6 +4,7 @@ wrote, end to end through the installed hook (issue 8, item 5; docs/adapters.md)
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import textwrap
@@ -117,7 +118,7 @@ def test_a_plugin_adapter_is_registered_and_blamed_end_to_end(repo: Path, plugin
 
 
 def registered(monkeypatch: pytest.MonkeyPatch, *points: EntryPoint) -> dict[str, adapters.Adapter]:
-    monkeypatch.setattr(adapters, "entry_points", lambda group: [p for p in points if p.group == group])
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [p for p in points if p.group == group])
     adapters.all_adapters.cache_clear()
     try:
         return adapters.all_adapters()
