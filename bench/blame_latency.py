@@ -43,11 +43,14 @@ import json
 import math
 import os
 import platform
+import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -78,6 +81,38 @@ def subprocess_bench(argv: list[str], cwd: Path) -> Callable[[], None]:
             raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: "
                                f"{proc.stderr.decode('utf-8', 'replace').strip()}")
     return run
+
+
+def cpu_now() -> float:
+    """CPU seconds (user + system) of this process and its waited-for children so far."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+# What a resident process's client would cost (issue 14, item 3: "measure before deciding"): a Python
+# started with -I -S (no site, no venv packages) that sends its argv and working directory over a unix
+# socket and prints the reply. The server here answers at once, so this is the floor of that design.
+CLIENT = """import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(json.dumps({"argv": sys.argv[2:], "cwd": os.getcwd()}).encode() + b"\\n")
+sys.stdout.write(s.makefile().readline())
+"""
+
+
+def echo_server(path: Path) -> None:
+    """A unix-socket server on `path` that answers each line with a line, in a daemon thread."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(8)
+
+    def serve() -> None:
+        while True:
+            conn, _ = server.accept()
+            with conn, conn.makefile("rb") as lines:
+                conn.sendall(b'{"exit": 0, "stdout": ""}\n' if lines.readline() else b"")
+
+    threading.Thread(target=serve, daemon=True).start()
 
 
 def nearest_rank(sorted_values: list[float], fraction: float) -> float:
@@ -124,6 +159,8 @@ def main() -> None:
         repo = Repository(folder)
         fast = InProcessRepository.of(Repository(folder))
         fast.objects  # noqa: B018  (pygit2 imported and the repository opened outside the timing)
+        socket_path = root / "s.sock"
+        echo_server(socket_path)
 
         def library(on: Repository = repo) -> None:
             answer = blame_lines(on, location, cwd=folder)
@@ -144,21 +181,28 @@ def main() -> None:
             ("import_pygit2", 'python -c "import pygit2"',
              subprocess_bench([sys.executable, "-c", "import pygit2"], folder)),
             ("python_pass", "python -c pass (reference)", subprocess_bench([sys.executable, "-c", "pass"], folder)),
+            ("resident_client", "python -I -S client over a unix socket (a resident process's floor)",
+             subprocess_bench([sys.executable, "-I", "-S", "-c", CLIENT, str(socket_path), "blame", location],
+                              folder)),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
+        cpu: dict[str, list[int]] = {key: [] for key, _, _ in benches}
         for round_no in range(WARMUPS + args.runs):
             for key, _, call in benches:
-                t0 = time.perf_counter_ns()
+                c0, t0 = cpu_now(), time.perf_counter_ns()
                 call()
-                elapsed = time.perf_counter_ns() - t0
+                elapsed, used = time.perf_counter_ns() - t0, cpu_now() - c0
                 if round_no >= WARMUPS:
                     samples[key].append(elapsed)
+                    cpu[key].append(int(used * 1e9))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
     results: dict[str, dict[str, Any]] = {
-        key: {"command": label, **summarize(samples[key])} for key, label, _ in benches}
+        key: {"command": label, **summarize(samples[key]),
+              "cpu_median_ms": statistics.median(cpu[key]) / 1e6} for key, label, _ in benches}
     ratio = results["cli_blame"]["median_ms"] / results["git_blame"]["median_ms"]
+    cpu_over = results["cli_blame"]["cpu_median_ms"] - results["git_blame"]["cpu_median_ms"]
     machine = {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
                "python": platform.python_version(), "git": git_version(), "git_intent": __version__}
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -168,7 +212,8 @@ def main() -> None:
             results[key]["samples_ms"] = [round(s / 1e6, 3) for s in samples[key]]
         print(json.dumps({"date": when, "machine": machine, "runs": args.runs, "warmups": WARMUPS,
                           "demo_build_ms": round(build_ms, 1), "results": results,
-                          "ratio_cli_blame_to_git_blame": ratio}, indent=2))
+                          "ratio_cli_blame_to_git_blame": ratio, "cli_blame_cpu_over_git_blame_ms": cpu_over},
+                         indent=2))
         return
 
     print(f"git-intent blame latency, {when}")
@@ -176,11 +221,12 @@ def main() -> None:
           f"git-intent {machine['git_intent']}")
     print(f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} warm-ups\n")
     width = max(len(r["command"]) for r in results.values())
-    print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}")
-    for letter, result in zip("abcdefghi", results.values(), strict=True):
+    print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}  {'CPU':>8}")
+    for letter, result in zip("abcdefghij", results.values(), strict=True):
         print(f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
-              f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}")
-    print(f"\n(all in ms)  b/a, cli blame over git blame (medians): {ratio:.1f}x")
+              f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}  {result['cpu_median_ms']:>8.1f}")
+    print(f"\n(all in ms; CPU: median user+system of the process and its children)  b/a, cli blame over git "
+          f"blame (wall medians): {ratio:.1f}x; CPU over git blame: +{cpu_over:.0f} ms")
 
 
 if __name__ == "__main__":
