@@ -1,0 +1,92 @@
+"""Private state: everything under `<git common dir>/intent/` is created 0700 (folders) and 0600 (files).
+
+Issue 9: `index.db` (with its `-wal`/`-shm`) and `hook.log` were created 0644 and held transcript text (a
+planted `DB_PASSWORD=` was found in the index), readable by every local user. Files and folders an earlier
+version created open to others are tightened when opened: one `stat`, and a `chmod` only when needed; a
+state folder found open is tightened whole, once (`tighten_tree`). A file another user owns (a shared
+repository) cannot be chmodded by us and is left as it is.
+
+Standard library only: the hook's fast path (`hook.py`) and the queue use it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import IO
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+_OPEN_TO_OTHERS = 0o077
+
+APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+REPLACE = os.O_WRONLY | os.O_TRUNC | os.O_CREAT
+
+
+def private_dir(state: Path, *parts: str) -> Path:
+    """`state/parts…`, each level created 0700 or tightened to it. A `state` folder open to others (left
+    so by an earlier version) is tightened with everything in it (`tighten_tree`). Missing parents of
+    `state` are created with the default mode (they are not ours: `.git`, `~/.local/state`). Returns the
+    deepest folder; raises OSError when one cannot be created."""
+    try:
+        loose = os.lstat(state).st_mode & _OPEN_TO_OTHERS
+    except FileNotFoundError:
+        state.parent.mkdir(parents=True, exist_ok=True)
+        state.mkdir(mode=DIR_MODE, exist_ok=True)
+        loose = 0
+    if loose:
+        tighten_tree(state)
+    path = state
+    for part in parts:
+        path = path / part
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        tighten(path)
+    return path
+
+
+def open_private(path: Path, flags: int = APPEND) -> int:
+    """A file descriptor on `path` opened with `flags` (`APPEND`, `REPLACE`, or others with O_CREAT): a
+    new file is created 0600, an existing one open to others is set to 0600. Raises OSError."""
+    fd = os.open(path, flags | os.O_CREAT, FILE_MODE)
+    try:
+        if os.fstat(fd).st_mode & _OPEN_TO_OTHERS:
+            os.fchmod(fd, FILE_MODE)
+    except OSError:
+        pass  # another user's file in a shared repository: theirs to tighten
+    return fd
+
+
+def append_text(path: Path) -> IO[str]:
+    """`path` opened for appending UTF-8 text, created 0600 (see `open_private`). Raises OSError."""
+    return os.fdopen(open_private(path, APPEND), "a", encoding="utf-8")
+
+
+def lock_file(path: Path) -> IO[str]:
+    """`path` opened as `open(path, "a+")` is, for an flock, created 0600. Raises OSError."""
+    return os.fdopen(open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT), "a+", encoding="utf-8")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace the content of `path` with UTF-8 `text`, the file created 0600. Raises OSError."""
+    with os.fdopen(open_private(path, REPLACE), "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def tighten(path: Path) -> None:
+    """Take group and others' access away from `path` (0700 for a folder, 0600 for a file) when they have
+    any; never follows a symlink; best effort (a file we do not own stays as it is)."""
+    try:
+        mode = os.lstat(path).st_mode
+        if mode & _OPEN_TO_OTHERS and not stat.S_ISLNK(mode):
+            os.chmod(path, DIR_MODE if stat.S_ISDIR(mode) else FILE_MODE)
+    except OSError:
+        pass
+
+
+def tighten_tree(root: Path) -> None:
+    """`tighten` `root` and everything below it (symlinks are neither followed nor changed)."""
+    tighten(root)
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            tighten(Path(folder, name))
