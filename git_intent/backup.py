@@ -2,15 +2,20 @@
 
 The copies keep the why answerable after an agent deletes its transcript (Claude Code deletes after 30
 days by default). The folder is listed in `.git/info/exclude` so it is never committed; files are 0600.
+A copy that fails (a full disk) leaves no temporary file and a marker under `pending/`; the next worker
+run (`retry_backups`) makes it and journals it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +25,8 @@ from .repo import Repository
 EXCLUDE_LINE = "/.opencode/intent/"
 SUFFIXES = (".jsonl", ".json")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
+# A temporary copy untouched this long was left by a killed process (a live copy writes all the time).
+STALE_TMP_SECONDS = 600.0
 
 
 def ensure_excluded(repo: Repository) -> bool:
@@ -91,29 +98,120 @@ def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str
     return other if other.is_file() and not path.is_file() else path
 
 
-def copy_session(repo: Repository, session: Session) -> Path | None:
+def copy_session(repo: Repository, session: Session, commit: str | None = None) -> Path | None:
     """Copy the session's transcript into the backup when it is new or has grown; returns the copy.
-    Only single-file transcripts are copied (a SQLite store such as OpenCode's is not)."""
-    source = session.transcript
+    Only single-file transcripts are copied (a SQLite store such as OpenCode's is not). When writing the
+    copy fails (a full disk), the temporary file is removed, the copy is marked pending for
+    `retry_backups` (with `commit`, for its journal entry) and None is returned."""
+    return copy_transcript(repo, session.agent, session.session_id, session.transcript, commit)
+
+
+def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path, commit: str | None = None
+                    ) -> Path | None:
+    """`copy_session` for a session known by its agent, id and transcript path."""
     if source.suffix not in SUFFIXES:
         return None
-    dest = session_copy_path(repo, session.agent, session.session_id, source.suffix)
+    dest = session_copy_path(repo, agent, session_id, source.suffix)
     if dest is None:
         return None
     try:
         if source.resolve() == dest.resolve():
             return dest
-        if dest.exists() and dest.stat().st_size >= source.stat().st_size:
-            return dest
-        ensure_excluded(repo)
-        folder = _private_dir(repo.backup_dir, "sessions", session.agent)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
+        done = dest.exists() and dest.stat().st_size >= source.stat().st_size
+    except OSError:
+        return None
+    if not done:
+        try:
+            _write_copy(repo, agent, source, dest)
+        except OSError:
+            _mark_pending(repo, {"agent": agent, "session_id": session_id, "transcript": str(source),
+                                 "commit": commit})
+            return None
+    with contextlib.suppress(OSError):
+        _pending_path(repo, agent, session_id).unlink(missing_ok=True)
+    return dest
+
+
+def _write_copy(repo: Repository, agent: str, source: Path, dest: Path) -> None:
+    """Copy `source` to `dest` through a 0600 temporary file renamed over it. Raises OSError, after
+    removing the temporary file: a full disk must not leave transcript text in a stray file (issue 9)."""
+    ensure_excluded(repo)
+    folder = _private_dir(repo.backup_dir, "sessions", agent)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
+    try:
         with os.fdopen(fd, "wb") as out, source.open("rb") as src:
             shutil.copyfileobj(src, out)
         os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _pending_path(repo: Repository, agent: str, session_id: str) -> Path:
+    return repo.backup_dir / "pending" / agent / f"{session_id}.json"
+
+
+def _mark_pending(repo: Repository, marker: dict[str, str | None]) -> None:
+    """Note that a session copy is still to make (`marker`: agent, session_id, transcript, commit); best
+    effort (the disk may still be full: then the next commit of this session copies it)."""
+    try:
+        folder = _private_dir(repo.backup_dir, "pending", str(marker["agent"]))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        with os.fdopen(os.open(folder / f"{marker['session_id']}.json", flags, 0o600), "w", encoding="utf-8") as out:
+            json.dump(marker, out, sort_keys=True)
     except OSError:
-        return None
-    return dest
+        pass
+
+
+def pending_backups(repo: Repository) -> list[Path]:
+    """The markers of session copies still to make (`pending/<agent>/<session id>.json`), in name order."""
+    base = trusted_backup(repo)
+    if base is None:
+        return []
+    return sorted((base / "pending").glob("*/*.json"))
+
+
+def retry_backups(repo: Repository, say: Callable[[str], None] | None = None) -> int:
+    """Make the session copies an earlier run could not (a full disk) and journal each with `"retried":
+    true`; remove temporary files a killed copy left. A marker whose transcript is gone is dropped (the
+    journal keeps its `"backup": null`). Returns the copies made; never raises for a copy."""
+    say = say or (lambda _text: None)
+    base = trusted_backup(repo)
+    if base is None:
+        return 0
+    _remove_stale_temporaries(base / "sessions")
+    made = 0
+    for marker in pending_backups(repo):
+        try:
+            data = json.loads(marker.read_text(encoding="utf-8"))
+            agent, session_id, transcript = data["agent"], data["session_id"], Path(data["transcript"])
+        except (OSError, ValueError, KeyError, TypeError):
+            marker.unlink(missing_ok=True)
+            continue
+        if not transcript.is_file():
+            marker.unlink(missing_ok=True)
+            say(f"backup of {agent}:{session_id} given up: its transcript {transcript} is gone")
+            continue
+        copy = copy_transcript(repo, str(agent), str(session_id), transcript, data.get("commit"))
+        if copy is None:
+            say(f"backup of {agent}:{session_id} failed again; it stays pending")
+            continue
+        made += 1
+        append_journal(repo, {"commit": data.get("commit"), "agent": agent, "session_id": session_id,
+                              "transcript": str(transcript), "backup": str(copy), "retried": True,
+                              "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())})
+    return made
+
+
+def _remove_stale_temporaries(sessions: Path) -> None:
+    """Remove `tmp*.tmp` files (transcript text) a killed copy left in `sessions/<agent>/`."""
+    now = time.time()
+    for tmp in sessions.glob("*/tmp*.tmp"):
+        try:
+            if now - tmp.lstat().st_mtime > STALE_TMP_SECONDS:
+                tmp.unlink()
+        except OSError:
+            pass
 
 
 def session_copies(repo: Repository) -> list[tuple[str, Path]]:
@@ -138,7 +236,11 @@ def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes,
     ensure_excluded(repo)
     folder = _private_dir(repo.backup_dir, "sessions", agent)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    os.replace(tmp, dest)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # no stray transcript text (issue 9)
+        raise
     return dest

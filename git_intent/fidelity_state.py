@@ -12,6 +12,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import IntentError
+from .private import private_dir
 
 __all__ = ["LEVELS", "STATE_SCHEMA", "FidelityError", "FidelityState", "Level", "MessageLevel", "set_level"]
 
@@ -52,8 +53,7 @@ class FidelityState(BaseModel):
     def save(self, path: Path) -> None:
         """Write the state to `path` atomically (a temporary file renamed over it), readable by the owner
         only (0600); the folder is created when missing."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=private_dir(path.parent))
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:  # mkstemp creates the file 0600
                 out.write(self.model_dump_json(by_alias=True, indent=1) + "\n")

@@ -18,7 +18,8 @@ import traceback
 from importlib import resources
 from pathlib import Path
 
-from .queue import worker_busy  # standard library only, like this module
+from .private import append_text, private_dir, write_text  # standard library only, like this module
+from .queue import worker_busy
 from .terminal import terminal_safe
 
 _HOOK_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_REFLOG_ACTION", "GIT_EDITOR")
@@ -31,8 +32,7 @@ def _git(*args: str) -> str:
 def log(state_dir: Path, message: str) -> None:
     """Append one UTC-timestamped line to `<state dir>/hook.log`; never raises."""
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
-        with open(state_dir / "hook.log", "a", encoding="utf-8") as handle:
+        with append_text(private_dir(state_dir) / "hook.log") as handle:
             handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {terminal_safe(message)}\n")
     except OSError:
         pass
@@ -55,7 +55,8 @@ def drain() -> None:
     env = {k: v for k, v in os.environ.items() if k not in _HOOK_ENV}
     # -P: the work tree's own files must never shadow the standard library or git_intent.
     command = [sys.executable, "-P", "-m", "git_intent.worker"]
-    with open(state / "hook.log", "a", encoding="utf-8") as out:
+    # hook.log holds the worker's reports, transcript text among them: 0600 (issue 9).
+    with append_text(private_dir(state) / "hook.log") as out:
         if sync:
             subprocess.run([*command, "--wait"], cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         else:
@@ -81,12 +82,12 @@ def run_shim(hook: str, args: list[str], stdin: bytes) -> int:
         return 0
     try:
         common, top = _git("rev-parse", "--git-common-dir", "--show-toplevel").splitlines()[:2]
-        shims = Path(common if os.path.isabs(common) else os.path.join(os.getcwd(), common)) / "intent" / "shims"
-        shims.mkdir(parents=True, exist_ok=True)
+        state = Path(common if os.path.isabs(common) else os.path.join(os.getcwd(), common)) / "intent"
+        shims = private_dir(state, "shims")
         shim, text = shims / hook, render_shim(hook)
         if not shim.exists() or shim.read_text(encoding="utf-8") != text:
             tmp = shim.with_suffix(".tmp")
-            tmp.write_text(text, encoding="utf-8")
+            write_text(tmp, text)
             os.replace(tmp, shim)  # another hook may be running the old one
         subprocess.run(["sh", str(shim), *args], cwd=top, input=stdin, check=False)
     except Exception:

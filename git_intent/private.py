@@ -27,13 +27,15 @@ REPLACE = os.O_WRONLY | os.O_TRUNC | os.O_CREAT
 def private_dir(state: Path, *parts: str) -> Path:
     """`state/parts…`, each level created 0700 or tightened to it. A `state` folder open to others (left
     so by an earlier version) is tightened with everything in it (`tighten_tree`). Missing parents of
-    `state` are created with the default mode (they are not ours: `.git`, `~/.local/state`). Returns the
-    deepest folder; raises OSError when one cannot be created."""
+    `state` are created 0700 too (`<git dir>/intent` for `<git dir>/intent/agents`; only ever our own
+    folders or a missing `~/.local/state`). Returns the deepest folder; raises OSError when one cannot be
+    created."""
     try:
         loose = os.lstat(state).st_mode & _OPEN_TO_OTHERS
     except FileNotFoundError:
-        state.parent.mkdir(parents=True, exist_ok=True)
-        state.mkdir(mode=DIR_MODE, exist_ok=True)
+        missing = [state, *(p for p in state.parents if not p.exists())]
+        for folder in sorted(missing, key=lambda p: len(p.parts)):
+            folder.mkdir(mode=DIR_MODE, exist_ok=True)
         loose = 0
     if loose:
         tighten_tree(state)

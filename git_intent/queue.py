@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .private import lock_file, private_dir, tighten, write_text
+
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?: |$)")
 # A job without its `end` line this old was cut short (a full disk, a crash) and will never complete.
 TORN_AFTER_SECONDS = 60.0
@@ -57,7 +59,7 @@ class Job:
 def worker_busy(state: Path) -> bool:
     """Whether a worker holds `<state>/worker.lock` right now."""
     try:
-        with open(state / "worker.lock", "a+") as handle:
+        with lock_file(state / "worker.lock") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -141,10 +143,10 @@ def complete(path: Path) -> None:
 
 def fail(state: Path, path: Path, error: str) -> None:
     """Move a job to `failed/` with its error beside it, so it is never lost and never retried blindly."""
-    folder = failed_dir(state)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{path.name}.error").write_text(error, encoding="utf-8")
+    folder = private_dir(state, failed_dir(state).name)
+    write_text(folder / f"{path.name}.error", error)
     os.replace(path, folder / path.name)
+    tighten(folder / path.name)  # a job an earlier shim wrote 0644
 
 
 def _mtime(path: Path) -> float:

@@ -135,7 +135,7 @@ def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: Re
             own = c.credit.credit.derived_from is None or credited.get(id(c.credit.live), (None, False))[1]
             credited[id(c.credit.live)] = (c.credit.live, own)
     for session, linked in credited.values():
-        copy = copy_session(repo, session)
+        copy = copy_session(repo, session, commit)
         if not (journal and linked):
             continue
         append_journal(repo, {

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from .backup import pending_backups
 from .queue import failed, parse_job, pending, worker_busy
 from .repo import Repository
 
@@ -33,6 +34,7 @@ class CaptureStatus(BaseModel):
     pending: list[QueuedJob]
     failed: list[QueuedJob]
     last_errors: list[str]
+    pending_backups: int  # session copies a failure (a full disk) kept out of the backup; the next run retries
     state_dir: str
 
 
@@ -48,7 +50,7 @@ def capture_status(repo: Repository) -> CaptureStatus:
     return CaptureStatus(worker_running=_worker_running(state),
                          pending=[_describe(p) for p in pending(state)],
                          failed=[_describe(p, error=True) for p in failed(state)],
-                         last_errors=errors, state_dir=str(state))
+                         last_errors=errors, pending_backups=len(pending_backups(repo)), state_dir=str(state))
 
 
 def _worker_running(state: Path) -> bool:
@@ -91,6 +93,9 @@ def status_text(report: CaptureStatus) -> str:
         out.append(f"  failed  {job.name}  {(job.commit or '')[:12]}  {job.error}")
     if report.pending:
         out.append("Run `git intent record --pending` to process the queue now.")
+    if report.pending_backups:
+        out.append(f"backups   {report.pending_backups} session copy(ies) still to make in the backup (a copy failed, "
+                   "say on a full disk); the next commit retries, `git intent record --pending` now.")
     if report.last_errors:
         out.append("last errors in hook.log:")
         out += [f"  {line}" for line in report.last_errors]

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .backup import retry_backups
 from .carry import picked_source, reverted_commit, rewritten_sources
 from .errors import GitError, IntentError, NoteError
 from .faults import crash_point
+from .private import lock_file, private_dir, write_text
 from .queue import Job, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
 from .repo import Repository
@@ -55,10 +57,10 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
     """
     say = say or (lambda _text: None)
     state = repo.state_dir
-    state.mkdir(parents=True, exist_ok=True)
+    private_dir(state, "queue")  # 0700, and an earlier version's 0644 files tightened (issue 9)
     result = DrainResult()
     tried: set[Path] = set()
-    with open(state / "worker.lock", "a+") as lock:
+    with lock_file(state / "worker.lock") as lock:
         while True:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -69,7 +71,9 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
             # SIGTERM (a shutdown) must still run the `finally` below, or a stale pid file is left.
             previous = _on_term(_exit_on_term)
             try:
-                pid_file.write_text(str(os.getpid()), encoding="utf-8")  # for the shims and `status`
+                write_text(pid_file, str(os.getpid()))  # for the shims and `status`
+                if not tried:  # once per run: copies a full disk kept out of the backup (issue 9)
+                    retry_backups(repo, say)
                 _drain_once(repo, state, result, tried, say)
             finally:
                 if previous is not None:
@@ -221,7 +225,7 @@ def _attempts(path: Path) -> int:
 
 
 def _count_attempt(path: Path) -> None:
-    _attempts_file(path).write_text(str(_attempts(path) + 1), encoding="utf-8")
+    write_text(_attempts_file(path), str(_attempts(path) + 1))
 
 
 if __name__ == "__main__":

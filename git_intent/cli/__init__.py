@@ -58,9 +58,10 @@ def _write_error_log(report: str) -> Path | None:
     from datetime import datetime, timezone
 
     try:
-        path: Path = open_repo().state_dir / "error.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
+        from ..private import append_text, private_dir
+
+        path: Path = private_dir(open_repo().state_dir) / "error.log"
+        with append_text(path) as handle:
             handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n"
                          f"git-intent {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
                          f"argv: {sys.argv!r}\n\n{report}\n")

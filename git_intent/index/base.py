@@ -11,6 +11,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from ..private import open_private, private_dir
+
 
 def stamp(when: datetime | None) -> str | None:
     """A datetime as fixed-width ISO-8601 UTC with microseconds (so stored stamps compare as text);
@@ -50,8 +52,7 @@ def transaction(db: Database) -> Iterator[None]:
 @contextmanager
 def lock(path: Path) -> Iterator[None]:
     """An exclusive flock on `path`, so two ingests never interleave their writes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_private(private_dir(path.parent) / path.name, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from ..private import open_private, private_dir, tighten
 from ..repo import Repository
 from .base import now
 from .migrations import migrate
@@ -30,7 +31,7 @@ def open_index(repo: Repository, problems: list[str] | None = None) -> Database:
     unwritable file).
     """
     path = index_path(repo)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         return _open(path)
     except sqlite3.Error as exc:
@@ -63,6 +64,7 @@ def set_aside(path: Path, exc: BaseException) -> str:
 
 
 def _open(path: Path) -> Database:
+    _make_private(path)
     db = Database(path)
     try:
         db.conn.execute("PRAGMA busy_timeout = 10000")
@@ -73,3 +75,16 @@ def _open(path: Path) -> Database:
         db.close()
         raise
     return db
+
+
+def _make_private(path: Path) -> None:
+    """Create the index file 0600 before SQLite opens it: SQLite gives its `-wal` and `-shm` the main file's
+    mode, and all three hold transcript text (issue 9: a planted `DB_PASSWORD=` was readable at 0644).
+    Side files an earlier version left 0644 are tightened. Best effort: a file SQLite cannot write is
+    SQLite's to report."""
+    try:
+        os.close(open_private(path, os.O_RDWR | os.O_CREAT))
+    except OSError:
+        return
+    for suffix in ("-wal", "-shm"):
+        tighten(path.with_name(path.name + suffix))

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import IntentError
+from ..private import private_dir
 from ..repo import Repository
 from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
 
@@ -335,8 +336,7 @@ def _load_record(agent: str, project: Repository | None) -> dict[str, Any]:
 
 def _save_record(agent: str, project: Repository | None, record: dict[str, Any]) -> None:
     path = _record_path(agent, project)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # 0600
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=private_dir(path.parent))  # 0600
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         json.dump(record, out, indent=1)
     os.replace(temporary, path)

@@ -25,6 +25,7 @@ from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..errors import IntentError
+from ..private import append_text, private_dir
 from ..repo import Repository
 from . import tools
 
@@ -75,9 +76,8 @@ class _Server:
 
     def _log(self, name: str, report: str) -> Path | None:
         try:
-            path = self.repo().state_dir / "error.log"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as handle:
+            path = private_dir(self.repo().state_dir) / "error.log"
+            with append_text(path) as handle:
                 handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')} "
                              f"git-intent {__version__} mcp tool {name}\n\n{report}\n")
             return path

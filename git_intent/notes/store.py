@@ -18,6 +18,7 @@ from contextlib import contextmanager
 
 from ..errors import NoteError
 from ..faults import crash_point
+from ..private import lock_file, private_dir
 from ..repo import Repository
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
 
@@ -75,8 +76,7 @@ def still_matches(repo: Repository, commit: str, record: LinesRecord) -> bool:
 @contextmanager
 def notes_lock(repo: Repository) -> Iterator[None]:
     """Hold the repository-wide lock on note writes (shared by linked worktrees)."""
-    repo.state_dir.mkdir(parents=True, exist_ok=True)
-    with open(repo.state_dir / "notes.lock", "a+") as handle:
+    with lock_file(private_dir(repo.state_dir) / "notes.lock") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

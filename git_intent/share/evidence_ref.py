@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import ShareError
+from ..private import lock_file, private_dir
 from ..repo import Repository, run_git
 from .redact import Sealed
 
@@ -66,8 +67,7 @@ def split_session_path(path: str) -> tuple[str, str] | None:
 @contextmanager
 def store_lock(repo: Repository) -> Iterator[None]:
     """Hold the repository-wide lock on store updates (`<git common dir>/intent/evidence.lock`)."""
-    repo.state_dir.mkdir(parents=True, exist_ok=True)
-    with open(repo.state_dir / "evidence.lock", "a+") as handle:
+    with lock_file(private_dir(repo.state_dir) / "evidence.lock") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
