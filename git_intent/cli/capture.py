@@ -19,6 +19,10 @@ from .agents import agent_options, register_agents
 def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], project: bool, rules: bool) -> None:
     """Install the post-commit and post-rewrite hooks and git config here; say what changed.
 
+    All or nothing: what install refuses (a foreign hook with a `.legacy` beside it) changes nothing,
+    and a step that fails undoes the ones before it. An earlier hook is kept as `<hook>.legacy` and runs
+    first; a symlinked hook is moved aside as the link itself, never written through.
+
     With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
     (user-level; --project for this repository's), showing the diff.
     """
@@ -58,6 +62,8 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 @agent_options(install=False)
 def uninstall(agents: tuple[str, ...], project: bool, rules: bool) -> None:
     """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay).
+
+    Only the config values install added are removed: a notes.rewriteRef you had set before stays.
 
     With --agent NAME, take the MCP server out of that agent's configuration instead: the files come
     back byte for byte when nothing else changed them since install.
