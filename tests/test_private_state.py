@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import stat
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +82,8 @@ def test_everything_under_the_state_folder_is_private(repo: Path, monkeypatch: p
     assert drained.stdout.endswith("1 queued job(s) processed, 0 to retry, 1 failed.\n"), drained.stderr
     assert run_cli("index", cwd=repo).returncode == 0
     assert SECRET.encode() in (state / "index.db").read_bytes()
+    # What other hook managers call renders the shim into shims/ (no pairs on stdin: nothing is queued).
+    assert subprocess.run(["git-intent-hook", "post-rewrite", "amend"], cwd=repo, input=b"").returncode == 0
     monkeypatch.chdir(repo)
     from git_intent.cli import _write_error_log
 
@@ -96,7 +99,7 @@ def test_everything_under_the_state_folder_is_private(repo: Path, monkeypatch: p
     finally:
         db.close()
     assert {"hook.log", "error.log", "index.db", "worker.lock", "notes.lock", "queue", "failed",
-            "failed/1-torn.job", "failed/1-torn.job.error"} <= set(modes(state))
+            "failed/1-torn.job", "failed/1-torn.job.error", "shims/post-rewrite"} <= set(modes(state))
     assert loose(state) == {}
     # The worker's git objects (the notes) keep git's usual modes: the umask did not reach the worker.
     blob = git(repo, "rev-parse", "refs/notes/intent:" + git(repo, "rev-parse", "HEAD").strip()).strip()
