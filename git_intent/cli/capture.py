@@ -1,4 +1,4 @@
-"""Commands that capture links: install, hooks, record, backfill, import, carry, status, path."""
+"""Commands that capture links: install, hooks, record, backfill, import, carry, status, doctor, path."""
 
 from __future__ import annotations
 
@@ -98,7 +98,10 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
             echo("".join(record_text(r) for r in done.results)
                        + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
-        if done.retry or done.failed:
+            if done.notes_ref_damage:
+                click.echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
+                           err=True)
+        if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
     result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
@@ -177,6 +180,28 @@ def status(as_json: bool) -> None:
         print_json(report.model_dump(mode="json"))
     else:
         echo(status_text(report), nl=False)
+
+
+@cli.command()
+@click.option("--check", "check_only", is_flag=True, help="Only report; repair nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def doctor(check_only: bool, as_json: bool) -> None:
+    """Check capture and repair it: a damaged refs/notes/intent, failed jobs, a stale worker.pid.
+
+    A damaged notes ref (pointing at a blob or a missing object) is kept as refs/notes/intent-damaged-<UTC
+    time> and rebuilt from its reflog and the local journal in .opencode/intent/; failed jobs are queued
+    again and recorded. Hooks and an unwritable state folder are reported with the command that fixes
+    them. Exits 1 when something still needs attention.
+    """
+    from ..doctor import doctor_text, run_doctor
+
+    report = run_doctor(open_repo(), repair=not check_only)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        click.echo(doctor_text(report), nl=False)
+    if not report.ok:
+        sys.exit(1)
 
 
 @cli.command()
