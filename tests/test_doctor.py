@@ -10,6 +10,7 @@ one line; the worker leaves the jobs queued instead of failing them; doctor sets
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ def doctor(repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
 
 def amend(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "commit", "--amend", "-q", "-m", message], cwd=repo, capture_output=True, text=True,
-                          env={**__import__("os").environ, **SYNC})
+                          env={**os.environ, **SYNC})
 
 
 def test_damaged_notes_ref_breaks_amend_until_doctor_rebuilds_it(repo: Path) -> None:

@@ -117,7 +117,8 @@ def test_with_no_writable_queue_the_hook_prints_one_line_and_the_commit_succeeds
         assert amend.returncode == 0 and amend.stderr.count("\n") == 1 and amended in amend.stderr  # one line
         (repo / "b.txt").write_text("second\n", encoding="utf-8")
         git(repo, "add", "b.txt")
-        assert subprocess.run(["git", "commit", "-q", "-m", "b"], cwd=repo, env=env, capture_output=True).returncode == 0
+        plain = subprocess.run(["git", "commit", "-q", "-m", "b"], cwd=repo, env=env, capture_output=True, text=True)
+        assert plain.returncode == 0 and plain.stderr.count("\n") == 1
         rebase = subprocess.run(["git", "rebase", "-q", "--force-rebase", "HEAD~1"], cwd=repo, capture_output=True,
                                 text=True, env=env)
         assert rebase.returncode == 0

@@ -99,7 +99,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
                        + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
             if done.notes_ref_damage:
-                click.echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
+                echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
                            err=True)
         if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
@@ -199,7 +199,7 @@ def doctor(check_only: bool, as_json: bool) -> None:
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
-        click.echo(doctor_text(report), nl=False)
+        echo(doctor_text(report), nl=False)
     if not report.ok:
         sys.exit(1)
 
