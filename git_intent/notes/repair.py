@@ -1,8 +1,8 @@
 """Setting a damaged refs/notes/intent aside and putting a readable one in its place (issue 9).
 
-The damaged value is kept, never deleted: as `refs/notes/intent-damaged-<UTC time>` when its object
-exists (a blob, a tree, a commit whose tree is gone), else in `<state>/notes-ref-damaged-<UTC time>` (git
-will not point a ref at a missing object). The new ref starts from the newest notes commit in the ref's
+The damaged value is kept, never deleted: as `refs/notes/intent-damaged-<UTC time>` when every object
+it reaches exists (a blob, say), else in `<state>/notes-ref-damaged-<UTC time>` (git will not point a ref
+at a missing object, and a ref reaching one would break `git gc`). The new ref starts from the newest notes commit in the ref's
 reflog that still reads (every note up to the damage, exactly as written), or from an empty notes commit;
 re-recording what the journal names is the caller's (`git_intent.doctor`).
 """
@@ -41,7 +41,9 @@ def set_aside(repo: Repository) -> SetAside | None:
         old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
         restored = _last_readable(repo, old)  # before the ref (and its reflog) goes
         loose = repo.root / repo.git("rev-parse", "--git-path", NOTES_REF).strip()
-        if old and repo.succeeds("cat-file", "-e", old):
+        # Only a value whose every object is there becomes a ref: a ref reaching a missing tree would make
+        # `git gc` and `git fsck` fail, and the doctor must not break git either.
+        if old and repo.succeeds("rev-list", "--objects", old):
             kept = f"{DAMAGED_PREFIX}{stamp}"
             repo.git("update-ref", "-m", "git intent doctor: damaged", kept, old)
         else:

@@ -31,24 +31,24 @@ Records = Sequence[CommitRecord | SessionRecord | LinesRecord]
 def notes_ref_damage(repo: Repository) -> str | None:
     """What is wrong with refs/notes/intent, as a phrase ("points at a blob (45b983be36b7)", "points at a
     missing object (…)", "names a notes tree that is missing", "cannot be parsed"), or None when it is
-    absent or a readable notes commit. Two git processes.
+    absent or a readable notes commit. One git process when it is readable (the worker asks once per drain).
 
     A damaged ref makes every note write fail and, while notes.rewriteRef names it, git's own
     `commit --amend` and rebase die with "Failed to read notes tree" (issue 9).
     """
-    sha = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
-    if not sha:
-        loose = Path(repo.git("rev-parse", "--git-path", NOTES_REF).strip())
-        return "cannot be parsed" if (repo.root / loose).is_file() else None
-    out = repo.git("cat-file", "--batch-check", input_text=f"{sha}\n{sha}^{{tree}}\n", check=False).splitlines()
+    out = repo.git("cat-file", "--batch-check", input_text=f"{NOTES_REF}\n{NOTES_REF}^{{tree}}\n",
+                   check=False).splitlines()
     first = out[0].split() if out else []
-    if len(first) < 2 or first[-1] == "missing":
+    if len(first) == 3 and first[1] == "commit":
+        return None if len(out) > 1 and out[1].split()[1:2] == ["tree"] else \
+            f"names a notes tree that is missing (commit {first[0][:12]})"
+    if len(first) == 3:
+        return f"points at a {first[1]} ({first[0][:12]}), not a notes commit"
+    sha = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()  # absent, or dangling?
+    if sha:
         return f"points at a missing object ({sha[:12]})"
-    if first[1] != "commit":
-        return f"points at a {first[1]} ({sha[:12]}), not a notes commit"
-    if len(out) < 2 or out[1].split()[-1] == "missing":
-        return f"names a notes tree that is missing (commit {sha[:12]})"
-    return None
+    loose = Path(repo.git("rev-parse", "--git-path", NOTES_REF).strip())
+    return "cannot be parsed" if (repo.root / loose).is_file() else None
 
 
 def damaged_ref_error(damage: str) -> NotesRefDamagedError:
