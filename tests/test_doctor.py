@@ -192,3 +192,40 @@ def test_doctor_reports_a_hook_whose_python_is_gone(repo: Path, tmp_path: Path) 
     assert "Run `git intent install` to write them with this Python." in proc.stdout
     assert run_cli("install", cwd=repo).returncode == 0
     assert run_cli("doctor", cwd=repo).returncode == 0
+
+
+def test_each_kind_of_damage_is_named_and_set_aside_without_breaking_git_gc(repo: Path) -> None:
+    from git_intent.notes import notes_ref_damage, set_aside
+    from git_intent.repo import Repository
+
+    loose = repo / ".git" / "refs" / "notes" / "intent"
+    blob = git(repo, "hash-object", "-w", "README.md").strip()
+    dangling = f"tree {'1' * 40}\nauthor a <a> 1 +0000\ncommitter a <a> 1 +0000\n\nnotes\n"  # a tree never written
+    bad_tree = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"], cwd=repo,
+                              capture_output=True, text=True, input=dangling, check=True).stdout.strip()
+    kinds = {
+        "blob": (blob, f"points at a blob ({blob[:12]}), not a notes commit", True),
+        "missing": ("d" * 40, f"points at a missing object ({'d' * 12})", False),
+        "tree gone": (bad_tree, f"names a notes tree that is missing (commit {bad_tree[:12]})", False),
+        "unparseable": ("not a sha", "cannot be parsed", False),
+    }
+    for value, damage, as_ref in kinds.values():
+        loose.parent.mkdir(parents=True, exist_ok=True)
+        loose.write_text(value + "\n", encoding="utf-8")
+        assert notes_ref_damage(Repository(repo)) == damage
+        aside = set_aside(Repository(repo))
+        assert aside is not None and aside.damage == damage
+        assert aside.kept.startswith("refs/notes/intent-damaged-") is as_ref
+        if not as_ref:
+            assert Path(aside.kept).read_text(encoding="utf-8") == value + "\n"
+        assert notes_ref_damage(Repository(repo)) is None
+        git(repo, "notes", "--ref", NOTES_REF, "list")
+        git(repo, "update-ref", "-d", NOTES_REF)
+        for kept in (repo / ".git" / "intent").glob("notes-ref-damaged-*"):
+            kept.unlink()  # one per second: the next kind must not find this one's file
+    # the blob kept as a ref reaches no missing object, so gc and fsck still work
+    assert git(repo, "for-each-ref", "--format=%(objecttype)", "refs/notes/").split() == ["blob"]
+    gc = subprocess.run(["git", "gc", "-q"], cwd=repo, capture_output=True, text=True)
+    assert gc.returncode == 0, gc.stderr
+    assert subprocess.run(["git", "fsck", "--no-dangling"], cwd=repo, capture_output=True).returncode == 0
+    assert notes_ref_damage(Repository(repo)) is None  # absent is not damaged

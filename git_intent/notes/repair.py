@@ -2,9 +2,9 @@
 
 The damaged value is kept, never deleted: as `refs/notes/intent-damaged-<UTC time>` when every object
 it reaches exists (a blob, say), else in `<state>/notes-ref-damaged-<UTC time>` (git will not point a ref
-at a missing object, and a ref reaching one would break `git gc`). The new ref starts from the newest notes commit in the ref's
-reflog that still reads (every note up to the damage, exactly as written), or from an empty notes commit;
-re-recording what the journal names is the caller's (`git_intent.doctor`).
+at a missing object, and a ref reaching one would break `git gc`). The new ref starts from the newest
+notes commit in the ref's reflog that still reads (every note up to the damage, exactly as written), or
+from an empty notes commit; re-recording what the journal names is the caller's (`git_intent.doctor`).
 """
 
 from __future__ import annotations
