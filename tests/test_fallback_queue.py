@@ -88,6 +88,7 @@ def test_the_worker_drains_the_fallback_queue_when_only_the_queue_is_unwritable(
     sha = commit_file(repo, "a.txt", "first line\n", env=SYNC)
     assert '"kind":"commit"' in (note_text(repo, sha) or "")  # the hook's own worker took it from the fallback
     assert list(fallback_queue(repo).iterdir()) == []
+    assert f"\nfallback   {fallback_queue(repo)}  (the hooks' queue" in run_cli("path", cwd=repo).stdout
     report = status(repo)
     assert report["state_problem"] == f"{(state / 'queue').resolve()} is not a folder"
     doctor = run_cli("doctor", cwd=repo)

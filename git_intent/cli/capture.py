@@ -231,7 +231,10 @@ def path() -> None:
     """Print where git-intent keeps its state for this repository."""
     from ..install import hooks_dir
     from ..notes import NOTES_REF
+    from ..queue import fallback_queue_dir
 
     repo = open_repo()
     echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
-               f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}")
+         f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}\n"
+         f"fallback   {fallback_queue_dir(repo.state_dir) or '(none: HOME is unset)'}  (the hooks' queue when "
+         "the state folder is not writable)")
