@@ -86,6 +86,26 @@ def append_journal(repo: Repository, entry: dict[str, Any]) -> bool:
     return True
 
 
+def journal_commits(repo: Repository) -> list[str]:
+    """The commits `journal.jsonl` links to sessions, each once, oldest entry first ([] without a trusted
+    backup). Lines that are not JSON objects with a 40- or 64-hex `commit` are skipped."""
+    base = trusted_backup(repo)
+    try:
+        lines = (base / "journal.jsonl").read_text(encoding="utf-8", errors="replace").splitlines() if base else []
+    except OSError:
+        return []
+    commits: dict[str, None] = {}
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        commit = entry.get("commit") if isinstance(entry, dict) else None
+        if isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", commit):
+            commits[commit] = None
+    return list(commits)
+
+
 def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl") -> Path | None:
     """Where the copy of a session lives (`.jsonl`, or `.json` for single-document formats such as
     legacy Gemini CLI sessions), or None when the id is not a safe file name or the backup is not

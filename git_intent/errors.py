@@ -26,6 +26,11 @@ class NoteError(IntentError):
     """A note on refs/notes/intent is missing, corrupt, or written by another tool."""
 
 
+class NotesRefDamagedError(NoteError):
+    """refs/notes/intent points at something that is not a readable notes commit (issue 9): no note can be
+    written until `git intent doctor` sets it aside."""
+
+
 class TranscriptError(IntentError):
     """A transcript cannot be found or read."""
 

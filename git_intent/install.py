@@ -38,6 +38,11 @@ def hooks_dir(repo: Repository) -> Path:
     return path if path.is_absolute() else (repo.root / path).resolve()
 
 
+def rewrite_ref_set(repo: Repository) -> bool:
+    """Whether notes.rewriteRef names refs/notes/intent (then a damaged ref breaks git's amend and rebase)."""
+    return NOTES_REF in repo.git("config", "--get-all", "notes.rewriteRef", check=False).split()
+
+
 def render_hook(hook: str, python: str | None = None) -> str:
     """The shim for `hook`, calling the absolute path of this Python interpreter."""
     return render_shim(hook, python)

@@ -12,6 +12,12 @@ A job is a small text file written by a shell shim (hooks/post-commit, hooks/pos
     end                           end
 
 A file without its final `end` line is still being written (or was cut short by a full disk).
+
+When `<git common dir>/intent/queue/` cannot be written (a read-only `.git/intent`, issue 9), the shims
+write the job to this user's fallback queue instead, `fallback_queue_dir`:
+`${XDG_STATE_HOME:-~/.local/state}/git-intent/repos/<absolute git common dir>/queue/` (the path spelled
+out rather than hashed, so a person can find it and the shell computes it without a hash tool). `pending`
+lists both queues, so the worker drains the fallback queue like the main one.
 """
 
 from __future__ import annotations
@@ -78,14 +84,64 @@ def failed_dir(state: Path) -> Path:
     return state / "failed"
 
 
-def pending(state: Path) -> list[Path]:
-    """Queued job files, oldest first (by modification time, then name)."""
-    folder = queue_dir(state)
-    try:
-        files = [p for p in folder.iterdir() if p.suffix == ".job"]
-    except OSError:
-        return []
+def fallback_queue_dir(state: Path) -> Path | None:
+    """The fallback queue of the repository whose state folder is `state` (`<common dir>/intent`), or None
+    when neither XDG_STATE_HOME nor HOME is set (the shims then print one line instead of queueing)."""
+    base = os.environ.get("XDG_STATE_HOME") or (os.path.join(os.environ["HOME"], ".local", "state")
+                                                if os.environ.get("HOME") else "")
+    if not base:
+        return None
+    common = state.parent.resolve()  # as the shims' `pwd -P`
+    return Path(base) / "git-intent" / "repos" / common.relative_to(common.anchor) / "queue"
+
+
+def pending(state: Path, *, fallback: bool = True) -> list[Path]:
+    """Queued job files of the queue and (with `fallback`) the fallback queue, oldest first (by
+    modification time, then name)."""
+    folders = [queue_dir(state)]
+    extra = fallback_queue_dir(state) if fallback else None
+    if extra is not None:
+        folders.append(extra)
+    files: list[Path] = []
+    for folder in folders:
+        try:
+            files += [p for p in folder.iterdir() if p.suffix == ".job"]
+        except OSError:
+            continue
     return sorted(files, key=lambda p: (_mtime(p), p.name))
+
+
+def state_problem(state: Path) -> str | None:
+    """Why the hooks cannot queue in `<state>/queue` (a sentence fragment), or None when they can."""
+    queue = queue_dir(state)
+    for folder in (queue, state):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                return f"{folder} is not a folder"
+            if not os.access(folder, os.W_OK | os.X_OK):
+                return f"{folder} is not writable"
+            return None
+    return None if os.access(state.parent, os.W_OK | os.X_OK) else f"{state.parent} is not writable"
+
+
+def in_fallback(state: Path, path: Path) -> bool:
+    """Whether the job file `path` sits in the fallback queue (its main queue was not writable)."""
+    extra = fallback_queue_dir(state)
+    return extra is not None and path.parent == extra
+
+
+def requeue_failed(state: Path) -> int:
+    """Move every failed job back to the queue (its report and attempt count dropped), so the next drain
+    tries it afresh; returns how many. Raises OSError when the queue cannot be written."""
+    moved = 0
+    for path in failed(state):
+        target = queue_dir(state) / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.with_suffix(".attempts").unlink(missing_ok=True)  # left by the attempts that failed
+        os.replace(path, target)
+        path.with_name(path.name + ".error").unlink(missing_ok=True)
+        moved += 1
+    return moved
 
 
 def failed(state: Path) -> list[Path]:

@@ -23,8 +23,9 @@ from typing import Any
 
 from .backup import retry_backups
 from .carry import picked_source, reverted_commit, rewritten_sources
-from .errors import GitError, IntentError, NoteError
+from .errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from .faults import crash_point
+from .notes import notes_ref_damage
 from .private import lock_file, private_dir, write_text
 from .queue import Job, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
@@ -39,13 +40,15 @@ INCOMPLETE_WAITS = 50
 
 @dataclass
 class DrainResult:
-    """What one `drain` did; `busy` when another worker held the lock and this one did nothing."""
+    """What one `drain` did; `busy` when another worker held the lock and this one did nothing;
+    `notes_ref_damage` when refs/notes/intent is damaged and the jobs were left queued for `git intent doctor`."""
 
     results: list[RecordResult] = field(default_factory=list)
     processed: int = 0
     failed: int = 0
     retry: int = 0
     busy: bool = False
+    notes_ref_damage: str | None = None
 
 
 def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | None = None) -> DrainResult:
@@ -57,10 +60,16 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
     """
     say = say or (lambda _text: None)
     state = repo.state_dir
-    private_dir(state, "queue")  # 0700, and an earlier version's 0644 files tightened (issue 9)
+    try:
+        private_dir(state, "queue")  # 0700, and an earlier version's 0644 files tightened (issue 9)
+        lock = lock_file(state / "worker.lock")
+    except OSError as exc:
+        raise IntentError(f"git-intent cannot write its state folder {state} ({exc.strerror or exc}).",
+                          hint=f"Make it writable (chmod -R u+w {state}), then run `git intent record --pending`; "
+                               "`git intent status` lists the jobs waiting.") from None
     result = DrainResult()
     tried: set[Path] = set()
-    with lock_file(state / "worker.lock") as lock:
+    with lock:
         while True:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -74,15 +83,28 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
                 write_text(pid_file, str(os.getpid()))  # for the shims and `status`
                 if not tried:  # once per run: copies a full disk kept out of the backup (issue 9)
                     retry_backups(repo, say)
-                _drain_once(repo, state, result, tried, say)
+                if not _blocked(repo, state, result, say):
+                    _drain_once(repo, state, result, tried, say)
             finally:
                 if previous is not None:
                     _on_term(previous)
                 pid_file.unlink(missing_ok=True)
                 fcntl.flock(lock, fcntl.LOCK_UN)
             # A shim may have queued a job after the last look but before the unlock: look again.
-            if not [p for p in pending(state) if p not in tried]:
+            if result.notes_ref_damage or not [p for p in pending(state) if p not in tried]:
                 return result
+
+
+def _blocked(repo: Repository, state: Path, result: DrainResult, say: Callable[[str], None]) -> bool:
+    """Whether refs/notes/intent is damaged: then every job would fail its three attempts and land in
+    failed/ (issue 9), so they all stay queued, untouched, and one line says how to repair."""
+    jobs = pending(state)
+    damage = notes_ref_damage(repo) if jobs else None
+    if damage:
+        result.notes_ref_damage = damage
+        say(f"refs/notes/intent {damage}: {len(jobs)} job(s) stay queued; run `git intent doctor` to repair it "
+            "and record them.")
+    return damage is not None
 
 
 def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[Path],
@@ -109,6 +131,10 @@ def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[P
             crash_point("after-journal")
             try:
                 result.results += process(_worktree(repo, job), job)
+            except NotesRefDamagedError as exc:  # damaged while draining: not this job's fault, keep it
+                result.notes_ref_damage = notes_ref_damage(repo) or str(exc)
+                say(f"record {_about(path)} stays queued: {exc} Run `git intent doctor`.")
+                return
             except (GitError, NoteError, OSError) as exc:
                 if _attempts(path) + 1 >= MAX_ATTEMPTS:
                     fail(state, path, f"gave up after {MAX_ATTEMPTS} attempts: {exc}\n")

@@ -97,6 +97,8 @@ def test_real_outputs_validate_against_their_schemas(tmp_path: Path) -> None:
     Draft202012Validator(json_schema("blame")).validate(json.loads(part.stdout))
     message = run_cli("show", f"{SESSION}:00696767", "--json", cwd=repo)
     Draft202012Validator(json_schema("show")).validate(json.loads(message.stdout))
+    doctor = run_cli("doctor", "--json", cwd=repo)  # exits 1 here: the demo installs no hooks
+    Draft202012Validator(json_schema("doctor")).validate(json.loads(doctor.stdout))
 
 
 def test_schema_command(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Commands that capture links: install, hooks, record, backfill, import, carry, status, path."""
+"""Commands that capture links: install, hooks, record, backfill, import, carry, status, doctor, path."""
 
 from __future__ import annotations
 
@@ -104,7 +104,10 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
             echo("".join(record_text(r) for r in done.results)
                        + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
-        if done.retry or done.failed:
+            if done.notes_ref_damage:
+                echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
+                           err=True)
+        if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
     result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
@@ -186,6 +189,28 @@ def status(as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--check", "check_only", is_flag=True, help="Only report; repair nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def doctor(check_only: bool, as_json: bool) -> None:
+    """Check capture and repair it: a damaged refs/notes/intent, failed jobs, a stale worker.pid.
+
+    A damaged notes ref (pointing at a blob or a missing object) is kept as refs/notes/intent-damaged-<UTC
+    time> and rebuilt from its reflog and the local journal in .opencode/intent/; failed jobs are queued
+    again and recorded. Hooks and an unwritable state folder are reported with the command that fixes
+    them. Exits 1 when something still needs attention.
+    """
+    from ..doctor import doctor_text, run_doctor
+
+    report = run_doctor(open_repo(), repair=not check_only)
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        echo(doctor_text(report), nl=False)
+    if not report.ok:
+        sys.exit(1)
+
+
+@cli.command()
 @click.argument("revision_range")
 @click.option("--onto", "target", required=True, help="The commit that received those changes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -212,7 +237,10 @@ def path() -> None:
     """Print where git-intent keeps its state for this repository."""
     from ..install import hooks_dir
     from ..notes import NOTES_REF
+    from ..queue import fallback_queue_dir
 
     repo = open_repo()
     echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
-               f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}")
+         f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}\n"
+         f"fallback   {fallback_queue_dir(repo.state_dir) or '(none: HOME is unset)'}  (the hooks' queue when "
+         "the state folder is not writable)")

@@ -15,8 +15,9 @@ import subprocess
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
-from ..errors import NoteError
+from ..errors import GitError, NoteError, NotesRefDamagedError
 from ..faults import crash_point
 from ..private import lock_file, private_dir
 from ..repo import Repository
@@ -26,6 +27,35 @@ NOTES_REF = "refs/notes/intent"
 SCRATCH_PREFIX = "refs/notes/intent-scratch/"
 CAS_ATTEMPTS = 20
 Records = Sequence[CommitRecord | SessionRecord | LinesRecord]
+
+
+def notes_ref_damage(repo: Repository) -> str | None:
+    """What is wrong with refs/notes/intent, as a phrase ("points at a blob (45b983be36b7)", "points at a
+    missing object (…)", "names a notes tree that is missing", "cannot be parsed"), or None when it is
+    absent or a readable notes commit. One git process when it is readable (the worker asks once per drain).
+
+    A damaged ref makes every note write fail and, while notes.rewriteRef names it, git's own
+    `commit --amend` and rebase die with "Failed to read notes tree" (issue 9).
+    """
+    out = repo.git("cat-file", "--batch-check", input_text=f"{NOTES_REF}\n{NOTES_REF}^{{tree}}\n",
+                   check=False).splitlines()
+    first = out[0].split() if out else []
+    if len(first) == 3 and first[1] == "commit":
+        return None if len(out) > 1 and out[1].split()[1:2] == ["tree"] else \
+            f"names a notes tree that is missing (commit {first[0][:12]})"
+    if len(first) == 3:
+        return f"points at a {first[1]} ({first[0][:12]}), not a notes commit"
+    sha = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()  # absent, or dangling?
+    if sha:
+        return f"points at a missing object ({sha[:12]})"
+    loose = Path(repo.git("rev-parse", "--git-path", NOTES_REF).strip())
+    return "cannot be parsed" if (repo.root / loose).is_file() else None
+
+
+def damaged_ref_error(damage: str) -> NotesRefDamagedError:
+    """The error every note write raises while refs/notes/intent is damaged."""
+    return NotesRefDamagedError(f"{NOTES_REF} {damage}; no note can be written until it is repaired.",
+                                hint="Run `git intent doctor` to set it aside and rebuild it from the local journal.")
 
 
 def note_text(repo: Repository, commit: str) -> str:
@@ -91,7 +121,8 @@ def write_note(repo: Repository, commit: str, records: Records) -> bool:
     lock, the new notes commit is built on a scratch ref and moved onto refs/notes/intent with a
     compare-and-swap (`git update-ref NEW OLD`), so even a writer that ignores the lock (another machine's
     tool on a shared disk, an older git-intent) cannot make a note vanish; a lost race is retried.
-    Raises NoteError when the note cannot be written or does not read back as written.
+    Raises NoteError when the note cannot be written or does not read back as written,
+    NotesRefDamagedError (a NoteError) when refs/notes/intent is damaged.
     """
     with notes_lock(repo):
         remove_stale_scratch_refs(repo)
@@ -101,7 +132,15 @@ def write_note(repo: Repository, commit: str, records: Records) -> bool:
             text = render_note(records, parse_note(commit, current).foreign)
             if current == text:
                 return False
-            if _swap(repo, commit, text, old, attempt):
+            try:
+                swapped = _swap(repo, commit, text, old, attempt)
+            except GitError:
+                # Only a failed write pays for the check: the happy path stays at its process count.
+                damage = notes_ref_damage(repo)
+                if damage:
+                    raise damaged_ref_error(damage) from None
+                raise
+            if swapped:
                 if note_text(repo, commit) != text:
                     raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
                 return True
@@ -148,6 +187,9 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
         proc = subprocess.run(["git", "fast-import", "--quiet", "--date-format=raw"], cwd=repo.root,
                               input=_fast_import_stream(changed, old), capture_output=True)
         if proc.returncode != 0:
+            damage = notes_ref_damage(repo)
+            if damage:
+                raise damaged_ref_error(damage)
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise NoteError(f"git fast-import could not write {len(changed)} notes: "
                             f"{message[-1] if message else 'exit ' + str(proc.returncode)}.")
