@@ -135,8 +135,7 @@ def requeue_failed(state: Path) -> int:
     tries it afresh; returns how many. Raises OSError when the queue cannot be written."""
     moved = 0
     for path in failed(state):
-        target = queue_dir(state) / path.name
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = private_dir(state, "queue") / path.name
         target.with_suffix(".attempts").unlink(missing_ok=True)  # left by the attempts that failed
         os.replace(path, target)
         path.with_name(path.name + ".error").unlink(missing_ok=True)

@@ -1,7 +1,7 @@
 """The MCP `why` and `ask` tools over a real stdio subprocess, against the why/ask library (issue 12).
 
-Written against the interface `git_intent.answer.why_line.why(repo, location, *, model=None, offline=False)` and
-`git_intent.answer.ask_question.ask(repo, question, *, path=None, model=None, offline=False)`, both returning the pydantic
+Written against `git_intent.answer.why(repo, location, *, model=None, offline=False)` and
+`git_intent.answer.ask(repo, question, *, path=None, model=None, offline=False)`, both returning the pydantic
 `WhyAnswer`; without a model configured the server answers offline, so the tools must return exactly the
 library's offline answer.
 """
@@ -15,12 +15,12 @@ from typing import Any
 
 import anyio
 import pytest
-from git_intent.answer.ask_question import ask
-from git_intent.answer.why_line import WhyAnswer, why
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult
 
+from git_intent.answer.ask_question import ask
+from git_intent.answer.why_line import WhyAnswer, why
 from git_intent.demo import run_demo
 from git_intent.repo import Repository
 from git_intent.schemas import available

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..private import private_dir, write_text
 from ..repo import Repository
 from .store import NOTES_REF, _identity, notes_lock, notes_ref_damage
 
@@ -47,9 +48,8 @@ def set_aside(repo: Repository) -> SetAside | None:
             kept = f"{DAMAGED_PREFIX}{stamp}"
             repo.git("update-ref", "-m", "git intent doctor: damaged", kept, old)
         else:
-            record = repo.state_dir / f"notes-ref-damaged-{stamp}"
-            record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(_raw(loose, old) + "\n", encoding="utf-8")
+            record = private_dir(repo.state_dir) / f"notes-ref-damaged-{stamp}"
+            write_text(record, _raw(loose, old) + "\n")  # 0600, like everything under .git/intent
             kept = str(record)
         if old:
             repo.git("update-ref", "-d", NOTES_REF, old)
