@@ -26,7 +26,7 @@ from .carry import picked_source, reverted_commit, rewritten_sources
 from .errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from .faults import crash_point
 from .notes import notes_ref_damage
-from .private import lock_file, private_dir, write_text
+from .private import lock_file, private_dir, tighten, write_text
 from .queue import Job, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
 from .repo import Repository
@@ -61,7 +61,8 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
     say = say or (lambda _text: None)
     state = repo.state_dir
     try:
-        private_dir(state, "queue")  # 0700, and an earlier version's 0644 files tightened (issue 9)
+        private_dir(state)  # 0700, and an earlier version's 0644 files tightened (issue 9)
+        tighten(state / "queue")  # best effort: a queue that is not a folder sends the hooks to the fallback queue
         lock = lock_file(state / "worker.lock")
     except OSError as exc:
         raise IntentError(f"git-intent cannot write its state folder {state} ({exc.strerror or exc}).",

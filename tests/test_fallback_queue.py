@@ -83,7 +83,7 @@ def test_commit_with_an_unwritable_state_folder_is_queued_in_the_fallback_queue(
 def test_the_worker_drains_the_fallback_queue_when_only_the_queue_is_unwritable(repo: Path) -> None:
     install(repo)
     state = repo / ".git" / "intent"
-    state.mkdir()
+    state.mkdir(exist_ok=True)  # install keeps install.json there
     (state / "queue").write_text("not a folder\n", encoding="utf-8")  # unwritable as a folder, root or not
     sha = commit_file(repo, "a.txt", "first line\n", env=SYNC)
     assert '"kind":"commit"' in (note_text(repo, sha) or "")  # the hook's own worker took it from the fallback
