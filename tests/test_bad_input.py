@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 import uuid
@@ -252,7 +253,8 @@ def test_worker_crash_does_not_fail_the_commit(repo: Path) -> None:
 @pytest.mark.slow
 def test_hook_fast_path_failure_does_not_fail_the_commit(repo: Path) -> None:
     assert run_cli("install", cwd=repo).returncode == 0
-    # the state folder cannot be created: a file stands in its place
+    # the state folder cannot be used: a file stands in its place (the job goes to the fallback queue)
+    shutil.rmtree(repo / ".git" / "intent")
     (repo / ".git" / "intent").write_text("not a folder\n", encoding="utf-8")
     proc = commit_through_hook(repo, "fast.txt", "committed even though the hook cannot queue it\n")
     assert proc.returncode == 0, proc.stderr
