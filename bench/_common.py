@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 
@@ -25,3 +28,47 @@ def isolate(root: Path) -> Path:
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC"):
         os.environ.pop(name, None)
     return home
+
+
+# The Claude Code fixtures copied by `claude_transcripts` (the 288 KB one first: issue 14 measured with it).
+CLAUDE_FIXTURES = ("entire-cli__a6e4c2a0fbd1__compaction.jsonl", "entire-cli__37995ebed6e4-2__torn-line__two-cwds.jsonl",
+                   "git-ai__example-claude-code.jsonl", "entire-cli__8cfa910f8ef9-5__two-sessionids.jsonl")
+_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts" / "claude-code"
+_STAMP = re.compile(r'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z"')
+_SESSION = re.compile(r'"sessionId":"([0-9a-f-]{36})"')
+_CWD = re.compile(r'"cwd":"([^"]+)"')
+
+
+def claude_transcripts(repo: Path, count: int, *, end: datetime | None = None, days: float = 6.0,
+                       fixtures: tuple[str, ...] = CLAUDE_FIXTURES[:1]) -> list[Path]:
+    """Write `count` Claude Code transcripts for the work tree `repo` under `$CLAUDE_CONFIG_DIR/projects/`,
+    each a copy of one of `fixtures` (taken in turn) with a new session id, its cwd (and so every path
+    below it) moved to `repo`, and its timestamps shifted so that the copies end evenly spread over the
+    `days` before `end` (default now); each file's mtime is its last timestamp. Torn and glued lines are
+    copied as they are (a regex rewrite, not a JSON round trip). Returns the paths written, oldest first."""
+    end = end or datetime.now(timezone.utc)
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(repo))
+    folder.mkdir(parents=True, exist_ok=True)
+    texts = [(_FIXTURES / name).read_text(encoding="utf-8") for name in fixtures]
+    written: list[Path] = []
+    for i in range(count):
+        text = texts[i % len(texts)]
+        session_id = str(uuid.uuid4())
+        for old in set(_SESSION.findall(text)):
+            text = text.replace(old, session_id)
+        for cwd in sorted(set(_CWD.findall(text)), key=len, reverse=True):
+            text = text.replace(cwd, str(repo))
+        stamps = [datetime.fromisoformat(s + "+00:00") for s in _STAMP.findall(text)]
+        last = end - timedelta(days=days) * (count - 1 - i) / max(count, 1) - timedelta(minutes=1)
+        shift = last - max(stamps) if stamps else timedelta(0)
+        text = _STAMP.sub(lambda m: '"timestamp":"' + _iso(datetime.fromisoformat(m.group(1) + "+00:00") + shift)
+                          + '"', text)
+        path = folder / f"{session_id}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, (last.timestamp(), last.timestamp()))
+        written.append(path)
+    return written
+
+
+def _iso(when: datetime) -> str:
+    return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
