@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..models import AddedLine
@@ -108,12 +109,62 @@ def text_diff_added(before: str, after: str, *, numbered: bool = True) -> list[A
 
     With `numbered`, each line carries its 1-based line number in `after`; pass False when `after` is a
     fragment (an `old_string`/`new_string` pair) whose position in the file is unknown.
+
+    Only the part between the common leading and trailing lines is diffed when that provably gives
+    difflib's own answer on the whole texts (`_common_ends`); otherwise the whole texts are. Issue 14:
+    every Claude Code edit diffed its whole file here, 68-75% of `record`'s CPU.
     """
     old, new = before.splitlines(), after.splitlines()
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    start, old_end, new_end = _common_ends(old, new)
+    matcher = difflib.SequenceMatcher(a=old[start:old_end], b=new[start:new_end], autojunk=False)
     added: list[AddedLine] = []
     for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
         if tag in ("insert", "replace"):
-            for j in range(j1, j2):
+            for j in range(start + j1, start + j2):
                 added.append(AddedLine(text=new[j], line=j + 1 if numbered else None))
     return added
+
+
+def _common_ends(old: list[str], new: list[str]) -> tuple[int, int, int]:
+    """(start, old_end, new_end): the slices `old[start:old_end]`, `new[start:new_end]` whose difflib
+    matching blocks, shifted by `start`, plus the common leading and trailing lines, are exactly the
+    matching blocks `SequenceMatcher(a=old, b=new, autojunk=False)` finds; (0, len(old), len(new)) when
+    that cannot be shown cheaply.
+
+    Why it holds: SequenceMatcher takes the longest matching block (the earliest in `old`, then in `new`, on
+    a tie), then recurses on each side. Every maximal block other than the leading block (diagonal 0) and
+    the trailing one (diagonal len(new) - len(old)) pairs each of its lines with a line of `old` at another
+    position or with a line of the new middle, so it is no longer than the longest run `run` of `old` lines
+    that occur twice in `old` or occur in the new middle. When the leading and trailing blocks (each cut
+    to leave room for the other, the longer one whole) are longer than `run`, difflib picks the longer
+    one first, then the other, and what is left is the middle.
+    """
+    n, m = len(old), len(new)
+    whole = (0, n, m)
+    short = min(n, m)
+    lead = 0
+    while lead < short and old[lead] == new[lead]:
+        lead += 1
+    if lead == n == m:
+        return whole  # nothing changed: difflib finds no insert either way
+    trail = 0
+    while trail < short and old[n - 1 - trail] == new[m - 1 - trail]:
+        trail += 1
+    if lead >= trail:
+        trail = min(trail, short - lead)
+    else:
+        lead = min(lead, short - trail)
+    if lead == 0 and trail == 0:
+        return whole
+    limit = min(k for k in (lead, trail) if k > 0)
+    counts = Counter(old)
+    middle = set(new[lead:m - trail])
+    run = 0
+    for line in old:
+        if counts[line] > 1 or line in middle:
+            run += 1
+            if run >= limit:
+                return whole
+        else:
+            run = 0
+    return lead, n - trail, m - trail
