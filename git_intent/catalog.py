@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mmap
+import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
+from .adapters import Adapter, all_adapters, sniff
 from .adapters import adapter as named_adapter
-from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
+from .record_cache import Summary, stamp
 from .repo import Repository
 from .transcripts.jsonl import written_since
 
@@ -63,6 +68,116 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
               and (not containing or _mentions(path, list(containing)))]
     _keep_longest(found, _read_readable(copies, problems))
     return list(found.values())
+
+
+def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
+                    extra: Iterable[Path] = ()) -> list[Session]:
+    """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions in the same order
+    (the longest copy of each), but those of discovered transcripts and backup copies hold only their
+    edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
+    left out. Transcripts come from the record cache (`record_cache`): each file is parsed once per
+    version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
+    failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
+    `extra` file, as `candidate_sessions` does.
+    """
+    from .record_cache import CacheDamaged, discard
+
+    read_first = [s for path in extra for s in read_transcript(path)]
+    for attempt in (1, 2):
+        try:
+            return _cached_window(repo, since, low, high, read_first)
+        except CacheDamaged as exc:
+            discard(repo)
+            if attempt == 1:
+                _log(repo, f"record cache {repo.state_dir / 'record-cache.db'} was damaged ({exc}); it was "
+                           "deleted and is being rebuilt")
+        except Exception as exc:  # a locked or unwritable cache must not stop a record: parse as before
+            _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
+            break
+    found: dict[tuple[str, str], Session] = {}
+    _keep_longest(found, read_first)
+    _keep_longest(found, candidate_sessions(repo, since))
+    return list(found.values())
+
+
+@dataclass
+class _Candidate:
+    """A session met while gathering: read whole (`session`), or cached (`summary`)."""
+
+    messages: int
+    session: Session | None = None
+    summary: Summary | None = None
+
+
+def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
+                   read_first: list[Session]) -> list[Session]:
+    from .record_cache import RecordCache
+
+    found: dict[tuple[str, str], _Candidate] = {}
+
+    def keep(key: tuple[str, str], candidate: _Candidate) -> None:
+        if key not in found or candidate.messages > found[key].messages:
+            found[key] = candidate
+
+    for session in read_first:
+        keep((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+    needles = _needles(repo)
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
+    root_commit = roots[-1] if roots else None
+    with RecordCache(repo) as cache:
+        cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
+        for adapter in all_adapters().values():
+            for path in adapter.discover(repo.root, since):
+                if _cacheable(adapter):
+                    for summary in cache.sessions_of(path, partial(adapter.read, path),
+                                                     mentions=partial(_mentions, path, needles)):
+                        keep((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                    continue
+                if not _mentions(path, needles):
+                    continue
+                try:
+                    sessions = adapter.read_project(path, project_id=root_commit, root=repo.root, since=since)
+                except Exception:  # one odd file must not stop the others
+                    continue
+                for session in sessions:
+                    keep((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        for agent, path in session_copies(repo):
+            if not any(written_since([path], since)):
+                continue
+            adapter = all_adapters().get(agent)
+            if adapter is not None and _cacheable(adapter):
+                for summary in cache.sessions_of(path, partial(adapter.read, path)):
+                    keep((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                continue
+            for session in _read_readable([(agent, path)]):
+                keep((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        cache.prune(since)
+        low_stamp, high_stamp = stamp(low), stamp(high)
+        sessions: list[Session] = []
+        for candidate in found.values():
+            summary = candidate.summary
+            if candidate.session is not None:
+                sessions.append(candidate.session)
+            elif summary is not None and (summary.untimed or (
+                    summary.low is not None and summary.high is not None
+                    and summary.low <= high_stamp and summary.high >= low_stamp)):
+                sessions.append(cache.session(summary, low, high))
+    return sessions
+
+
+def _cacheable(adapter: Adapter) -> bool:
+    """Whether what the adapter reads from a file depends on the file alone (no `read_project`, which
+    reads a many-project store for one repository and time: OpenCode's database)."""
+    return getattr(getattr(adapter, "given", adapter), "read_project", None) is None
+
+
+def _log(repo: Repository, message: str) -> None:
+    """One line in `<state>/hook.log` (hook.log's own format, `hook.log`); never raises."""
+    try:
+        with open(repo.state_dir / "hook.log", "a", encoding="utf-8") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {message}\n")
+    except OSError:
+        pass
 
 
 def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False,

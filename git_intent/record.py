@@ -12,7 +12,7 @@ from . import __version__
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .backup import append_journal, copy_session
 from .carry import carried_edits
-from .catalog import candidate_sessions
+from .catalog import window_sessions
 from .config import lookback
 from .errors import IntentError
 from .models import Edit, Session
@@ -82,7 +82,10 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     carried = carried_edits(repo, sources, commit)
     edits: list[AnyEdit] = [*carried]
     if live:
-        found = sessions if sessions is not None else candidate_sessions(repo, earliest, transcripts)
+        # The record cache parses each transcript once and hands over only the edits this window can use
+        # (issue 14: parsing every transcript of the look-back on every commit cost ~25 ms each).
+        found = sessions if sessions is not None else window_sessions(
+            repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts)
         fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
         # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
         # its live twin only says where the session is, so it can be backed up.
