@@ -6,7 +6,7 @@ import hashlib
 import json
 import mmap
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -71,11 +71,13 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
 
 
 def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
-                    extra: Iterable[Path] = ()) -> list[Session]:
+                    extra: Iterable[Path] = (),
+                    keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
     """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions in the same order
     (the longest copy of each), but those of discovered transcripts and backup copies hold only their
     edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
-    left out. Transcripts come from the record cache (`record_cache`): each file is parsed once per
+    left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
+    Transcripts come from the record cache (`record_cache`): each file is parsed once per
     version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
     failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
     `extra` file, as `candidate_sessions` does.
@@ -85,7 +87,7 @@ def window_sessions(repo: Repository, since: datetime | None, low: datetime, hig
     read_first = [s for path in extra for s in read_transcript(path)]
     for attempt in (1, 2):
         try:
-            return _cached_window(repo, since, low, high, read_first)
+            return _cached_window(repo, since, low, high, read_first, keep)
         except CacheDamaged as exc:
             discard(repo)
             if attempt == 1:
@@ -110,17 +112,18 @@ class _Candidate:
 
 
 def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
-                   read_first: list[Session]) -> list[Session]:
+                   read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
+                   ) -> list[Session]:
     from .record_cache import RecordCache
 
     found: dict[tuple[str, str], _Candidate] = {}
 
-    def keep(key: tuple[str, str], candidate: _Candidate) -> None:
+    def consider(key: tuple[str, str], candidate: _Candidate) -> None:
         if key not in found or candidate.messages > found[key].messages:
             found[key] = candidate
 
     for session in read_first:
-        keep((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
     needles = _needles(repo)
     roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
     root_commit = roots[-1] if roots else None
@@ -131,7 +134,7 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
                 if _cacheable(adapter):
                     for summary in cache.sessions_of(path, partial(adapter.read, path),
                                                      mentions=partial(_mentions, path, needles)):
-                        keep((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                        consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
                     continue
                 if not _mentions(path, needles):
                     continue
@@ -140,28 +143,25 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
                 except Exception:  # one odd file must not stop the others
                     continue
                 for session in sessions:
-                    keep((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+                    consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
         for agent, path in session_copies(repo):
             if not any(written_since([path], since)):
                 continue
             adapter = all_adapters().get(agent)
             if adapter is not None and _cacheable(adapter):
                 for summary in cache.sessions_of(path, partial(adapter.read, path)):
-                    keep((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                    consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
                 continue
             for session in _read_readable([(agent, path)]):
-                keep((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+                consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
         cache.prune(since)
         low_stamp, high_stamp = stamp(low), stamp(high)
-        sessions: list[Session] = []
-        for candidate in found.values():
-            summary = candidate.summary
-            if candidate.session is not None:
-                sessions.append(candidate.session)
-            elif summary is not None and (summary.untimed or (
-                    summary.low is not None and summary.high is not None
-                    and summary.low <= high_stamp and summary.high >= low_stamp)):
-                sessions.append(cache.session(summary, low, high))
+        # Read whole, or cached with an edit that may fall in the window: the others add no edit.
+        chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (
+            c.summary.untimed or (c.summary.low is not None and c.summary.high is not None
+                                  and c.summary.low <= high_stamp and c.summary.high >= low_stamp)))]
+        cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
+        sessions = [c.session if c.session is not None else next(cached) for c in chosen]
     return sessions
 
 

@@ -27,7 +27,7 @@ from .repo import Repository
 CACHE_NAME = "record-cache.db"
 # Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
 # parses to), a mismatch empties the cache.
-SCHEMA = 1
+SCHEMA = 3
 COMMIT_EVERY = 50  # parsed files per transaction: a crash loses little, and 1,000 commits cost no fsyncs
 
 _TABLES = """
@@ -36,8 +36,8 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns 
     mentions INTEGER, readable INTEGER);
 CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER,
     low TEXT, high TEXT, untimed INTEGER, header TEXT, PRIMARY KEY (path, idx));
-CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, data TEXT,
-    PRIMARY KEY (path, idx, ordinal));
+CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
+    data TEXT, PRIMARY KEY (path, idx, ordinal));
 """
 
 
@@ -132,20 +132,29 @@ class RecordCache:
         except sqlite3.Error as exc:
             _reraise(exc)
 
-    def session(self, summary: Summary, low: datetime, high: datetime) -> Session:
-        """The cached session with only its edits made in [low, high] or at no recorded time, in order, and
-        no messages (recording needs no more; `catalog.find_session` reads a session whole)."""
+    def sessions(self, summaries: list[Summary], low: datetime, high: datetime,
+                 keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
+        """The cached sessions, in the order given, each with only its edits made in [low, high] or at no
+        recorded time, in order, and no messages; with `keep(session_id, message_id, path, cwd)`, only the
+        edits it keeps are decoded. Their edits carry what recording reads (path, tool, ids, time, kind,
+        added lines); `old_text`/`new_text`/`before`/`after` are left out (a Write's whole file cost more
+        to decode than the rest), so `catalog.find_session` reads a session whole."""
+        wanted = {(s.path, s.idx): s for s in summaries}
+        edits: dict[tuple[str, int], list[Edit]] = {key: [] for key in wanted}
         try:
-            header = json.loads(self.conn.execute("SELECT header FROM sessions WHERE path = ? AND idx = ?",
-                                                  [summary.path, summary.idx]).fetchone()[0])
-            rows = self.conn.execute(
-                "SELECT data FROM edits WHERE path = ? AND idx = ? AND (stamp IS NULL OR stamp BETWEEN ? AND ?) "
-                "ORDER BY ordinal", [summary.path, summary.idx, stamp(low), stamp(high)])
-            edits = [Edit.model_validate_json(row[0]) for row in rows]
+            headers = {(r[0], r[1]): json.loads(r[2]) for r in self.conn.execute(
+                "SELECT path, idx, header FROM sessions") if (r[0], r[1]) in wanted}
+            for path, idx, file, message_id, data in self.conn.execute(
+                    "SELECT path, idx, file, message_id, data FROM edits WHERE stamp IS NULL OR stamp BETWEEN ? AND ? "
+                    "ORDER BY path, idx, ordinal", [stamp(low), stamp(high)]):
+                summary = wanted.get((path, idx))
+                if summary is not None and (keep is None or keep(summary.session_id, message_id, file,
+                                                                 headers[(path, idx)]["cwd"])):
+                    edits[(path, idx)].append(_edit(data))
         except sqlite3.Error as exc:
             _reraise(exc)
-        return Session(agent=summary.agent, session_id=summary.session_id, transcript=Path(summary.path),
-                       edits=edits, **header)
+        return [Session(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), edits=edits[(s.path, s.idx)],
+                        **headers[(s.path, s.idx)]) for s in summaries]
 
     def prune(self, before: datetime | None) -> None:
         """Forget files not looked up by this cache's lookups whose last change is older than `before` (out
@@ -182,8 +191,9 @@ class RecordCache:
             self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
                          int(summary.untimed), json.dumps(header)])
-            self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?)", (
-                [key, idx, ordinal, stamp(e.timestamp) if e.timestamp is not None else None, e.model_dump_json()]
+            self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?)", (
+                [key, idx, ordinal, stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
+                 _edit_data(e)]
                 for ordinal, e in enumerate(session.edits)))
             summaries.append(summary)
         self._write("UPDATE files SET readable = 1 WHERE path = ?", [key])
@@ -211,11 +221,10 @@ class RecordCache:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if row is not None and row[0] == want:
             return
-        self.conn.execute("BEGIN IMMEDIATE")
-        for table in ("files", "sessions", "edits", "meta"):
-            self.conn.execute(f"DELETE FROM {table}")
+        # Another version's tables, shapes and all, go: one script, so one transaction.
+        drops = "".join(f"DROP TABLE IF EXISTS {table};" for table in ("files", "sessions", "edits", "meta"))
+        self.conn.executescript(f"BEGIN IMMEDIATE;{drops}{_TABLES}COMMIT;")
         self.conn.execute("INSERT INTO meta VALUES ('version', ?)", [want])
-        self.conn.execute("COMMIT")
 
     def needles_changed(self, digest: str) -> None:
         """Forget which files name the work tree when its paths (`digest`: the root and worktrees) changed."""
@@ -228,6 +237,17 @@ class RecordCache:
             self.files = {k: (*v[:3], None, v[4]) for k, v in self.files.items()}
         except sqlite3.Error as exc:
             _reraise(exc)
+
+
+def _edit_data(edit: Edit) -> str:
+    """An edit as stored: what recording reads of it (see `RecordCache.sessions`)."""
+    return edit.model_dump_json(exclude={"old_text", "new_text"})
+
+
+def _edit(data: str) -> Edit:
+    """A stored edit back, validated from JSON by pydantic-core (`model_construct` in Python cost 40 µs per
+    added line; 3,000 edits with their whole-file Write texts ~0.25 s)."""
+    return Edit.model_validate_json(data)
 
 
 def discard(repo: Repository) -> None:
