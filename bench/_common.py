@@ -31,7 +31,8 @@ def isolate(root: Path) -> Path:
 
 
 # The Claude Code fixtures copied by `claude_transcripts` (the 288 KB one first: issue 14 measured with it).
-CLAUDE_FIXTURES = ("entire-cli__a6e4c2a0fbd1__compaction.jsonl", "entire-cli__37995ebed6e4-2__torn-line__two-cwds.jsonl",
+CLAUDE_FIXTURES = ("entire-cli__a6e4c2a0fbd1__compaction.jsonl",
+                   "entire-cli__37995ebed6e4-2__torn-line__two-cwds.jsonl",
                    "git-ai__example-claude-code.jsonl", "entire-cli__8cfa910f8ef9-5__two-sessionids.jsonl")
 _FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts" / "claude-code"
 _STAMP = re.compile(r'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z"')
@@ -40,12 +41,14 @@ _CWD = re.compile(r'"cwd":"([^"]+)"')
 
 
 def claude_transcripts(repo: Path, count: int, *, end: datetime | None = None, days: float = 6.0,
-                       fixtures: tuple[str, ...] = CLAUDE_FIXTURES[:1]) -> list[Path]:
+                       fixtures: tuple[str, ...] = CLAUDE_FIXTURES[:1], same_files: bool = False) -> list[Path]:
     """Write `count` Claude Code transcripts for the work tree `repo` under `$CLAUDE_CONFIG_DIR/projects/`,
     each a copy of one of `fixtures` (taken in turn) with a new session id, its cwd (and so every path
     below it) moved to `repo`, and its timestamps shifted so that the copies end evenly spread over the
     `days` before `end` (default now); each file's mtime is its last timestamp. Torn and glued lines are
-    copied as they are (a regex rewrite, not a JSON round trip). Returns the paths written, oldest first."""
+    copied as they are (a regex rewrite, not a JSON round trip). The files a copy edited move below
+    `repo/s<n>/` (each session worked on its own files), or, with `same_files`, below `repo` itself (every
+    session edited the same files). Returns the paths written, oldest first."""
     end = end or datetime.now(timezone.utc)
     folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(repo))
     folder.mkdir(parents=True, exist_ok=True)
@@ -57,12 +60,14 @@ def claude_transcripts(repo: Path, count: int, *, end: datetime | None = None, d
         for old in set(_SESSION.findall(text)):
             text = text.replace(old, session_id)
         for cwd in sorted(set(_CWD.findall(text)), key=len, reverse=True):
+            text = text.replace(f'"cwd":"{cwd}"', f'"cwd":"{repo}"')
+            text = text.replace(cwd + "/", f"{repo}/" if same_files else f"{repo}/s{i:04d}/")
             text = text.replace(cwd, str(repo))
         stamps = [datetime.fromisoformat(s + "+00:00") for s in _STAMP.findall(text)]
         last = end - timedelta(days=days) * (count - 1 - i) / max(count, 1) - timedelta(minutes=1)
         shift = last - max(stamps) if stamps else timedelta(0)
-        text = _STAMP.sub(lambda m: '"timestamp":"' + _iso(datetime.fromisoformat(m.group(1) + "+00:00") + shift)
-                          + '"', text)
+        text = _STAMP.sub(lambda m, by=shift: '"timestamp":"' + _iso(
+            datetime.fromisoformat(m.group(1) + "+00:00") + by) + '"', text)
         path = folder / f"{session_id}.jsonl"
         path.write_text(text, encoding="utf-8")
         os.utime(path, (last.timestamp(), last.timestamp()))

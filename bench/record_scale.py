@@ -3,12 +3,13 @@
 Issue 14: recording cost grew linearly with the transcripts written in the look-back window (~25 ms CPU and
 ~0.26 MB peak memory each), since every one was parsed, and every edit in it diffed, on every commit. This
 builds one small repository per N, writes N transcripts for it (copies of a 288 KB fixture with new session
-ids, the cwd moved into the repository, ending evenly over the last 6 days: `_common.claude_transcripts`),
+ids, the cwd moved into the repository and the files each edited into a folder of its own, or with
+--same-files all into the same files, ending evenly over the last 6 days: `_common.claude_transcripts`),
 commits lines the newest transcript's last edit wrote, and runs `python -m git_intent record HEAD --json`
 in a child process twice: cold (nothing cached) and warm (the cache the first run left). CPU time (user +
 system, with the git processes it waited for) and peak RSS come from `os.wait4`'s rusage of that child.
 
-Run: .venv/bin/python bench/record_scale.py [--counts 0,1000] [--fixtures K]
+Run: .venv/bin/python bench/record_scale.py [--counts 0,1000] [--fixtures K] [--same-files]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from _common import CLAUDE_FIXTURES, claude_transcripts, isolate
 
 
-def build(root: Path, count: int, fixtures: tuple[str, ...]) -> Path:
+def build(root: Path, count: int, fixtures: tuple[str, ...], same_files: bool = False) -> Path:
     """A repository with two commits, the second adding lines the newest of `count` transcripts wrote
     (a line of its own when there are none)."""
     repo = root / f"repo{count}"
@@ -33,7 +34,7 @@ def build(root: Path, count: int, fixtures: tuple[str, ...]) -> Path:
     (repo / "README.md").write_text("scale bench\n", encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, check=True)
-    paths = claude_transcripts(repo, count, fixtures=fixtures)
+    paths = claude_transcripts(repo, count, fixtures=fixtures, same_files=same_files)
     target, lines = "notes.txt", ["a line a person wrote"]
     if paths:
         from git_intent.adapters import claude_code
@@ -74,13 +75,16 @@ def main() -> None:
     parser.add_argument("--fixtures", type=int, default=1,
                         help=f"how many Claude Code fixtures to copy in turn (1-{len(CLAUDE_FIXTURES)}; default 1, "
                              "the 288 KB one)")
+    parser.add_argument("--same-files", action="store_true",
+                        help="every copy edits the same files, the committed one included (the worst case: each "
+                             "session's edits of that file are decoded); default: each copy its own folder")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         isolate(Path(tmp))
         rows = []
         for count in counts:
-            repo = build(Path(tmp), count, CLAUDE_FIXTURES[:args.fixtures])
+            repo = build(Path(tmp), count, CLAUDE_FIXTURES[:args.fixtures], args.same_files)
             cold = measure(repo)
             warm = measure(repo)
             rows.append((count, cold, warm))

@@ -17,6 +17,8 @@ from .adapters import adapter as named_adapter
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
+from .private import append_text
+from .terminal import terminal_safe
 from .record_cache import Summary, stamp
 from .repo import Repository
 from .transcripts.jsonl import written_since
@@ -147,9 +149,9 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
         for agent, path in session_copies(repo):
             if not any(written_since([path], since)):
                 continue
-            adapter = all_adapters().get(agent)
-            if adapter is not None and _cacheable(adapter):
-                for summary in cache.sessions_of(path, partial(adapter.read, path)):
+            owner = all_adapters().get(agent)
+            if owner is not None and _cacheable(owner):
+                for summary in cache.sessions_of(path, partial(owner.read, path)):
                     consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
                 continue
             for session in _read_readable([(agent, path)]):
@@ -172,10 +174,10 @@ def _cacheable(adapter: Adapter) -> bool:
 
 
 def _log(repo: Repository, message: str) -> None:
-    """One line in `<state>/hook.log` (hook.log's own format, `hook.log`); never raises."""
+    """One line in `<state>/hook.log` in `hook.log`'s format (0600, escaped for the terminal); never raises."""
     try:
-        with open(repo.state_dir / "hook.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {message}\n")
+        with append_text(repo.state_dir / "hook.log") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {terminal_safe(message)}\n")
     except OSError:
         pass
 

@@ -22,6 +22,7 @@ from typing import NoReturn
 
 from . import __version__
 from .models import Edit, Session
+from .private import open_private, private_dir, tighten
 from .repo import Repository
 
 CACHE_NAME = "record-cache.db"
@@ -83,7 +84,9 @@ class RecordCache:
             self.summaries: dict[str, list[Summary]] = {}
             for row in self.conn.execute("SELECT path, idx, agent, session_id, messages, low, high, untimed "
                                          "FROM sessions ORDER BY path, idx"):
-                self.summaries.setdefault(row[0], []).append(Summary(*row[:7], untimed=bool(row[7])))
+                self.summaries.setdefault(row[0], []).append(Summary(
+                    path=row[0], idx=row[1], agent=row[2], session_id=row[3], messages=row[4], low=row[5],
+                    high=row[6], untimed=bool(row[7])))
         except sqlite3.Error as exc:
             self.conn.close()
             _reraise(exc)
@@ -267,9 +270,12 @@ def _family(base: Path) -> Iterator[Path]:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    """Open (creating it 0600: SQLite gives its -wal and -shm the database file's mode) in WAL mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    """Open (creating it 0600 before SQLite does: SQLite gives its -wal and -shm the database file's mode,
+    and all three hold transcript paths and edited lines) in WAL mode."""
+    private_dir(path.parent)
+    os.close(open_private(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW))  # 0600, or tightened to it
+    for suffix in ("-wal", "-shm"):
+        tighten(path.with_name(path.name + suffix))
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=10)
     except sqlite3.Error as exc:

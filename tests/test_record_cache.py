@@ -29,8 +29,9 @@ from git_intent.transcripts import patches
 A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
 B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"
 # Every module that imported text_diff_added by name (they call it as a global of their own).
-_DIFF_USERS = ("git_intent.adapters.claude_code", "git_intent.adapters.cursor", "git_intent.adapters.gemini_cli.messages",
-               "git_intent.adapters.aider.replies", "git_intent.adapters.opencode.messages")
+_DIFF_USERS = ("git_intent.adapters.claude_code", "git_intent.adapters.cursor",
+               "git_intent.adapters.gemini_cli.messages", "git_intent.adapters.aider.replies",
+               "git_intent.adapters.opencode.messages")
 
 
 def whole_file_diff(before: str, after: str, *, numbered: bool = True) -> list[AddedLine]:
@@ -87,8 +88,8 @@ def commit_at(repo: Path, message: str, when: datetime, *paths: str) -> str:
 
 
 def credits(credited: list[LineCredit]) -> list[tuple[Any, ...]]:
-    return [(c.path, c.line, c.text, c.match, c.confidence, c.credit and (c.credit.session_id, c.credit.edit.message_id))
-            for c in credited]
+    return [(c.path, c.line, c.text, c.match, c.confidence,
+             c.credit and (c.credit.session_id, c.credit.edit.message_id)) for c in credited]
 
 
 @pytest.fixture
