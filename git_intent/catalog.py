@@ -149,7 +149,7 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
         for agent, path in session_copies(repo):
             if not any(written_since([path], since)):
                 continue
-            owner = all_adapters().get(agent)
+            owner = named_adapter(agent)
             if owner is not None and _cacheable(owner):
                 for summary in cache.sessions_of(path, partial(owner.read, path)):
                     consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
