@@ -95,10 +95,11 @@ class RecordCache:
     def __enter__(self) -> RecordCache:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         try:
             if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
+                # A failure half way through a file leaves nothing of it (its rows are written in order).
+                self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
         finally:
             self.conn.close()
 
@@ -184,6 +185,8 @@ class RecordCache:
             self.files[key] = (*self.files[key][:4], 0)
             return
         summaries = []
+        for table in ("sessions", "edits"):  # rows of an earlier, unfinished store of this file
+            self._write(f"DELETE FROM {table} WHERE path = ?", [key])
         for idx, session in enumerate(sessions):
             stamps = [stamp(e.timestamp) for e in session.edits if e.timestamp is not None]
             summary = Summary(path=key, idx=idx, agent=session.agent, session_id=session.session_id,
@@ -259,7 +262,7 @@ def discard(repo: Repository) -> None:
     for path in _family(base):
         try:
             path.unlink()
-        except FileNotFoundError:
+        except OSError:  # gone already, or not ours to delete: opening it again will say so
             pass
 
 

@@ -208,3 +208,21 @@ def test_an_unusable_cache_leaves_recording_to_parsing_every_file(repo: Path, re
     log = (repo / ".git" / "intent" / "hook.log").read_text(encoding="utf-8").splitlines()
     assert len(log) == 1 and "record cache unusable" in log[0]
     assert len(reads) == 2
+
+
+def test_a_file_stored_half_way_is_stored_again(repo: Path, reads: list[Path]) -> None:
+    """A crash between a file's row and its sessions' rows leaves a file the next record parses again,
+    without a conflict that would make every later record fall back to parsing everything."""
+    import sqlite3
+
+    repo = repo.resolve()
+    _, _, start = two_sessions(repo)
+    sha = commit_at(repo, "alpha and beta", start + timedelta(hours=1), "a.py", "b.py")
+    record_commit(Repository(repo), sha)
+    record_commit(Repository(repo), sha)
+    parsed = len(reads)
+    with sqlite3.connect(repo / ".git" / "intent" / CACHE_NAME) as db:
+        db.execute("UPDATE files SET readable = NULL")
+    assert record_commit(Repository(repo), sha).lines_attributed == 4
+    assert len(reads) == parsed + 4
+    assert not (repo / ".git" / "intent" / "hook.log").exists()
