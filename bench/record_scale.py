@@ -6,7 +6,8 @@ builds one small repository per N, writes N transcripts for it (copies of a 288 
 ids, the cwd moved into the repository and the files each edited into a folder of its own, or with
 --same-files all into the same files, ending evenly over the last 6 days: `_common.claude_transcripts`),
 commits lines the newest transcript's last edit wrote, and runs `python -m git_intent record HEAD --json`
-in a child process twice: cold (nothing cached) and warm (the cache the first run left). CPU time (user +
+in a child process: cold (nothing cached), then warm (the cache the first run left; the median of --runs,
+alternating between the counts). CPU time (user +
 system, with the git processes it waited for) and peak RSS come from `os.wait4`'s rusage of that child.
 
 Run: .venv/bin/python bench/record_scale.py [--counts 0,1000] [--fixtures K] [--same-files]
@@ -78,16 +79,22 @@ def main() -> None:
     parser.add_argument("--same-files", action="store_true",
                         help="every copy edits the same files, the committed one included (the worst case: each "
                              "session's edits of that file are decoded); default: each copy its own folder")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="warm runs per count, the median reported (default 3: the machine may be busy)")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         isolate(Path(tmp))
         rows = []
-        for count in counts:
-            repo = build(Path(tmp), count, CLAUDE_FIXTURES[:args.fixtures], args.same_files)
-            cold = measure(repo)
-            warm = measure(repo)
-            rows.append((count, cold, warm))
+        repos = [build(Path(tmp), count, CLAUDE_FIXTURES[:args.fixtures], args.same_files) for count in counts]
+        colds = [measure(repo) for repo in repos]
+        # Warm runs alternate between the counts, so a burst of load on the machine hits all of them alike.
+        warms: list[list[tuple[float, float, dict[str, object]]]] = [[] for _ in repos]
+        for _ in range(args.runs):
+            for runs, repo in zip(warms, repos, strict=True):
+                runs.append(measure(repo))
+        for count, cold, runs in zip(counts, colds, warms, strict=True):
+            rows.append((count, cold, sorted(runs, key=lambda r: r[0])[len(runs) // 2]))
         base = rows[0][2][0]
         print(f"{'transcripts':>11}  {'cold CPU s':>10}  {'cold MB':>8}  {'warm CPU s':>10}  {'warm MB':>8}  "
               f"{'warm / first':>12}  credited")
