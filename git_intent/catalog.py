@@ -18,9 +18,9 @@ from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
 from .private import append_text
-from .terminal import terminal_safe
 from .record_cache import Summary, stamp
 from .repo import Repository
+from .terminal import terminal_safe
 from .transcripts.jsonl import written_since
 
 
