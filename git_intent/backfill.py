@@ -1,9 +1,13 @@
 """`git intent backfill`: link past commits from the transcripts still on disk, no hooks needed.
 
-Sessions are read once for the whole range; each commit is attributed as `record` would; notes are
-written in batches (`notes.write_notes`: one `git fast-import` per batch, verified by blob id). Commits
-that already have a git-intent record are skipped, so a run cut short resumes where it stopped, and a
-second run changes nothing.
+In bulk (issue 14, item 2): the range's parents and times come from one `git rev-list`, every commit's added
+lines from one streamed `git log -p -U0`, the notes from one listing; sessions are read once for the whole
+range, and their edits mapped onto the work tree and sorted by time once (`timeline.EditTimeline`: each
+commit's window is a binary search); transcripts are hashed once and each credited session backed up once.
+Each commit is credited as `record` would (tests/test_backfill.py compares the two on a generated history);
+notes are written in batches (`notes.write_notes`: one `git fast-import` per batch, verified by blob id).
+Commits that already have a git-intent record are skipped, so a run cut short resumes where it stopped, and
+a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -11,19 +15,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
+from .attribute import LineCredit
+from .carry import carried_edits
 from .catalog import candidate_sessions
+from .commit_range import RangeCommit, added_hunks_of, list_range
 from .config import lookback
-from .errors import GitError, IntentError
-from .notes import NoteRecord, read_notes, write_notes
+from .notes import NoteRecord, note_blobs, read_notes, write_notes
 from .objects import InProcessRepository
 from .paths import PathMapper
-from .record import attribute_commit, back_up, note_records, summarize
+from .record import RecordResult, back_up_many, credit_lines, implicit_sources, note_records, summarize
 from .repo import Repository
+from .timeline import EditTimeline
 
-BATCH = 250
+# Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
+# resumes after the last batch written.
+BATCH = 1000
 
 
 @dataclass
@@ -48,49 +57,60 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     `transcripts` file, NoteError when a batch cannot be written or does not verify.
     """
     started = time.perf_counter()
-    # Thousands of commit, blob and note lookups: in process (pygit2), not one `git` process each.
+    # Commit, blob and note lookups for single objects: in process (pygit2), not one `git` process each.
     repo = InProcessRepository.of(repo)
-    try:
-        commits = repo.git("rev-list", "--reverse", "--end-of-options", revision_range).split()
-    except GitError as exc:
-        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
-                          hint="Examples: HEAD, main~50..main, v1.0..") from exc
+    commits = list_range(repo, revision_range)
     result = BackfillResult(commits=len(commits))
-    recorded = set() if force else _recorded(repo, commits)
-    todo = [c for c in commits if c not in recorded]
+    noted = set(note_blobs(repo))
+    recorded = set() if force else _recorded(repo, [c.sha for c in commits if c.sha in noted])
+    todo = [c for c in commits if c.sha not in recorded]
     result.skipped = len(commits) - len(todo)
     if progress and result.skipped:
         progress(result.skipped)
-    if todo:
-        stamps = [int(t) for i in range(0, len(todo), 1000)
-                  for t in repo.git("show", "-s", "--format=%ct", *todo[i:i + 1000]).split()]
-        oldest = datetime.fromtimestamp(min(stamps), timezone.utc)
-        window = lookback(repo)
-        sessions = candidate_sessions(repo, oldest - window, transcripts)
-        mapper = PathMapper(repo.root, repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify",
-                                                                                "HEAD") else [], repo.worktrees)
-        for start in range(0, len(todo), BATCH):
-            batch: dict[str, list[NoteRecord]] = {}
-            backups = []
-            for commit in todo[start:start + BATCH]:
-                credits = attribute_commit(repo, commit, sessions=sessions, mapper=mapper, keep_own=not force,
-                                           window=window)
-                summary = summarize(commit, credits)
-                batch[commit] = note_records(commit, credits)
-                backups.append((commit, credits, summary))
-                result.lines_added += summary.lines_added
-                result.lines_attributed += summary.lines_attributed
-                for key, lines in summary.sessions.items():
-                    result.sessions[key] = result.sessions.get(key, 0) + lines
-                if progress:
-                    progress(1)
-            write_notes(repo, batch)
-            for commit, credits, summary in backups:
-                if summary.sessions:
-                    back_up(repo, commit, credits, summary)
-            result.recorded += len(batch)
+    if not todo:
+        result.seconds = time.perf_counter() - started
+        return result
+    window = lookback(repo)
+    sessions = candidate_sessions(repo, min(c.time for c in todo) - window, transcripts)
+    mapper = PathMapper(repo.root, repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify",
+                                                                            "HEAD") else [], repo.worktrees)
+    timeline = EditTimeline(sessions, mapper)
+    times = {c.sha: c.time for c in commits}
+    digests: dict[Path, str | None] = {}
+    hunks = added_hunks_of(repo, todo)
+    for start in range(0, len(todo), BATCH):
+        batch: dict[str, list[NoteRecord]] = {}
+        done: list[tuple[str, list[LineCredit], RecordResult]] = []
+        for commit in todo[start:start + BATCH]:
+            sha, added = next(hunks)
+            after = _parent_time(repo, commit, times)
+            fresh = timeline.window((after or commit.time) - window, after, commit.time)
+            # Only a commit with a note can carry credits (from the commits its note names, or its own with
+            # --force off); the others, nearly all of a first backfill, skip reading one.
+            carried = carried_edits(repo, implicit_sources(repo, sha, keep_own=not force), sha) if sha in noted else []
+            credits = credit_lines(added, carried, fresh)
+            summary = summarize(sha, credits)
+            batch[sha] = note_records(sha, credits, digests)
+            done.append((sha, credits, summary))
+            result.lines_added += summary.lines_added
+            result.lines_attributed += summary.lines_attributed
+            for key, lines in summary.sessions.items():
+                result.sessions[key] = result.sessions.get(key, 0) + lines
+            if progress:
+                progress(1)
+        write_notes(repo, batch)
+        back_up_many(repo, [item for item in done if item[2].sessions])
+        result.recorded += len(batch)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _parent_time(repo: Repository, commit: RangeCommit, times: dict[str, datetime]) -> datetime | None:
+    """The first parent's commit time (None for a root commit), from the range when it is in it."""
+    if not commit.parents:
+        return None
+    parent = commit.parents[0]
+    return times[parent] if parent in times else repo.commit_time(parent)
 
 
 def _recorded(repo: Repository, commits: list[str]) -> set[str]:

@@ -73,16 +73,23 @@ def _private_dir(base: Path, *parts: str) -> Path:
     return path
 
 
-def append_journal(repo: Repository, entry: dict[str, Any]) -> bool:
-    """Append one JSON line to `journal.jsonl` (created 0600); False when the backup is not trusted."""
+def append_journal(repo: Repository, *entries: dict[str, Any]) -> bool:
+    """Append one JSON line per entry to `journal.jsonl` (created 0600), in one write; False when the backup
+    is not trusted."""
     base = trusted_backup(repo)
     if base is None:
         return False
     ensure_excluded(repo)
     folder = _private_dir(base)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
-    with os.fdopen(os.open(folder / "journal.jsonl", flags, 0o600), "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(entry, sort_keys=True) + "\n")
+    data = "".join(json.dumps(entry, sort_keys=True) + "\n" for entry in entries).encode("utf-8")
+    fd = os.open(folder / "journal.jsonl", flags, 0o600)
+    try:
+        view = memoryview(data)
+        while view:  # O_APPEND: each write lands at the end, whole, even with another writer
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
     return True
 
 

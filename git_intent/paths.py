@@ -26,9 +26,20 @@ class PathMapper:
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for path in self.tracked:
             self.by_name[path.rsplit("/", 1)[-1]].append(path)
+        # A mapper lives for one record or backfill. Sessions edit few distinct paths many times, and each
+        # mapping asks the file system (realpath, isdir): backfill called realpath once per edit per commit
+        # (issue 14, item 2), so every (recorded, cwd) is mapped once.
+        self._mapped: dict[tuple[str, str | None], str | None] = {}
 
     def to_repo(self, recorded: str, cwd: str | None = None) -> str | None:
-        """The work-tree-relative path for `recorded`, resolved against the session's `cwd` when relative."""
+        """The work-tree-relative path for `recorded`, resolved against the session's `cwd` when relative.
+        Answers are remembered for the mapper's life (the file system is read once per path and cwd)."""
+        key = (recorded, cwd)
+        if key not in self._mapped:
+            self._mapped[key] = self._to_repo(recorded, cwd)
+        return self._mapped[key]
+
+    def _to_repo(self, recorded: str, cwd: str | None) -> str | None:
         if not recorded:
             return None
         path, cwd = _posix(recorded), _posix(cwd) if cwd else cwd

@@ -18,7 +18,7 @@ from .errors import IntentError
 from .models import Edit, Session
 from .notes import Credit, CreditedLine, NoteRecord, SessionRecord, build_note, read_note, write_note
 from .paths import PathMapper
-from .repo import Repository
+from .repo import Hunk, Repository
 
 # Commit times have one-second resolution while edit timestamps have milliseconds.
 WINDOW_SLACK = timedelta(seconds=2)
@@ -80,8 +80,8 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     earliest = (after or committed) - (lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit, keep_own)))
     carried = carried_edits(repo, sources, commit)
-    edits: list[AnyEdit] = [*carried]
     hunks = repo.added_hunks(commit)
+    fresh: list[MappedEdit] | None = None
     if live:
         mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
         keys = {(c.session_id, c.edit.message_id) for c in carried}
@@ -93,12 +93,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
             repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts,
             keep=_keeper(mapper, {h.path for h in hunks}, keys))
         fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
-        # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
-        # its live twin only says where the session is, so it can be backed up.
-        twins = {(m.session_id, m.edit.message_id): m.session for m in fresh}
-        edits = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
-        edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
-    return attribute(hunks, edits)
+    return credit_lines(hunks, carried, fresh)
 
 
 def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
@@ -114,6 +109,20 @@ def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
         return mapped[where] in paths or (session_id, message_id) in keys
 
     return keep
+
+
+def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[MappedEdit] | None) -> list[LineCredit]:
+    """The credits of `hunks` from the edits carried from other notes and the live sessions' edits in the
+    commit's window (`fresh`; None when live sessions may not explain lines)."""
+    if fresh is None:
+        return attribute(hunks, carried)
+    # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
+    # its live twin only says where the session is, so it can be backed up.
+    twins = {(m.session_id, m.edit.message_id): m.session for m in fresh}
+    keys = {(c.session_id, c.edit.message_id) for c in carried}
+    edits: list[AnyEdit] = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
+    edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
+    return attribute(hunks, edits)
 
 
 def implicit_sources(repo: Repository, commit: str, keep_own: bool = True) -> list[str]:
@@ -150,6 +159,33 @@ def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: Re
             journal: bool = True) -> None:
     """Copy each credited session found on this machine into the backup and, with `journal`, journal the
     link (credits carried from another commit are journaled there already)."""
+    entries: list[dict[str, object]] = []
+    for session, linked in _credited_sessions(credits):
+        copy = copy_session(repo, session, commit)
+        if journal and linked:
+            entries.append(_journal_entry(commit, session, copy, result))
+    if entries:
+        append_journal(repo, *entries)
+
+
+def back_up_many(repo: Repository, recorded: Iterable[tuple[str, list[LineCredit], RecordResult]]) -> None:
+    """`back_up` for many (commit, credits, result) at once (backfill): each session is copied once and the
+    journal gets every link in one append, where `back_up` per commit checked the backup folder with `git
+    ls-files` twice per session (~1.8 git processes per backfilled commit, bench/README.md)."""
+    copies: dict[int, Path | None] = {}
+    entries: list[dict[str, object]] = []
+    for commit, credits, result in recorded:
+        for session, linked in _credited_sessions(credits):
+            if copies.get(id(session)) is None:  # once made, a later call finds the copy as long as its source
+                copies[id(session)] = copy_session(repo, session, commit)
+            if linked:
+                entries.append(_journal_entry(commit, session, copies[id(session)], result))
+    if entries:
+        append_journal(repo, *entries)
+
+
+def _credited_sessions(credits: list[LineCredit]) -> list[tuple[Session, bool]]:
+    """The live sessions credited, each with whether its link is this commit's own (not carried)."""
     credited: dict[int, tuple[Session, bool]] = {}
     for c in credits:
         if isinstance(c.credit, MappedEdit):
@@ -157,16 +193,14 @@ def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: Re
         elif isinstance(c.credit, CarriedEdit) and c.credit.live is not None:
             own = c.credit.credit.derived_from is None or credited.get(id(c.credit.live), (None, False))[1]
             credited[id(c.credit.live)] = (c.credit.live, own)
-    for session, linked in credited.values():
-        copy = copy_session(repo, session, commit)
-        if not (journal and linked):
-            continue
-        append_journal(repo, {
-            "commit": commit, "agent": session.agent, "session_id": session.session_id,
+    return list(credited.values())
+
+
+def _journal_entry(commit: str, session: Session, copy: Path | None, result: RecordResult) -> dict[str, object]:
+    return {"commit": commit, "agent": session.agent, "session_id": session.session_id,
             "transcript": str(session.transcript), "backup": str(copy) if copy else None,
             "lines": result.sessions.get(f"{session.agent}:{session.session_id}", 0),
-            "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        })
+            "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earliest: datetime,
@@ -199,9 +233,12 @@ def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earlies
     return [MappedEdit(session=s, edit=e, path=p, order=i, fuzzy=f) for i, (_, s, e, p, f) in enumerate(mapped)]
 
 
-def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
+def note_records(commit: str, credits: list[LineCredit], digests: dict[Path, str | None] | None = None
+                 ) -> list[NoteRecord]:
     """The note of a commit (see `notes.build_note`): a live credit says which session, message, tool and
-    match wrote the line; a carried credit keeps every field of the record it was carried from."""
+    match wrote the line; a carried credit keeps every field of the record it was carried from. `digests`
+    (transcript -> SHA-256) is a cache a caller recording many commits shares, so each transcript is hashed
+    once per run rather than once per commit crediting it."""
     lines: list[CreditedLine] = []
     sessions: dict[tuple[str, str], SessionRecord] = {}
     hashed: dict[int, SessionRecord] = {}
@@ -214,7 +251,7 @@ def note_records(commit: str, credits: list[LineCredit]) -> list[NoteRecord]:
             if id(session) not in hashed:  # a live session's record wins over a carried one: it is current
                 hashed[id(session)] = SessionRecord(agent=session.agent, session_id=session.session_id,
                                                     parent_session_id=session.parent_session_id, lines_attributed=0,
-                                                    transcript_sha256=_sha256(session.transcript))
+                                                    transcript_sha256=_digest(session.transcript, digests))
             sessions[(session.agent, session.session_id)] = hashed[id(session)]
     return build_note(commit, lines, sessions, recorded_by=f"git-intent {__version__}")
 
@@ -228,6 +265,14 @@ def _credit(credit: LineCredit) -> Credit | None:
     return Credit(agent=credit.credit.session.agent, session_id=credit.credit.session.session_id,
                   message_id=edit.message_id, call_id=edit.call_id, tool=edit.tool, match=credit.match or "exact",
                   confidence=credit.confidence)
+
+
+def _digest(path: Path, cache: dict[Path, str | None] | None) -> str | None:
+    if cache is None:
+        return _sha256(path)
+    if path not in cache:
+        cache[path] = _sha256(path)
+    return cache[path]
 
 
 def _sha256(path: Path) -> str | None:
