@@ -84,10 +84,13 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         for commit in todo[start:start + BATCH]:
             sha, added = next(hunks)
             after = _parent_time(repo, commit, times)
-            fresh = timeline.window((after or commit.time) - window, after, commit.time)
             # Only a commit with a note can carry credits (from the commits its note names, or its own with
             # --force off); the others, nearly all of a first backfill, skip reading one.
             carried = carried_edits(repo, implicit_sources(repo, sha, keep_own=not force), sha) if sha in noted else []
+            # Without carried credits only the edits of the files the commit added lines to can count; a
+            # carried credit's live twin may be an edit of another file of the same message.
+            paths = None if carried else {h.path for h in added}
+            fresh = timeline.window((after or commit.time) - window, after, commit.time, paths)
             credits = credit_lines(added, carried, fresh)
             summary = summarize(sha, credits)
             batch[sha] = note_records(sha, credits, digests)
