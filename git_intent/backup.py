@@ -113,11 +113,12 @@ def journal_commits(repo: Repository) -> list[str]:
     return list(commits)
 
 
-def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl") -> Path | None:
+def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl",
+                      trusted: Path | None = None) -> Path | None:
     """Where the copy of a session lives (`.jsonl`, or `.json` for single-document formats such as
     legacy Gemini CLI sessions), or None when the id is not a safe file name or the backup is not
-    trusted."""
-    base = trusted_backup(repo)
+    trusted. `trusted`: the folder `trusted_backup` just returned, for a caller copying many sessions."""
+    base = trusted or trusted_backup(repo)
     if base is None or not _SAFE_ID.match(session_id) or not _SAFE_ID.match(agent) or suffix not in SUFFIXES:
         return None
     path = base / "sessions" / agent / f"{session_id}{suffix}"
@@ -125,20 +126,22 @@ def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str
     return other if other.is_file() and not path.is_file() else path
 
 
-def copy_session(repo: Repository, session: Session, commit: str | None = None) -> Path | None:
+def copy_session(repo: Repository, session: Session, commit: str | None = None, trusted: Path | None = None
+                 ) -> Path | None:
     """Copy the session's transcript into the backup when it is new or has grown; returns the copy.
     Only single-file transcripts are copied (a SQLite store such as OpenCode's is not). When writing the
     copy fails (a full disk), the temporary file is removed, the copy is marked pending for
-    `retry_backups` (with `commit`, for its journal entry) and None is returned."""
-    return copy_transcript(repo, session.agent, session.session_id, session.transcript, commit)
+    `retry_backups` (with `commit`, for its journal entry) and None is returned. `trusted`: the folder
+    `trusted_backup` just returned (its check runs `git ls-files`), for a caller copying many sessions."""
+    return copy_transcript(repo, session.agent, session.session_id, session.transcript, commit, trusted)
 
 
-def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path, commit: str | None = None
-                    ) -> Path | None:
+def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path, commit: str | None = None,
+                    trusted: Path | None = None) -> Path | None:
     """`copy_session` for a session known by its agent, id and transcript path."""
     if source.suffix not in SUFFIXES:
         return None
-    dest = session_copy_path(repo, agent, session_id, source.suffix)
+    dest = session_copy_path(repo, agent, session_id, source.suffix, trusted)
     if dest is None:
         return None
     try:

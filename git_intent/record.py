@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
-from .backup import append_journal, copy_session
+from .backup import append_journal, copy_session, trusted_backup
 from .carry import carried_edits
 from .catalog import window_sessions
 from .config import lookback
@@ -172,12 +172,15 @@ def back_up_many(repo: Repository, recorded: Iterable[tuple[str, list[LineCredit
     """`back_up` for many (commit, credits, result) at once (backfill): each session is copied once and the
     journal gets every link in one append, where `back_up` per commit checked the backup folder with `git
     ls-files` twice per session (~1.8 git processes per backfilled commit, bench/README.md)."""
+    trusted = trusted_backup(repo)
+    if trusted is None:
+        return  # nothing would be copied or journaled (see `copy_session`, `append_journal`)
     copies: dict[int, Path | None] = {}
     entries: list[dict[str, object]] = []
     for commit, credits, result in recorded:
         for session, linked in _credited_sessions(credits):
             if copies.get(id(session)) is None:  # once made, a later call finds the copy as long as its source
-                copies[id(session)] = copy_session(repo, session, commit)
+                copies[id(session)] = copy_session(repo, session, commit, trusted)
             if linked:
                 entries.append(_journal_entry(commit, session, copies[id(session)], result))
     if entries:

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+import random
+import shutil
+import subprocess
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import corpus, git, run_cli
-from support import ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, at, make_repo, session_cwd
+from support import (ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, Clock, at, claude_session, make_repo,
+                     session_cwd)
 from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+
+from git_intent.backfill import backfill as backfill_commits
+from git_intent.catalog import candidate_sessions
+from git_intent.config import lookback
+from git_intent.notes import read_notes, write_note
+from git_intent.objects import InProcessRepository
+from git_intent.paths import PathMapper
+from git_intent.record import attribute_commit, back_up, note_records, record_commit, summarize
+from git_intent.repo import Repository
 
 
 def backfill(repo: Path, *args: str) -> dict[str, object]:
@@ -72,3 +87,128 @@ def test_backfill_of_a_bad_range_is_one_sentence(repo: Path) -> None:
     proc = run_cli("backfill", "no-such-branch..HEAD", cwd=repo)
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: 'no-such-branch..HEAD' is not a revision or range")
+
+
+def _commit(repo: Path, clock: Clock, message: str, *args: str) -> str:
+    stamp = clock.tick(20_000)
+    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, *args, env=env)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def _generated_history(repo: Path) -> None:
+    """Three sessions editing six files over ~40 commits, with people's commits and rewordings, a lines-free
+    merge of a side branch, a note of another tool, and an amended commit whose note git copied (a commit
+    whose credits are carried from the commit it replaced)."""
+    rng = random.Random(14)
+    clock = Clock(datetime.now(timezone.utc) - timedelta(days=2))
+    sessions = [claude_session(repo, clock) for _ in range(3)]
+    files = [f"src/mod_{i}.py" for i in range(6)]
+    for step in range(36):
+        session = sessions[step % 3]
+        name = files[rng.randrange(len(files))] if not 24 < step <= 28 else "src/side.py"  # no conflict to merge
+        path = repo / name
+        if step % 7 == 3:  # a person's commit: a new line, and sometimes a reworded agent line
+            text = path.read_text() if path.exists() else ""
+            lines = text.splitlines()
+            if lines and rng.random() < 0.5:
+                lines[-1] = lines[-1].replace("value", "amount")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join([*lines, f"# reviewed at step {step}"]) + "\n")
+        elif not path.exists():
+            session.write(f"Create {name}", path, f"def f{step}(value):\n    return value + {step}\n")
+        else:
+            old = path.read_text().splitlines()[-1] + "\n"
+            new = f"{old}def g{step}(value):\n    return value * {step}  # step {step}\n    return None  # {step}\n"
+            session.edit(f"Extend {name}", path, old, new)
+        _commit(repo, clock, f"step {step}")
+        if step == 20:
+            git(repo, "notes", "--ref", "refs/notes/intent", "add", "-m", "a line of another tool", "HEAD")
+        if step == 24:
+            git(repo, "checkout", "-q", "-b", "side")
+        if step == 28:
+            git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "merge side", env={"GIT_COMMITTER_DATE": clock.tick(20_000)})
+    path = repo / "src" / "amended.py"
+    sessions[0].write("Add amended.py", path, "def amended(value):\n    return value - 1\n")
+    for session in sessions:
+        session.save()
+    replaced = _commit(repo, clock, "amended, first")
+    record_commit(Repository(repo), replaced)
+    git(repo, "config", "notes.rewriteRef", "refs/notes/intent")
+    path.write_text(path.read_text() + "# and a person's line\n")
+    _commit(repo, clock, "amended", "--amend")
+
+
+def _notes_and_backup(repo: Path) -> tuple[dict[str, str], list[dict[str, object]], list[str]]:
+    notes = {c: git(repo, "notes", "--ref", "refs/notes/intent", "show", c)
+             for _, c in (line.split() for line in git(repo, "notes", "--ref", "refs/notes/intent",
+                                                       "list").splitlines())}
+    journal = repo / ".opencode" / "intent" / "journal.jsonl"
+    entries = [{k: v for k, v in json.loads(line).items() if k != "recorded_at"}
+               for line in journal.read_text().splitlines()] if journal.exists() else []
+    copies = sorted(str(p.relative_to(repo)) for p in (repo / ".opencode" / "intent" / "sessions").rglob("*.jsonl"))
+    return notes, entries, copies
+
+
+def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) -> None:
+    """The bulk path (one rev-list, one streamed git log -p, edits sorted once, one fast-import) against
+    the per-commit path backfill took before (`attribute_commit` for each commit, as `record` does): the same
+    notes, journal and backup copies on a generated history."""
+    repo = make_repo(tmp_path / "repo")
+    _generated_history(repo)
+    start_notes = git(repo, "rev-parse", "refs/notes/intent").strip()
+    shutil.copytree(repo / ".opencode" / "intent", tmp_path / "backup")  # record_commit's, of the replaced commit
+    # The per-commit path, as backfill ran it before issue 14.
+    slow = InProcessRepository.of(Repository(repo))
+    commits = git(repo, "rev-list", "--reverse", "HEAD").split()
+    own = {c for c, note in read_notes(slow, commits).items() if note.own is not None}
+    window = lookback(slow)
+    sessions = candidate_sessions(slow, min(slow.commit_time(c) for c in commits) - window)
+    mapper = PathMapper(slow.root, slow.tree_files("HEAD"), slow.worktrees)
+    for commit in commits:
+        if commit in own:
+            continue
+        credits = attribute_commit(slow, commit, sessions=sessions, mapper=mapper, window=window)
+        write_note(slow, commit, note_records(commit, credits))
+        summary = summarize(commit, credits)
+        if summary.sessions:
+            back_up(slow, commit, credits, summary)
+    expected = _notes_and_backup(repo)
+    git(repo, "update-ref", "refs/notes/intent", start_notes)
+    shutil.rmtree(repo / ".opencode" / "intent")
+    shutil.copytree(tmp_path / "backup", repo / ".opencode" / "intent")
+    result = backfill_commits(Repository(repo))
+    assert (result.commits, result.recorded, result.skipped) == (len(commits), len(commits) - len(own), len(own))
+    notes, journal, copies = _notes_and_backup(repo)
+    assert len(notes) == len(commits) + 1  # and the replaced commit's
+    assert sum(1 for text in notes.values() if '"derived_from"' in text) == 1  # the amend carried its credits
+    assert any("a line of another tool" in text for text in notes.values())
+    assert 50 < result.lines_attributed < result.lines_added
+    assert notes == expected[0]
+    assert journal == expected[1] and len(journal) > 30
+    assert copies == expected[2] and len(copies) == 3
+
+
+def test_backfill_starts_a_fixed_number_of_git_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14, item 2: the history is read in bulk, so the git processes a backfill starts do not grow with
+    its commits (before: 2.8 per commit with pygit2 reads, 8.9 without)."""
+    repo = make_repo(tmp_path / "repo")
+    _generated_history(repo)
+    started: list[str] = []
+    popen = subprocess.Popen.__init__
+
+    def counting(self: subprocess.Popen[bytes], args: Any, *rest: Any, **options: Any) -> None:
+        if isinstance(args, list) and args[:1] == ["git"]:
+            started.append(next((a for a in args[1:] if not a.startswith("-") and "=" not in a), ""))
+        popen(self, args, *rest, **options)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counting)
+    result = backfill_commits(Repository(repo))
+    monkeypatch.undo()
+    assert result.recorded == 38
+    # rev-list, notes list (x3), cat-file (x2), config, ls-tree, worktree, the streamed log, the merge's two
+    # diffs, the amended commit's notes (its note is read in process), fast-import, ls-files (x2), and a few
+    # more for discovery: far fewer than one per commit.
+    assert len(started) <= 25, started
