@@ -19,6 +19,8 @@ def stamp(when: datetime | None) -> str | None:
     a naive datetime is taken as UTC."""
     if when is None:
         return None
+    if when.tzinfo is timezone.utc:  # the usual case (adapters parse to UTC): skips a conversion per row
+        return when.isoformat(timespec="microseconds")
     when = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc).isoformat(timespec="microseconds")
 

@@ -104,7 +104,7 @@ def session_row(session: Session) -> dict[str, Any]:
 
 def _digest(row: dict[str, Any]) -> str:
     """A hash of a row's values (rows of one table share their key order); detects changed rows."""
-    joined = "\x1f".join("\x00" if value is None else str(value) for value in row.values())
+    joined = "\x1f".join(["\x00" if value is None else str(value) for value in row.values()])
     return hashlib.blake2b(joined.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
