@@ -11,6 +11,7 @@ newest `SCAN` matching rows only (so a word in most messages ranks the recent on
 
 from __future__ import annotations
 
+import heapq
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ BM25_WEIGHT = 0.5  # the rest of the score is rapidfuzz's (partial_ratio and tok
 RELAXED = 0.5  # bm25 share kept by candidates that match only the relaxed (any word, near spelling) query
 NEAR_LOOKUPS = 8  # query tokens (of 4+ letters) looked up for near spellings; each costs a term-range scan
 _WORD = re.compile(r"[^\W_]+")
+_NON_WORD = re.compile(r"[\W_]")
 
 
 class Hit(BaseModel):
@@ -82,7 +84,7 @@ def search(repo: Repository, query: str, *, agent: str | None = None, since: dat
     if not words or limit <= 0:
         return []
     try:
-        hits = _hits(repo, words, agent, since, file, limit)
+        scored = _hits(repo, words, agent, since, file, limit)
     except sqlite3.Error as exc:
         if not damaged(exc):
             raise
@@ -90,25 +92,23 @@ def search(repo: Repository, query: str, *, agent: str | None = None, since: dat
         notes = repair(repo, exc)
         if problems is not None:
             problems += notes
-        hits = _hits(repo, words, agent, since, file, limit)
-    ranked = sorted(hits.values(), key=lambda h: (-h.score, -(h.timestamp.timestamp() if h.timestamp else 0),
-                                                  h.session_id, h.message_id))
-    return ranked[:limit]
+        scored = _hits(repo, words, agent, since, file, limit)
+    ranked = sorted(scored, key=lambda h: (-h.score, -(h.timestamp.timestamp() if h.timestamp else 0),
+                                           h.session_id, h.message_id))
+    return [hit.hit() for hit in ranked[:limit]]
 
 
 def _hits(repo: Repository, words: list[list[str]], agent: str | None, since: datetime | None, file: str | None,
-          limit: int) -> dict[tuple[str, str, str], Hit]:
+          limit: int) -> list[_Scored]:
     db = open_index(repo)
     try:
-        run = _Search(db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file))
-        hits = run.collect(fts_query(words), relaxed=False)
-        if len(hits) < limit:
-            for key, hit in run.collect(_relaxed_query(db, words), relaxed=True).items():
-                if key not in hits or hits[key].score < hit.score:
-                    hits[key] = hit
+        run = _Search(db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file), limit)
+        run.collect(fts_query(words), relaxed=False)
+        if len(run.seen) < limit:
+            run.collect(_relaxed_query(db, words), relaxed=True)
     finally:
         db.close()
-    return hits
+    return list(run.best.values())
 
 
 @dataclass(frozen=True)
@@ -156,53 +156,96 @@ class _Filters:
                 f"ORDER BY {fts}.rowid DESC LIMIT {SCAN}"), params
 
 
+@dataclass
+class _Scored:
+    """A candidate's score and what its `Hit` needs; the snippet and the model are made for the few shown."""
+
+    agent: str
+    session_id: str
+    message_id: str
+    role: str | None
+    timestamp: datetime | None
+    text: str
+    found: tuple[int, int]  # where the query aligns in `text`
+    score: float
+
+    def hit(self) -> Hit:
+        return Hit(agent=self.agent, session_id=self.session_id, message_id=self.message_id, role=self.role,
+                   timestamp=self.timestamp, snippet=_snippet(self.text, *self.found), score=self.score,
+                   show=f"{self.session_id}:{self.message_id}")
+
+
 class _Search:
-    def __init__(self, db: Database, query: str, filters: _Filters) -> None:
+    """One search: candidates of the strict and relaxed queries, scored, the best copy of each message kept.
+
+    Re-ranking is the costly part (rapidfuzz over up to 2 x CANDIDATES texts: ~30 ms of a common-word query at
+    100k messages, issue 14, item 4). Candidates come best bm25 first, and similarity adds at most
+    1 - BM25_WEIGHT, so once a candidate's best possible score falls below the `limit`-th best score found,
+    no later one can enter the answer and scoring stops: the same answer, from fewer candidates scored."""
+
+    def __init__(self, db: Database, query: str, filters: _Filters, limit: int) -> None:
         self.db = db
         self.query = query
         self.filters = filters
+        self.limit = limit
+        self.best: dict[tuple[str, str, str], _Scored] = {}
+        self.seen: set[tuple[str, str, str]] = set()  # every candidate's message, scored or not
 
-    def collect(self, match: str, *, relaxed: bool) -> dict[tuple[str, str, str], Hit]:
-        """Hits for one FTS5 query over messages and edits, keyed by (agent, session_id, message_id)."""
+    def collect(self, match: str, *, relaxed: bool) -> None:
+        """Add the candidates of one FTS5 query over messages and edits."""
         if not match:
-            return {}
+            return
+        # bm25 first, then the text of the best CANDIDATES only (joining the text of all SCAN rows before
+        # sorting them took half of a common-word query's SQL time).
         inner, params = self.filters.candidates("messages")
         rows = self.db.execute(
             "SELECT m.agent, m.session_id, m.message_id, m.role, m.timestamp, m.text, c.rank "
-            f"FROM ({inner}) c JOIN messages m ON m.id = c.id ORDER BY c.rank LIMIT ?",
-            [match, *params, CANDIDATES]).fetchall()
+            f"FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN messages m ON m.id = c.id "
+            "ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()
         # An edit hit names the message that made the edit; its role comes from that message.
         inner, params = self.filters.candidates("edits")
         rows += self.db.execute(
             "SELECT e.agent, e.session_id, e.message_id, m.role, coalesce(e.timestamp, m.timestamp), e.added, "
-            f"c.rank FROM ({inner}) c JOIN edits e ON e.id = c.id LEFT JOIN messages m ON "
-            "m.agent = e.agent AND m.session_id = e.session_id AND m.message_id = e.message_id "
-            "ORDER BY c.rank LIMIT ?",
-            [match, *params, CANDIDATES]).fetchall()
+            f"c.rank FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN edits e ON e.id = c.id "
+            "LEFT JOIN messages m ON m.agent = e.agent AND m.session_id = e.session_id "
+            "AND m.message_id = e.message_id ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()
+        self.seen.update((row[0], row[1], row[2]) for row in rows)
+        rows.sort(key=lambda row: row[6])  # best bm25 first (FTS5's rank is bm25 negated)
         best = min((row[6] for row in rows), default=0.0)
-        hits: dict[tuple[str, str, str], Hit] = {}
-        for agent, session_id, message_id, role, when, text, rank in rows:
-            bm25 = rank / best if best < 0 else 1.0
-            hit = self._hit(agent, session_id, message_id, role, when, text or "", bm25 * (RELAXED if relaxed else 1))
+        factor = RELAXED if relaxed else 1.0
+        floor = float("-inf")
+        for done, (agent, session_id, message_id, role, when, text, rank) in enumerate(rows):
+            bm25 = (rank / best if best < 0 else 1.0) * factor
+            if done % 20 == 0:
+                floor = self._floor()
+            # Rounded as scores are: round() keeps order, so a bound below the floor cannot tie with it.
+            if round(BM25_WEIGHT * bm25 + (1 - BM25_WEIGHT), 4) < floor:
+                break  # every later candidate has a lower bm25, so a lower bound
+            scored = self._score(agent, session_id, message_id, role, when, text or "", bm25)
             key = (agent, session_id, message_id)
-            if key not in hits or hits[key].score < hit.score:
-                hits[key] = hit
-        return hits
+            if key not in self.best or self.best[key].score < scored.score:
+                self.best[key] = scored
 
-    def _hit(self, agent: str, session_id: str, message_id: str, role: str | None, when: str | None, text: str,
-             bm25: float) -> Hit:
+    def _floor(self) -> float:
+        """The `limit`-th best score so far (-inf while fewer are scored); it only rises as hits come in, so
+        a floor read a few candidates ago is never above the true one."""
+        if len(self.best) < self.limit:
+            return float("-inf")
+        return heapq.nlargest(self.limit, (hit.score for hit in self.best.values()))[-1]
+
+    def _score(self, agent: str, session_id: str, message_id: str, role: str | None, when: str | None, text: str,
+               bm25: float) -> _Scored:
         start = _first_word(text, self.query)
         window = text[start:start + WINDOW]
         # Same-length normalisation (lower case, punctuation to spaces) keeps alignment offsets valid.
-        plain = re.sub(r"[\W_]", " ", window.lower()) if len(window.lower()) == len(window) else window
+        plain = _NON_WORD.sub(" ", window.lower()) if len(window.lower()) == len(window) else window
         alignment = fuzz.partial_ratio_alignment(self.query, plain)  # None only below a score_cutoff
         partial, found, ends = (alignment.score, alignment.dest_start, alignment.dest_end) if alignment else (0, 0, 0)
         similarity = 0.6 * partial + 0.4 * fuzz.token_set_ratio(self.query, plain)
         score = BM25_WEIGHT * bm25 + (1 - BM25_WEIGHT) * similarity / 100
-        snippet = _snippet(text, start + found, start + ends)
-        return Hit(agent=agent, session_id=session_id, message_id=message_id, role=role,
-                   timestamp=datetime.fromisoformat(when) if when else None, snippet=snippet,
-                   score=round(score, 4), show=f"{session_id}:{message_id}")
+        return _Scored(agent=agent, session_id=session_id, message_id=message_id, role=role,
+                       timestamp=datetime.fromisoformat(when) if when else None, text=text,
+                       found=(start + found, start + ends), score=round(score, 4))
 
 
 def _first_word(text: str, query: str) -> int:
