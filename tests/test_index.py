@@ -345,3 +345,37 @@ def test_search_of_an_empty_index_finds_nothing(repo: Path) -> None:
 def test_ingest_result_is_json_serialisable(scenario: Scenario) -> None:
     result = ingest(Repository(scenario.repo))
     assert json.loads(result.model_dump_json())["messages_added"] == 6
+
+
+def test_search_scores_only_candidates_that_can_enter_the_answer(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14, item 4: re-ranking stops once no later candidate (by bm25) can reach the `limit`-th score;
+    the answer equals the one from scoring every candidate."""
+    from rapidfuzz import fuzz
+
+    from git_intent import search as search_module
+    from git_intent.models import Message, Part, Session
+
+    filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
+    messages = [Message(message_id=f"m{i:03d}", role="assistant", timestamp=datetime(2026, 3, 1, tzinfo=timezone.utc),
+                        parts=(Part(kind="text", text=f"zebra crossing {i} " * (1 + i % 3) + filler * (i % 40)),))
+                for i in range(300)]
+    session = Session(agent="claude-code", session_id="s-300", transcript=repo / "none.jsonl", cwd=str(repo),
+                      messages=messages, edits=[])
+    r = Repository(repo)
+    ingest(r, [session])
+    scored: list[str] = []
+    align = fuzz.partial_ratio_alignment
+
+    def counting(query: str, text: str, *args: Any, **kwargs: Any) -> Any:
+        scored.append(text)
+        return align(query, text, *args, **kwargs)
+
+    monkeypatch.setattr(search_module.fuzz, "partial_ratio_alignment", counting)
+    pruned = search(r, "zebra crossing", limit=5)
+    pruned_count = len(scored)
+    monkeypatch.setattr(search_module._Search, "_floor", lambda self: float("-inf"))
+    scored.clear()
+    every = search(r, "zebra crossing", limit=5)
+    assert len(scored) == 300
+    assert [h.model_dump() for h in pruned] == [h.model_dump() for h in every]
+    assert len(pruned) == 5 and pruned_count <= 60
