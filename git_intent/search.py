@@ -24,6 +24,7 @@ from rapidfuzz import fuzz, process
 from sqlite_utils import Database
 
 from .index import damaged, open_index, repair, stamp
+from .index.terms import prefix_terms
 from .repo import Repository
 
 __all__ = ["CANDIDATES", "SCAN", "Hit", "fts_query", "query_words", "search"]
@@ -286,10 +287,6 @@ def _relaxed_query(db: Database, words: list[list[str]]) -> str:
 
 def _near_terms(db: Database, token: str) -> list[str]:
     """Indexed terms (stems) with the same first two letters and rapidfuzz ratio >= 75 to `token`."""
-    low = token[:2]
-    high = low[0] + chr(ord(low[1]) + 1)
-    # fts5vocab seeks to the range; the cap bounds the cost on a huge vocabulary.
-    terms = [r[0] for r in db.execute(
-        "SELECT term FROM messages_fts_vocab WHERE term >= ? AND term < ? LIMIT 50000", [low, high])]
+    terms = prefix_terms(db, token[:2])  # fts5vocab's range, cached per index version (index/terms.py)
     found = process.extract(token, terms, scorer=fuzz.ratio, score_cutoff=75, limit=5)
     return [str(term) for term, _, _ in found if term != token and _WORD.fullmatch(str(term))]

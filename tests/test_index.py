@@ -379,3 +379,23 @@ def test_search_scores_only_candidates_that_can_enter_the_answer(repo: Path, mon
     assert len(scored) == 300
     assert [h.model_dump() for h in pruned] == [h.model_dump() for h in every]
     assert len(pruned) == 5 and pruned_count <= 60
+
+
+def test_typo_search_reads_the_vocabulary_again_after_the_index_changed(scenario: Scenario) -> None:
+    """The terms of a two-letter range are cached with the FTS5 index version they were read under
+    (index/terms.py): a term indexed later is found as a near spelling too."""
+    from git_intent.models import Message, Part, Session
+
+    r = Repository(scenario.repo)
+    ingest(r)
+    assert search(r, "transcirpts")[0].show == scenario.ref(scenario.prompt)
+    db = open_index(r)
+    try:
+        assert "transcript" in [t for (t,) in db.execute("SELECT term FROM fts_terms WHERE prefix = 'tr'")]
+    finally:
+        db.close()
+    later = Session(agent="codex", session_id="later", transcript=scenario.repo / "later.jsonl", cwd=str(scenario.repo),
+                    messages=[Message(message_id="m1", role="user", timestamp=CODEX_START,
+                                      parts=(Part(kind="text", text="Trampolines everywhere."),))], edits=[])
+    ingest(r, [later])
+    assert [h.show for h in search(r, "trampolinez")] == ["later:m1"]

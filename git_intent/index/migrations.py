@@ -54,7 +54,15 @@ def m002_fts(db: Database) -> None:
     db.execute("CREATE VIRTUAL TABLE messages_fts_vocab USING fts5vocab(messages_fts, 'row')")
 
 
-MIGRATIONS: list[Migration] = [m001_tables, m002_fts]
+def m003_terms(db: Database) -> None:
+    # Message terms by their first two letters, for typo-tolerant search (index/terms.py, issue 14 item 4):
+    # each range is kept with the FTS5 structure record it was read under, and read again once that changed.
+    db.execute("CREATE TABLE fts_terms (prefix TEXT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (prefix, term)) "
+               "WITHOUT ROWID")
+    db.execute("CREATE TABLE fts_terms_state (prefix TEXT PRIMARY KEY, structure BLOB)")
+
+
+MIGRATIONS: list[Migration] = [m001_tables, m002_fts, m003_terms]
 
 
 def migrate(db: Database) -> list[str]:
