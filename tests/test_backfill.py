@@ -1,4 +1,5 @@
-"""`git intent backfill`: recall on the real linked corpus, idempotence, resuming, and a bad range."""
+"""`git intent backfill`: recall on the real linked corpus, idempotence, resuming, a bad range, and the bulk path against
+recording each commit."""
 
 from __future__ import annotations
 
@@ -12,8 +13,17 @@ from typing import Any
 
 import pytest
 from conftest import corpus, git, run_cli
-from support import (ENTIRE_8ECE, ENTIRE_AC3F_S0, ENTIRE_AC3F_S2, GITSYNC_8FEA, Clock, at, claude_session, make_repo,
-                     session_cwd)
+from support import (
+    ENTIRE_8ECE,
+    ENTIRE_AC3F_S0,
+    ENTIRE_AC3F_S2,
+    GITSYNC_8FEA,
+    Clock,
+    at,
+    claude_session,
+    make_repo,
+    session_cwd,
+)
 from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 from git_intent.backfill import backfill as backfill_commits
