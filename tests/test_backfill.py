@@ -1,5 +1,5 @@
-"""`git intent backfill`: recall on the real linked corpus, idempotence, resuming, a bad range, and the bulk path against
-recording each commit."""
+"""`git intent backfill`: recall on the real linked corpus, idempotence, resuming, a bad range, and the bulk path
+against recording each commit."""
 
 from __future__ import annotations
 
