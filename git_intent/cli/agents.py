@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import IntentError
-from ..mcp.register import AGENTS
+from ..mcp import AGENTS
 from ._base import cli, echo, open_repo, print_json
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -38,9 +38,9 @@ from typing import Any, Literal
 from ..errors import IntentError
 from ..private import private_dir
 from ..repo import Repository
+from . import AGENTS
 from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
 
-AGENTS = ("claude-code", "codex", "gemini-cli", "cursor", "opencode")
 SERVER = "git-intent"
 Format = Literal["json", "toml", "text"]
 
