@@ -61,6 +61,20 @@ def install(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+# Two small files an agent writes in the record tests (tests/test_record_history.py, test_record_cache.py).
+A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
+B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"
+
+
+def commit_at(repo: Path, message: str, when: datetime, *paths: str) -> str:
+    """`git add PATHS` and a commit authored and committed at `when`; the new SHA."""
+    stamp = when.isoformat()
+    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    git(repo, "add", *paths, env=env)
+    git(repo, "commit", "-q", "-m", message, env=env)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
 def commit_all(repo: Path, message: str, *args: str, env: dict[str, str] | None = None) -> str:
     """`git add -A` and `git commit -q -m MESSAGE ARGS` through whatever hook is installed; the new SHA."""
     git(repo, "add", "-A", env=env)

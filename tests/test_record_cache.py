@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, git
-from support import ClaudeSession, Clock
+from conftest import CORPUS
+from support import A_PY, B_PY, ClaudeSession, Clock, commit_at
 
 from git_intent import adapters
 from git_intent.adapters import claude_code, sniff
@@ -26,8 +26,6 @@ from git_intent.record_cache import CACHE_NAME
 from git_intent.repo import Repository
 from git_intent.transcripts import patches
 
-A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
-B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"
 # Every module that imported text_diff_added by name (they call it as a global of their own).
 _DIFF_USERS = ("git_intent.adapters.claude_code", "git_intent.adapters.cursor",
                "git_intent.adapters.gemini_cli.messages", "git_intent.adapters.aider.replies",
@@ -77,14 +75,6 @@ def test_the_local_diff_is_taken_for_real_claude_edits() -> None:
                     total += 1
                     taken += real(old, new) != (0, len(old), len(new))
     assert total >= 20 and taken >= total * 0.8, (taken, total)
-
-
-def commit_at(repo: Path, message: str, when: datetime, *paths: str) -> str:
-    stamp = when.isoformat()
-    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    git(repo, "add", *paths, env=env)
-    git(repo, "commit", "-q", "-m", message, env=env)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def credits(credited: list[LineCredit]) -> list[tuple[Any, ...]]:

@@ -7,18 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from conftest import git, run_cli
-from support import ClaudeSession, Clock
-
-A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
-B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"
-
-
-def commit_at(repo: Path, message: str, when: datetime, *paths: str) -> str:
-    stamp = when.isoformat()
-    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    git(repo, "add", *paths, env=env)
-    git(repo, "commit", "-q", "-m", message, env=env)
-    return git(repo, "rev-parse", "HEAD").strip()
+from support import A_PY, B_PY, ClaudeSession, Clock, commit_at
 
 
 def blame(repo: Path, location: str) -> dict[str, object]:
