@@ -14,6 +14,9 @@ output captured through pipes):
   g. import cli      `python -c "import git_intent.cli"` (subprocess)
   h. import pygit2   `python -c "import pygit2"` (subprocess; what (e) would add to a command's start-up)
   i. python -c pass  `python -c pass` (subprocess; reference only: the bare interpreter start-up)
+  j. resident floor  a `python -I -S` client sending its argv over a unix socket to a server that answers at once
+  k. cli, resident   (b) with GIT_INTENT_RESIDENT=1: the resident process (git_intent/resident.py) answers,
+                     started by the warm-up rounds; its own CPU is not the caller's and is not counted
 
 The repository is the one `git intent demo` builds: `git_intent.demo.run_demo(keep=DIR)` replays the
 bundled real Claude Code session into a fresh repository in a temporary folder and records its commit.
@@ -45,6 +48,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -161,6 +165,9 @@ def main() -> None:
         fast.objects  # noqa: B018  (pygit2 imported and the repository opened outside the timing)
         socket_path = root / "s.sock"
         echo_server(socket_path)
+        runtime = root / "run"
+        runtime.mkdir(mode=0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # the resident process of row k lives here, and goes with it
 
         def library(on: Repository = repo) -> None:
             answer = blame_lines(on, location, cwd=folder)
@@ -184,6 +191,8 @@ def main() -> None:
             ("resident_client", "python -I -S client over a unix socket (a resident process's floor)",
              subprocess_bench([sys.executable, "-I", "-S", "-c", CLIENT, str(socket_path), "blame", location],
                               folder)),
+            ("cli_blame_resident", f"GIT_INTENT_RESIDENT=1 git-intent blame {location} (warm)",
+             subprocess_bench(["env", "GIT_INTENT_RESIDENT=1", cli, "blame", location], folder)),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
         cpu: dict[str, list[int]] = {key: [] for key, _, _ in benches}
@@ -196,6 +205,11 @@ def main() -> None:
                     samples[key].append(elapsed)
                     cpu[key].append(int(used * 1e9))
     finally:
+        for pid_file in (root / "run" / "git-intent").glob("*.pid"):
+            try:
+                os.kill(int(pid_file.read_text(encoding="utf-8")), signal.SIGTERM)
+            except (OSError, ValueError):
+                pass
         shutil.rmtree(root, ignore_errors=True)
 
     results: dict[str, dict[str, Any]] = {
@@ -222,7 +236,7 @@ def main() -> None:
     print(f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} warm-ups\n")
     width = max(len(r["command"]) for r in results.values())
     print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}  {'CPU':>8}")
-    for letter, result in zip("abcdefghij", results.values(), strict=True):
+    for letter, result in zip("abcdefghijk", results.values(), strict=True):
         print(f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
               f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}  {result['cpu_median_ms']:>8.1f}")
     print(f"\n(all in ms; CPU: median user+system of the process and its children)  b/a, cli blame over git "

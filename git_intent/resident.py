@@ -26,7 +26,6 @@ import os
 import socket
 import stat
 import struct
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -95,6 +94,8 @@ def ask_resident(argv: list[str]) -> int | None:
 def _start(path: Path, *, stale_socket: bool = False) -> None:
     """Start the resident process for `path` in the background, detached; never raises. (Two callers may
     both start one: the second cannot bind the socket and exits.)"""
+    import subprocess  # ~5 ms: only when one must be started
+
     try:
         if stale_socket:
             path.unlink(missing_ok=True)
