@@ -40,8 +40,8 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def enabled(argv: list[str]) -> bool:
     """Whether this call should go to the resident process: opted in, a listed command, no help asked."""
-    return (os.environ.get("GIT_INTENT_RESIDENT") == "1" and bool(argv) and argv[0] in COMMANDS
-            and not {"-h", "--help"} & set(argv))
+    return (os.environ.get("GIT_INTENT_RESIDENT") == "1" and hasattr(socket, "AF_UNIX") and bool(argv)
+            and argv[0] in COMMANDS and not {"-h", "--help"} & set(argv))
 
 
 def socket_path() -> Path | None:
@@ -111,12 +111,16 @@ def _fingerprint() -> tuple[tuple[str, int], ...]:
     return tuple(sorted((str(p), p.stat().st_mtime_ns) for p in _PACKAGE.rglob("*.py")))
 
 
-def _peer_uid(conn: socket.socket) -> int | None:
+def _peer_is_us(conn: socket.socket) -> bool:
+    """Whether the peer runs as this uid (Linux's SO_PEERCRED). Where the kernel cannot say (macOS, BSD),
+    the socket's 0700 folder is the check: only this user can reach the socket at all."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True
     try:
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except (OSError, AttributeError):
-        return None
-    return int(struct.unpack("3i", creds)[1])
+    except OSError:
+        return False
+    return int(struct.unpack("3i", creds)[1]) == os.getuid()
 
 
 def run(argv: list[str], cwd: str, env: dict[str, str]) -> dict[str, Any]:
@@ -171,7 +175,7 @@ def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
             except TimeoutError:
                 return
             with conn:
-                if _peer_uid(conn) != os.getuid():
+                if not _peer_is_us(conn):
                     continue
                 try:
                     with conn.makefile("rb") as lines:
