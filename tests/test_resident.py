@@ -101,6 +101,7 @@ def test_a_changed_installation_is_never_answered_by_the_old_process(agent_repo:
 def test_a_socket_folder_others_can_enter_is_never_used(agent_repo: Path, runtime: Path) -> None:
     runtime.mkdir(mode=0o755)
     runtime.chmod(0o755)
+    assert resident_module.socket_path() is None
     proc = run_cli("blame", "src/greet.py:1", cwd=agent_repo, env=RESIDENT)
     assert proc.returncode == 0 and "greet.py:1" in proc.stdout
     time.sleep(1)

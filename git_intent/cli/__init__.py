@@ -48,7 +48,7 @@ def main() -> None:
         where = _write_error_log(traceback.format_exc())
         echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
         echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
-                   err=True)
+             err=True)
         sys.exit(3)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,7 +45,7 @@ def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, inst
             echo(change.sentence)
         if install:
             echo(f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
-                       f"starts in (`git intent install` there records new commits).")
+                 f"starts in (`git intent install` there records new commits).")
         elif not changes:
             echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
 
@@ -88,7 +87,7 @@ def schema(name: str | None) -> None:
         for known in available():
             echo(f"{known:15} {SCHEMAS[known].command}")
         return
-    echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
+    print_json(json_schema(name))
 
 
 @cli.command()

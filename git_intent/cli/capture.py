@@ -35,7 +35,7 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
     echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
     if changes and not push_notes:  # said once: a later install that changes nothing stays quiet
         echo("Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes "
-                   "every `git push` carry them.")
+             "every `git push` carry them.")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
@@ -102,11 +102,11 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
             print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
         else:
             echo("".join(record_text(r) for r in done.results)
-                       + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
+                 + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
             if done.notes_ref_damage:
                 echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
-                           err=True)
+                     err=True)
         if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
@@ -141,8 +141,8 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
         return
     rate = result.recorded / result.seconds if result.seconds else 0.0
     echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
-               f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
-               f"({rate:.0f} commits/s).")
+         f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
+         f"({rate:.0f} commits/s).")
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
         echo(f"  {key}  {lines} lines")
 
@@ -168,7 +168,7 @@ def import_(source: str, as_json: bool) -> None:
         print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
         return
     echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded; "
-               f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
+         f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
     for problem in result.skipped[:20]:
         echo(f"  skipped {problem}")
     if len(result.skipped) > 20:

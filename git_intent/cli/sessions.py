@@ -39,8 +39,8 @@ def index(rebuild: bool, as_json: bool) -> None:
         print_json(result.model_dump(mode="json"))
     else:
         echo(f"Indexed {result.sessions} session(s) ({result.sessions_skipped} unchanged, "
-                   f"{result.sessions_removed} removed): {result.messages_added} messages and "
-                   f"{result.edits_added} edits written in {result.seconds:.1f} s.")
+             f"{result.sessions_removed} removed): {result.messages_added} messages and "
+             f"{result.edits_added} edits written in {result.seconds:.1f} s.")
 
 
 def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:

@@ -35,17 +35,17 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
         echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
         return
     echo(f"Pushed {', '.join(result.pushed)} to {result.remote}"
-               + (f" after {result.retries} fetch-and-merge retr{'y' if result.retries == 1 else 'ies'}"
+         + (f" after {result.retries} fetch-and-merge retr{'y' if result.retries == 1 else 'ies'}"
                   if result.retries else "") + ".")
     if result.level == "notes":
         echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
         return
     redacted = sum(result.redactions.values())
     echo(f"Sharing level: {result.level}. Shared {result.commits_shared} commit(s) from "
-               f"{len(result.sessions_shared)} session(s); {redacted} redaction(s).")
+         f"{len(result.sessions_shared)} session(s); {redacted} redaction(s).")
     if result.sessions_missing:
         echo(f"warning: {len(result.sessions_missing)} session(s) have no transcript on this machine; their "
-                   f"commits are shared when one is found: {', '.join(result.sessions_missing)}", err=True)
+             f"commits are shared when one is found: {', '.join(result.sessions_missing)}", err=True)
 
 
 def _push_from_hook(remote: str | None) -> None:
@@ -112,7 +112,7 @@ def share(level: str | None, forget: str | None, as_json: bool) -> None:
     if forget:
         removed = forget_session(repo, forget)
         echo(f"Removed {', '.join(removed)} from refs/intent/evidence here; the next `git intent push` "
-                   "removes it from the remote too. It will not be shared again from this clone.")
+             "removes it from the remote too. It will not be shared again from this clone.")
         echo("warning: copies already fetched by others remain on their machines.", err=True)
         return
     if level:
@@ -123,7 +123,7 @@ def share(level: str | None, forget: str | None, as_json: bool) -> None:
         return
     echo(f"Sharing level: {status.level}" + (" (set now)" if level else "") + ".")
     echo(f"Shared here: {status.sessions} session(s) ({status.sessions_full} whole), {status.commits} "
-               f"commit(s); {status.forgotten} forgotten.")
+         f"commit(s); {status.forgotten} forgotten.")
 
 
 @cli.command()
