@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mmap
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 
-from .adapters import Adapter, all_adapters, sniff
 from .adapters import adapter as named_adapter
+from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
-from .private import append_text
-from .record_cache import Summary, stamp
 from .repo import Repository
-from .terminal import terminal_safe
 from .transcripts.jsonl import written_since
 
 
@@ -54,132 +47,23 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     """
     found: dict[tuple[str, str], Session] = {}
     for path in extra:
-        _keep_longest(found, read_transcript(path))
-    needles = _needles(repo)
+        keep_longest(found, read_transcript(path))
+    needles = repository_needles(repo)
     roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
     root_commit = roots[-1] if roots else None  # OpenCode's project id
     for adapter in all_adapters().values():
         for path in adapter.discover(repo.root, since):
-            if not _mentions(path, needles) or (containing and not _mentions(path, list(containing))):
+            if not mentions_repository(path, needles) or (
+                    containing and not mentions_repository(path, list(containing))):
                 continue
             try:  # a store of many projects' sessions (OpenCode) parses only this repository's
-                _keep_longest(found, adapter.read_project(path, project_id=root_commit, root=repo.root, since=since))
+                keep_longest(found, adapter.read_project(path, project_id=root_commit, root=repo.root, since=since))
             except Exception as exc:  # one odd file must not stop the others
                 _report(problems, path, exc)
     copies = [(agent, path) for agent, path in session_copies(repo) if any(written_since([path], since))
-              and (not containing or _mentions(path, list(containing)))]
-    _keep_longest(found, _read_readable(copies, problems))
+              and (not containing or mentions_repository(path, list(containing)))]
+    keep_longest(found, read_readable(copies, problems))
     return list(found.values())
-
-
-def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
-                    extra: Iterable[Path] = (),
-                    keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
-    """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions in the same order
-    (the longest copy of each), but those of discovered transcripts and backup copies hold only their
-    edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
-    left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
-    Transcripts come from the record cache (`record_cache`): each file is parsed once per
-    version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
-    failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
-    `extra` file, as `candidate_sessions` does.
-    """
-    from .record_cache import CacheDamaged, discard
-
-    read_first = [s for path in extra for s in read_transcript(path)]
-    for attempt in (1, 2):
-        try:
-            return _cached_window(repo, since, low, high, read_first, keep)
-        except CacheDamaged as exc:
-            discard(repo)
-            if attempt == 1:
-                _log(repo, f"record cache {repo.state_dir / 'record-cache.db'} was damaged ({exc}); it was "
-                           "deleted and is being rebuilt")
-        except Exception as exc:  # a locked or unwritable cache must not stop a record: parse as before
-            _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
-            break
-    found: dict[tuple[str, str], Session] = {}
-    _keep_longest(found, read_first)
-    _keep_longest(found, candidate_sessions(repo, since))
-    return list(found.values())
-
-
-@dataclass
-class _Candidate:
-    """A session met while gathering: read whole (`session`), or cached (`summary`)."""
-
-    messages: int
-    session: Session | None = None
-    summary: Summary | None = None
-
-
-def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
-                   read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
-                   ) -> list[Session]:
-    from .record_cache import RecordCache
-
-    found: dict[tuple[str, str], _Candidate] = {}
-
-    def consider(key: tuple[str, str], candidate: _Candidate) -> None:
-        if key not in found or candidate.messages > found[key].messages:
-            found[key] = candidate
-
-    for session in read_first:
-        consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
-    needles = _needles(repo)
-    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
-    root_commit = roots[-1] if roots else None
-    with RecordCache(repo) as cache:
-        cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
-        for adapter in all_adapters().values():
-            for path in adapter.discover(repo.root, since):
-                if _cacheable(adapter):
-                    for summary in cache.sessions_of(path, partial(adapter.read, path),
-                                                     mentions=partial(_mentions, path, needles)):
-                        consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
-                    continue
-                if not _mentions(path, needles):
-                    continue
-                try:
-                    sessions = adapter.read_project(path, project_id=root_commit, root=repo.root, since=since)
-                except Exception:  # one odd file must not stop the others
-                    continue
-                for session in sessions:
-                    consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
-        for agent, path in session_copies(repo):
-            if not any(written_since([path], since)):
-                continue
-            owner = named_adapter(agent)
-            if owner is not None and _cacheable(owner):
-                for summary in cache.sessions_of(path, partial(owner.read, path)):
-                    consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
-                continue
-            for session in _read_readable([(agent, path)]):
-                consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
-        cache.prune(since)
-        low_stamp, high_stamp = stamp(low), stamp(high)
-        # Read whole, or cached with an edit that may fall in the window: the others add no edit.
-        chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (
-            c.summary.untimed or (c.summary.low is not None and c.summary.high is not None
-                                  and c.summary.low <= high_stamp and c.summary.high >= low_stamp)))]
-        cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
-        sessions = [c.session if c.session is not None else next(cached) for c in chosen]
-    return sessions
-
-
-def _cacheable(adapter: Adapter) -> bool:
-    """Whether what the adapter reads from a file depends on the file alone (no `read_project`, which
-    reads a many-project store for one repository and time: OpenCode's database)."""
-    return getattr(getattr(adapter, "given", adapter), "read_project", None) is None
-
-
-def _log(repo: Repository, message: str) -> None:
-    """One line in `<state>/hook.log` in `hook.log`'s format (0600, escaped for the terminal); never raises."""
-    try:
-        with append_text(repo.state_dir / "hook.log") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {terminal_safe(message)}\n")
-    except OSError:
-        pass
 
 
 def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False,
@@ -200,7 +84,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     for name in names:
         copy = session_copy_path(repo, name, session_id)
         if copy is not None and copy.is_file():
-            for session in _read_readable([(name, copy)]):
+            for session in read_readable([(name, copy)]):
                 if session.session_id == session_id:
                     return session
     matches: dict[tuple[str, str], Session] = {}
@@ -209,7 +93,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     # OpenCode's database, Gemini's chats) is read whole.
     paths += [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
               if session_id in p.name or adapters[n].MULTI_SESSION]
-    _keep_longest(matches, (s for s in _read_readable(paths) if s.session_id == session_id
+    keep_longest(matches, (s for s in read_readable(paths) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))
@@ -229,13 +113,13 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
 
 
-def _needles(repo: Repository) -> list[bytes]:
+def repository_needles(repo: Repository) -> list[bytes]:
     """The work tree paths as they appear inside transcripts (raw, and JSON-escaped)."""
     roots = {str(repo.root), *(str(w) for w in repo.worktrees)}
     return sorted({form.encode("utf-8") for root in roots for form in (root, json.dumps(root)[1:-1])})
 
 
-def _mentions(path: Path, needles: list[bytes]) -> bool:
+def mentions_repository(path: Path, needles: list[bytes]) -> bool:
     """Whether a discovered transcript names this work tree at all: a byte search costs far less than
     parsing every rollout on disk (Codex files rollouts by date, not by project)."""
     # A SQLite store in WAL mode (OpenCode's, while it runs) holds its newest rows in `<name>-wal`.
@@ -254,7 +138,7 @@ def _file_mentions(path: Path, needles: list[bytes]) -> bool:
         return False
 
 
-def _read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None
+def read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None
                    ) -> Iterator[Session]:
     """Sessions of every (agent or None to sniff, path) that reads as a transcript; the others are skipped
     (discovery is best effort)."""
@@ -278,7 +162,7 @@ def _report(problems: list[str] | None, path: Path, exc: Exception) -> None:
         problems.append(f"The transcript {path} could not be read ({type(exc).__name__}: {exc}); it is skipped.")
 
 
-def _keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:
+def keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:
     """Add `sessions` to `found` by (agent, session_id); of two copies of one session the longer wins."""
     for session in sessions:
         key = (session.agent, session.session_id)

@@ -11,8 +11,8 @@ from pathlib import Path
 from . import __version__
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .backup import append_journal, copy_session, trusted_backup
+from .cached_window import window_sessions
 from .carry import carried_edits
-from .catalog import window_sessions
 from .config import lookback
 from .errors import IntentError
 from .models import Edit, Session

@@ -1,0 +1,130 @@
+"""The sessions that may have written a commit, from the record cache: each transcript parsed once per
+version of the file, and only the edits of the commit's window decoded (issue 14). `record` asks here;
+everything else finds sessions through `catalog`, which stays free of SQLite (blame's start-up)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+
+from .adapters import Adapter, all_adapters
+from .adapters import adapter as named_adapter
+from .backup import session_copies
+from .catalog import (
+    candidate_sessions,
+    keep_longest,
+    mentions_repository,
+    read_readable,
+    read_transcript,
+    repository_needles,
+)
+from .hook import log
+from .models import Session
+from .record_cache import CacheDamaged, RecordCache, Summary, discard, stamp
+from .repo import Repository
+from .transcripts.jsonl import written_since
+
+
+def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
+                    extra: Iterable[Path] = (),
+                    keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
+    """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions in the same order
+    (the longest copy of each), but those of discovered transcripts and backup copies hold only their
+    edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
+    left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
+    Transcripts come from the record cache (`record_cache`): each file is parsed once per
+    version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
+    failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
+    `extra` file, as `candidate_sessions` does.
+    """
+    read_first = [s for path in extra for s in read_transcript(path)]
+    for attempt in (1, 2):
+        try:
+            return _cached_window(repo, since, low, high, read_first, keep)
+        except CacheDamaged as exc:
+            discard(repo)
+            if attempt == 1:
+                _log(repo, f"record cache {repo.state_dir / 'record-cache.db'} was damaged ({exc}); it was "
+                           "deleted and is being rebuilt")
+        except Exception as exc:  # a locked or unwritable cache must not stop a record: parse as before
+            _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
+            break
+    found: dict[tuple[str, str], Session] = {}
+    keep_longest(found, read_first)
+    keep_longest(found, candidate_sessions(repo, since))
+    return list(found.values())
+
+
+@dataclass
+class _Candidate:
+    """A session met while gathering: read whole (`session`), or cached (`summary`)."""
+
+    messages: int
+    session: Session | None = None
+    summary: Summary | None = None
+
+
+def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
+                   read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
+                   ) -> list[Session]:
+    found: dict[tuple[str, str], _Candidate] = {}
+
+    def consider(key: tuple[str, str], candidate: _Candidate) -> None:
+        if key not in found or candidate.messages > found[key].messages:
+            found[key] = candidate
+
+    for session in read_first:
+        consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+    needles = repository_needles(repo)
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
+    root_commit = roots[-1] if roots else None
+    with RecordCache(repo) as cache:
+        cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
+        for adapter in all_adapters().values():
+            for path in adapter.discover(repo.root, since):
+                if _cacheable(adapter):
+                    for summary in cache.sessions_of(path, partial(adapter.read, path),
+                                                     mentions=partial(mentions_repository, path, needles)):
+                        consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                    continue
+                if not mentions_repository(path, needles):
+                    continue
+                try:
+                    sessions = adapter.read_project(path, project_id=root_commit, root=repo.root, since=since)
+                except Exception:  # one odd file must not stop the others
+                    continue
+                for session in sessions:
+                    consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        for agent, path in session_copies(repo):
+            if not any(written_since([path], since)):
+                continue
+            owner = named_adapter(agent)
+            if owner is not None and _cacheable(owner):
+                for summary in cache.sessions_of(path, partial(owner.read, path)):
+                    consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                continue
+            for session in read_readable([(agent, path)]):
+                consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        cache.prune(since)
+        low_stamp, high_stamp = stamp(low), stamp(high)
+        # Read whole, or cached with an edit that may fall in the window: the others add no edit.
+        chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (
+            c.summary.untimed or (c.summary.low is not None and c.summary.high is not None
+                                  and c.summary.low <= high_stamp and c.summary.high >= low_stamp)))]
+        cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
+        sessions = [c.session if c.session is not None else next(cached) for c in chosen]
+    return sessions
+
+
+def _cacheable(adapter: Adapter) -> bool:
+    """Whether what the adapter reads from a file depends on the file alone (no `read_project`, which
+    reads a many-project store for one repository and time: OpenCode's database)."""
+    return getattr(getattr(adapter, "given", adapter), "read_project", None) is None
+
+
+def _log(repo: Repository, message: str) -> None:
+    log(repo.state_dir, message)
