@@ -59,6 +59,15 @@ def open_private(path: Path, flags: int = APPEND) -> int:
     return fd
 
 
+def private_database(path: Path) -> None:
+    """Create the SQLite file `path` 0600 before SQLite opens it (never through a link), and tighten its
+    `-wal` and `-shm`: SQLite gives its side files the main file's mode, and ours hold transcript text
+    (issue 9: a planted `DB_PASSWORD=` was readable at 0644). Raises OSError."""
+    os.close(open_private(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW))
+    for suffix in ("-wal", "-shm"):
+        tighten(path.with_name(path.name + suffix))
+
+
 def append_text(path: Path) -> IO[str]:
     """`path` opened for appending UTF-8 text, created 0600 (see `open_private`). Raises OSError."""
     return os.fdopen(open_private(path, APPEND), "a", encoding="utf-8")

@@ -12,7 +12,6 @@ deleted and rebuilt (`CacheDamaged`). Kept apart from index.db (docs/design.md, 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import NoReturn
 
 from . import __version__
 from .models import Edit, Session
-from .private import open_private, private_dir, tighten
+from .private import private_database, private_dir
 from .repo import Repository
 
 CACHE_NAME = "record-cache.db"
@@ -276,9 +275,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     """Open (creating it 0600 before SQLite does: SQLite gives its -wal and -shm the database file's mode,
     and all three hold transcript paths and edited lines) in WAL mode."""
     private_dir(path.parent)
-    os.close(open_private(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW))  # 0600, or tightened to it
-    for suffix in ("-wal", "-shm"):
-        tighten(path.with_name(path.name + suffix))
+    private_database(path)
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=10)
     except sqlite3.Error as exc:

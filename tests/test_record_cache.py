@@ -22,7 +22,7 @@ from git_intent.attribute import LineCredit
 from git_intent.catalog import candidate_sessions, read_transcript
 from git_intent.models import AddedLine
 from git_intent.record import attribute_commit, record_commit
-from git_intent.record_cache import CACHE_NAME
+from git_intent.record_cache import CACHE_NAME, RecordCache
 from git_intent.repo import Repository
 from git_intent.transcripts import patches
 
@@ -126,9 +126,9 @@ def test_a_transcript_is_parsed_once_and_credits_equal_parsing_every_file(repo: 
     assert {c[-1][0] for c in credits(cached) if c[-1]} == {first.session_id, second.session_id}
     mode = stat.S_IMODE((repo / ".git" / "intent" / CACHE_NAME).stat().st_mode)
     assert mode == 0o600
-    for suffix in ("-wal", "-shm"):
-        companion = repo / ".git" / "intent" / (CACHE_NAME + suffix)
-        if companion.exists():
+    with RecordCache(Repository(repo)):  # open: SQLite's side files exist only while a connection does
+        for suffix in ("-wal", "-shm"):
+            companion = repo / ".git" / "intent" / (CACHE_NAME + suffix)
             assert stat.S_IMODE(companion.stat().st_mode) == 0o600
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from ..private import open_private, private_dir, tighten
+from ..private import private_database, private_dir
 from ..repo import Repository
 from .base import now
 from .migrations import migrate
@@ -78,13 +78,8 @@ def _open(path: Path) -> Database:
 
 
 def _make_private(path: Path) -> None:
-    """Create the index file 0600 before SQLite opens it: SQLite gives its `-wal` and `-shm` the main file's
-    mode, and all three hold transcript text (issue 9: a planted `DB_PASSWORD=` was readable at 0644).
-    Side files an earlier version left 0644 are tightened. Best effort: a file SQLite cannot write is
-    SQLite's to report."""
+    """`private_database`, best effort: a file SQLite cannot write is SQLite's to report."""
     try:
-        os.close(open_private(path, os.O_RDWR | os.O_CREAT))
+        private_database(path)
     except OSError:
-        return
-    for suffix in ("-wal", "-shm"):
-        tighten(path.with_name(path.name + suffix))
+        pass
