@@ -18,9 +18,9 @@ from functools import partial
 from pathlib import Path
 
 from .backup import ensure_excluded
-from .errors import IntentError
+from .errors import GitError, IntentError
 from .hook import render_shim
-from .notes import NOTES_REF
+from .notes import NOTES_REF, empty_notes_commit
 from .private import private_dir, tighten_tree, write_text
 from .repo import Repository
 
@@ -188,9 +188,11 @@ def _create_notes_ref(repo: Repository, undo: list[Callable[[], None]]) -> list[
     if repo.succeeds("rev-parse", "-q", "--verify", NOTES_REF):
         return []
     # With notes.rewriteRef set, git warns on every amend and rebase until the ref exists.
-    empty = repo.git("commit-tree", repo.git("mktree", input_text="").strip(), "-m", "git-intent notes",
-                     check=False).strip()
-    if not (empty and repo.succeeds("update-ref", NOTES_REF, empty, "0" * 40)):
+    try:
+        empty = empty_notes_commit(repo, "git-intent notes")
+    except GitError:
+        return []
+    if not repo.succeeds("update-ref", NOTES_REF, empty, "0" * 40):
         return []
 
     def delete() -> None:

@@ -95,11 +95,10 @@ def fallback_queue_dir(state: Path) -> Path | None:
     return Path(base) / "git-intent" / "repos" / common.relative_to(common.anchor) / "queue"
 
 
-def pending(state: Path, *, fallback: bool = True) -> list[Path]:
-    """Queued job files of the queue and (with `fallback`) the fallback queue, oldest first (by
-    modification time, then name)."""
+def pending(state: Path) -> list[Path]:
+    """Queued job files of the queue and the fallback queue, oldest first (by modification time, then name)."""
     folders = [queue_dir(state)]
-    extra = fallback_queue_dir(state) if fallback else None
+    extra = fallback_queue_dir(state)
     if extra is not None:
         folders.append(extra)
     files: list[Path] = []
@@ -124,10 +123,9 @@ def state_problem(state: Path) -> str | None:
     return None if os.access(state.parent, os.W_OK | os.X_OK) else f"{state.parent} is not writable"
 
 
-def in_fallback(state: Path, path: Path) -> bool:
-    """Whether the job file `path` sits in the fallback queue (its main queue was not writable)."""
-    extra = fallback_queue_dir(state)
-    return extra is not None and path.parent == extra
+def attempts_file(job: Path) -> Path:
+    """Where the worker counts a job's failed attempts (beside the job: `<name>.attempts`)."""
+    return job.with_suffix(".attempts")
 
 
 def requeue_failed(state: Path) -> int:
@@ -136,7 +134,7 @@ def requeue_failed(state: Path) -> int:
     moved = 0
     for path in failed(state):
         target = private_dir(state, "queue") / path.name
-        target.with_suffix(".attempts").unlink(missing_ok=True)  # left by the attempts that failed
+        attempts_file(target).unlink(missing_ok=True)  # left by the attempts that failed
         os.replace(path, target)
         path.with_name(path.name + ".error").unlink(missing_ok=True)
         moved += 1

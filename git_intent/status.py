@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from .backup import pending_backups
 from .install import rewrite_ref_set
 from .notes import notes_ref_damage
-from .queue import failed, fallback_queue_dir, in_fallback, parse_job, pending, state_problem, worker_busy
+from .queue import failed, fallback_queue_dir, parse_job, pending, state_problem, worker_busy
 from .repo import Repository
 
 LOG_TAIL = 400  # lines of hook.log searched for errors
@@ -58,7 +58,7 @@ def capture_status(repo: Repository) -> CaptureStatus:
     damage = notes_ref_damage(repo)
     fallback = fallback_queue_dir(state)
     return CaptureStatus(worker_running=_worker_running(state),
-                         pending=[_describe(p, fallback=in_fallback(state, p)) for p in pending(state)],
+                         pending=[_describe(p, fallback=p.parent == fallback) for p in pending(state)],
                          failed=[_describe(p, error=True) for p in failed(state)],
                          last_errors=errors, pending_backups=len(pending_backups(repo)), state_dir=str(state),
                          notes_ref_damage=damage,

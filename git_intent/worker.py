@@ -27,7 +27,7 @@ from .errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from .faults import crash_point
 from .notes import notes_ref_damage
 from .private import lock_file, private_dir, tighten, write_text
-from .queue import Job, complete, fail, parse_job, pending
+from .queue import Job, attempts_file, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
 from .repo import Repository
 from .terminal import terminal_safe
@@ -152,7 +152,7 @@ def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[P
                 continue
             crash_point("after-ref-update")
             complete(path)
-            _attempts_file(path).unlink(missing_ok=True)
+            attempts_file(path).unlink(missing_ok=True)
             result.processed += 1
         if incomplete:
             waits += 1
@@ -240,19 +240,15 @@ def _about(path: Path) -> str:
     return sha if len(sha) == 40 else path.name
 
 
-def _attempts_file(path: Path) -> Path:
-    return path.with_suffix(".attempts")
-
-
 def _attempts(path: Path) -> int:
     try:
-        return int(_attempts_file(path).read_text(encoding="utf-8").strip() or 0)
+        return int(attempts_file(path).read_text(encoding="utf-8").strip() or 0)
     except (OSError, ValueError):
         return 0
 
 
 def _count_attempt(path: Path) -> None:
-    write_text(_attempts_file(path), str(_attempts(path) + 1))
+    write_text(attempts_file(path), str(_attempts(path) + 1))
 
 
 if __name__ == "__main__":

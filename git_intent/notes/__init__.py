@@ -24,6 +24,7 @@ from .records import (
 from .repair import SetAside, set_aside
 from .store import (
     NOTES_REF,
+    empty_notes_commit,
     note_blobs,
     note_text,
     notes_lock,
@@ -48,6 +49,7 @@ __all__ = [
     "SessionRecord",
     "SetAside",
     "build_note",
+    "empty_notes_commit",
     "lines_record",
     "note_blobs",
     "note_text",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..private import private_dir, write_text
 from ..repo import Repository
-from .store import NOTES_REF, _identity, notes_lock, notes_ref_damage
+from .store import NOTES_REF, empty_notes_commit, notes_lock, notes_ref_damage
 
 DAMAGED_PREFIX = f"{NOTES_REF}-damaged-"
 REFLOG_LOOKS = 50  # reflog entries searched for the last readable notes commit
@@ -55,8 +55,7 @@ def set_aside(repo: Repository) -> SetAside | None:
             repo.git("update-ref", "-d", NOTES_REF, old)
         else:
             loose.unlink(missing_ok=True)  # unparseable: git itself cannot delete it
-        start = restored or repo.git(*_identity(repo), "commit-tree", repo.git("mktree", input_text="").strip(),
-                                     "-m", "git-intent notes (rebuilt by git intent doctor)").strip()
+        start = restored or empty_notes_commit(repo, "git-intent notes (rebuilt by git intent doctor)")
         repo.git("update-ref", "-m", "git intent doctor: rebuilt", NOTES_REF, start, "0" * 40)
         return SetAside(damage=damage, kept=kept, restored_from=restored)
 

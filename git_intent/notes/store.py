@@ -250,6 +250,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def empty_notes_commit(repo: Repository, message: str) -> str:
+    """A new notes commit with an empty tree (the start of `refs/notes/intent`), made even where git has no
+    committer identity; its SHA. Raises GitError."""
+    tree = repo.git("mktree", input_text="").strip()
+    return repo.git(*_identity(repo), "commit-tree", tree, "-m", message).strip()
+
+
 def _identity(repo: Repository) -> list[str]:
     """`-c user.*` options when git has no committer identity: a note write must not fail for that."""
     if repo.git("var", "GIT_COMMITTER_IDENT", check=False).strip():
