@@ -23,8 +23,8 @@ from .catalog import (
     repository_needles,
 )
 from .hook import log
-from .models import Session
-from .record_cache import CacheDamaged, RecordCache, Summary, discard, stamp
+from .models import Session, utc_stamp
+from .record_cache import CacheDamaged, RecordCache, Summary, discard
 from .repo import Repository
 from .transcripts.jsonl import written_since
 
@@ -110,7 +110,7 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
             for session in read_readable([(agent, path)]):
                 consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
         cache.prune(since)
-        low_stamp, high_stamp = stamp(low), stamp(high)
+        low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
         # Read whole, or cached with an edit that may fall in the window: the others add no edit.
         chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (
             c.summary.untimed or (c.summary.low is not None and c.summary.high is not None

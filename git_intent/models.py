@@ -33,6 +33,15 @@ def parse_timestamp(value: Any) -> datetime | None:
     return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
 
 
+def utc_stamp(when: datetime) -> str:
+    """A datetime as fixed-width ISO-8601 UTC with microseconds, so stored stamps compare as text (the
+    session index and the record cache); a naive datetime is taken as UTC."""
+    if when.tzinfo is timezone.utc:  # the usual case (adapters parse to UTC): skips a conversion per row
+        return when.isoformat(timespec="microseconds")
+    when = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -15,12 +15,12 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
 from . import __version__
-from .models import Edit, Session
+from .models import Edit, Session, utc_stamp
 from .private import private_database, private_dir
 from .repo import Repository
 
@@ -49,7 +49,7 @@ class CacheDamaged(Exception):
 class Summary:
     """One cached session, without its messages or edits: enough to pick the longest copy of a session
     and to tell whether any of its edits can fall in a window. `low`/`high`: its earliest and latest edit
-    time (`stamp` format), None when it has no timed edit; `untimed`: it has an edit without a time."""
+    time (`models.utc_stamp` format), None when it has no timed edit; `untimed`: it has an edit without a time."""
 
     path: str
     idx: int
@@ -59,13 +59,6 @@ class Summary:
     low: str | None
     high: str | None
     untimed: bool
-
-
-def stamp(when: datetime) -> str:
-    """A time as fixed-width ISO-8601 UTC with microseconds, so stored times compare as text (the
-    index's format, `index.base.stamp`, kept here so recording never imports sqlite-utils)."""
-    when = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
-    return when.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
 class RecordCache:
@@ -149,7 +142,7 @@ class RecordCache:
                 "SELECT path, idx, header FROM sessions") if (r[0], r[1]) in wanted}
             for path, idx, file, message_id, data in self.conn.execute(
                     "SELECT path, idx, file, message_id, data FROM edits WHERE stamp IS NULL OR stamp BETWEEN ? AND ? "
-                    "ORDER BY path, idx, ordinal", [stamp(low), stamp(high)]):
+                    "ORDER BY path, idx, ordinal", [utc_stamp(low), utc_stamp(high)]):
                 summary = wanted.get((path, idx))
                 if summary is not None and (keep is None or keep(summary.session_id, message_id, file,
                                                                  headers[(path, idx)]["cwd"])):
@@ -187,7 +180,7 @@ class RecordCache:
         for table in ("sessions", "edits"):  # rows of an earlier, unfinished store of this file
             self._write(f"DELETE FROM {table} WHERE path = ?", [key])
         for idx, session in enumerate(sessions):
-            stamps = [stamp(e.timestamp) for e in session.edits if e.timestamp is not None]
+            stamps = [utc_stamp(e.timestamp) for e in session.edits if e.timestamp is not None]
             summary = Summary(path=key, idx=idx, agent=session.agent, session_id=session.session_id,
                               messages=len(session.messages), low=min(stamps, default=None),
                               high=max(stamps, default=None), untimed=len(stamps) < len(session.edits))
@@ -197,7 +190,7 @@ class RecordCache:
                         [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
                          int(summary.untimed), json.dumps(header)])
             self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?)", (
-                [key, idx, ordinal, stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
+                [key, idx, ordinal, utc_stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
                  _edit_data(e)]
                 for ordinal, e in enumerate(session.edits)))
             summaries.append(summary)

@@ -11,18 +11,13 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from ..models import utc_stamp
 from ..private import open_private, private_dir
 
 
 def stamp(when: datetime | None) -> str | None:
-    """A datetime as fixed-width ISO-8601 UTC with microseconds (so stored stamps compare as text);
-    a naive datetime is taken as UTC."""
-    if when is None:
-        return None
-    if when.tzinfo is timezone.utc:  # the usual case (adapters parse to UTC): skips a conversion per row
-        return when.isoformat(timespec="microseconds")
-    when = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
-    return when.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    """`models.utc_stamp`, None kept as None (a message without a time)."""
+    return None if when is None else utc_stamp(when)
 
 
 def now() -> datetime:
