@@ -15,13 +15,11 @@ from .cached_window import window_sessions
 from .carry import carried_edits
 from .config import lookback
 from .errors import IntentError
-from .models import Edit, Session
+from .models import Session
 from .notes import Credit, CreditedLine, NoteRecord, SessionRecord, build_note, read_note, write_note
 from .paths import PathMapper
 from .repo import Hunk, Repository
-
-# Commit times have one-second resolution while edit timestamps have milliseconds.
-WINDOW_SLACK = timedelta(seconds=2)
+from .timeline import WINDOW_SLACK, EditTimeline
 
 
 @dataclass
@@ -37,14 +35,13 @@ class RecordResult:
 
 
 def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = (),
-                  sources: Iterable[str] = (), live: bool = True, sessions: list[Session] | None = None
-                  ) -> RecordResult:
+                  sources: Iterable[str] = (), live: bool = True) -> RecordResult:
     """Credit the added lines of `rev` to this repository's sessions and write its note.
 
     `sources`: commits whose notes' credits carry over to identical lines (amend, rebase, squash,
     cherry-pick, `git intent carry`); each carried range keeps a `derived_from` pointer. `live`: whether
     the agents' sessions may explain lines (False when replaying older work, so no live session is
-    stamped onto a rebased commit). `sessions`: already loaded candidate sessions (backfill).
+    stamped onto a rebased commit).
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit minus the look-back (`config.lookback`; edits before the parent only
@@ -54,7 +51,7 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     NoteError when the written note does not read back.
     """
     commit = repo.resolve(rev)
-    credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live, sessions=sessions)
+    credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live)
     records = note_records(commit, credits)
     result = summarize(commit, credits)
     existing = _existing_attributed(repo, commit) if live else None
@@ -69,16 +66,15 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
 
 def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Path] = (), sources: Iterable[str] = (),
                      live: bool = True, sessions: list[Session] | None = None,
-                     mapper: PathMapper | None = None, keep_own: bool = True,
-                     window: timedelta | None = None) -> list[LineCredit]:
-    """The credits of every added line of `commit` (see `record_commit`); writes nothing. `keep_own`
-    False recomputes from scratch, ignoring what the commit's own note credits (`backfill --force`);
-    `window` is the look-back when the caller read it already (default `config.lookback`)."""
+                     mapper: PathMapper | None = None, window: timedelta | None = None) -> list[LineCredit]:
+    """The credits of every added line of `commit` (see `record_commit`); writes nothing. `sessions`,
+    `mapper` and `window` (the look-back, default `config.lookback`) are for a caller that has them already:
+    tests hold backfill's bulk path to this one with them."""
     parents = repo.parents(commit)
     committed = repo.commit_time(commit)
     after = repo.commit_time(parents[0]) if parents else None
     earliest = (after or committed) - (lookback(repo) if window is None else window)
-    sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit, keep_own)))
+    sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit)))
     carried = carried_edits(repo, sources, commit)
     hunks = repo.added_hunks(commit)
     fresh: list[MappedEdit] | None = None
@@ -99,14 +95,10 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
 def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
             ) -> Callable[[str, str, str, str | None], bool]:
     """Whether a cached edit (session id, message id, recorded path, session cwd) can matter to this commit:
-    it wrote a file the commit adds lines to, or it is the twin of a carried credit. Mapped once per path."""
-    mapped: dict[tuple[str, str | None], str | None] = {}
+    it wrote a file the commit adds lines to, or it is the twin of a carried credit."""
 
     def keep(session_id: str, message_id: str, path: str, cwd: str | None) -> bool:
-        where = (path, cwd)
-        if where not in mapped:
-            mapped[where] = mapper.to_repo(path, cwd)
-        return mapped[where] in paths or (session_id, message_id) in keys
+        return mapper.to_repo(path, cwd) in paths or (session_id, message_id) in keys
 
     return keep
 
@@ -209,31 +201,10 @@ def _journal_entry(commit: str, session: Session, copy: Path | None, result: Rec
 def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earliest: datetime,
                  after: datetime | None, before: datetime, mapper: PathMapper | None = None) -> list[MappedEdit]:
     """The edits of `sessions` that touch the tree of `commit` (or `mapper`'s), made in (earliest, before];
-    those made before the parent commit time `after` may explain exact matches only."""
+    those made before the parent commit time `after` may explain exact matches only (`EditTimeline.window`,
+    which backfill keeps for many commits)."""
     mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
-    low = earliest - WINDOW_SLACK
-    high = before + WINDOW_SLACK
-    # Near matches only from edits clearly after the parent commit: an edit of the same second may
-    # already be in the parent, and a person's rewording of it must stay the person's.
-    fuzzy_after = after + timedelta(seconds=1) if after else None
-    mapped: list[tuple[tuple[float, int, int], Session, Edit, str, bool]] = []
-    # Many sessions edit the same few files: map each (path, cwd) once (`to_repo` resolves symlinks on
-    # disk; 3,000 edits cost ~0.6 s, issue 14).
-    known: dict[tuple[str, str | None], str | None] = {}
-    for s_index, session in enumerate(sessions):
-        for e_index, edit in enumerate(session.edits):
-            when = edit.timestamp
-            if when is not None and (when < low or when > high):
-                continue
-            where = (edit.path, session.cwd)
-            path = known[where] if where in known else known.setdefault(where, mapper.to_repo(*where))
-            if path is None:
-                continue
-            stamp = when.timestamp() if when is not None else float("-inf")
-            fuzzy = fuzzy_after is None or (when is not None and when > fuzzy_after)
-            mapped.append(((stamp, s_index, e_index), session, edit, path, fuzzy))
-    mapped.sort(key=lambda item: item[0])
-    return [MappedEdit(session=s, edit=e, path=p, order=i, fuzzy=f) for i, (_, s, e, p, f) in enumerate(mapped)]
+    return EditTimeline(sessions, mapper).window(earliest, after, before)
 
 
 def note_records(commit: str, credits: list[LineCredit], digests: dict[Path, str | None] | None = None

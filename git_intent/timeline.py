@@ -12,14 +12,16 @@ from datetime import datetime, timedelta
 from .attribute import MappedEdit
 from .models import Edit, Session
 from .paths import PathMapper
-from .record import WINDOW_SLACK
+
+# Commit times have one-second resolution while edit timestamps have milliseconds.
+WINDOW_SLACK = timedelta(seconds=2)
 
 _Entry = tuple[float, int, int, Session, Edit, str]  # (time, session index, edit index, session, edit, path)
 
 
 class EditTimeline:
-    """The edits of `sessions` whose paths `mapper` maps into the work tree, in the order `record.mapped_edits`
-    gives them: by time (edits without one first), then session, then edit; kept per mapped path too."""
+    """The edits of `sessions` whose paths `mapper` maps into the work tree, by time (edits without one
+    first), then session, then edit; kept per mapped path too. `record.mapped_edits` is one window of it."""
 
     def __init__(self, sessions: Sequence[Session], mapper: PathMapper) -> None:
         entries: list[_Entry] = []
@@ -38,9 +40,8 @@ class EditTimeline:
 
     def window(self, earliest: datetime, after: datetime | None, before: datetime,
                paths: Collection[str] | None = None) -> list[MappedEdit]:
-        """`record.mapped_edits(…, earliest, after, before, mapper)` for these sessions: the edits made in
-        (earliest, before] (with `WINDOW_SLACK`), those before the parent commit time `after` limited to
-        exact matches. With `paths`, only the edits of those paths, numbered in the same order: what
+        """The edits made in (earliest, before] (with `WINDOW_SLACK`), those before the parent commit time
+        `after` limited to exact matches. With `paths`, only the edits of those paths, numbered in the same order: what
         `attribute` needs for hunks of those paths, since it matches a hunk against its own path's edits
         only (a 7-day look-back holds thousands of edits of other files). Each path's window is a binary
         search; the rest is linear in the edits inside it."""
@@ -61,7 +62,7 @@ class _Slice:
 
     def __init__(self, entries: list[_Entry]) -> None:
         undated = sum(1 for entry in entries if entry[0] == float("-inf"))
-        self.undated = entries[:undated]  # no timestamp: in every window, as in `mapped_edits`
+        self.undated = entries[:undated]  # no timestamp: in every window
         self.dated = entries[undated:]
         # Floats keep the order of the datetimes: at today's epoch seconds a float resolves ~0.24 µs, finer
         # than a datetime's microsecond, so `low <= when` holds for the floats exactly when for the datetimes.
