@@ -196,8 +196,10 @@ def _mark_pending(repo: Repository, marker: dict[str, str | None]) -> None:
 def pending_backups(repo: Repository) -> list[Path]:
     """The markers of session copies still to make (`pending/<agent>/<session id>.json`), in name order."""
     base = trusted_backup(repo)
-    if base is None:
-        return []
+    return [] if base is None else _markers(base)
+
+
+def _markers(base: Path) -> list[Path]:
     return sorted((base / "pending").glob("*/*.json"))
 
 
@@ -206,12 +208,15 @@ def retry_backups(repo: Repository, say: Callable[[str], None] | None = None) ->
     true`; remove temporary files a killed copy left. A marker whose transcript is gone is dropped (the
     journal keeps its `"backup": null`). Returns the copies made; never raises for a copy."""
     say = say or (lambda _text: None)
+    # The usual case, nothing pending and nothing left over, costs two globs: `trusted_backup` starts git.
+    if not _markers(repo.backup_dir) and not any((repo.backup_dir / "sessions").glob("*/tmp*.tmp")):
+        return 0
     base = trusted_backup(repo)
     if base is None:
         return 0
     _remove_stale_temporaries(base / "sessions")
     made = 0
-    for marker in pending_backups(repo):
+    for marker in _markers(base):
         try:
             data = json.loads(marker.read_text(encoding="utf-8"))
             agent, session_id, transcript = data["agent"], data["session_id"], Path(data["transcript"])

@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .errors import GitError, IntentError
-from .repo import PINNED, Hunk, Repository, parse_added_hunks
+from .repo import DIFF_OPTIONS, PINNED, Hunk, Repository, parse_added_hunks
 
 # Porcelain `git log -p`, like the `git diff` of `Repository.added_hunks`, so the user's diff settings
 # (algorithm, textconv, interHunkContext) shape both alike; the rest is pinned. A root commit shows as a
 # creation diff (`log.showRoot`, git's default, pinned); merges print no diff here (`--diff-merges=off`) and
 # are read one at a time, as `added_hunks` restricts their lines against every parent.
-_LOG_PATCHES = ("-c", "log.showRoot=true", "log", "--no-walk=unsorted", "--stdin", "-p", "-U0", "--no-color",
-                "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--diff-merges=off",
-                "--format=%x00%H")
+_LOG_PATCHES = ("-c", "log.showRoot=true", "log", "--no-walk=unsorted", "--stdin", "-p", *DIFF_OPTIONS,
+                "--diff-merges=off", "--format=%x00%H")
 
 
 @dataclass(frozen=True)

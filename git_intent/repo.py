@@ -21,6 +21,9 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # output, colour, and diff prefixes (diff.noprefix, diff.srcPrefix are overridden by --src-prefix below).
 PINNED = ("-c", "core.quotePath=false", "-c", "log.showSignature=false", "-c", "color.ui=false",
           "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false")
+# The diff `parse_added_hunks` reads: zero context, plain, no external or renamed diffs, a/ and b/ prefixes
+# whatever the user's config says (`added_hunks`, and backfill's streamed `git log -p`).
+DIFF_OPTIONS = ("-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/")
 
 
 def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check: bool = True,
@@ -150,8 +153,7 @@ class Repository:
         return hunks
 
     def _diff_added(self, base: str, commit: str) -> list[Hunk]:
-        out = self.git("diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/",
-                       "--dst-prefix=b/", base, commit)
+        out = self.git("diff", *DIFF_OPTIONS, base, commit)
         return parse_added_hunks(out)
 
     def blame(self, path: str, start: int | None = None, end: int | None = None, *, contents: Path | None = None,
