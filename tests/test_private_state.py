@@ -75,7 +75,8 @@ def test_everything_under_the_state_folder_is_private(repo: Path, monkeypatch: p
     queued = list((state / "queue").glob("*.job"))
     assert len(queued) == 1
     assert stat.S_IMODE(queued[0].stat().st_mode) == 0o600
-    # The shim's umask stays in the shim: the earlier hook's file has the user's usual mode.
+    # The earlier hook runs before the shim sets anything: its files keep the user's usual mode (the check
+    # that the shim's umask does not leak into git is the object mode below).
     assert stat.S_IMODE((repo / ".git" / "legacy-made-this").stat().st_mode) == 0o644
     (state / "queue" / "1-torn.job").write_text("not a job\nend\n", encoding="utf-8")  # goes to failed/
     drained = run_cli("record", "--pending", cwd=repo)
