@@ -66,7 +66,7 @@ def claude_transcripts(repo: Path, count: int, *, end: datetime | None = None, d
         stamps = [datetime.fromisoformat(s + "+00:00") for s in _STAMP.findall(text)]
         last = end - timedelta(days=days) * (count - 1 - i) / max(count, 1) - timedelta(minutes=1)
         shift = last - max(stamps) if stamps else timedelta(0)
-        text = _STAMP.sub(lambda m, by=shift: '"timestamp":"' + _iso(
+        text = _STAMP.sub(lambda m, by=shift: '"timestamp":"' + iso(
             datetime.fromisoformat(m.group(1) + "+00:00") + by) + '"', text)
         path = folder / f"{session_id}.jsonl"
         path.write_text(text, encoding="utf-8")
@@ -75,5 +75,6 @@ def claude_transcripts(repo: Path, count: int, *, end: datetime | None = None, d
     return written
 
 
-def _iso(when: datetime) -> str:
+def iso(when: datetime) -> str:
+    """An ISO-8601 UTC time with milliseconds and a Z, as Claude Code and Codex write them."""
     return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -38,7 +38,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from _common import isolate
+from _common import iso, isolate
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
@@ -70,10 +70,6 @@ print(json.dumps({"code": git_intent.backfill.__file__, "recorded": result.recor
                   "cpu_self": me.ru_utime + me.ru_stime - me0.ru_utime - me0.ru_stime,
                   "cpu_git": ch.ru_utime + ch.ru_stime - ch0.ru_utime - ch0.ru_stime}))
 """
-
-
-def iso(when: datetime) -> str:
-    return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def build(root: Path, commits: int, transcripts: int) -> tuple[Path, int]:
