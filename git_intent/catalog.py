@@ -14,15 +14,21 @@ from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
 from .repo import Repository
+from .session_cache import cached_sessions
 from .transcripts.jsonl import written_since
 
 
-def read_transcript(path: Path, agent: str | None = None) -> list[Session]:
+def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False) -> list[Session]:
     """Sessions in one transcript file of any known agent, or of `agent` when it is known (a backup copy is
-    filed under its agent's name, and need not look like the original to a plug-in's `sniff`).
+    filed under its agent's name, and need not look like the original to a plug-in's `sniff`). With `keep`,
+    the parse is kept for the next call while the file is unchanged (`session_cache`: what blame and show
+    read again and again; capture reads many files once and does not keep them). Treat the sessions as
+    read-only.
 
     Raises TranscriptError when the file cannot be opened or is in no known format.
     """
+    if keep:
+        return cached_sessions(path, agent, lambda: read_transcript(path, agent))
     if not path.is_file():
         raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
     adapter = named_adapter(agent) if agent is not None else sniff(path)
@@ -84,7 +90,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     for name in names:
         copy = session_copy_path(repo, name, session_id)
         if copy is not None and copy.is_file():
-            for session in read_readable([(name, copy)]):
+            for session in read_readable([(name, copy)], keep=True):
                 if session.session_id == session_id:
                     return session
     matches: dict[tuple[str, str], Session] = {}
@@ -93,7 +99,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     # OpenCode's database, Gemini's chats) is read whole.
     paths += [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
               if session_id in p.name or adapters[n].MULTI_SESSION]
-    keep_longest(matches, (s for s in read_readable(paths) if s.session_id == session_id
+    keep_longest(matches, (s for s in read_readable(paths, keep=True) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))
@@ -138,13 +144,13 @@ def _file_mentions(path: Path, needles: list[bytes]) -> bool:
         return False
 
 
-def read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None
-                   ) -> Iterator[Session]:
+def read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None, *,
+                  keep: bool = False) -> Iterator[Session]:
     """Sessions of every (agent or None to sniff, path) that reads as a transcript; the others are skipped
-    (discovery is best effort)."""
+    (discovery is best effort). `keep` as for `read_transcript`."""
     for agent, path in paths:
         try:
-            sessions = read_transcript(path, agent)
+            sessions = read_transcript(path, agent, keep=keep)
         except Exception as exc:  # TranscriptError, or an adapter bug on one odd file: the others still count
             _report(problems, path, exc)
             continue

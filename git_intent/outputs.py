@@ -25,3 +25,17 @@ class FidelityChange(BaseModel):
     level: str
     topics: dict[str, Level]
     messages: dict[str, MessageLevel]
+
+
+class StatePaths(BaseModel):
+    """`git intent path --json`: where git-intent keeps this repository's records and state. `fallback_queue`
+    is the hooks' queue when `state` is not writable (None when HOME is unset); `session_cache` holds parsed
+    sessions for every repository of this user (a cache: safe to delete)."""
+
+    notes: str
+    backup: str
+    state: str
+    hooks: str
+    hook_log: str
+    fallback_queue: str | None
+    session_cache: str

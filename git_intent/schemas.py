@@ -56,6 +56,7 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("fidelity", "git intent fidelity SESSION TARGET LEVEL --json", _attr(".outputs", "FidelityChange")),
     OutputSchema("status", "git intent status --json", _attr(".status", "CaptureStatus")),
     OutputSchema("doctor", "git intent doctor --json", _attr(".doctor", "DoctorReport")),
+    OutputSchema("path", "git intent path --json", _attr(".outputs", "StatePaths")),
     OutputSchema("record", "git intent record [REV] --json (and git intent carry --json)",
                  _attr(".record", "RecordResult")),
     OutputSchema("record-pending", "git intent record --pending --json", _attr(".worker", "DrainResult")),

@@ -33,7 +33,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "person@example.com")
     monkeypatch.setenv("PATH", f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC", "GEMINI_CLI_HOME",
-                 "XDG_DATA_HOME", "XDG_STATE_HOME", "OPENCODE_DB", "GIT_INTENT_RESIDENT"):
+                 "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "OPENCODE_DB", "GIT_INTENT_RESIDENT"):
         monkeypatch.delenv(name, raising=False)
     return home
 

@@ -40,6 +40,16 @@ def corpus(*parts: str) -> Path:
     return path
 
 
+def fixture_transcripts() -> Iterator[Path]:
+    """Every transcript file of fixtures/ that some adapter reads (all six agents, the linked corpus too)."""
+    from git_intent.adapters import sniff
+
+    for folder in (CORPUS / "transcripts", CORPUS / "linked"):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".jsonl", ".json", ".md", ".db") and sniff(path) is not None:
+                yield path
+
+
 def git(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
     """Run git in `repo` and return stdout."""
     proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,

@@ -7,17 +7,16 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import CORPUS
-from support import A_PY, B_PY, ClaudeSession, Clock, commit_at
+from support import A_PY, B_PY, ClaudeSession, Clock, commit_at, fixture_transcripts
 
 from git_intent import adapters
-from git_intent.adapters import claude_code, sniff
+from git_intent.adapters import claude_code
 from git_intent.attribute import LineCredit
 from git_intent.catalog import candidate_sessions, read_transcript
 from git_intent.models import AddedLine
@@ -38,13 +37,6 @@ def whole_file_diff(before: str, after: str, *, numbered: bool = True) -> list[A
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     return [AddedLine(text=new[j], line=j + 1 if numbered else None) for tag, _a, _b, j1, j2 in matcher.get_opcodes()
             if tag in ("insert", "replace") for j in range(j1, j2)]
-
-
-def fixture_transcripts() -> Iterator[Path]:
-    for folder in (CORPUS / "transcripts", CORPUS / "linked"):
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix in (".jsonl", ".json", ".md", ".db") and sniff(path) is not None:
-                yield path
 
 
 def edits_of(path: Path) -> list[tuple[Any, ...]]:

@@ -233,14 +233,25 @@ def carry(revision_range: str, target: str, as_json: bool) -> None:
 
 
 @cli.command()
-def path() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the paths as JSON.")
+def path(as_json: bool) -> None:
     """Print where git-intent keeps its state for this repository."""
     from ..install import hooks_dir
     from ..notes import NOTES_REF
+    from ..outputs import StatePaths
     from ..queue import fallback_queue_dir
+    from ..session_cache import cache_folder
 
     repo = open_repo()
-    echo(f"notes      {NOTES_REF}\nbackup     {repo.backup_dir}\nstate      {repo.state_dir}\n"
-         f"hooks      {hooks_dir(repo)}\nhook log   {repo.state_dir / 'hook.log'}\n"
-         f"fallback   {fallback_queue_dir(repo.state_dir) or '(none: HOME is unset)'}  (the hooks' queue when "
-         "the state folder is not writable)")
+    fallback = fallback_queue_dir(repo.state_dir)
+    paths = StatePaths(notes=NOTES_REF, backup=str(repo.backup_dir), state=str(repo.state_dir),
+                       hooks=str(hooks_dir(repo)), hook_log=str(repo.state_dir / "hook.log"),
+                       fallback_queue=str(fallback) if fallback else None, session_cache=str(cache_folder()))
+    if as_json:
+        print_json(paths.model_dump(mode="json"))
+        return
+    echo(f"notes      {paths.notes}\nbackup     {paths.backup}\nstate      {paths.state}\n"
+         f"hooks      {paths.hooks}\nhook log   {paths.hook_log}\n"
+         f"fallback   {paths.fallback_queue or '(none: HOME is unset)'}  (the hooks' queue when "
+         "the state folder is not writable)\n"
+         f"sessions   {paths.session_cache}  (parsed transcripts, every repository's; safe to delete)")

@@ -1,0 +1,131 @@
+"""The session cache (issue 14): a transcript blame and show read again is parsed once per version of the
+file; what comes back from the cache equals a fresh parse on every fixture, a changed file is parsed again,
+a damaged cache file is parsed over, and the cache is private."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS
+from support import fixture_transcripts, git, run_cli
+
+from git_intent import session_cache
+from git_intent.adapters import claude_code
+from git_intent.catalog import find_session, read_transcript
+from git_intent.demo import run_demo
+from git_intent.repo import Repository
+
+BIG = CORPUS / "transcripts" / "claude-code" / "entire-cli__a6e4c2a0fbd1__compaction.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def fresh_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_cache, "_memo", type(session_cache._memo)())
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every Claude Code transcript the adapter parses, in order."""
+    seen: list[Path] = []
+    original = claude_code.read
+
+    def counting(path: Path) -> object:
+        seen.append(path)
+        return original(path)
+
+    monkeypatch.setattr(claude_code, "read", counting)
+    return seen
+
+
+@pytest.mark.parametrize("path", list(fixture_transcripts()), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    monkeypatch.setattr(session_cache, "DISK_MIN_BYTES", 0)
+    fresh = read_transcript(path)
+    assert read_transcript(path, keep=True) == fresh  # parsed, then written
+    session_cache._memo.clear()
+    stored = session_cache._load(_only_key())
+    assert stored is not None  # the equality below is the file's, not the memo's
+    assert stored == fresh
+    assert [(e.before, e.after) for s in stored for e in s.edits] == [(e.before, e.after) for s in fresh
+                                                                      for e in s.edits]
+
+
+def test_a_transcript_is_parsed_once_until_it_changes(tmp_path: Path, parses: list[Path]) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copyfile(BIG, path)
+    first = read_transcript(path, "claude-code", keep=True)
+    session_cache._memo.clear()  # a new process: the disk cache answers
+    assert read_transcript(path, "claude-code", keep=True) == first
+    assert parses == [path]
+
+    with path.open("a", encoding="utf-8") as handle:  # the agent goes on
+        handle.write('{"type":"user","sessionId":"x","uuid":"u-new","timestamp":"2026-01-22T20:00:00Z",'
+                     '"message":{"role":"user","content":"one more thing"}}\n')
+    grown = read_transcript(path, "claude-code", keep=True)
+    assert parses == [path, path]
+    assert len(grown[0].messages) == len(first[0].messages) + 1
+
+
+def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: Path, parses: list[Path]) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copyfile(BIG, path)
+    fresh = read_transcript(path, "claude-code", keep=True)
+    stored = session_cache.cache_folder() / f"{_only_key()}.jsonl"
+    stored.write_bytes(stored.read_bytes()[: stored.stat().st_size // 2])  # torn
+    session_cache._memo.clear()
+    assert read_transcript(path, "claude-code", keep=True) == fresh
+    assert len(parses) == 2
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE(session_cache.cache_folder().stat().st_mode) == 0o700
+    assert stat.S_IMODE(session_cache.cache_folder().parent.stat().st_mode) == 0o700
+
+
+def test_the_cache_keeps_the_newest_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_cache, "KEEP_FILES", 2)
+    for number in range(3):
+        path = tmp_path / f"s{number}.jsonl"
+        shutil.copyfile(BIG, path)
+        read_transcript(path, "claude-code", keep=True)
+        os.utime(session_cache.cache_folder(), None)
+    assert len(list(session_cache.cache_folder().glob("*.jsonl"))) == 2
+
+
+def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Path, parses: list[Path],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_cache, "DISK_MIN_BYTES", 0)  # the demo's transcript is a small one
+    demo = run_demo(keep=tmp_path / "demo")
+    line = demo.answer.lines[0]
+    assert line.attribution is not None
+    repo = Repository(demo.repo)
+    shutil.rmtree(session_cache.cache_folder())  # the demo's own blame kept it already
+    session_cache._memo.clear()
+    parses.clear()
+    first = find_session(repo, line.attribution.session_id, "claude-code", exact=True)
+    session_cache._memo.clear()  # as a new process would start
+    second = find_session(repo, line.attribution.session_id, "claude-code", exact=True)
+    assert first == second
+    assert [p.parent.name for p in parses] == ["claude-code"]  # the backup copy, parsed once
+    # The CLI, in processes of its own, answers as before and leaves the work tree clean.
+    for _ in range(2):
+        out = run_cli("blame", f"{line.path}:{line.line}", "--json", cwd=demo.repo)
+        assert out.returncode == 0 and f'"session_id": "{line.attribution.session_id}"' in out.stdout
+    assert git(demo.repo, "status", "--porcelain") == ""
+
+
+def _only_key() -> str:
+    (file,) = session_cache.cache_folder().glob("*.jsonl")
+    return file.stem
+
+
+def test_path_names_the_session_cache(repo: Path, isolated_env: Path) -> None:
+    out = run_cli("path", "--json", cwd=repo)
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["session_cache"] == str(isolated_env / ".cache" / "git-intent" / "sessions")
+    text = run_cli("path", cwd=repo).stdout
+    assert f"sessions   {isolated_env / '.cache' / 'git-intent' / 'sessions'}" in text
