@@ -11,9 +11,6 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from .adapters import Adapter, all_adapters
-from .adapters import adapter as named_adapter
-from .backup import session_copies
 from .catalog import (
     candidate_sessions,
     keep_longest,
@@ -21,12 +18,13 @@ from .catalog import (
     read_readable,
     read_transcript,
     repository_needles,
+    root_commit_of,
+    session_sources,
 )
 from .hook import log
 from .models import Session, utc_stamp
 from .record_cache import CacheDamaged, RecordCache, Summary, discard
 from .repo import Repository
-from .transcripts.jsonl import written_since
 
 
 def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
@@ -80,34 +78,27 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
     for session in read_first:
         consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
     needles = repository_needles(repo)
-    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
-    root_commit = roots[-1] if roots else None
+    root_commit = root_commit_of(repo)
     with RecordCache(repo) as cache:
         cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
-        for adapter in all_adapters().values():
-            for path in adapter.discover(repo.root, since):
-                if _cacheable(adapter):
-                    for summary in cache.sessions_of(path, partial(adapter.read, path),
-                                                     mentions=partial(mentions_repository, path, needles)):
-                        consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
-                    continue
-                if not mentions_repository(path, needles):
-                    continue
-                try:
-                    sessions = adapter.read_project(path, project_id=root_commit, root=repo.root, since=since)
-                except Exception:  # one odd file must not stop the others
-                    continue
-                for session in sessions:
-                    consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
-        for agent, path in session_copies(repo):
-            if not any(written_since([path], since)):
-                continue
-            owner = named_adapter(agent)
-            if owner is not None and _cacheable(owner):
-                for summary in cache.sessions_of(path, partial(owner.read, path)):
+        for source in session_sources(repo, since):
+            adapter = source.adapter
+            if adapter is not None and adapter.file_scoped:
+                mentions = None if source.copy else partial(mentions_repository, source.path, needles)
+                for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
                     consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
                 continue
-            for session in read_readable([(agent, path)]):
+            if source.copy:
+                sessions = list(read_readable([(source.agent, source.path)]))
+            elif not mentions_repository(source.path, needles):
+                continue
+            else:
+                try:
+                    sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root,
+                                                    since=since) if adapter is not None else []
+                except Exception:  # one odd file must not stop the others
+                    continue
+            for session in sessions:
                 consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
         cache.prune(since)
         low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
@@ -118,12 +109,6 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
         cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
         sessions = [c.session if c.session is not None else next(cached) for c in chosen]
     return sessions
-
-
-def _cacheable(adapter: Adapter) -> bool:
-    """Whether what the adapter reads from a file depends on the file alone (no `read_project`, which
-    reads a many-project store for one repository and time: OpenCode's database)."""
-    return getattr(getattr(adapter, "given", adapter), "read_project", None) is None
 
 
 def _log(repo: Repository, message: str) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import mmap
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from .adapters import Registered, all_adapters, sniff
 from .adapters import adapter as named_adapter
-from .adapters import all_adapters, sniff
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from .models import Message, Session
@@ -55,21 +56,51 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     for path in extra:
         keep_longest(found, read_transcript(path))
     needles = repository_needles(repo)
-    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
-    root_commit = roots[-1] if roots else None  # OpenCode's project id
+    root_commit = root_commit_of(repo)
+    for source in session_sources(repo, since):
+        if containing and not mentions_repository(source.path, list(containing)):
+            continue
+        if source.copy or source.adapter is None:
+            keep_longest(found, read_readable([(source.agent, source.path)], problems))
+            continue
+        if not mentions_repository(source.path, needles):
+            continue
+        try:  # a store of many projects' sessions (OpenCode) parses only this repository's
+            keep_longest(found, source.adapter.read_project(source.path, project_id=root_commit, root=repo.root,
+                                                            since=since))
+        except Exception as exc:  # one odd file must not stop the others
+            _report(problems, source.path, exc)
+    return list(found.values())
+
+
+@dataclass(frozen=True)
+class SessionSource:
+    """A file that may hold sessions of this repository: discovered in an agent's folder (it must still
+    mention the work tree, `mentions_repository`), or a backup copy (`copy`: filed for this repository).
+    `adapter` is None for a copy of an agent no adapter reads any more."""
+
+    agent: str
+    path: Path
+    adapter: Registered | None
+    copy: bool
+
+
+def session_sources(repo: Repository, since: datetime | None) -> Iterator[SessionSource]:
+    """Every agent's transcripts discovered for the work tree and touched at or after `since`, then the
+    backup copies written since then, in the order `candidate_sessions` reads them (of two equal copies of a
+    session, the first met is kept)."""
     for adapter in all_adapters().values():
         for path in adapter.discover(repo.root, since):
-            if not mentions_repository(path, needles) or (
-                    containing and not mentions_repository(path, list(containing))):
-                continue
-            try:  # a store of many projects' sessions (OpenCode) parses only this repository's
-                keep_longest(found, adapter.read_project(path, project_id=root_commit, root=repo.root, since=since))
-            except Exception as exc:  # one odd file must not stop the others
-                _report(problems, path, exc)
-    copies = [(agent, path) for agent, path in session_copies(repo) if any(written_since([path], since))
-              and (not containing or mentions_repository(path, list(containing)))]
-    keep_longest(found, read_readable(copies, problems))
-    return list(found.values())
+            yield SessionSource(adapter.NAME, path, adapter, copy=False)
+    for agent, path in session_copies(repo):
+        if any(written_since([path], since)):
+            yield SessionSource(agent, path, named_adapter(agent), copy=True)
+
+
+def root_commit_of(repo: Repository) -> str | None:
+    """The repository's root commit (the oldest, when there are several): OpenCode's project id."""
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
+    return roots[-1] if roots else None
 
 
 def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False,

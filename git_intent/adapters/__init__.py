@@ -79,6 +79,12 @@ class Registered:
     def __repr__(self) -> str:
         return f"<adapter {self.NAME}: {getattr(self.given, '__name__', type(self.given).__name__)}>"
 
+    @property
+    def file_scoped(self) -> bool:
+        """Whether what it reads from a file depends on the file alone: no `read_project` of its own (which
+        reads a many-project store for one repository and time: OpenCode's database)."""
+        return getattr(self.given, "read_project", None) is None
+
     def discover(self, root: Path, since: datetime | None = None) -> Iterator[Path]:
         """The given adapter's `discover`."""
         return iter(self.given.discover(root, since))
@@ -113,7 +119,7 @@ class Registered:
         return sessions
 
 
-class _BuiltIn(Mapping[str, Adapter]):
+class _BuiltIn(Mapping[str, Registered]):
     """The built-in adapters by agent name, each module imported on first use: a blame of a Claude Code
     line imports the Claude Code adapter alone (issue 14: importing all six cost ~60 ms of its start-up)."""
 
@@ -121,9 +127,9 @@ class _BuiltIn(Mapping[str, Adapter]):
                 "cursor": "cursor", "aider": "aider"}
 
     def __init__(self) -> None:
-        self._loaded: dict[str, Adapter] = {}
+        self._loaded: dict[str, Registered] = {}
 
-    def __getitem__(self, name: str) -> Adapter:
+    def __getitem__(self, name: str) -> Registered:
         if name not in self._loaded:
             module = importlib.import_module(f"{__name__}.{self._MODULES[name]}")
             self._loaded[name] = Registered(module)
@@ -136,17 +142,17 @@ class _BuiltIn(Mapping[str, Adapter]):
         return len(self._MODULES)
 
 
-ADAPTERS: Mapping[str, Adapter] = _BuiltIn()
+ADAPTERS: Mapping[str, Registered] = _BuiltIn()
 
 
-def adapter(name: str) -> Adapter | None:
+def adapter(name: str) -> Registered | None:
     """The adapter whose sessions carry the agent name `name`: a built-in (only its module is imported),
     else a plug-in from the entry points, else None."""
     return ADAPTERS[name] if name in ADAPTERS else all_adapters().get(name)
 
 
 @lru_cache(maxsize=1)
-def all_adapters() -> dict[str, Adapter]:
+def all_adapters() -> dict[str, Registered]:
     """Built-in adapters plus those registered under the `git_intent.adapters` entry-point group.
 
     A plug-in is registered under its entry point's name, which must be its `NAME` (the agent name its
@@ -169,7 +175,7 @@ def all_adapters() -> dict[str, Adapter]:
     return found
 
 
-def sniff(path: Path) -> Adapter | None:
+def sniff(path: Path) -> Registered | None:
     """The adapter whose format `path` is in, or None."""
     for adapter in all_adapters().values():
         if adapter.sniff(path):
