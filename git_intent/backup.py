@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .models import Session
+from .private import APPEND, REPLACE, open_private, private_dir
 from .repo import Repository
 
 EXCLUDE_LINE = "/.opencode/intent/"
@@ -63,16 +64,6 @@ def _children(folder: Path) -> list[Path]:
         return []
 
 
-def _private_dir(base: Path, *parts: str) -> Path:
-    """`base/parts…`, each level created or kept at mode 0700 (mkdir's mode spares the parents)."""
-    path = base
-    for part in ("", *parts):
-        path = path / part if part else path
-        path.mkdir(parents=True, exist_ok=True)
-        os.chmod(path, 0o700)
-    return path
-
-
 def append_journal(repo: Repository, *entries: dict[str, Any]) -> bool:
     """Append one JSON line per entry to `journal.jsonl` (created 0600), in one write; False when the backup
     is not trusted."""
@@ -80,10 +71,9 @@ def append_journal(repo: Repository, *entries: dict[str, Any]) -> bool:
     if base is None:
         return False
     ensure_excluded(repo)
-    folder = _private_dir(base)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+    folder = private_dir(base)
     data = "".join(json.dumps(entry, sort_keys=True) + "\n" for entry in entries).encode("utf-8")
-    fd = os.open(folder / "journal.jsonl", flags, 0o600)
+    fd = open_private(folder / "journal.jsonl", APPEND | os.O_NOFOLLOW)
     try:
         view = memoryview(data)
         while view:  # O_APPEND: each write lands at the end, whole, even with another writer
@@ -166,7 +156,7 @@ def _write_copy(repo: Repository, agent: str, source: Path, dest: Path) -> None:
     """Copy `source` to `dest` through a 0600 temporary file renamed over it. Raises OSError, after
     removing the temporary file: a full disk must not leave transcript text in a stray file (issue 9)."""
     ensure_excluded(repo)
-    folder = _private_dir(repo.backup_dir, "sessions", agent)
+    folder = private_dir(repo.backup_dir, "sessions", agent)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
     try:
         with os.fdopen(fd, "wb") as out, source.open("rb") as src:
@@ -185,9 +175,9 @@ def _mark_pending(repo: Repository, marker: dict[str, str | None]) -> None:
     """Note that a session copy is still to make (`marker`: agent, session_id, transcript, commit); best
     effort (the disk may still be full: then the next commit of this session copies it)."""
     try:
-        folder = _private_dir(repo.backup_dir, "pending", str(marker["agent"]))
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-        with os.fdopen(os.open(folder / f"{marker['session_id']}.json", flags, 0o600), "w", encoding="utf-8") as out:
+        folder = private_dir(repo.backup_dir, "pending", str(marker["agent"]))
+        fd = open_private(folder / f"{marker['session_id']}.json", REPLACE | os.O_NOFOLLOW)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(marker, out, sort_keys=True)
     except OSError:
         pass
@@ -269,7 +259,7 @@ def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes,
         if dest.stat().st_size >= len(data) or not data.startswith(dest.read_bytes()):
             return dest
     ensure_excluded(repo)
-    folder = _private_dir(repo.backup_dir, "sessions", agent)
+    folder = private_dir(repo.backup_dir, "sessions", agent)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
