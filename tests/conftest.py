@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import CORPUS, corpus, git, run_cli, wait_for_note
@@ -36,6 +37,24 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
                  "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "OPENCODE_DB", "GIT_INTENT_RESIDENT"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The Claude Code transcripts the adapter parses, in order."""
+    from git_intent import adapters
+    from git_intent.adapters import claude_code
+
+    seen: list[Path] = []
+    real = claude_code.read
+
+    def counting(path: Path) -> Any:
+        seen.append(path)
+        return real(path)
+
+    monkeypatch.setattr(claude_code, "read", counting)
+    adapters.all_adapters.cache_clear()
+    return seen
 
 
 @pytest.fixture

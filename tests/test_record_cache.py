@@ -15,7 +15,6 @@ import pytest
 from conftest import CORPUS
 from support import A_PY, B_PY, ClaudeSession, Clock, commit_at, fixture_transcripts
 
-from git_intent import adapters
 from git_intent.adapters import claude_code
 from git_intent.attribute import LineCredit
 from git_intent.catalog import candidate_sessions, read_transcript
@@ -72,21 +71,6 @@ def test_the_local_diff_is_taken_for_real_claude_edits() -> None:
 def credits(credited: list[LineCredit]) -> list[tuple[Any, ...]]:
     return [(c.path, c.line, c.text, c.match, c.confidence,
              c.credit and (c.credit.session_id, c.credit.edit.message_id)) for c in credited]
-
-
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The Claude Code transcripts parsed, in order."""
-    seen: list[Path] = []
-    real = claude_code.read
-
-    def counting(path: Path) -> Any:
-        seen.append(path)
-        return real(path)
-
-    monkeypatch.setattr(claude_code, "read", counting)
-    adapters.all_adapters.cache_clear()
-    return seen
 
 
 def two_sessions(repo: Path) -> tuple[ClaudeSession, ClaudeSession, datetime]:

@@ -15,7 +15,6 @@ from conftest import CORPUS
 from support import fixture_transcripts, git, run_cli
 
 from git_intent import session_cache
-from git_intent.adapters import claude_code
 from git_intent.catalog import find_session, read_transcript
 from git_intent.demo import run_demo
 from git_intent.repo import Repository
@@ -26,20 +25,6 @@ BIG = CORPUS / "transcripts" / "claude-code" / "entire-cli__a6e4c2a0fbd1__compac
 @pytest.fixture(autouse=True)
 def fresh_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session_cache, "_memo", type(session_cache._memo)())
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Every Claude Code transcript the adapter parses, in order."""
-    seen: list[Path] = []
-    original = claude_code.read
-
-    def counting(path: Path) -> object:
-        seen.append(path)
-        return original(path)
-
-    monkeypatch.setattr(claude_code, "read", counting)
-    return seen
 
 
 @pytest.mark.parametrize("path", list(fixture_transcripts()), ids=lambda p: str(p.relative_to(CORPUS)))
@@ -56,23 +41,23 @@ def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(path: Path, m
                                                                       for e in s.edits]
 
 
-def test_a_transcript_is_parsed_once_until_it_changes(tmp_path: Path, parses: list[Path]) -> None:
+def test_a_transcript_is_parsed_once_until_it_changes(tmp_path: Path, reads: list[Path]) -> None:
     path = tmp_path / "session.jsonl"
     shutil.copyfile(BIG, path)
     first = read_transcript(path, "claude-code", keep=True)
     session_cache._memo.clear()  # a new process: the disk cache answers
     assert read_transcript(path, "claude-code", keep=True) == first
-    assert parses == [path]
+    assert reads == [path]
 
     with path.open("a", encoding="utf-8") as handle:  # the agent goes on
         handle.write('{"type":"user","sessionId":"x","uuid":"u-new","timestamp":"2026-01-22T20:00:00Z",'
                      '"message":{"role":"user","content":"one more thing"}}\n')
     grown = read_transcript(path, "claude-code", keep=True)
-    assert parses == [path, path]
+    assert reads == [path, path]
     assert len(grown[0].messages) == len(first[0].messages) + 1
 
 
-def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: Path, parses: list[Path]) -> None:
+def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: Path, reads: list[Path]) -> None:
     path = tmp_path / "session.jsonl"
     shutil.copyfile(BIG, path)
     fresh = read_transcript(path, "claude-code", keep=True)
@@ -80,7 +65,7 @@ def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: 
     stored.write_bytes(stored.read_bytes()[: stored.stat().st_size // 2])  # torn
     session_cache._memo.clear()
     assert read_transcript(path, "claude-code", keep=True) == fresh
-    assert len(parses) == 2
+    assert len(reads) == 2
     assert stat.S_IMODE(stored.stat().st_mode) == 0o600
     assert stat.S_IMODE(session_cache.cache_folder().stat().st_mode) == 0o700
     assert stat.S_IMODE(session_cache.cache_folder().parent.stat().st_mode) == 0o700
@@ -96,7 +81,7 @@ def test_the_cache_keeps_the_newest_files(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(list(session_cache.cache_folder().glob("*.jsonl"))) == 2
 
 
-def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Path, parses: list[Path],
+def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Path, reads: list[Path],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session_cache, "DISK_MIN_BYTES", 0)  # the demo's transcript is a small one
     demo = run_demo(keep=tmp_path / "demo")
@@ -105,12 +90,12 @@ def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Pat
     repo = Repository(demo.repo)
     shutil.rmtree(session_cache.cache_folder())  # the demo's own blame kept it already
     session_cache._memo.clear()
-    parses.clear()
+    reads.clear()
     first = find_session(repo, line.attribution.session_id, "claude-code", exact=True)
     session_cache._memo.clear()  # as a new process would start
     second = find_session(repo, line.attribution.session_id, "claude-code", exact=True)
     assert first == second
-    assert [p.parent.name for p in parses] == ["claude-code"]  # the backup copy, parsed once
+    assert [p.parent.name for p in reads] == ["claude-code"]  # the backup copy, parsed once
     # The CLI, in processes of its own, answers as before and leaves the work tree clean.
     for _ in range(2):
         out = run_cli("blame", f"{line.path}:{line.line}", "--json", cwd=demo.repo)
