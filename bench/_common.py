@@ -12,7 +12,7 @@ from pathlib import Path
 def isolate(root: Path) -> Path:
     """Point HOME, git's global config and the agents' folders into `root`; returns the fake HOME."""
     home = root / "home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     os.environ.update({
         "HOME": str(home),
         "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),

@@ -16,8 +16,13 @@ Then prints ingest throughput (MB/s of message and edit text, rows/s), the index
 ingest (one session that grew by one message), and search latency p50/p95 over 200 queries (40 per kind
 for rare, medium, common, phrase, typo; filters folded into 40 of them).
 
+`--keep DIR` builds the index in DIR and keeps it with the queries (`queries.json`); run again with the same
+DIR, the bench skips generating and ingesting and searches the kept index (1M messages take minutes to build).
+`--answers FILE` writes each query's hits (session, message, score, in order); `--compare FILE` checks them
+against a file an earlier run (another build) wrote and exits 1 when any query's answer differs.
+
 Run: .venv/bin/python bench/index_throughput.py [--sessions N] [--messages-per-session M] [--queries Q]
-     [--seed S] [--json]
+     [--seed S] [--json] [--keep DIR] [--answers FILE] [--compare FILE]
 """
 
 from __future__ import annotations
@@ -171,79 +176,139 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--keep", type=Path, help="build the index in DIR and keep it; reuse it when DIR has one")
+    parser.add_argument("--answers", type=Path, help="write every query's hits to FILE (JSON)")
+    parser.add_argument("--compare", type=Path, help="compare every query's hits with FILE (from --answers)")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    root = Path(tempfile.mkdtemp(prefix="index-bench-"))
+    root = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="index-bench-"))
     try:
-        isolate(root)
-        path = root / "repo"
+        figures, answers = run(args, root)
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    if args.answers:
+        args.answers.write_text(json.dumps(answers, indent=1) + "\n")
+    differing = compare(answers, json.loads(args.compare.read_text())) if args.compare else []
+    if args.json:
+        print(json.dumps({**figures, "differing_answers": differing}, indent=2))
+    else:
+        report(figures)
+        if args.compare:
+            print(f"answers compared with {args.compare}: {len(differing)} of {len(answers)} queries differ"
+                  + "".join(f"\n  {line}" for line in differing[:10]))
+    return 1 if differing else 0
+
+
+def run(args: argparse.Namespace, root: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Build (or reuse) the index under `root`, time the ingest and the searches; returns (figures, answers)."""
+    kept_queries = root / "queries.json"
+    reuse = kept_queries.exists()
+    root.mkdir(parents=True, exist_ok=True)
+    isolate(root)
+    path = root / "repo"
+    figures: dict[str, Any] = {"sessions": args.sessions}
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    rng = random.Random(args.seed)
+    if reuse:
+        stored = json.loads(kept_queries.read_text())
+        if stored["args"] != [args.sessions, args.messages_per_session, args.seed]:
+            raise SystemExit(f"{root} holds an index of other --sessions/--messages-per-session/--seed: "
+                             f"{stored['args']}")
+        repo = Repository(path)
+        planned = [(kind, query, {k: datetime.fromisoformat(v) if k == "since" else v for k, v in filters.items()})
+                   for kind, query, filters in stored["queries"]]
+        figures.update(reused=str(root))
+    else:
         subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
         repo = Repository(path)
-        total = args.sessions * args.messages_per_session
-        corpus = Corpus(rng, total)
-        start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-        timer = [0.0, 0.0]
-        began, cpu_began = time.perf_counter(), time.process_time()
-        kept: list[Session] = []
-        stream = sessions(corpus, args.sessions, args.messages_per_session, start, timer)
-        result = ingest(repo, keep_last(stream, kept))
-        wall = time.perf_counter() - began
-        indexing = wall - timer[0]
-        # CPU time holds still on a machine shared with other work, where wall time swings 2-4x.
-        indexing_cpu = time.process_time() - cpu_began - timer[1]
-        db_file = index_path(repo)
-        subprocess.run(["sqlite3", str(db_file), "PRAGMA wal_checkpoint(TRUNCATE)"], capture_output=True)
-        size = sum(p.stat().st_size for p in db_file.parent.glob(db_file.name + "*"))
+        figures.update(ingest_figures(repo, args, rng, start))
+        planned = queries(figures.pop("corpus"), args.queries, start, timedelta(hours=args.sessions), rng)
+        if args.keep:
+            kept_queries.write_text(json.dumps({
+                "args": [args.sessions, args.messages_per_session, args.seed],
+                "queries": [(kind, query, {k: v.isoformat() if isinstance(v, datetime) else v
+                                           for k, v in filters.items()}) for kind, query, filters in planned]}))
+    latencies: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    found: dict[str, list[int]] = {}
+    answers: list[dict[str, Any]] = []
+    for kind, query, filters in planned:
+        t0, c0 = time.perf_counter(), time.process_time()
+        hits = search(repo, query, **filters)
+        latencies.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
+        cpu.setdefault(kind, []).append((time.process_time() - c0) * 1000)
+        found.setdefault(kind, []).append(len(hits))
+        answers.append({"kind": kind, "query": query, "filters": {k: str(v) for k, v in filters.items()},
+                        "hits": [[hit.session_id, hit.message_id, hit.score] for hit in hits]})
+    every = [v for values in latencies.values() for v in values]
+    every_cpu = [v for values in cpu.values() for v in values]
+    figures.update({
+        "search": {kind: {"queries": len(v), "p50_ms": statistics.median(v), "p95_ms": percentile(v, 0.95),
+                          "cpu_p50_ms": statistics.median(cpu[kind]), "cpu_p95_ms": percentile(cpu[kind], 0.95),
+                          "mean_hits": statistics.mean(found[kind])} for kind, v in latencies.items()},
+        "search_all": {"queries": len(every), "p50_ms": statistics.median(every),
+                       "p95_ms": percentile(every, 0.95), "cpu_p50_ms": statistics.median(every_cpu),
+                       "cpu_p95_ms": percentile(every_cpu, 0.95)},
+    })
+    return figures, answers
 
-        # incremental: the last session again, grown by one message (its 1,000 rows compared, 1 written)
-        last = kept[-1]
-        more = last.model_copy(update={"messages": [*last.messages, Message(
-            message_id="m999999", role="user", timestamp=start, parts=(Part(kind="text", text="one more"),))]})
-        t0 = time.perf_counter()
-        step = ingest(repo, [more])
-        incremental_ms = (time.perf_counter() - t0) * 1000
 
-        span = timedelta(hours=args.sessions)
-        latencies: dict[str, list[float]] = {}
-        cpu: dict[str, list[float]] = {}
-        found: dict[str, list[int]] = {}
-        for kind, query, filters in queries(corpus, args.queries, start, span, rng):
-            t0, c0 = time.perf_counter(), time.process_time()
-            hits = search(repo, query, **filters)
-            latencies.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
-            cpu.setdefault(kind, []).append((time.process_time() - c0) * 1000)
-            found.setdefault(kind, []).append(len(hits))
-        every = [v for values in latencies.values() for v in values]
-        every_cpu = [v for values in cpu.values() for v in values]
-        figures: dict[str, Any] = {
-            "sessions": args.sessions, "messages": result.messages_added, "edits": result.edits_added,
+def ingest_figures(repo: Repository, args: argparse.Namespace, rng: random.Random, start: datetime) -> dict[str, Any]:
+    """Generate the sessions, ingest them, and time it; then one incremental ingest. Keeps the corpus under
+    "corpus" for the queries."""
+    total = args.sessions * args.messages_per_session
+    corpus = Corpus(rng, total)
+    timer = [0.0, 0.0]
+    began, cpu_began = time.perf_counter(), time.process_time()
+    kept: list[Session] = []
+    stream = sessions(corpus, args.sessions, args.messages_per_session, start, timer)
+    result = ingest(repo, keep_last(stream, kept))
+    wall = time.perf_counter() - began
+    indexing = wall - timer[0]
+    # CPU time holds still on a machine shared with other work, where wall time swings 2-4x.
+    indexing_cpu = time.process_time() - cpu_began - timer[1]
+    db_file = index_path(repo)
+    subprocess.run(["sqlite3", str(db_file), "PRAGMA wal_checkpoint(TRUNCATE)"], capture_output=True)
+    size = sum(p.stat().st_size for p in db_file.parent.glob(db_file.name + "*"))
+
+    # incremental: the last session again, grown by one message (its 1,000 rows compared, 1 written)
+    last = kept[-1]
+    more = last.model_copy(update={"messages": [*last.messages, Message(
+        message_id="m999999", role="user", timestamp=start, parts=(Part(kind="text", text="one more"),))]})
+    t0 = time.perf_counter()
+    step = ingest(repo, [more])
+    incremental_ms = (time.perf_counter() - t0) * 1000
+    return {"corpus": corpus, "messages": result.messages_added, "edits": result.edits_added,
             "text_mb": result.text_bytes / 1e6, "generate_s": timer[0], "ingest_s": indexing,
             "fts_s": result.fts_seconds, "mb_per_s": result.text_bytes / 1e6 / indexing,
             "ingest_cpu_s": indexing_cpu, "mb_per_cpu_s": result.text_bytes / 1e6 / indexing_cpu,
             "rows_per_s": result.rows_written / indexing,
-            "index_mb": size / 1e6, "incremental_ms": incremental_ms, "incremental_rows": step.rows_written,
-            "search": {kind: {"queries": len(v), "p50_ms": statistics.median(v), "p95_ms": percentile(v, 0.95),
-                              "cpu_p50_ms": statistics.median(cpu[kind]), "cpu_p95_ms": percentile(cpu[kind], 0.95),
-                              "mean_hits": statistics.mean(found[kind])} for kind, v in latencies.items()},
-            "search_all": {"queries": len(every), "p50_ms": statistics.median(every),
-                           "p95_ms": percentile(every, 0.95), "cpu_p50_ms": statistics.median(every_cpu),
-                           "cpu_p95_ms": percentile(every_cpu, 0.95)},
-        }
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    if args.json:
-        print(json.dumps(figures, indent=2))
-        return 0
-    print(f"sessions {figures['sessions']:,}, messages {figures['messages']:,}, edits {figures['edits']:,}, "
-          f"text {figures['text_mb']:.1f} MB")
-    print(f"generating the sessions (not counted): {figures['generate_s']:.1f} s")
-    print(f"ingest: {figures['ingest_s']:.1f} s = {figures['mb_per_s']:.2f} MB/s of text, "
-          f"{figures['rows_per_s']:,.0f} rows/s (messages + edits; of the time, FTS5 build after the load: "
-          f"{figures['fts_s']:.1f} s); CPU {figures['ingest_cpu_s']:.1f} s = {figures['mb_per_cpu_s']:.2f} MB "
-          f"per CPU second")
-    print(f"index size: {figures['index_mb']:.1f} MB")
-    print(f"incremental ingest of one grown session: {figures['incremental_ms']:.0f} ms, "
-          f"{figures['incremental_rows']} row written")
+            "index_mb": size / 1e6, "incremental_ms": incremental_ms, "incremental_rows": step.rows_written}
+
+
+def compare(answers: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[str]:
+    """One line per query whose hits (ids in order, and scores) differ from `earlier`'s."""
+    if len(answers) != len(earlier):
+        return [f"{len(answers)} queries against {len(earlier)}"]
+    return [f"{now['kind']} {now['query']!r} {now['filters']}: {len(now['hits'])} hits, "
+            f"{sum(a != b for a, b in zip(now['hits'], then['hits']))} differ"
+            for now, then in zip(answers, earlier) if now != then]
+
+
+def report(figures: dict[str, Any]) -> None:
+    if "reused" in figures:
+        print(f"index kept in {figures['reused']} (not built in this run)")
+    else:
+        print(f"sessions {figures['sessions']:,}, messages {figures['messages']:,}, edits {figures['edits']:,}, "
+              f"text {figures['text_mb']:.1f} MB")
+        print(f"generating the sessions (not counted): {figures['generate_s']:.1f} s")
+        print(f"ingest: {figures['ingest_s']:.1f} s = {figures['mb_per_s']:.2f} MB/s of text, "
+              f"{figures['rows_per_s']:,.0f} rows/s (messages + edits; of the time, FTS5 build after the load: "
+              f"{figures['fts_s']:.1f} s); CPU {figures['ingest_cpu_s']:.1f} s = {figures['mb_per_cpu_s']:.2f} MB "
+              f"per CPU second")
+        print(f"index size: {figures['index_mb']:.1f} MB")
+        print(f"incremental ingest of one grown session: {figures['incremental_ms']:.0f} ms, "
+              f"{figures['incremental_rows']} row written")
     print(f"{'query kind':<10} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'CPU p95':>8} {'mean hits':>10}")
     for kind, row in figures["search"].items():
         print(f"{kind:<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} {row['cpu_p50_ms']:>8.1f} "
@@ -251,7 +316,6 @@ def main() -> int:
     row = figures["search_all"]
     print(f"{'all':<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} {row['cpu_p50_ms']:>8.1f} "
           f"{row['cpu_p95_ms']:>8.1f}")
-    return 0
 
 
 if __name__ == "__main__":
