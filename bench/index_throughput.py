@@ -291,8 +291,8 @@ def compare(answers: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> lis
     if len(answers) != len(earlier):
         return [f"{len(answers)} queries against {len(earlier)}"]
     return [f"{now['kind']} {now['query']!r} {now['filters']}: {len(now['hits'])} hits, "
-            f"{sum(a != b for a, b in zip(now['hits'], then['hits']))} differ"
-            for now, then in zip(answers, earlier) if now != then]
+            f"{sum(a != b for a, b in zip(now['hits'], then['hits'], strict=False))} differ"
+            for now, then in zip(answers, earlier, strict=True) if now != then]
 
 
 def report(figures: dict[str, Any]) -> None:

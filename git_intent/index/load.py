@@ -19,7 +19,6 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Sized
-from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlite_utils import Database
@@ -28,7 +27,7 @@ from ..models import Session
 from ..repo import Repository
 from .base import lock, now, stamp, transaction
 from .migrations import FTS_TABLES
-from .rows import longest, session_row, session_rows, transcript_stat
+from .rows import COLUMNS, KEY, TEXT, Row, longest, session_row, session_rows, transcript_stat
 from .store import damaged, index_path, open_index, set_aside
 from .terms import warm
 
@@ -126,8 +125,7 @@ class _Ingest:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.result = IngestResult()
-        self.buffers: dict[str, list[dict[str, Any]]] = {"sessions": [], "messages": [], "edits": [],
-                                                         "touches": []}
+        self.buffers: dict[str, list[Row]] = {"sessions": [], "messages": [], "edits": [], "touches": []}
 
     def run(self, sessions: Iterable[Session], *, rebuild: bool, prune: bool,
             progress: Callable[[int, int], None] | None) -> IngestResult:
@@ -191,9 +189,9 @@ class _Ingest:
         messages, edits, touches = session_rows(session)
         key = [session.agent, session.session_id]
         with transaction(self.db):
-            new_messages, gone = self._diff("messages", "message_id", key, messages)
+            new_messages, gone = self._diff("messages", key, messages)
             self.result.messages_removed += gone
-            new_edits, gone = self._diff("edits", "ordinal", key, edits)
+            new_edits, gone = self._diff("edits", key, edits)
             self.result.edits_removed += gone
             self.db.execute("DELETE FROM touches WHERE agent = ? AND session_id = ?", key)
             self._insert("sessions", [session_row(session)])
@@ -202,16 +200,16 @@ class _Ingest:
             self._insert("touches", touches)
         self._count(new_messages, new_edits)
 
-    def _diff(self, table: str, column: str, key: list[str], rows: list[dict[str, Any]]) -> tuple[
-            list[dict[str, Any]], int]:
-        """The rows to insert, after deleting stored rows that changed or vanished; returns (rows, deleted)."""
+    def _diff(self, table: str, key: list[str], rows: list[Row]) -> tuple[list[Row], int]:
+        """The rows to insert, after deleting stored rows that changed or vanished; returns (rows, deleted).
+        Rows are keyed in their session by their `KEY` column (message_id, or an edit's ordinal)."""
         stored = {r[1]: (r[0], r[2]) for r in self.db.execute(
-            f"SELECT id, {column}, digest FROM {table} WHERE agent = ? AND session_id = ?", key)}
-        fresh: list[dict[str, Any]] = []
+            f"SELECT id, {COLUMNS[table][KEY]}, digest FROM {table} WHERE agent = ? AND session_id = ?", key)}
+        fresh: list[Row] = []
         stale: list[int] = []
         for row in rows:
-            old = stored.pop(row[column], None)
-            if old is None or old[1] != row["digest"]:
+            old = stored.pop(row[KEY], None)
+            if old is None or old[1] != row[-1]:
                 fresh.append(row)
                 if old is not None:
                     stale.append(old[0])
@@ -242,25 +240,25 @@ class _Ingest:
                 self._insert(table, rows)
                 rows.clear()
 
-    def _insert(self, table: str, rows: list[dict[str, Any]]) -> None:
-        """Insert rows of one shape (`rows.py` builds each table's rows with the same keys in the same order)
-        through one prepared statement with named parameters: sqlite-utils' `insert_all` rebuilt a
-        multi-row INSERT and checked every value in Python (two thirds of ingest time at 100k messages,
-        issue 14, item 4). Sessions replace their earlier row; the other tables ignore a duplicate key (a
-        malformed transcript must not abort the whole ingest)."""
+    def _insert(self, table: str, rows: list[Row]) -> None:
+        """Insert tuple rows in `rows.COLUMNS[table]` order through one prepared statement with positional
+        parameters: sqlite-utils' `insert_all` rebuilt a multi-row INSERT and checked every value in Python
+        (two thirds of ingest time at 100k messages, issue 14, item 4), and named parameters read from a dict
+        per row cost half of what is left. Sessions replace their earlier row; the other tables ignore a
+        duplicate key (a malformed transcript must not abort the whole ingest)."""
         if not rows:
             return
-        columns = list(rows[0])
+        columns = COLUMNS[table]
         verb = "INSERT OR REPLACE" if table == "sessions" else "INSERT OR IGNORE"
         self.db.conn.executemany(f"{verb} INTO {table} ({', '.join(columns)}) "
-                                 f"VALUES ({', '.join(':' + c for c in columns)})", rows)
+                                 f"VALUES ({', '.join('?' * len(columns))})", rows)
 
-    def _count(self, messages: list[dict[str, Any]], edits: list[dict[str, Any]]) -> None:
+    def _count(self, messages: list[Row], edits: list[Row]) -> None:
         self.result.sessions += 1
         self.result.messages_added += len(messages)
         self.result.edits_added += len(edits)
-        self.result.text_bytes += sum(len(m["text"].encode("utf-8")) for m in messages)
-        self.result.text_bytes += sum(len(e["added"].encode("utf-8")) for e in edits)
+        self.result.text_bytes += sum(len(row[TEXT].encode("utf-8", "surrogatepass")) for row in messages)
+        self.result.text_bytes += sum(len(row[TEXT].encode("utf-8", "surrogatepass")) for row in edits)
 
     def _prune(self, gone: set[tuple[str, str]]) -> None:
         for agent, session_id in sorted(gone):

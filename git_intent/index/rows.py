@@ -8,12 +8,26 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..models import Message, Session
+from ..models import Message, Session, utc_stamp
 from .base import stamp
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "notebook_path", "target_file",
                         "absolute_path", "relative_workspace_path"})
-Row = dict[str, Any]
+# Rows are tuples in these column orders, inserted with positional parameters: named parameters read from a
+# dict per row cost half of the message inserts (30k messages: 0.42 s CPU against 0.23 s, issue 14).
+# The digest, last, hashes the values before it in this order (the order of the dicts rows were before,
+# so digests stored by earlier versions still match).
+SESSION_COLUMNS = ("agent", "session_id", "cwd", "started_at", "ended_at", "messages", "edits", "transcript",
+                   "parent_session_id", "agent_version")
+MESSAGE_COLUMNS = ("agent", "session_id", "message_id", "ordinal", "role", "timestamp", "is_prompt", "is_summary",
+                   "tools", "text", "digest")
+EDIT_COLUMNS = ("agent", "session_id", "ordinal", "message_id", "call_id", "path", "tool", "kind", "timestamp",
+                "added", "digest")
+TOUCH_COLUMNS = ("agent", "session_id", "message_id", "path", "rpath")
+COLUMNS = {"sessions": SESSION_COLUMNS, "messages": MESSAGE_COLUMNS, "edits": EDIT_COLUMNS, "touches": TOUCH_COLUMNS}
+KEY, TEXT = 2, 9  # positions of the per-session key (message_id, ordinal) and the indexed text in message/edit rows
+Row = tuple[Any, ...]
+_NONE = "\x00"
 
 
 def longest(sessions: Iterable[Session]) -> dict[tuple[str, str], Session]:
@@ -26,34 +40,37 @@ def longest(sessions: Iterable[Session]) -> dict[tuple[str, str], Session]:
     return found
 
 
-def session_rows(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """Message, edit and touch rows of one session (first copy of a repeated message id kept)."""
+def session_rows(session: Session) -> tuple[list[Row], list[Row], list[Row]]:
+    """Message, edit and touch rows of one session (first copy of a repeated message id kept), as tuples in
+    `MESSAGE_COLUMNS`, `EDIT_COLUMNS` and `TOUCH_COLUMNS` order."""
     agent, session_id = session.agent, session.session_id
-    messages: list[dict[str, Any]] = []
+    # Every message row starts with these two values; joined once for all the digests of the session.
+    head = f"{agent}\x1f{session_id}\x1f"
+    messages: list[Row] = []
     touched: dict[tuple[str, str], None] = {}
     ids: set[str] = set()
     for ordinal, message in enumerate(session.messages):
-        if message.message_id in ids:
+        message_id = message.message_id
+        if message_id in ids:
             continue
-        ids.add(message.message_id)
+        ids.add(message_id)
         text, tools, paths = _message_text(message)
-        row = {"agent": agent, "session_id": session_id, "message_id": message.message_id, "ordinal": ordinal,
-               "role": message.role, "timestamp": stamp(message.timestamp), "is_prompt": int(message.is_prompt),
-               "is_summary": int(message.is_summary), "tools": " ".join(tools), "text": text}
-        row["digest"] = _digest(row)
-        messages.append(row)
-        touched.update(((message.message_id, p), None) for p in paths)
-    edits: list[dict[str, Any]] = []
+        when = None if message.timestamp is None else utc_stamp(message.timestamp)
+        prompt, summary, tool_names = int(message.is_prompt), int(message.is_summary), " ".join(tools)
+        joined = (f"{head}{message_id}\x1f{ordinal}\x1f{_NONE if message.role is None else message.role}\x1f"
+                  f"{_NONE if when is None else when}\x1f{prompt}\x1f{summary}\x1f{tool_names}\x1f{text}")
+        messages.append((agent, session_id, message_id, ordinal, message.role, when, prompt, summary, tool_names,
+                         text, _hash(joined)))
+        if paths:
+            touched.update(((message_id, p), None) for p in paths)
+    edits: list[Row] = []
     for ordinal, edit in enumerate(session.edits):
         added = "\n".join(line.text for line in edit.added) if edit.added else edit.new_text
-        row = {"agent": agent, "session_id": session_id, "ordinal": ordinal, "message_id": edit.message_id,
-               "call_id": edit.call_id, "path": edit.path, "tool": edit.tool, "kind": edit.kind,
-               "timestamp": stamp(edit.timestamp), "added": added}
-        row["digest"] = _digest(row)
-        edits.append(row)
+        values = (agent, session_id, ordinal, edit.message_id, edit.call_id, edit.path, edit.tool, edit.kind,
+                  stamp(edit.timestamp), added)
+        edits.append((*values, _digest(values)))
         touched[(edit.message_id, _slashed(edit.path))] = None
-    touches = [{"agent": agent, "session_id": session_id, "message_id": message_id, "path": path,
-                "rpath": path[::-1]} for message_id, path in touched if path]
+    touches = [(agent, session_id, message_id, path, path[::-1]) for message_id, path in touched if path]
     return messages, edits, touches
 
 
@@ -95,16 +112,19 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def session_row(session: Session) -> dict[str, Any]:
-    return {"agent": session.agent, "session_id": session.session_id, "cwd": session.cwd,
-            "started_at": stamp(session.started_at), "ended_at": stamp(session.ended_at),
-            "messages": len(session.messages), "edits": len(session.edits), "transcript": str(session.transcript),
-            "parent_session_id": session.parent_session_id, "agent_version": session.agent_version}
+def session_row(session: Session) -> Row:
+    """The `sessions` row of a session, in `SESSION_COLUMNS` order."""
+    return (session.agent, session.session_id, session.cwd, stamp(session.started_at), stamp(session.ended_at),
+            len(session.messages), len(session.edits), str(session.transcript), session.parent_session_id,
+            session.agent_version)
 
 
-def _digest(row: dict[str, Any]) -> str:
-    """A hash of a row's values (rows of one table share their key order); detects changed rows."""
-    joined = "\x1f".join(["\x00" if value is None else str(value) for value in row.values()])
+def _digest(values: Row) -> str:
+    """A hash of a row's values in column order; detects changed rows."""
+    return _hash("\x1f".join([_NONE if value is None else str(value) for value in values]))
+
+
+def _hash(joined: str) -> str:
     return hashlib.blake2b(joined.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
