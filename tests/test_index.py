@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from sqlite_utils import Database
-from support import ClaudeSession, Clock, CodexSession
+from support import CORPUS, ClaudeSession, Clock, CodexSession
 
 from git_intent.index import MIGRATIONS, index_path, ingest, load, migrate, migrations, open_index
 from git_intent.repo import Repository
@@ -399,3 +399,56 @@ def test_typo_search_reads_the_vocabulary_again_after_the_index_changed(scenario
                                       parts=(Part(kind="text", text="Trampolines everywhere."),))], edits=[])
     ingest(r, [later])
     assert [h.show for h in search(r, "trampolinez")] == ["later:m1"]
+
+
+def test_rows_are_tuples_in_column_order_with_the_digests_earlier_versions_stored() -> None:
+    """Issue 14: rows became tuples inserted with positional parameters. Their values and digests are the
+    ones the dict rows of earlier versions stored (these literals come from that code), so an index written
+    before still sees an unchanged message as unchanged and rewrites nothing."""
+    from git_intent.index import rows
+    from git_intent.models import AddedLine, Edit, Message, Part, Session
+
+    when = datetime(2026, 3, 1, 9, 0, 5, tzinfo=timezone.utc)
+    call = Part(kind="tool_call", tool="Edit", call_id="c1",
+                text=json.dumps({"file_path": "/w/src/chunker.py", "old_string": "a", "new_string": "b"}))
+    session = Session(agent="claude-code", session_id="s-1", transcript=Path("/t/s-1.jsonl"), cwd="/w", messages=[
+        Message(message_id="m1", role="user", timestamp=when, is_prompt=True,
+                parts=(Part(kind="text", text="Split the chunker"),)),
+        Message(message_id="m2", role="assistant",
+                parts=(Part(kind="text", text="Editing."), call))],
+        edits=[Edit(path="/w/src/chunker.py", tool="Edit", message_id="m2", call_id="c1", timestamp=when, new_text="b",
+                    added=(AddedLine(text="b", line=3),))])
+    stamp = "2026-03-01T09:00:05.000000+00:00"
+    assert rows.session_rows(session) == (
+        [("claude-code", "s-1", "m1", 0, "user", stamp, 1, 0, "", "Split the chunker", "6b5411e3b83e6250a2c66ebd"),
+         ("claude-code", "s-1", "m2", 1, "assistant", None, 0, 0, "Edit",
+          "Editing.\n\nEdit\nfile_path: /w/src/chunker.py\nold_string: a\nnew_string: b", "43c93b92c2df41e9b349fcfd")],
+        [("claude-code", "s-1", 0, "m2", "c1", "/w/src/chunker.py", "Edit", "update", stamp, "b",
+          "445ab6baa16ef4df72cb4f0d")],
+        [("claude-code", "s-1", "m2", "/w/src/chunker.py", "yp.reknuhc/crs/w/")])
+    assert [len(row) for row in rows.session_rows(session)[0]] == [len(rows.MESSAGE_COLUMNS)] * 2
+
+
+def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Path) -> None:
+    """Issue 14: the answers below are the ones the build before tuple rows gave on the Claude Code and
+    Codex fixture transcripts (exact, typo and two-word queries); an ingest that stores other text, or an
+    index shaped otherwise, fails here first (bench/index_throughput.py --compare checks 200 more)."""
+    from git_intent.catalog import read_transcript
+
+    sessions = [s for agent in ("claude-code", "codex")
+                for path in sorted((CORPUS / "transcripts" / agent).glob("*.jsonl")) for s in read_transcript(path)]
+    r = Repository(repo)
+    ingest(r, sessions)
+    claude, codex = "019d7e3d-0164-79d1-af76-e4ee6689b94f", "019fc8be-3658-7ca3-9e29-000000000000"
+    expected = {
+        "redact secrets": ["cb947e5b-246e-4253-a953-631f7e464c6b:f249dbbc-deb2-4b2e-b65d-82605a6c5174",
+                           f"{claude}:r410", f"{claude}:r411"],
+        "pytest fixture": [f"{codex}:r103", f"{codex}:r28", f"{claude}:r699"],
+        "commit message": ["198393f2-22db-477b-ac77-1825bea883ae:3e5c0942-5da9-4e4a-9f45-5f5b400293f9",
+                           f"{claude}:r626",
+                           "198393f2-22db-477b-ac77-1825bea883ae:50a7f62a-481e-4dd5-8517-4f46f175376d"],
+        "conifg": ["130d7b7e-5801-4345-9bd6-f32fd9b8429b:a507e8d8-e10b-420d-9f85-cbe94fa9e665", f"{claude}:r285",
+                   f"{claude}:r281"],
+        "git notes": [f"{claude}:r321", f"{claude}:r540", f"{claude}:r504"],
+    }
+    assert {query: [hit.show for hit in search(r, query, limit=3)] for query in expected} == expected
