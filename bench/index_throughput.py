@@ -194,7 +194,9 @@ def main() -> int:
     else:
         report(figures)
         if args.compare:
-            print(f"answers compared with {args.compare}: {len(differing)} of {len(answers)} queries differ"
+            moved = sum("other messages" in line for line in differing)
+            print(f"answers compared with {args.compare}: {len(differing)} of {len(answers)} queries differ, "
+                  f"{moved} of them in which messages are found or their order"
                   + "".join(f"\n  {line}" for line in differing[:10]))
     return 1 if differing else 0
 
@@ -287,12 +289,17 @@ def ingest_figures(repo: Repository, args: argparse.Namespace, rng: random.Rando
 
 
 def compare(answers: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[str]:
-    """One line per query whose hits (ids in order, and scores) differ from `earlier`'s."""
+    """One line per query whose hits (ids in order, and scores) differ from `earlier`'s, saying whether the
+    messages found (or their order) differ or only their scores."""
     if len(answers) != len(earlier):
         return [f"{len(answers)} queries against {len(earlier)}"]
-    return [f"{now['kind']} {now['query']!r} {now['filters']}: {len(now['hits'])} hits, "
-            f"{sum(a != b for a, b in zip(now['hits'], then['hits'], strict=False))} differ"
-            for now, then in zip(answers, earlier, strict=True) if now != then]
+    lines = []
+    for now, then in zip(answers, earlier, strict=True):
+        if now != then:
+            ids = [hit[:2] for hit in now["hits"]] != [hit[:2] for hit in then["hits"]]
+            lines.append(f"{now['kind']} {now['query']!r} {now['filters']}: "
+                         f"{'other messages or order' if ids else 'same messages, other scores'}")
+    return lines
 
 
 def report(figures: dict[str, Any]) -> None:
