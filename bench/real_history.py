@@ -33,13 +33,13 @@ Run: .venv/bin/python bench/real_history.py [--repo PATH] [--limit N] [--lines 2
 from __future__ import annotations
 
 import argparse
-import cProfile
 import io
 import json
 import os
 import pstats
 import re
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -78,7 +78,8 @@ try:
 except SystemExit as exc:
     code = exc.code or 0
 sys.stdout.flush()
-sys.stderr.write("\\n" + json.dumps({"git_processes": started[0], "entire_imported": "git_intent.entire" in sys.modules}))
+imported = "git_intent.entire" in sys.modules
+sys.stderr.write("\\n" + json.dumps({"git_processes": started[0], "entire_imported": imported}))
 sys.exit(code)
 """
 
@@ -93,17 +94,29 @@ def locate(given: Path) -> Path:
     checkpoints branch; exits with how to get it when it is not there."""
     proc = subprocess.run(["git", "-C", str(given), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True)
     gitdir = Path(proc.stdout.strip()) if proc.returncode == 0 else None
-    if gitdir is None or any(subprocess.run(["git", "--git-dir", str(gitdir), "rev-parse", "-q", "--verify", ref],
-                                            capture_output=True).returncode for ref in ("refs/heads/main", CHECKPOINTS)):
+    if gitdir is None or any(
+            subprocess.run(["git", "--git-dir", str(gitdir), "rev-parse", "-q", "--verify", ref],
+                           capture_output=True).returncode for ref in ("refs/heads/main", CHECKPOINTS)):
         sys.exit(f"error: {given} is not a clone of entireio/cli with its main and entire/checkpoints/v1 branches; "
                  f"get one with `{GET_IT}` and pass --repo cli.")
     return gitdir
 
 
+@dataclass(frozen=True)
+class Written:
+    """One edit payload holding a line: the path as recorded, when, the message, and whether the line is
+    among the edit's added lines (False: unchanged context inside an Edit's `new_string`)."""
+
+    path: str
+    when: datetime | None
+    message_id: str
+    added: bool
+
+
 @dataclass
 class Extracted:
     """One agent session as written for the work tree: where, its last record time, and its edit payloads
-    (stripped line -> [(recorded path, time)]) for the lines some trailer commit added."""
+    (stripped line -> where it was written) for the lines some trailer commit added."""
 
     agent: str
     session_id: str
@@ -111,7 +124,7 @@ class Extracted:
     cwd: str | None
     last: datetime | None
     size: int
-    payload: dict[str, list[tuple[str, datetime | None]]] = field(default_factory=dict)
+    payload: dict[str, list[Written]] = field(default_factory=dict)
 
 
 def setup(root: Path, gitdir: Path, limit: int | None) -> tuple[Path, Path, str]:
@@ -177,7 +190,8 @@ def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Ex
     for checkpoint in checkpoints.values():
         for entire_session in checkpoint.sessions:
             if entire_session.agent not in AGENTS or not entire_session.transcript_size:
-                left_out[f"{entire_session.agent or 'unknown'}{'' if entire_session.transcript_size else ' (no transcript)'}"] += 1
+                missing = "" if entire_session.transcript_size else " (no transcript)"
+                left_out[f"{entire_session.agent or 'unknown'}{missing}"] += 1
                 continue
             key = entire_session.agent_session_id
             if key not in largest or entire_session.transcript_size > largest[key].transcript_size:
@@ -209,8 +223,10 @@ def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Ex
                     texts = [a.text for a in edit.added]
                 else:
                     continue
+                added = {a.text.strip() for a in edit.added}
                 for text in {t.strip() for t in texts} & needed:
-                    item.payload.setdefault(text, []).append((edit.path, edit.timestamp))
+                    item.payload.setdefault(text, []).append(Written(edit.path, edit.timestamp, edit.message_id,
+                                                                     text in added))
             extracted[session.session_id] = item
             if key != session.session_id:
                 extracted.setdefault(key, item)
@@ -270,7 +286,9 @@ def backfill_figures(label: str, run: dict[str, Any]) -> dict[str, Any]:
 
 def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any], extracted: dict[str, Extracted],
           diffs: dict[str, dict[str, list[tuple[int, str]]]], credited: set[str]) -> dict[str, Any]:
-    """Blame every verifiable agent line at its commit; hits, wrong answers and misses with their causes."""
+    """Blame every verifiable agent line at its commit; hits, wrong answers and misses with their causes, over
+    all verifiable lines and over the reachable ones (written by the checkpoint's sessions into this very file,
+    as the path recorded in the transcript ends with it: what a verbatim linker can reach)."""
     from git_intent.blame import Explainer
     from git_intent.config import lookback
     from git_intent.paths import PathMapper
@@ -305,29 +323,43 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
             for number, text in wanted:
                 norm = text.strip()
                 verifiable_at[commit].add(norm)
-                counts["verifiable"] += 1
+                mine = [(extracted[s], w) for s in own if s in extracted for w in extracted[s].payload.get(norm, [])]
+                here = [(item, w) for item, w in mine if same_file(w.path, path)]
+                scope = "reachable" if here else "unreachable"
                 line = blamed[number]
                 answer = explainer(path, line)
                 got = answer.attribution.session_id if answer.status == "agent" and answer.attribution else None
-                if got in own:
-                    counts["hit"] += 1
-                    continue
-                outcome = "wrong" if got else "miss"
+                outcome = "hit" if got in own else "wrong" if got else "miss"
                 counts[outcome] += 1
-                cause = _cause(outcome, line.commit, commit, norm, path, own, got, extracted, mapper, after,
+                counts[f"{scope} {outcome}"] += 1
+                if outcome == "hit":
+                    continue
+                cause = _cause(outcome, line.commit, commit, norm, path, here, got, extracted, mapper, after,
                                committed, window, credited, writers)
-                causes[f"{outcome}: {cause}"] += 1
-                if len(samples[f"{outcome}: {cause}"]) < 3:
-                    samples[f"{outcome}: {cause}"].append({
+                key = f"{outcome} ({scope}): {cause}"
+                causes[key] += 1
+                if len(samples[key]) < 3:
+                    samples[key].append({
                         "commit": commit[:12], "path": path, "line": number, "text": norm[:80],
                         "blamed_commit": (line.commit or "")[:12], "status": answer.status, "credited": got,
-                        "sessions": sorted(sessions), "reason": answer.reason})
-    verifiable = counts["verifiable"]
-    return {"commits": commits_scored, "verifiable": verifiable, "hits": counts["hit"], "wrong": counts["wrong"],
-            "misses": counts["miss"], "recall": counts["hit"] / verifiable if verifiable else None,
-            "precision": counts["hit"] / (counts["hit"] + counts["wrong"]) if counts["hit"] + counts["wrong"] else None,
-            "causes": dict(causes.most_common()), "samples": dict(samples),
-            "verifiable_at": {c: sorted(v) for c, v in verifiable_at.items()}}
+                        "sessions": sorted(sessions), "written_to": sorted({w.path for _, w in mine})[:3],
+                        "reason": answer.reason})
+    figures: dict[str, Any] = {"commits": commits_scored}
+    for scope in ("", "reachable "):
+        hit, wrong, miss = (counts[f"{scope}{o}"] for o in ("hit", "wrong", "miss"))
+        name = scope.strip() or "verifiable"
+        figures[name] = {"lines": hit + wrong + miss, "hits": hit, "wrong": wrong, "misses": miss,
+                         "recall": hit / (hit + wrong + miss) if hit + wrong + miss else None,
+                         "precision": hit / (hit + wrong) if hit + wrong else None}
+    figures.update({"causes": dict(causes.most_common()), "samples": dict(samples),
+                    "verifiable_at": {c: sorted(v) for c, v in verifiable_at.items()}})
+    return figures
+
+
+def same_file(recorded: str, path: str) -> bool:
+    """Whether a path recorded on the author's machine names the work tree file `path` (its tail)."""
+    recorded = recorded.replace("\\", "/")
+    return recorded == path or recorded.endswith("/" + path)
 
 
 def writers_of(extracted: dict[str, Extracted]) -> dict[str, set[str]]:
@@ -339,38 +371,48 @@ def writers_of(extracted: dict[str, Extracted]) -> dict[str, set[str]]:
     return found
 
 
-def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, own: set[str], got: str | None,
-           extracted: dict[str, Extracted], mapper: Any, after: datetime | None, committed: datetime,
+def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, here: list[tuple[Extracted, Written]],
+           got: str | None, extracted: dict[str, Extracted], mapper: Any, after: datetime | None, committed: datetime,
            window: timedelta, credited: set[str], writers: dict[str, set[str]]) -> str:
-    """Why a verifiable line was not credited to its session (first matching reason)."""
+    """Why a verifiable line was not credited to its session (the first reason that holds)."""
     from git_intent.attribute import is_trivial
 
     if blamed != commit:
         return "git blame gives another commit"
+    trivial = " (trivial text)" if is_trivial(norm) else ""
     if outcome == "wrong":
-        return ("the credited session also wrote this text" if got in writers.get(norm, ())
-                else "the credited session never wrote this text")
-    if is_trivial(norm):
+        theirs = extracted.get(got or "")
+        same = theirs is not None and {w.message_id for w in theirs.payload.get(norm, [])} & {
+            w.message_id for _, w in here}
+        if same:
+            return "the credited transcript holds the same edit record (a resumed or forked session)"
+        if got in writers.get(norm, ()):
+            return "another session wrote the same text" + trivial
+        return "the credited session's edit payloads never hold this text (a shell edit?)"
+    if not here:
+        return "written by the checkpoint's sessions only into other paths (moved or renamed later?)" + trivial
+    if trivial:
         return "trivial-line rule"
-    mine = [(extracted[s], p, t) for s in own if s in extracted for p, t in extracted[s].payload.get(norm, [])]
-    if not any(item.session_id in credited for item, _, _ in mine):
+    if not any(item.session_id in credited for item, _ in here):
         return "session credited nowhere by backfill"
-    mapped = [(item, mapper.to_repo(p, item.cwd), t) for item, p, t in mine]
-    if not any(m for _, m, _ in mapped):
-        return "recorded path not mapped onto the work tree"
-    if not any(m == path for _, m, _ in mapped):
-        return "written into another file by the agent"
+    mapped = [(w, mapper.to_repo(w.path, item.cwd)) for item, w in here]
+    if not any(m == path for _, m in mapped):
+        return "recorded path not mapped onto the file"
     earliest = (after or committed) - window - timedelta(seconds=2)
-    if not any(t is None or earliest <= t <= committed + timedelta(seconds=2) for _, m, t in mapped if m == path):
+    timely = [w for w, m in mapped if m == path and (w.when is None or earliest <= w.when
+                                                         <= committed + timedelta(seconds=2))]
+    if not timely:
         return "edit outside the commit's time window"
-    return "an edit of this file in the window wrote it, yet not credited"
+    if not any(w.added for w in timely):
+        return "only unchanged context of an Edit in the window (not among its added lines)"
+    return "an edit of this file in the window added it, yet not credited"
 
 
 def pick_lines(work: Path, verifiable_at: dict[str, list[str]], count: int) -> list[tuple[str, int, str]]:
     """Up to `count` (path, line, commit) at HEAD whose plain blame is a scored commit and whose text is one of
     its verifiable lines, spread over files and commits."""
     files: dict[str, set[str]] = defaultdict(set)
-    for commit, norms in verifiable_at.items():
+    for commit in verifiable_at:
         for path in git(work, "diff-tree", "--no-commit-id", "--name-only", "-r", "--diff-filter=AM",
                         f"{commit}^", commit).split("\n"):
             if path and (work / path).is_file():
@@ -399,32 +441,55 @@ def cpu_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float, str]:
+def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """(CPU s including children, wall s, stdout) of one command."""
     cpu, wall = cpu_children(), time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, errors="replace")
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, errors="replace", env=env)
     return cpu_children() - cpu, time.perf_counter() - wall, proc.stdout
 
 
 def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) -> dict[str, Any]:
+    """Per line, the median of `runs`: `git-intent blame FILE:LINE --json`, the same through the opt-in resident
+    process (`GIT_INTENT_RESIDENT=1`, warm: the caller's CPU only), `blame_lines` in this process (the blame
+    work without start-up), and `git blame --porcelain -L n,n`; CPU includes child processes."""
+    from git_intent.blame import blame_lines
+    from git_intent.repo import Repository
+
+    resident = {**os.environ, "GIT_INTENT_RESIDENT": "1"}
     rows = []
     for path, number, commit in lines:
         location = f"{path}:{number}"
         timed([cli, "blame", location], work)  # warm the page cache and bytecode
+        timed([cli, "blame", location], work, resident)  # starts the resident process, or finds it
         ours = [timed([cli, "blame", location, "--json"], work) for _ in range(runs)]
+        warm = [timed([cli, "blame", location, "--json"], work, resident) for _ in range(runs)]
+        inside = []
+        for _ in range(runs):
+            cpu, wall = time.process_time() + cpu_children(), time.perf_counter()
+            blame_lines(Repository(work), location, cwd=work)
+            inside.append((time.process_time() + cpu_children() - cpu, time.perf_counter() - wall))
         theirs = [timed(["git", "blame", "--porcelain", "-L", f"{number},{number}", "--", path], work)
                   for _ in range(runs)]
         answer = json.loads(ours[-1][2])["lines"][0]
         rows.append({"location": location, "commit": commit[:12], "status": answer["status"],
                      "session": (answer.get("attribution") or {}).get("session_id"),
                      "cpu": statistics.median(c for c, _, _ in ours), "wall": statistics.median(w for _, w, _ in ours),
+                     "resident_cpu": statistics.median(c for c, _, _ in warm),
+                     "resident_wall": statistics.median(w for _, w, _ in warm),
+                     "library_cpu": statistics.median(c for c, _ in inside),
+                     "library_wall": statistics.median(w for _, w in inside),
                      "git_cpu": statistics.median(c for c, _, _ in theirs),
                      "git_wall": statistics.median(w for _, w, _ in theirs)})
-    return {"lines": rows,
-            "cpu_ratio": statistics.median(r["cpu"] / max(r["git_cpu"], 1e-4) for r in rows) if rows else None,
-            "wall_ratio": statistics.median(r["wall"] / max(r["git_wall"], 1e-4) for r in rows) if rows else None,
-            "cpu_ms": statistics.median(r["cpu"] for r in rows) * 1000 if rows else None,
-            "git_cpu_ms": statistics.median(r["git_cpu"] for r in rows) * 1000 if rows else None}
+    figures: dict[str, Any] = {"lines": rows}
+    if rows:
+        for key in ("", "resident_", "library_"):
+            figures[f"{key}cpu_ratio"] = statistics.median(r[f"{key}cpu"] / max(r["git_cpu"], 1e-4) for r in rows)
+            figures[f"{key}wall_ratio"] = statistics.median(r[f"{key}wall"] / max(r["git_wall"], 1e-4) for r in rows)
+            figures[f"{key}cpu_ms"] = statistics.median(r[f"{key}cpu"] for r in rows) * 1000
+            figures[f"{key}wall_ms"] = statistics.median(r[f"{key}wall"] for r in rows) * 1000
+        figures["git_cpu_ms"] = statistics.median(r["git_cpu"] for r in rows) * 1000
+        figures["git_wall_ms"] = statistics.median(r["git_wall"] for r in rows) * 1000
+    return figures
 
 
 def profile(work: Path, location: str, root: Path) -> list[str]:
@@ -434,8 +499,12 @@ def profile(work: Path, location: str, root: Path) -> list[str]:
                    cwd=work, capture_output=True, check=True)
     out = io.StringIO()
     stats = pstats.Stats(str(stats_file), stream=out)
-    stats.sort_stats("cumulative").print_stats(10)
-    rows = [r for r in out.getvalue().splitlines() if re.match(r"\s*\d", r)]
+    stats.sort_stats("cumulative").print_stats(60)
+    # The frames every run passes through (runpy, click's dispatch, the CLI's main) say nothing.
+    wrappers = ("builtins.exec", "<string>", "runpy", "click/core.py", "__main__.py", "cli/__init__.py",
+                "<frozen importlib", "builtins.__import__")
+    rows = [r.strip() for r in out.getvalue().splitlines()
+            if re.match(r"\s*\d", r) and not any(w in r for w in wrappers)]
     return rows[:10]
 
 
@@ -458,6 +527,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=20, help="agent lines at HEAD to time blame on (default 20)")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per line (default 3; the median counts)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="build the sandbox in this new folder and leave it there (to look into answers)")
     args = parser.parse_args()
     gitdir = locate(args.repo)
     figures: dict[str, Any] = {"repo": str(args.repo), "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -465,7 +536,13 @@ def main() -> None:
     say = (lambda *a: None) if args.json else print
     with tempfile.TemporaryDirectory(prefix="git-intent-real-") as tmp:
         root = Path(tmp)
+        if args.keep:
+            args.keep.mkdir(parents=True)
+            root = args.keep.resolve()
         isolate(root)
+        runtime = root / "run"
+        runtime.mkdir(mode=0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # the resident process lives here, and is stopped below
         from git_intent.entire import checkpoint_trailers
         from git_intent.repo import Repository
 
@@ -509,20 +586,32 @@ def main() -> None:
         scored = score(work, trailers, checkpoints, extracted, diffs, credited)
         scored["seconds"] = time.perf_counter() - t1
         figures["recall"] = {k: v for k, v in scored.items() if k != "verifiable_at"}
-        say(f"recall: {scored['hits']} of {scored['verifiable']} verifiable agent lines of {scored['commits']} "
-            f"commits credited to the right session = {scored['recall'] or 0:.3f}; wrong {scored['wrong']}, missed "
-            f"{scored['misses']}; strict precision {scored['precision'] or 0:.3f} ({scored['seconds']:.0f} s)")
+        for scope in ("verifiable", "reachable"):
+            r = scored[scope]
+            say(f"recall, {scope} agent lines of {scored['commits']} commits: {r['hits']} of {r['lines']} credited to "
+                f"the right session = {r['recall'] or 0:.3f}; wrong {r['wrong']}, missed {r['misses']}; strict "
+                f"precision {r['precision'] or 0:.3f}")
+        say(f"causes of misses and wrong answers ({scored['seconds']:.0f} s to score):")
         for cause, n in scored["causes"].items():
             say(f"  {n:5d}  {cause}")
+            for sample in scored["samples"][cause][:1]:
+                say(f"         e.g. {sample['commit']} {sample['path']}:{sample['line']} {sample['text'][:50]!r} "
+                    f"(blamed to {sample['blamed_commit']}, answered {sample['status']} {sample['credited'] or ''}, "
+                    f"written to {sample['written_to'][:1]})")
 
         cli = str(Path(sys.executable).parent / "git-intent")
         lines = pick_lines(work, scored["verifiable_at"], args.lines)
         figures["blame"] = latency(work, lines, args.runs, cli)
         b = figures["blame"]
         if lines:
-            say(f"blame on {len(lines)} agent lines at HEAD ({args.runs} runs each): git-intent {b['cpu_ms']:.0f} ms "
-                f"CPU vs git blame -L {b['git_cpu_ms']:.0f} ms; median ratio {b['cpu_ratio']:.1f}x CPU, "
-                f"{b['wall_ratio']:.1f}x wall; answers: {dict(Counter(r['status'] for r in b['lines']))}")
+            say(f"blame on {len(lines)} agent lines at HEAD ({args.runs} runs each, medians; ratios are the median of "
+                f"the per-line ratios to `git blame --porcelain -L n,n`, {b['git_cpu_ms']:.0f} ms CPU, "
+                f"{b['git_wall_ms']:.0f} ms wall); answers: {dict(Counter(r['status'] for r in b['lines']))}")
+            for key, label in (("", "git-intent blame FILE:LINE --json"),
+                               ("resident_", "the same, GIT_INTENT_RESIDENT=1 (warm; the caller's CPU)"),
+                               ("library_", "blame_lines in process (no start-up)")):
+                say(f"  {label:58s} {b[key + 'cpu_ms']:6.0f} ms CPU = {b[key + 'cpu_ratio']:5.1f}x  "
+                    f"{b[key + 'wall_ms']:6.0f} ms wall = {b[key + 'wall_ratio']:5.1f}x")
             figures["profile"] = profile(work, b["lines"][0]["location"], root)
             say(f"cProfile of `git-intent blame {b['lines'][0]['location']}`, top 10 cumulative:")
             for row in figures["profile"]:
@@ -532,6 +621,11 @@ def main() -> None:
             say(f"blame of {f['location']} with the note of {f['commit']} removed (content fallback): "
                 f"{f['wall']:.2f} s wall, {f['cpu']:.2f} s CPU; answer {f['status']} by {f['method']} "
                 f"({f['session']})")
+        for pid_file in (runtime / "git-intent").glob("*.pid"):
+            try:
+                os.kill(int(pid_file.read_text(encoding="utf-8")), signal.SIGTERM)
+            except (OSError, ValueError):
+                pass
     say(f"(2 cores shared with other workers: figures under load; load average at start {figures['under_load']})")
     if args.json:
         print(json.dumps(figures, indent=2, default=str))
