@@ -59,6 +59,8 @@ GET_IT = ("git clone https://github.com/entireio/cli && git -C cli fetch origin 
           "entire/checkpoints/v1:entire/checkpoints/v1")
 AGENTS = ("claude-code", "codex")
 CLAUDE_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+SLACK = timedelta(seconds=2)  # commit times have one-second resolution, edit timestamps milliseconds
 # Runs `git-intent ARGS...` in this child process, counting the git processes it starts; prints its own
 # figures as one JSON line on stderr after the command's output.
 CHILD = """
@@ -104,12 +106,14 @@ def locate(given: Path) -> Path:
 
 @dataclass(frozen=True)
 class Written:
-    """One edit payload holding a line: the path as recorded, when, the message, and whether the line is
-    among the edit's added lines (False: unchanged context inside an Edit's `new_string`)."""
+    """One edit payload holding a line: the path as recorded, when, the message; `introduced`: the edit wrote
+    the line (in its new text, not in the text it replaced: Edit `old_string`, the file a Write overwrote);
+    `added`: among the edit's added lines as the adapter computes them (what git-intent matches)."""
 
     path: str
     when: datetime | None
     message_id: str
+    introduced: bool
     added: bool
 
 
@@ -161,9 +165,19 @@ def setup(root: Path, gitdir: Path, limit: int | None) -> tuple[Path, Path, str]
 
 
 def added_lines(work: Path, commit: str) -> dict[str, list[tuple[int, str]]]:
-    """{path: [(line number in C, text)]} of `git diff -U0 C^ C` (the ground truth's own reading of it)."""
-    out = git(work, "diff", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
-              f"{commit}^", commit)
+    """{path: [(line number in C, text)]} of `git diff -U0 C^ C` (the ground truth's own reading of it); for a
+    merge, the lines new against every parent (the others came in with the merged commits)."""
+    parents = git(work, "rev-list", "--parents", "-n1", commit).split()[1:] or [EMPTY_TREE]
+    found = _diff_added(work, parents[0], commit)
+    for other in parents[1:]:
+        keep = {(path, n) for path, lines in _diff_added(work, other, commit).items() for n, _ in lines}
+        found = {path: kept for path, lines in found.items()
+                 if (kept := [(n, t) for n, t in lines if (path, n) in keep])}
+    return found
+
+
+def _diff_added(work: Path, base: str, commit: str) -> dict[str, list[tuple[int, str]]]:
+    out = git(work, "diff", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", base, commit)
     found: dict[str, list[tuple[int, str]]] = defaultdict(list)
     path, number = None, 0
     for line in out.split("\n"):
@@ -175,7 +189,7 @@ def added_lines(work: Path, commit: str) -> dict[str, list[tuple[int, str]]]:
         elif line.startswith("+") and path is not None:
             found[path].append((number, line[1:]))
             number += 1
-    return found
+    return dict(found)
 
 
 def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Extracted], dict[str, Any], Counter[str]]:
@@ -224,9 +238,10 @@ def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Ex
                 else:
                     continue
                 added = {a.text.strip() for a in edit.added}
+                old = {t.strip() for t in (edit.old_text or "").split("\n")} if edit.tool in CLAUDE_TOOLS else set()
                 for text in {t.strip() for t in texts} & needed:
                     item.payload.setdefault(text, []).append(Written(edit.path, edit.timestamp, edit.message_id,
-                                                                     text in added))
+                                                                     text not in old, text in added))
             extracted[session.session_id] = item
             if key != session.session_id:
                 extracted.setdefault(key, item)
@@ -300,9 +315,10 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
     counts: Counter[str] = Counter()
     causes: Counter[str] = Counter()
     samples: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    verifiable_at: dict[str, set[str]] = defaultdict(set)  # commit -> stripped verifiable lines
+    reachable_at: dict[str, set[str]] = defaultdict(set)  # commit -> stripped reachable lines
     commits_scored = 0
     writers = writers_of(extracted)
+    at_head = PathMapper(work, repo.tree_files("HEAD"))
     for commit, ids in trailers.items():
         sessions = {s.agent_session_id for i in ids if i in checkpoints for s in checkpoints[i].sessions
                     if s.agent_session_id in extracted}
@@ -314,7 +330,8 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
         committed = datetime.fromtimestamp(int(git(work, "show", "-s", "--format=%ct", commit)), timezone.utc)
         after = datetime.fromtimestamp(int(git(work, "show", "-s", "--format=%ct", parents[0])),
                                        timezone.utc) if parents else None
-        mapper = PathMapper(work, repo.tree_files(commit))
+        # Backfill maps recorded paths against HEAD's files; the commit's own files tell when that lost a line.
+        mappers = (PathMapper(work, repo.tree_files(commit)), at_head)
         for path, lines in diffs[commit].items():
             wanted = [(n, t) for n, t in lines if t.strip() and writers.get(t.strip(), set()) & own]
             if not wanted:
@@ -322,10 +339,17 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
             blamed = {b.final_line: b for b in repo.blame(path, rev=commit, ranges=[(n, n) for n, _ in wanted])}
             for number, text in wanted:
                 norm = text.strip()
-                verifiable_at[commit].add(norm)
                 mine = [(extracted[s], w) for s in own if s in extracted for w in extracted[s].payload.get(norm, [])]
                 here = [(item, w) for item, w in mine if same_file(w.path, path)]
-                scope = "reachable" if here else "unreachable"
+                wrote = [(item, w) for item, w in here if w.introduced]
+                made = [(item, w) for item, w in wrote if w.when is None or w.when <= committed + SLACK]
+                unreachable = ("written by the checkpoint's sessions only into other paths" if not here
+                               else "only unchanged text of the sessions' edits of this file" if not wrote
+                               else "the sessions wrote it into this file only after the commit" if not made
+                               else None)
+                scope = "unreachable" if unreachable else "reachable"
+                if not unreachable:
+                    reachable_at[commit].add(norm)
                 line = blamed[number]
                 answer = explainer(path, line)
                 got = answer.attribution.session_id if answer.status == "agent" and answer.attribution else None
@@ -334,8 +358,8 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
                 counts[f"{scope} {outcome}"] += 1
                 if outcome == "hit":
                     continue
-                cause = _cause(outcome, line.commit, commit, norm, path, here, got, extracted, mapper, after,
-                               committed, window, credited, writers)
+                cause = unreachable or _cause(outcome, line.commit, commit, norm, path, made, got, extracted,
+                                              mappers, after, committed, window, credited, writers)
                 key = f"{outcome} ({scope}): {cause}"
                 causes[key] += 1
                 if len(samples[key]) < 3:
@@ -352,7 +376,7 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
                          "recall": hit / (hit + wrong + miss) if hit + wrong + miss else None,
                          "precision": hit / (hit + wrong) if hit + wrong else None}
     figures.update({"causes": dict(causes.most_common()), "samples": dict(samples),
-                    "verifiable_at": {c: sorted(v) for c, v in verifiable_at.items()}})
+                    "reachable_at": {c: sorted(v) for c, v in reachable_at.items()}})
     return figures
 
 
@@ -371,10 +395,11 @@ def writers_of(extracted: dict[str, Extracted]) -> dict[str, set[str]]:
     return found
 
 
-def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, here: list[tuple[Extracted, Written]],
-           got: str | None, extracted: dict[str, Extracted], mapper: Any, after: datetime | None, committed: datetime,
-           window: timedelta, credited: set[str], writers: dict[str, set[str]]) -> str:
-    """Why a verifiable line was not credited to its session (the first reason that holds)."""
+def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, made: list[tuple[Extracted, Written]],
+           got: str | None, extracted: dict[str, Extracted], mappers: tuple[Any, Any], after: datetime | None,
+           committed: datetime, window: timedelta, credited: set[str], writers: dict[str, set[str]]) -> str:
+    """Why a reachable line (`made`: the checkpoint's edits that wrote it into this file before the commit)
+    was not credited to its session: the first reason that holds."""
     from git_intent.attribute import is_trivial
 
     if blamed != commit:
@@ -382,37 +407,34 @@ def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, 
     trivial = " (trivial text)" if is_trivial(norm) else ""
     if outcome == "wrong":
         theirs = extracted.get(got or "")
-        same = theirs is not None and {w.message_id for w in theirs.payload.get(norm, [])} & {
-            w.message_id for _, w in here}
-        if same:
+        same = {w.message_id for w in theirs.payload.get(norm, [])} if theirs is not None else set()
+        if same & {w.message_id for _, w in made}:
             return "the credited transcript holds the same edit record (a resumed or forked session)"
         if got in writers.get(norm, ()):
             return "another session wrote the same text" + trivial
         return "the credited session's edit payloads never hold this text (a shell edit?)"
-    if not here:
-        return "written by the checkpoint's sessions only into other paths (moved or renamed later?)" + trivial
     if trivial:
-        return "trivial-line rule"
-    if not any(item.session_id in credited for item, _ in here):
-        return "session credited nowhere by backfill"
-    mapped = [(w, mapper.to_repo(w.path, item.cwd)) for item, w in here]
-    if not any(m == path for _, m in mapped):
+        return "trivial-line rule (no neighbouring line credited to the very edit that wrote it)"
+    at_commit, at_head = mappers
+    if not any(at_commit.to_repo(w.path, item.cwd) == path for item, w in made):
         return "recorded path not mapped onto the file"
-    earliest = (after or committed) - window - timedelta(seconds=2)
-    timely = [w for w, m in mapped if m == path and (w.when is None or earliest <= w.when
-                                                         <= committed + timedelta(seconds=2))]
-    if not timely:
-        return "edit outside the commit's time window"
-    if not any(w.added for w in timely):
-        return "only unchanged context of an Edit in the window (not among its added lines)"
+    if not any(at_head.to_repo(w.path, item.cwd) == path for item, w in made):
+        return "path mapped against HEAD's files only (the file is gone or moved at HEAD)"
+    earliest = (after or committed) - window - SLACK
+    if not any(w.when is None or earliest <= w.when for _, w in made):
+        return "edit older than the look-back window"
+    if not any(w.added for _, w in made):
+        return "the adapter's added lines leave it out (only in new_string, not in its replay diff)"
+    if not any(item.session_id in credited for item, _ in made):
+        return "session credited nowhere by backfill"
     return "an edit of this file in the window added it, yet not credited"
 
 
-def pick_lines(work: Path, verifiable_at: dict[str, list[str]], count: int) -> list[tuple[str, int, str]]:
+def pick_lines(work: Path, reachable_at: dict[str, list[str]], count: int) -> list[tuple[str, int, str]]:
     """Up to `count` (path, line, commit) at HEAD whose plain blame is a scored commit and whose text is one of
     its verifiable lines, spread over files and commits."""
     files: dict[str, set[str]] = defaultdict(set)
-    for commit in verifiable_at:
+    for commit in reachable_at:
         for path in git(work, "diff-tree", "--no-commit-id", "--name-only", "-r", "--diff-filter=AM",
                         f"{commit}^", commit).split("\n"):
             if path and (work / path).is_file():
@@ -428,7 +450,7 @@ def pick_lines(work: Path, verifiable_at: dict[str, list[str]], count: int) -> l
                 current = (head.group(1), int(head.group(2)))
             elif row.startswith("\t") and current:
                 sha, number = current
-                if sha in verifiable_at and row[1:].strip() in verifiable_at[sha] and len(row.strip()) > 12:
+                if sha in reachable_at and row[1:].strip() in reachable_at[sha] and len(row.strip()) > 12:
                     candidates.append((path, number, sha))
                     break  # one line per file
         if len(candidates) >= count:
@@ -585,7 +607,7 @@ def main() -> None:
         t1 = time.perf_counter()
         scored = score(work, trailers, checkpoints, extracted, diffs, credited)
         scored["seconds"] = time.perf_counter() - t1
-        figures["recall"] = {k: v for k, v in scored.items() if k != "verifiable_at"}
+        figures["recall"] = {k: v for k, v in scored.items() if k != "reachable_at"}
         for scope in ("verifiable", "reachable"):
             r = scored[scope]
             say(f"recall, {scope} agent lines of {scored['commits']} commits: {r['hits']} of {r['lines']} credited to "
@@ -600,7 +622,7 @@ def main() -> None:
                     f"written to {sample['written_to'][:1]})")
 
         cli = str(Path(sys.executable).parent / "git-intent")
-        lines = pick_lines(work, scored["verifiable_at"], args.lines)
+        lines = pick_lines(work, scored["reachable_at"], args.lines)
         figures["blame"] = latency(work, lines, args.runs, cli)
         b = figures["blame"]
         if lines:
