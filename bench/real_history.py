@@ -59,6 +59,7 @@ GET_IT = ("git clone https://github.com/entireio/cli && git -C cli fetch origin 
           "entire/checkpoints/v1:entire/checkpoints/v1")
 AGENTS = ("claude-code", "codex")
 CLAUDE_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
+SAMPLES = 3  # examples kept per cause
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SLACK = timedelta(seconds=2)  # commit times have one-second resolution, edit timestamps milliseconds
 # Runs `git-intent ARGS...` in this child process, counting the git processes it starts; prints its own
@@ -362,7 +363,7 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
                                               mappers, after, committed, window, credited, writers)
                 key = f"{outcome} ({scope}): {cause}"
                 causes[key] += 1
-                if len(samples[key]) < 3:
+                if len(samples[key]) < SAMPLES:
                     samples[key].append({
                         "commit": commit[:12], "path": path, "line": number, "text": norm[:80],
                         "blamed_commit": (line.commit or "")[:12], "status": answer.status, "credited": got,
