@@ -32,6 +32,7 @@ SAMPLES = 3  # examples kept per cause
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SLACK = timedelta(seconds=2)  # commit times have one-second resolution, edit timestamps milliseconds
 
+
 def git(cwd: Path, *args: str, check: bool = True) -> str:
     return subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd, capture_output=True, text=True,
                           check=check, errors="replace").stdout
@@ -51,6 +52,8 @@ def locate(given: Path) -> Path:
 
 
 @dataclass(frozen=True)
+
+
 class Written:
     """One edit payload holding a line: the path as recorded, when, the message; `introduced`: the edit wrote
     the line (in its new text, not in the text it replaced: Edit `old_string`, the file a Write overwrote);
@@ -64,6 +67,8 @@ class Written:
 
 
 @dataclass
+
+
 class Extracted:
     """One agent session as written for the work tree: where, its last record time, and its edit payloads
     (stripped line -> where it was written) for the lines some trailer commit added."""
@@ -192,6 +197,7 @@ def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Ex
             if key != session.session_id:
                 extracted.setdefault(key, item)
     return extracted, checkpoints, left_out
+
 
 def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any], extracted: dict[str, Extracted],
           diffs: dict[str, dict[str, list[tuple[int, str]]]], credited: set[str]) -> dict[str, Any]:

@@ -19,10 +19,12 @@ git-intent never sees:
 3. Recall and precision. For each trailer commit C whose checkpoint has an extracted session: the verifiable
    agent lines are C's added lines (`git diff -U0 C^ C`, non-blank once stripped) that appear verbatim
    (stripped) in the edit payloads of the checkpoint's sessions (Claude Code Edit/MultiEdit `new_string`,
-   Write `content`; Codex apply_patch `+` lines), read from the adapters' `Session.edits`. Each is blamed at C
+   Write `content`; Codex apply_patch `+` lines), read from the adapters' `Session.edits` (for a merge, the
+   lines new against every parent); reachable ones were written by one of those edits, not as unchanged text,
+   into this very file before C was committed (what a verbatim linker can reach). Each is blamed at C
    (`git blame C -- file`, then blame's `Explainer`, as `blame_lines` does for the work tree): the right
    session is a hit, another session wrong, anything else a miss; misses and wrong answers get a cause.
-4. Blame latency on ~20 agent lines at HEAD (lines whose plain blame is still a verifiable line's commit):
+4. Blame latency on ~20 agent lines at HEAD (lines whose plain blame is still a reachable line's commit):
    `git-intent blame FILE:LINE` against `git blame --porcelain -L n,n` (CPU with children, and wall; the median
    of the per-line ratios), one cProfile of the CLI blame, and one blame whose commit has no note (its note
    removed: the content fallback).
@@ -64,6 +66,8 @@ CHILD = """
 import json, subprocess, sys
 started = [0]
 _init = subprocess.Popen.__init__
+
+
 def counting(self, args, *rest, **options):
     if isinstance(args, (list, tuple)) and args and args[0] == "git":
         started[0] += 1
@@ -81,6 +85,7 @@ imported = "git_intent.entire" in sys.modules
 sys.stderr.write("\\n" + json.dumps({"git_processes": started[0], "entire_imported": imported}))
 sys.exit(code)
 """
+
 
 def run_cli(args: list[str], cwd: Path, root: Path) -> dict[str, Any]:
     """`git-intent ARGS` in a child process: exit code, stdout, CPU s (with its git processes), peak RSS MB,
@@ -131,6 +136,7 @@ def backfill_figures(label: str, run: dict[str, Any]) -> dict[str, Any]:
             "git_processes": run.get("git_processes"), "entire_imported": run.get("entire_imported"),
             "lines_added": result["lines_added"], "lines_attributed": result["lines_attributed"],
             "sessions": len(result["sessions"]), "credited": sorted(result["sessions"])}
+
 
 def pick_lines(work: Path, reachable_at: dict[str, list[str]], count: int) -> list[tuple[str, int, str]]:
     """Up to `count` (path, line, commit) at HEAD, one per file (the files most scored commits touched first):
@@ -285,6 +291,8 @@ def main() -> None:
 
 
 @dataclass
+
+
 class Truth:
     """The sandbox's work repository and range, and the ground truth read beside it."""
 
