@@ -1,10 +1,16 @@
 """Crediting a commit's added lines to the edits that wrote them (DESIGN.md, "How a line is attributed").
 
 Pure: hunks and edits in, one credit per added line out. An added line goes to the *last* edit whose
-produced lines contain it after trimming whitespace; a non-trivial line with no exact match may go to a
-near match (rapidfuzz `fuzz.ratio` >= 90, confidence <= 0.9); trivial lines (`}`, `return`, blank) are
-credited only when a neighbouring line of the same hunk was credited to the same edit. Anything else
-stays human (`None`): never guess.
+produced lines contain it after trimming whitespace, of those made by the commit's author date when there
+are any (a rebased commit's window runs to its later committer date, and another session may have written
+the same text in between); a non-trivial line with no exact match may go to a near match (rapidfuzz
+`fuzz.ratio` >= 90, confidence <= 0.9); trivial lines (`}`, `return`, blank) are credited only when the
+nearest credited line of the same hunk was credited to a session that also wrote that trivial line (its
+last edit that did). Anything else stays human (`None`): never guess.
+
+Measured on entireio/cli's real history against its authors' checkpoints (bench/real_history.py): the
+trivial-line rule had asked for the very same edit as the neighbour, and missed 274 of 23,717 reachable
+lines (closing braces of functions written over several edits).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from rapidfuzz import fuzz, process
 
@@ -92,8 +99,10 @@ def is_trivial(norm: str) -> bool:
         ";:,") in _TRIVIAL_WORDS
 
 
-def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit]) -> list[LineCredit]:
-    """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody."""
+def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | None = None) -> list[LineCredit]:
+    """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
+    `authored`: the commit's author date (slack included); of the edits that wrote a line, the last made
+    by then wins when there is one (edits without a time count as made by then)."""
     produced: dict[str, dict[str, list[AnyEdit]]] = defaultdict(lambda: defaultdict(list))
     for mapped in sorted(edits, key=lambda m: m.order):
         seen: set[str] = set()
@@ -102,18 +111,32 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit]) -> list[LineCredit]:
             if norm not in seen:
                 seen.add(norm)
                 produced[mapped.path][norm].append(mapped)
+    if authored is not None:  # made by the author date first, each group in order: `[-1]` is then the pick
+        produced = defaultdict(lambda: defaultdict(list), {path: defaultdict(list, {
+            norm: sorted(group, key=lambda m: _by(m, authored)) for norm, group in by_text.items()})
+            for path, by_text in produced.items()})
+    choices: dict[str, list[str]] = {}
     credits: list[LineCredit] = []
     for hunk in hunks:
-        credits += _hunk(hunk, produced.get(hunk.path, {}))
+        by_text = produced.get(hunk.path, {})
+        if hunk.path not in choices:  # once per path, not per hunk (10% of a real backfill, issue 14)
+            choices[hunk.path] = [t for t, group in by_text.items() if not is_trivial(t) and any(
+                m.fuzzy for m in group)]
+        credits += _hunk(hunk, by_text, choices[hunk.path])
     return credits
 
 
-def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]]) -> list[LineCredit]:
+def _by(mapped: AnyEdit, authored: datetime) -> bool:
+    """Sort key putting the edits made after `authored` first (so the last one made by then sorts last)."""
+    stamp = mapped.edit.timestamp
+    return stamp is None or stamp <= authored
+
+
+def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str]) -> list[LineCredit]:
     """Credits for one hunk; linear in its length (a 60k-line lockfile must not cost minutes)."""
     norms = [line.strip() for line in hunk.lines]
     found: list[tuple[AnyEdit | None, str | None, float]] = [(None, None, 0.0)] * len(norms)
     if by_text:
-        choices = [t for t, edits in by_text.items() if not is_trivial(t) and any(m.fuzzy for m in edits)]
         for i, norm in enumerate(norms):
             if is_trivial(norm):
                 continue
@@ -122,8 +145,11 @@ def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]]) -> list[LineCredit]:
         anchors = _neighbours(found, norms)
         for i, norm in enumerate(norms):
             anchor = anchors[i]
-            if anchor is not None and is_trivial(norm) and any(m is anchor for m in by_text.get(norm, ())):
-                found[i] = (anchor, "exact", 1.0)
+            if anchor is None or not is_trivial(norm):
+                continue
+            same = [m for m in by_text.get(norm, ()) if m.session_id == anchor.session_id and m.agent == anchor.agent]
+            if same:
+                found[i] = (anchor if any(m is anchor for m in same) else same[-1], "exact", 1.0)
     return [LineCredit(path=hunk.path, line=hunk.start + i, text=hunk.lines[i], credit=c, match=m, confidence=conf)
             for i, (c, m, conf) in enumerate(found)]
 

@@ -28,7 +28,7 @@ from .objects import InProcessRepository
 from .paths import PathMapper
 from .record import RecordResult, back_up_many, credit_lines, implicit_sources, note_records, summarize
 from .repo import Repository
-from .timeline import EditTimeline
+from .timeline import WINDOW_SLACK, EditTimeline
 
 # Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
 # resumes after the last batch written.
@@ -72,8 +72,7 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         return result
     window = lookback(repo)
     sessions = candidate_sessions(repo, min(c.time for c in todo) - window, transcripts)
-    mapper = PathMapper(repo.root, repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify",
-                                                                            "HEAD") else [], repo.worktrees)
+    mapper = PathMapper(repo.root, _written_paths(repo, revision_range), repo.worktrees)
     timeline = EditTimeline(sessions, mapper)
     times = {c.sha: c.time for c in commits}
     digests: dict[Path, str | None] = {}
@@ -91,7 +90,7 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
             # carried credit's live twin may be an edit of another file of the same message.
             paths = None if carried else {h.path for h in added}
             fresh = timeline.window((after or commit.time) - window, after, commit.time, paths)
-            credits = credit_lines(added, carried, fresh)
+            credits = credit_lines(added, carried, fresh, repo.author_time(sha) + WINDOW_SLACK if fresh else None)
             summary = summarize(sha, credits)
             batch[sha] = note_records(sha, credits, digests)
             done.append((sha, credits, summary))
@@ -106,6 +105,17 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         result.recorded += len(batch)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _written_paths(repo: Repository, revision_range: str) -> frozenset[str]:
+    """HEAD's files and every file the range's commits added or changed (`--no-renames`: a renamed file's
+    new path counts as added): an edit of a file deleted or renamed before HEAD still maps onto the commit
+    that holds it. Mapping against HEAD's files alone lost 637 of 23,717 reachable lines of entireio/cli's
+    history (bench/real_history.py)."""
+    head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
+    written = repo.git("log", "--format=", "--name-only", "--no-renames", "--diff-filter=AMT", "-z",
+                       "--end-of-options", revision_range, check=False)
+    return head | {path for path in written.split("\0") if path}
 
 
 def _parent_time(repo: Repository, commit: RangeCommit, times: dict[str, datetime]) -> datetime | None:

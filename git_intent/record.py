@@ -89,7 +89,8 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
             repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts,
             keep=_keeper(mapper, {h.path for h in hunks}, keys))
         fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
-    return credit_lines(hunks, carried, fresh)
+    authored = repo.author_time(commit) + WINDOW_SLACK if fresh else None
+    return credit_lines(hunks, carried, fresh, authored)
 
 
 def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
@@ -103,9 +104,11 @@ def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
     return keep
 
 
-def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[MappedEdit] | None) -> list[LineCredit]:
+def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[MappedEdit] | None,
+                 authored: datetime | None = None) -> list[LineCredit]:
     """The credits of `hunks` from the edits carried from other notes and the live sessions' edits in the
-    commit's window (`fresh`; None when live sessions may not explain lines)."""
+    commit's window (`fresh`; None when live sessions may not explain lines); `authored` as `attribute`
+    takes it (the commit's author date plus `WINDOW_SLACK`)."""
     if fresh is None:
         return attribute(hunks, carried)
     # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
@@ -114,7 +117,7 @@ def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[Mapp
     keys = {(c.session_id, c.edit.message_id) for c in carried}
     edits: list[AnyEdit] = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
     edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
-    return attribute(hunks, edits)
+    return attribute(hunks, edits, authored)
 
 
 def implicit_sources(repo: Repository, commit: str, keep_own: bool = True) -> list[str]:

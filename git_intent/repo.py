@@ -139,6 +139,10 @@ class Repository:
         """Committer time of `commit`, timezone-aware UTC."""
         return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%ct", commit).strip()), timezone.utc)
 
+    def author_time(self, commit: str) -> datetime:
+        """Author time of `commit`, timezone-aware UTC (a rebase or an amend keeps it, the committer time moves)."""
+        return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%at", commit).strip()), timezone.utc)
+
     def added_hunks(self, commit: str) -> list[Hunk]:
         """Lines `commit` added against its first parent (the empty tree for a root commit).
 

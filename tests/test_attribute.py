@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -75,10 +76,43 @@ def test_trivial_line_next_to_a_human_line_is_not_credited() -> None:
     assert credits([hunk], [edit]) == [(1, None, None, 0.0), (2, None, None, 0.0)]
 
 
-def test_trivial_line_next_to_another_edits_line_is_not_credited() -> None:
-    braces, body = mapped(1, "}"), mapped(2, "total = a + b")
+def test_trivial_line_next_to_another_sessions_line_is_not_credited() -> None:
+    other = Session(agent="codex", session_id="s2", transcript=Path("/t/s2.jsonl"))
+    braces, body = mapped(1, "}", session=other), mapped(2, "total = a + b")
     hunk = Hunk(PATH, 1, ("total = a + b", "}"))
     assert credits([hunk], [braces, body]) == [(1, body, "exact", 1.0), (2, None, None, 0.0)]
+
+
+def test_trivial_line_goes_to_the_last_edit_of_the_neighbours_session_that_wrote_it() -> None:
+    # A function written over several edits: its closing brace came with the first, its body with a later
+    # one (entireio/cli: 274 of 23,717 lines were lost when the very same edit was asked for).
+    other = Session(agent="codex", session_id="s2", transcript=Path("/t/s2.jsonl"))
+    braces, later_braces, elsewhere, body = (mapped(1, "}"), mapped(2, "}"), mapped(3, "}", session=other),
+                                             mapped(4, "total = a + b"))
+    hunk = Hunk(PATH, 1, ("total = a + b", "}"))
+    assert credits([hunk], [braces, later_braces, elsewhere, body]) == [(1, body, "exact", 1.0),
+                                                                        (2, later_braces, "exact", 1.0)]
+
+
+def test_of_the_edits_that_wrote_a_line_the_last_made_by_the_author_date_wins() -> None:
+    # A rebased commit: its window runs to the committer date, and another session wrote the same text after
+    # the author date (73 of the 138 wrong answers on entireio/cli's history).
+    other = Session(agent="codex", session_id="s2", transcript=Path("/t/s2.jsonl"))
+    authored = datetime(2026, 1, 22, 20, 0, tzinfo=timezone.utc)
+    line = "value = load_config()"
+    before, after, untimed = (timed(1, line, authored - timedelta(minutes=5)),
+                              timed(2, line, authored + timedelta(minutes=5), session=other), mapped(3, "x = 1"))
+    hunk = [Hunk(PATH, 1, (line,))]
+    assert [c.credit for c in attribute(hunk, [before, after, untimed], authored)] == [before]
+    assert [c.credit for c in attribute(hunk, [before, after, untimed])] == [after]  # no author date: the last
+    # Made only after the author date (an amend that kept it): the last edit still wins.
+    assert [c.credit for c in attribute(hunk, [after], authored)] == [after]
+
+
+def timed(order: int, line: str, when: datetime, session: Session = SESSION) -> MappedEdit:
+    edit = Edit(path=f"/Users/nobody/x/{PATH}", tool="Edit", message_id=f"m{order}", timestamp=when,
+                added=(AddedLine(text=line),))
+    return MappedEdit(session=session, edit=edit, path=PATH, order=order)
 
 
 def test_trivial_line_takes_the_nearest_neighbour_above_on_a_tie() -> None:
