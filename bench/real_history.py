@@ -243,11 +243,19 @@ def fallback(work: Path, line: tuple[str, int, str], cli: str) -> dict[str, Any]
     """Blame one agent line once with its commit's note removed: the content fallback."""
     path, number, commit = line
     git(work, "notes", "--ref", "refs/notes/intent", "remove", commit)
-    cpu, wall, out = timed([cli, "blame", f"{path}:{number}", "--json"], work)
+    argv = [cli, "blame", f"{path}:{number}", "--json"]
+    cpu, wall, out = timed(argv, work)
     answer = json.loads(out)["lines"][0]
+    warm_cpu, warm_wall, _ = timed(argv, work)  # the candidate transcripts' parses now in the session cache
+    index_cpu, index_wall, _ = timed([cli, "index"], work)
+    indexed_cpu, indexed_wall, indexed_out = timed(argv, work)
+    indexed = json.loads(indexed_out)["lines"][0]
     return {"location": f"{path}:{number}", "commit": commit[:12], "cpu": cpu, "wall": wall,
             "status": answer["status"], "method": (answer.get("attribution") or {}).get("method"),
-            "session": (answer.get("attribution") or {}).get("session_id")}
+            "session": (answer.get("attribution") or {}).get("session_id"),
+            "warm_cpu": warm_cpu, "warm_wall": warm_wall, "index_build_wall": index_wall,
+            "index_build_cpu": index_cpu, "indexed_cpu": indexed_cpu, "indexed_wall": indexed_wall,
+            "indexed_session": (indexed.get("attribution") or {}).get("session_id")}
 
 
 def main() -> None:
@@ -395,7 +403,10 @@ def blame_phase(root: Path, work: Path, reachable_at: dict[str, list[str]], coun
         say("  " + row)
     f = figures["fallback"] = fallback(work, lines[-1], cli)
     say(f"blame of {f['location']} with the note of {f['commit']} removed (content fallback): "
-        f"{f['wall']:.2f} s wall, {f['cpu']:.2f} s CPU; answer {f['status']} by {f['method']} ({f['session']})")
+        f"{f['wall']:.2f} s wall, {f['cpu']:.2f} s CPU; answer {f['status']} by {f['method']} ({f['session']}); "
+        f"again (session cache warm) {f['warm_wall']:.2f} s wall; with the session index "
+        f"(`git intent index`: {f['index_build_wall']:.1f} s) {f['indexed_wall']:.2f} s wall, "
+        f"{f['indexed_cpu']:.2f} s CPU ({f['indexed_session']})")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,8 @@ def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False)
 
 
 def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
-                       containing: Sequence[bytes] = (), problems: list[str] | None = None) -> list[Session]:
+                       containing: Sequence[bytes] = (), problems: list[str] | None = None,
+                       keep: bool = False) -> list[Session]:
     """Sessions that may have written lines of this work tree since `since`.
 
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
@@ -50,7 +51,9 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     With `containing`, only discovered files and copies whose bytes hold one of those strings are read
     (a byte search costs far less than parsing: blame's content fallback, issue 14).
     Unreadable discovered files are skipped, and a sentence for each damaged one (say, a corrupt OpenCode
-    store) is appended to `problems` when given; unreadable `extra` files raise TranscriptError.
+    store) is appended to `problems` when given; unreadable `extra` files raise TranscriptError. `keep`
+    keeps the parses of files read whole (`read_transcript`): for a caller that asks again (blame's content
+    fallback), not for one that reads many files once (capture, backfill, the index).
     """
     found: dict[tuple[str, str], Session] = {}
     for path in extra:
@@ -61,13 +64,14 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
         if containing and not mentions_repository(source.path, list(containing)):
             continue
         if source.copy or source.adapter is None:
-            keep_longest(found, read_readable([(source.agent, source.path)], problems))
+            keep_longest(found, read_readable([(source.agent, source.path)], problems, keep=keep))
             continue
         if not mentions_repository(source.path, needles):
             continue
         try:  # a store of many projects' sessions (OpenCode) parses only this repository's
-            keep_longest(found, source.adapter.read_project(source.path, project_id=root_commit, root=repo.root,
-                                                            since=since))
+            keep_longest(found, read_transcript(source.path, source.agent, keep=True) if keep and (
+                source.adapter.file_scoped) else source.adapter.read_project(
+                    source.path, project_id=root_commit, root=repo.root, since=since))
         except Exception as exc:  # one odd file must not stop the others
             _report(problems, source.path, exc)
     return list(found.values())

@@ -165,7 +165,7 @@ class ContentMatcher:
         needles = sorted({form.encode("utf-8") for _, norm in keys for form in
                           (norm, json.dumps(norm)[1:-1], json.dumps(norm, ensure_ascii=False)[1:-1])})
         earliest, latest = self._window(commit)
-        sessions = candidate_sessions(self.repo, earliest, containing=needles)
+        sessions = candidate_sessions(self.repo, earliest, containing=needles, keep=True)
         found: dict[tuple[str, str], ContentMatch] = {}
         for mapped in mapped_edits(self.repo, commit, sessions, earliest + SLACK, None, latest - SLACK):
             edit = mapped.edit
