@@ -222,3 +222,25 @@ def test_backfill_starts_a_fixed_number_of_git_processes(tmp_path: Path, monkeyp
     # diffs, the amended commit's notes (its note is read in process), fast-import, ls-files (x2), and a few
     # more for discovery: far fewer than one per commit.
     assert len(started) <= 25, started
+
+
+def test_backfill_credits_a_file_deleted_before_head_from_a_transcript_of_another_machine(repo: Path,
+                                                                                          tmp_path: Path) -> None:
+    # The transcript names its author's checkout, so its paths map onto this one by suffix, against the files
+    # of the history: a file deleted before HEAD was missed (637 of 23,717 lines of entireio/cli's history).
+    clock = Clock(datetime.now(timezone.utc) - timedelta(days=1))
+    session = claude_session(repo, clock)
+    session.write("Add the helper", repo / "tools" / "helper.py", "def helper(value):\n    return value * 2\n")
+    written = _commit(repo, clock, "add helper")
+    git(repo, "rm", "-q", "tools/helper.py")
+    _commit(repo, clock, "remove helper")
+    elsewhere = tmp_path / "from-alex" / f"{session.session_id}.jsonl"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(session.save().read_text().replace(str(repo), "/Users/alex/work/project"))
+    shutil.rmtree(session.save().parent)
+
+    assert backfill(repo, "--transcript", str(elsewhere))["lines_attributed"] == 2
+    (credit,) = [r for r in map(json.loads, git(repo, "notes", "--ref", "refs/notes/intent", "show",
+                                                 written).splitlines()) if r["kind"] == "lines"]
+    assert (credit["path"], credit["start"], credit["end"], credit["session_id"]) == (
+        "tools/helper.py", 1, 2, session.session_id)
