@@ -1,109 +1,37 @@
-"""An opt-in resident process for read-only commands (`GIT_INTENT_RESIDENT=1`): the CLI's start-up paid once.
+"""The opt-in resident process for read-only commands (`GIT_INTENT_RESIDENT=1`): the CLI's start-up paid once.
 
 `git intent blame FILE:LINE` spends ~16 ms answering and ~400 ms starting (the interpreter, click, pydantic
 and the value models; bench/blame_latency.py). An editor that asks on every cursor move wants the answer
-alone. With `GIT_INTENT_RESIDENT=1`, the `git-intent` script (`launch.py`) sends the read-only commands in
-`COMMANDS` to a resident `python -m git_intent.resident` over a unix socket and prints its reply; the first
-call starts the resident process in the background and answers in process itself. The resident process
-exits after `IDLE_SECONDS` without a request, or at once when git-intent's files change under it.
+alone. With `GIT_INTENT_RESIDENT=1`, the `git-intent` script's client (`launch.py`) sends the read-only
+commands in `launch.COMMANDS` to this process over a unix socket and prints its reply; the first call
+starts it in the background and answers in process itself. It exits after `IDLE_SECONDS` without a
+request, or at once when git-intent's files change under it.
 
 Protocol (one connection per call): the client sends one JSON line `{"argv": [...], "cwd": str, "env":
-{...}}`; the resident process answers one JSON line `{"exit": int, "stdout": str, "stderr": str}`, or
-`{"stale": true}` when it must not answer (the client then answers in process). It runs one request at a
-time, each in the caller's working directory and environment.
+{...}, "key": str}`; the resident process answers one JSON line `{"exit": int, "stdout": str, "stderr":
+str}`, or `{"stale": true}` when it must not answer (its files changed, or the client's installation key
+is not its own: the client then answers in process). It runs one request at a time, each in the caller's
+working directory and environment.
 
 Security: the socket lives in a folder only this user can enter (`$XDG_RUNTIME_DIR/git-intent`, else
-`/tmp/git-intent-<uid>`, created 0700 and checked to be ours, not a link), and the resident process
-answers only peers of its own uid (SO_PEERCRED). Standard library only on the client's side: the point is
-not to import the rest.
+`/tmp/git-intent-<uid>`, created 0700 and checked to be ours, not a link: `launch.socket_path`), and the
+resident process answers only peers of its own uid (SO_PEERCRED).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
-import stat
 import struct
 import sys
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from .launch import installation_key
 
-# Read-only, fast, no stdin, no progress bar: what an editor or a script asks again and again.
-COMMANDS = frozenset({"blame", "show", "log", "search", "context", "sessions", "stats"})
 IDLE_SECONDS = 600
 _PACKAGE = Path(__file__).resolve().parent
-
-
-def enabled(argv: list[str]) -> bool:
-    """Whether this call should go to the resident process: opted in, a listed command, no help asked."""
-    return (os.environ.get("GIT_INTENT_RESIDENT") == "1" and hasattr(socket, "AF_UNIX") and bool(argv)
-            and argv[0] in COMMANDS and not {"-h", "--help"} & set(argv))
-
-
-def socket_path() -> Path | None:
-    """The socket for this installation (version, package folder, environment and PYTHONPATH: another of any
-    of them is another resident process), in a folder only this user can use; None when no such folder can
-    be had (a folder of someone else's, or a link, in its place)."""
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(base) / "git-intent" if base else Path(f"/tmp/git-intent-{os.getuid()}")
-    try:
-        folder.mkdir(mode=0o700, parents=bool(base), exist_ok=True)
-        info = os.lstat(folder)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        return None
-    key = "\0".join((__version__, str(_PACKAGE), sys.prefix, os.environ.get("PYTHONPATH", "")))
-    return folder / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.sock"
-
-
-def ask_resident(argv: list[str]) -> int | None:
-    """Run `git intent ARGV` in the resident process and print its output; its exit code, or None when the
-    caller must answer in process (no resident process yet: one is started; a stale one; any failure)."""
-    path = socket_path()
-    if path is None:
-        return None
-    try:
-        with socket.socket(socket.AF_UNIX) as conn:
-            conn.settimeout(2.0)
-            conn.connect(str(path))
-            conn.settimeout(None)  # connected: a long answer is still an answer
-            request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}
-            conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
-            with conn.makefile("rb") as reply_file:
-                reply = json.loads(reply_file.readline() or b"{}")
-    except ConnectionRefusedError:  # a socket file left by a process that died
-        _start(path, stale_socket=True)
-        return None
-    except FileNotFoundError:
-        _start(path)
-        return None
-    except (OSError, ValueError):  # busy past the timeout, a reply cut short: answer in process
-        return None
-    if not isinstance(reply, dict) or reply.get("stale") or not isinstance(reply.get("exit"), int):
-        return None
-    sys.stdout.write(str(reply.get("stdout", "")))
-    sys.stderr.write(str(reply.get("stderr", "")))
-    return int(reply["exit"])
-
-
-def _start(path: Path, *, stale_socket: bool = False) -> None:
-    """Start the resident process for `path` in the background, detached; never raises. (Two callers may
-    both start one: the second cannot bind the socket and exits.)"""
-    import subprocess  # ~5 ms: only when one must be started
-
-    try:
-        if stale_socket:
-            path.unlink(missing_ok=True)
-        subprocess.Popen([sys.executable, "-P", "-m", "git_intent.resident", str(path)], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True)
-    except OSError:
-        pass
 
 
 def _fingerprint() -> tuple[tuple[str, int], ...]:
@@ -181,7 +109,8 @@ def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                     with conn.makefile("rb") as lines:
                         request = json.loads(lines.readline() or b"{}")
                     stale = _fingerprint() != fingerprint
-                    reply = {"stale": True} if stale else run(
+                    foreign = request.get("key") != installation_key()  # another installation, same name
+                    reply = {"stale": True} if stale or foreign else run(
                         [str(a) for a in request["argv"]], str(request["cwd"]),
                         {str(k): str(v) for k, v in dict(request["env"]).items()})
                     conn.sendall(json.dumps(reply).encode("utf-8") + b"\n")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from support import claude_session, commit_synced, install, run_cli, wait_for
 
+import git_intent.launch as launch
 import git_intent.resident as resident_module
 
 
@@ -56,7 +57,7 @@ def test_the_resident_process_answers_as_the_cli_does(agent_repo: Path, runtime:
     first = run_cli("blame", "src/greet.py:1", cwd=agent_repo, env=RESIDENT)  # answered here; starts one
     started(runtime)
     monkeypatch.chdir(agent_repo)
-    assert resident_module.ask_resident(["blame", "src/greet.py:1"]) == 0  # None would mean "answer it here"
+    assert launch.ask_resident(["blame", "src/greet.py:1"]) == 0  # None would mean "answer it here"
     assert capsys.readouterr().out == first.stdout
     for args in (("blame", "src/greet.py:1"), ("blame", "src/greet.py:1", "--json"), ("log",),
                  ("blame", "missing.py:1"), ("sessions", "--json")):
@@ -101,7 +102,7 @@ def test_a_changed_installation_is_never_answered_by_the_old_process(agent_repo:
 def test_a_socket_folder_others_can_enter_is_never_used(agent_repo: Path, runtime: Path) -> None:
     runtime.mkdir(mode=0o755)
     runtime.chmod(0o755)
-    assert resident_module.socket_path() is None
+    assert launch.socket_path() is None
     proc = run_cli("blame", "src/greet.py:1", cwd=agent_repo, env=RESIDENT)
     assert proc.returncode == 0 and "greet.py:1" in proc.stdout
     time.sleep(1)
@@ -110,8 +111,20 @@ def test_a_socket_folder_others_can_enter_is_never_used(agent_repo: Path, runtim
 
 def test_only_read_only_commands_go_to_the_resident_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_INTENT_RESIDENT", "1")
-    assert resident_module.enabled(["blame", "a.py:1"]) and resident_module.enabled(["show", "abc"])
+    assert launch.enabled(["blame", "a.py:1"]) and launch.enabled(["show", "abc"])
     for argv in (["record", "HEAD"], ["install"], ["blame", "--help"], ["serve"], ["redact", "-"], []):
-        assert not resident_module.enabled(argv), argv
+        assert not launch.enabled(argv), argv
     monkeypatch.setenv("GIT_INTENT_RESIDENT", "0")
-    assert not resident_module.enabled(["blame", "a.py:1"])
+    assert not launch.enabled(["blame", "a.py:1"])
+
+
+def test_another_installation_whose_socket_has_the_same_name_is_answered_in_process(
+        agent_repo: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_cli("log", cwd=agent_repo, env=RESIDENT)
+    sock = started(runtime)
+    monkeypatch.chdir(agent_repo)
+    monkeypatch.setenv("GIT_INTENT_RESIDENT", "1")
+    with monkeypatch.context() as other:
+        other.setattr(launch, "installation_key", lambda: "another version\0elsewhere")
+        assert launch.ask_resident(["blame", "src/greet.py:1"]) is None  # the caller answers it itself
+    assert sock.exists() and launch.ask_resident(["log"]) == 0  # and the resident process still serves its own
