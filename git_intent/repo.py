@@ -150,11 +150,7 @@ class Repository:
         conflict resolutions), so a merge never re-credits the merged branch's lines.
         """
         parents = self.parents(commit) or [EMPTY_TREE]
-        hunks = self._diff_added(parents[0], commit)
-        for other in parents[1:]:
-            keep = {(h.path, h.start + i) for h in self._diff_added(other, commit) for i in range(len(h.lines))}
-            hunks = _restrict(hunks, keep)
-        return hunks
+        return new_against_all([self._diff_added(parent, commit) for parent in parents])
 
     def _diff_added(self, base: str, commit: str) -> list[Hunk]:
         out = self.git("diff", *DIFF_OPTIONS, base, commit)
@@ -271,6 +267,16 @@ def parse_added_hunks(diff: str) -> list[Hunk]:
             flush()
             path = None
     flush()
+    return hunks
+
+
+def new_against_all(per_parent: Sequence[list[Hunk]]) -> list[Hunk]:
+    """The lines new against every parent: the first parent's added hunks (`per_parent[0]`, one list of hunks
+    per parent in parent order) split into runs of the lines that every other parent's diff also adds, at the
+    same path and line number. One parent: its hunks as they are. Raises IndexError on an empty sequence."""
+    hunks = per_parent[0]
+    for other in per_parent[1:]:
+        hunks = _restrict(hunks, {(h.path, h.start + i) for h in other for i in range(len(h.lines))})
     return hunks
 
 
