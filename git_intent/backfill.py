@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .attribute import LineCredit
 from .carry import carried_edits
-from .catalog import candidate_sessions
+from .catalog import candidate_sessions, transcript_files
 from .commit_range import RangeCommit, added_hunks_of, list_range
 from .config import lookback
 from .notes import NoteRecord, note_blobs, read_notes, write_notes
@@ -46,21 +46,25 @@ class BackfillResult:
     lines_attributed: int = 0
     sessions: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    # Files below the `--transcript` folders that no adapter reads (passed over, not an error).
+    transcripts_skipped: int = 0
 
 
 def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Iterable[Path] = (),
              force: bool = False, progress: Callable[[int], None] | None = None) -> BackfillResult:
     """Record every commit of `revision_range` (oldest first) that has no git-intent record yet.
 
-    `force` recomputes commits already recorded. `progress` is called with 1 after each commit.
-    Raises IntentError for a range git does not understand, TranscriptError for an unreadable
-    `transcripts` file, NoteError when a batch cannot be written or does not verify.
+    `transcripts` are files or folders (`catalog.transcript_files`). `force` recomputes commits already
+    recorded. `progress` is called with 1 after each commit.
+    Raises IntentError for a range git does not understand, TranscriptError for a `transcripts` path that
+    does not exist or an unreadable file, NoteError when a batch cannot be written or does not verify.
     """
     started = time.perf_counter()
+    transcripts, skipped = transcript_files(transcripts)
     # Commit, blob and note lookups for single objects: in process (pygit2), not one `git` process each.
     repo = InProcessRepository.of(repo)
     commits = list_range(repo, revision_range)
-    result = BackfillResult(commits=len(commits))
+    result = BackfillResult(commits=len(commits), transcripts_skipped=skipped)
     noted = set(note_blobs(repo))
     recorded = set() if force else _recorded(repo, [c.sha for c in commits if c.sha in noted])
     todo = [c for c in commits if c.sha not in recorded]

@@ -41,6 +41,30 @@ def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False)
         raise TranscriptError(f"The transcript {path} cannot be read: {exc.strerror}.") from exc
 
 
+def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], int]:
+    """The transcript files `paths` name, in the order given, and how many files were passed over: a file
+    stands for itself (`read_transcript` checks it); a folder for every file below it that some adapter
+    sniffs, in sorted path order, the others passed over and counted. A folder is how transcripts recorded
+    on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
+
+    Raises TranscriptError for a path that does not exist."""
+    files: list[Path] = []
+    passed_over = 0
+    for path in paths:
+        if not path.exists():
+            raise TranscriptError(f"The transcript file or folder {path} does not exist.",
+                                  hint="Give a transcript file, or a folder holding transcripts.")
+        if not path.is_dir():
+            files.append(path)
+            continue
+        for below in sorted(p for p in path.rglob("*") if p.is_file()):
+            if sniff(below) is not None:
+                files.append(below)
+            else:
+                passed_over += 1
+    return files, passed_over
+
+
 def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
                        containing: Sequence[bytes] = (), problems: list[str] | None = None,
                        keep: bool = False) -> list[Session]:

@@ -42,8 +42,8 @@ def backfill(repo: Path, *args: str) -> dict[str, object]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
-def test_backfill_recall_on_the_linked_corpus(tmp_path: Path) -> None:
-    """One history holding all four linked commits, recorded by backfill alone (no hooks ran)."""
+def _linked_history(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """One history holding all four linked commits, no hooks run, and the four transcripts that wrote them."""
     t8, t0, t2, tg = (corpus("linked", *ENTIRE_8ECE), corpus("linked", *ENTIRE_AC3F_S0),
                       corpus("linked", *ENTIRE_AC3F_S2), corpus("linked", *GITSYNC_8FEA))
     repo = make_repo(tmp_path / "repo")
@@ -59,20 +59,57 @@ def test_backfill_recall_on_the_linked_corpus(tmp_path: Path) -> None:
         commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
         write_replayed(repo, rebuild.post, cwd)
         commit_replayed(repo, subject, at(rebuild.last_edit_at) + timedelta(minutes=1))
-    args = [a for s in steps for a in ("--transcript", str(s[0]))]
+    return repo, [s[0] for s in steps]
+
+
+# What backfill credits on the linked history, by session.
+LINKED_SESSIONS = {
+    "claude-code:cc432c40-914a-4c1a-a972-0103199a736a": 54,
+    "claude-code:1ed1f046-f456-4f14-9c74-bb83179cf809": 8,
+    "claude-code:0a0314fb-b206-450f-b895-cd5181a28ae5": 32,
+    "codex:019ddd6f-3680-7fb3-8f93-e567af97d303": 45,
+}
+
+
+def test_backfill_recall_on_the_linked_corpus(tmp_path: Path) -> None:
+    """One history holding all four linked commits, recorded by backfill alone (no hooks ran)."""
+    repo, transcripts = _linked_history(tmp_path)
+    args = [a for t in transcripts for a in ("--transcript", str(t))]
     result = backfill(repo, *args)
     print(f"backfill recall on the linked corpus: {result['lines_attributed']}/{result['lines_added']} "
           f"(including the baselines' lines, which no agent wrote); sessions {result['sessions']}")
     assert result["commits"] == 8 and result["recorded"] == 8
-    assert result["sessions"] == {
-        "claude-code:cc432c40-914a-4c1a-a972-0103199a736a": 54,
-        "claude-code:1ed1f046-f456-4f14-9c74-bb83179cf809": 8,
-        "claude-code:0a0314fb-b206-450f-b895-cd5181a28ae5": 32,
-        "codex:019ddd6f-3680-7fb3-8f93-e567af97d303": 45,
-    }
+    assert result["sessions"] == LINKED_SESSIONS
+    assert result["transcripts_skipped"] == 0
     again = backfill(repo, *args)
     assert (again["recorded"], again["skipped"]) == (0, 8)
     assert git(repo, "fsck", "--no-dangling") is not None
+
+
+def test_backfill_reads_every_transcript_below_a_folder(tmp_path: Path) -> None:
+    """`--transcript DIR`: the transcripts of another machine, copied into nested folders beside files no
+    adapter reads, credit what the four files given one by one credit."""
+    repo, transcripts = _linked_history(tmp_path)
+    elsewhere = tmp_path / "from-a-colleague"
+    for i, transcript in enumerate(transcripts):
+        nested = elsewhere / f"project-{i % 2}" / ("sessions" if i < 2 else "older/sessions")
+        nested.mkdir(parents=True, exist_ok=True)
+        shutil.copy(transcript, nested / transcript.name)
+    (elsewhere / "README.txt").write_text("Transcripts of the linked commits.\n")
+    (elsewhere / "project-1" / "settings.json").write_text('{"theme": "dark"}\n')
+    result = backfill(repo, "--transcript", str(elsewhere))
+    assert (result["commits"], result["recorded"]) == (8, 8)
+    assert result["sessions"] == LINKED_SESSIONS
+    assert result["transcripts_skipped"] == 2
+    text = run_cli("backfill", "--force", "--transcript", str(elsewhere), cwd=repo)
+    assert text.returncode == 0, text.stderr
+    assert "2 files below the --transcript folders are no transcript; skipped." in text.stdout
+
+
+def test_backfill_of_a_missing_transcript_path_is_one_sentence(repo: Path) -> None:
+    proc = run_cli("backfill", "--transcript", "no-such-folder", cwd=repo)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("error: The transcript file or folder no-such-folder does not exist.")
 
 
 def test_backfill_resumes_and_changes_nothing_twice(repo: Path) -> None:

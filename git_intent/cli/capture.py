@@ -120,7 +120,8 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
 @cli.command()
 @click.argument("revision_range", default="HEAD")
 @click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
-              help="Also consider this transcript file (any agent). Repeatable.")
+              help="Also consider this transcript file (any agent), or every transcript below this folder "
+                   "(other files are skipped): transcripts recorded on another machine. Repeatable.")
 @click.option("--force", is_flag=True, help="Recompute commits that already have a record.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as_json: bool) -> None:
@@ -143,6 +144,8 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
          f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
          f"({rate:.0f} commits/s).")
+    if result.transcripts_skipped:
+        echo(f"{result.transcripts_skipped} files below the --transcript folders are no transcript; skipped.")
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
         echo(f"  {key}  {lines} lines")
 
