@@ -13,7 +13,7 @@ git-intent never sees:
 2. Backfill. `git intent backfill HEAD` (every commit of main, merges and both parents' sides: main's
    trailer commits all come in through merges, none is on the first-parent line) in a child process, twice:
    with discovery alone (the transcripts mention their authors' work trees, not this one: see the finding
-   printed), then as a user with transcripts from elsewhere does, each passed with `--transcript`. Commits/s,
+   printed), then as a user with transcripts from elsewhere does, their folder passed with `--transcript`. Commits/s,
    CPU (with its git processes, from `wait4`), peak RSS, git processes started; and whether the child imported
    `git_intent.entire` (the trailer's reader; backfill must not).
 3. Recall and precision. For each trailer commit C whose checkpoint has an extracted session: the verifiable
@@ -343,9 +343,11 @@ def backfill_phase(root: Path, truth: Truth, figures: dict[str, Any], say: Calla
     work, revision_range = truth.work, truth.revision_range
     found = backfill_figures("discovery alone", run_cli(["backfill", revision_range, "--json"], work, root))
     forget(work)
-    transcripts = [str(e.path) for e in {id(e): e for e in truth.extracted.values()}.values()]
-    given = backfill_figures("--transcript for each", run_cli(
-        ["backfill", revision_range, "--json", *(a for p in transcripts for a in ("--transcript", p))], work, root))
+    # The folders holding the extracted transcripts (one: the work tree's Claude Code project folder), each
+    # passed once as `--transcript DIR` as a user with transcripts from another machine would.
+    folders = sorted({str(e.path.parent) for e in {id(e): e for e in truth.extracted.values()}.values()})
+    given = backfill_figures("--transcript DIR", run_cli(
+        ["backfill", revision_range, "--json", *(a for p in folders for a in ("--transcript", p))], work, root))
     found.pop("credited")
     credited = {key.split(":", 1)[1] for key in given.pop("credited")}
     figures["backfill"] = [found, given]
