@@ -5,6 +5,7 @@ processes per commit (issue 14, item 2: 8.9, then 2.8 processes per commit).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -56,19 +57,50 @@ def added_hunks_of(repo: Repository, commits: Sequence[RangeCommit]) -> Iterator
     patches = _stream_patches(repo, [c.sha for c in commits]) if commits else iter(())
     pending = next(patches, None)
     for commit in commits:
-        diffs: list[list[Hunk]] = []
+        raw: list[bytes] = []
         while pending is not None and pending[0] == commit.sha:
-            # Decoded per diff as `run_git` decodes a whole diff: a split at a newline changes no character.
-            diffs.append(parse_added_hunks(pending[1].decode("utf-8", "replace")))
+            raw.append(pending[1])
             pending = next(patches, None)
         wanted = max(len(commit.parents), 1)
-        if len(commit.parents) <= 1 and len(diffs) != 1 or len(diffs) > wanted:
+        if len(commit.parents) <= 1 and len(raw) != 1 or len(raw) > wanted:
             found = pending[0][:12] if pending is not None else "nothing"
             raise GitError(f"git log printed {found} where {commit.sha[:12]} was expected.")
-        # A merge with fewer diffs than parents equals some parent's tree: no line is new against that one.
-        yield commit.sha, new_against_all(diffs) if len(diffs) == wanted else []
+        if len(raw) < wanted:
+            # A merge with fewer diffs than parents equals some parent's tree: no line is new against that one.
+            yield commit.sha, []
+            continue
+        # Decoded per diff as `run_git` decodes a whole diff: a split at a newline changes no character.
+        diffs = [parse_added_hunks(patch.decode("utf-8", "replace")) for patch in _in_every(raw)]
+        yield commit.sha, new_against_all(diffs)
     if pending is not None:
         raise GitError(f"git log printed {pending[0][:12]} after the last commit asked for.")
+
+
+def _in_every(patches: list[bytes]) -> list[bytes]:
+    """Each of a merge's per-parent `patches` cut to the files whose diff adds lines against every parent
+    (the same `+++ b/PATH` line in each), in their order: only their lines can be new against every parent,
+    and each file's hunks are parsed alone, so the cut changes no hunk. On entireio/cli the merges' diffs
+    are 74% of the stream (19.7 of 26.6 MB), nearly all of it the merged branch's own files. One patch (a
+    commit with at most one parent) is returned as it is."""
+    if len(patches) == 1:
+        return patches
+    files = [_file_sections(patch) for patch in patches]
+    common = set(files[0]).intersection(*files[1:])
+    return [b"".join(section for key, section in sections.items() if key in common) for sections in files]
+
+
+def _file_sections(patch: bytes) -> dict[bytes, bytes]:
+    """The file sections of a `git diff -U0` patch (each from its `diff --git` line), by their `+++ ` line,
+    in patch order; sections adding no line (deleted, binary, mode only: no `+++ b/` line) left out.
+    A body line never starts with `diff --git` nor comes before its file's `+++ ` line."""
+    sections: dict[bytes, bytes] = {}
+    for part in patch.split(b"\ndiff --git ")[1:]:
+        start = part.find(b"\n+++ ")
+        end = part.find(b"\n", start + 1)
+        key = part[start + 1:end if end >= 0 else len(part)]
+        if start >= 0 and not key.startswith(b"+++ /dev/null"):
+            sections[key] = sections.get(key, b"") + b"\ndiff --git " + part
+    return sections
 
 
 def _stream_patches(repo: Repository, shas: list[str]) -> Iterator[tuple[str, bytes]]:
@@ -81,18 +113,19 @@ def _stream_patches(repo: Repository, shas: list[str]) -> Iterator[tuple[str, by
         # git reads every revision from stdin before it prints anything, so writing all first cannot block.
         proc.stdin.write("".join(f"{sha}\n" for sha in shas).encode("ascii"))
         proc.stdin.close()
-        sha = ""
-        lines: list[bytes] = []
-        # The format line starts with NUL: no diff line does (body lines start with '+', '-', ' ' or '\').
-        for line in proc.stdout:
-            if line.startswith(b"\0"):
-                if sha:
-                    yield sha, b"".join(lines)
-                sha, lines = line[1:].strip().decode("ascii"), []
-            else:
-                lines.append(line)
-        if sha:
-            yield sha, b"".join(lines)
+        # Read in large chunks and cut at each "\n\0" (a format line starts with NUL: no diff line does, body
+        # lines start with '+', '-', ' ' or '\'); a Python loop over the 26.6 MB of lines of entireio/cli's
+        # history was 4% of its backfill.
+        pending = bytearray()
+        out = proc.stdout.fileno()  # nothing read through the buffered reader: reading the fd skips nothing
+        for chunk in iter(lambda: os.read(out, 1 << 20), b""):
+            searched = max(len(pending) - 1, 0)
+            pending += chunk
+            cut = pending.rfind(b"\n\0", searched)
+            if cut >= 0:
+                yield from _records(bytes(pending[:cut + 1]))
+                del pending[:cut + 1]
+        yield from _records(bytes(pending))
         if proc.wait() != 0:
             errors.seek(0)
             message = errors.read().decode("utf-8", "replace").strip().splitlines()
@@ -103,3 +136,14 @@ def _stream_patches(repo: Repository, shas: list[str]) -> Iterator[tuple[str, by
         proc.wait()
         proc.stdout.close()
         errors.close()
+
+
+def _records(data: bytes) -> Iterator[tuple[str, bytes]]:
+    """(sha, patch) of each whole record in `data` ("\0SHA\n" then the patch; a record's patch may lose its
+    last newline, which ends no line of it); what comes before the first record is no record."""
+    start = data.find(b"\0")
+    if start < 0:
+        return
+    for record in data[start + 1:].split(b"\n\0"):
+        head, _, patch = record.partition(b"\n")
+        yield head.strip().decode("ascii"), patch

@@ -21,26 +21,33 @@ def _write(repo: Path, name: str, text: str) -> None:
 
 
 def _merges(repo: Path) -> None:
-    """A history of merges of every kind: a conflict resolved by hand, an evil merge (a line no parent has,
-    in a file no parent changed), an octopus merge with a line of its own, a merge touching a CRLF file, a
-    merge whose tree equals its first parent's (`-s ours`), and one whose tree equals both parents' (git
-    prints no diff for it at all)."""
+    """A history of merges of every kind: a conflict resolved by hand with evil lines (lines no parent has,
+    in a CRLF file, and in a new file with a space in its name) beside a binary file and a file one side
+    deleted; an octopus merge with a line of its own; a merge whose tree equals its first parent's (`-s ours`),
+    and one whose tree equals both parents' (git prints no diff for it at all)."""
     _write(repo, "a.txt", "one\ntwo\nthree\n")
     _write(repo, "crlf.txt", "x\r\ny\r\nz\r\n")
     _write(repo, "calm.txt", "calm\n")
+    _write(repo, "gone.txt", "main deletes it\n")
     _commit(repo, "base")
     git(repo, "checkout", "-q", "-b", "left")
     _write(repo, "a.txt", "one\nLEFT\nthree\n")
     _write(repo, "crlf.txt", "x\r\nleft\r\ny\r\nz\r\n")
+    (repo / "bin.dat").write_bytes(b"\0left")
     _commit(repo, "left")
     git(repo, "checkout", "-q", "main")
     _write(repo, "a.txt", "one\nMAIN\nthree\n")
     _write(repo, "crlf.txt", "x\r\ny\r\nz\r\nmain\r\n")
+    (repo / "gone.txt").unlink()
+    # Over 1 MB of diff in one commit: the stream is read in 1 MB chunks.
+    _write(repo, "big.txt", "".join(f"line {i} of a big file\n" for i in range(60_000)))
     _commit(repo, "main")
     git(repo, "merge", "-q", "left", "-m", "conflict", check=False)
     _write(repo, "a.txt", "one\nMAIN\nresolved by hand\nLEFT\nthree\n")
     _write(repo, "crlf.txt", "x\r\nleft\r\ny\r\nevil\r\nz\r\nmain\r\n")
-    _commit(repo, "conflict resolved, and an evil line in the CRLF file")
+    _write(repo, "my notes.txt", "an evil file, a space in its name\n")
+    (repo / "bin.dat").write_bytes(b"\0merged")
+    _commit(repo, "conflict resolved, and evil lines")
     for name in ("p", "q", "r"):
         git(repo, "checkout", "-q", "-b", name, "main~1")
         _write(repo, f"{name}.txt", f"{name}\n")
@@ -73,7 +80,9 @@ def test_streamed_hunks_equal_added_hunks_on_merges(tmp_path: Path) -> None:
     assert list(streamed) == [c.sha for c in commits]
     assert streamed == {c.sha: handle.added_hunks(c.sha) for c in commits}
     resolved, octopus, ours, nothing = (streamed[c.sha] for c in merges)
-    assert resolved == [Hunk("a.txt", 3, ("resolved by hand",)), Hunk("crlf.txt", 4, ("evil\r",))]
+    assert resolved == [Hunk("a.txt", 3, ("resolved by hand",)), Hunk("crlf.txt", 4, ("evil\r",)),
+                        Hunk("my notes.txt", 1, ("an evil file, a space in its name",))]
+    assert sum(len(h.lines) for h in streamed[commits[2].sha]) == 60_002  # and a.txt's and crlf.txt's
     assert octopus == [Hunk("calm.txt", 2, ("octopus's own",))]
     assert ours == nothing == []
     # Part of a range, in any order git lists: the stream follows the commits it is given.
