@@ -139,8 +139,8 @@ def _stream_patches(repo: Repository, shas: list[str]) -> Iterator[tuple[str, by
 
 
 def _records(data: bytes) -> Iterator[tuple[str, bytes]]:
-    """(sha, patch) of each whole record in `data` ("\0SHA\n" then the patch; a record's patch may lose its
-    last newline, which ends no line of it); what comes before the first record is no record."""
+    """(sha, patch) of each whole record in `data` (a NUL, the SHA and a newline, then the patch; a record's
+    patch may lose its last newline, which ends no line of it); what comes before the first record is none."""
     start = data.find(b"\0")
     if start < 0:
         return
