@@ -111,10 +111,11 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
             if norm not in seen:
                 seen.add(norm)
                 produced[mapped.path][norm].append(mapped)
-    if authored is not None:  # made by the author date first, each group in order: `[-1]` is then the pick
-        produced = defaultdict(lambda: defaultdict(list), {path: defaultdict(list, {
-            norm: sorted(group, key=lambda m: _by(m, authored)) for norm, group in by_text.items()})
-            for path, by_text in produced.items()})
+    if authored is not None:  # made after the author date first, each part in order: `[-1]` is then the pick
+        for by_text in produced.values():
+            for norm, group in by_text.items():
+                if len(group) > 1 and not all(_by(m, authored) for m in group):
+                    by_text[norm] = sorted(group, key=lambda m: _by(m, authored))
     choices: dict[str, list[str]] = {}
     credits: list[LineCredit] = []
     for hunk in hunks:
