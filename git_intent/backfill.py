@@ -118,6 +118,7 @@ def _written_paths(repo: Repository, revision_range: str) -> frozenset[str]:
     history (bench/real_history.py)."""
     head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
     written = repo.git("log", "--format=", "--name-only", "--no-renames", "--diff-filter=AMT", "-z",
+                       "--diff-merges=first-parent",  # a file a merge alone wrote (git lists none for merges)
                        "--end-of-options", revision_range, check=False)
     return head | {path for path in written.split("\0") if path}
 

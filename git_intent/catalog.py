@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .adapters import Registered, all_adapters, sniff
+from .adapters import FILE_SCOPED, Registered, all_adapters, sniff
 from .adapters import adapter as named_adapter
 from .backup import session_copies, session_copy_path
 from .errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
@@ -22,23 +22,28 @@ from .transcripts.jsonl import written_since
 def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False) -> list[Session]:
     """Sessions in one transcript file of any known agent, or of `agent` when it is known (a backup copy is
     filed under its agent's name, and need not look like the original to a plug-in's `sniff`). With `keep`,
-    the parse is kept for the next call while the file is unchanged (`session_cache`: what blame and show
-    read again and again; capture reads many files once and does not keep them). Treat the sessions as
-    read-only.
+    the parse is kept for the next call while the file is unchanged (`session_cache`: what `find_session`
+    and blame's content fallback read again and again; capture, backfill and the index read many files
+    once and do not keep them). Treat the sessions as read-only.
 
     Raises TranscriptError when the file cannot be opened or is in no known format.
     """
-    if keep:
+    if keep and agent in FILE_SCOPED:  # known without importing the adapter: a cache hit imports none
         return cached_sessions(path, agent, lambda: read_transcript(path, agent))
     if not path.is_file():
         raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
     adapter = named_adapter(agent) if agent is not None else sniff(path)
     if adapter is None:
         raise TranscriptError(f"{path} is not a transcript of a known agent ({', '.join(all_adapters())}).")
-    try:
-        return adapter.read(path)
-    except OSError as exc:
-        raise TranscriptError(f"The transcript {path} cannot be read: {exc.strerror}.") from exc
+
+    def parse() -> list[Session]:
+        try:
+            return adapter.read(path)
+        except OSError as exc:
+            raise TranscriptError(f"The transcript {path} cannot be read: {exc.strerror}.") from exc
+
+    # Only a parse that depends on the file alone is kept: OpenCode's stores read other files too.
+    return cached_sessions(path, adapter.NAME, parse) if keep and adapter.file_scoped else parse()
 
 
 def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], int]:

@@ -94,7 +94,7 @@ def _file_sections(patch: bytes) -> dict[bytes, bytes]:
     in patch order; sections adding no line (deleted, binary, mode only: no `+++ b/` line) left out.
     A body line never starts with `diff --git` nor comes before its file's `+++ ` line."""
     sections: dict[bytes, bytes] = {}
-    for part in patch.split(b"\ndiff --git ")[1:]:
+    for part in (b"\n" + patch).split(b"\ndiff --git ")[1:]:  # the first section may start the patch
         start = part.find(b"\n+++ ")
         end = part.find(b"\n", start + 1)
         key = part[start + 1:end if end >= 0 else len(part)]

@@ -108,6 +108,8 @@ def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                 try:
                     with conn.makefile("rb") as lines:
                         request = json.loads(lines.readline() or b"{}")
+                    if not isinstance(request, dict):
+                        continue
                     stale = _fingerprint() != fingerprint
                     foreign = request.get("key") != installation_key()  # another installation, same name
                     reply = {"stale": True} if stale or foreign else run(

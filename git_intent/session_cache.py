@@ -10,10 +10,13 @@ a transcript's bytes are tool output the parse drops). Two layers:
   (`${XDG_CACHE_HOME:-~/.cache}/git-intent/sessions/`, folders 0700, files 0600): the transcript itself
   lies in the same user's home, so the parse is no more exposed than its source.
 
-The key is the file's absolute path, size, mtime (ns), inode and device, the agent it was read as, and the
-package version, so a grown or replaced transcript and a new parser never meet an old parse. A cache file
-that cannot be read is ignored and written again; the folder keeps the `KEEP_FILES` newest. Only plain
-`Session`s go to disk (a plug-in's subclass would lose its own fields in JSON).
+The key is the file's absolute path, size, mtime (ns), inode and device (and its `-wal`'s), the agent it was
+read as, the time zone, the package version and the state of the parser's files, so a grown or replaced
+transcript and a changed parser never meet an old parse. Only what depends on the file alone is kept (the
+caller's rule: an adapter without `read_project`; OpenCode's stores read other files and are parsed every
+time). A cache file that cannot be read is ignored and written again; the folder keeps the most recently
+used files, `KEEP_FILES` and `KEEP_BYTES` at most. Only plain `Session`s go to disk (a plug-in's subclass
+would lose its own fields in JSON).
 
 Callers treat what they get as read-only: the memo hands the same objects to every caller.
 """
@@ -23,8 +26,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
@@ -33,35 +39,58 @@ from .private import open_private, private_dir
 
 DISK_MIN_BYTES = 256 * 1024  # parsing ~0.25 MB costs ~4 ms, about what opening and loading a cache file does
 KEEP_FILES = 200
+KEEP_BYTES = 512 * 1024 * 1024
 MEMO_ENTRIES = 16
 _memo: OrderedDict[str, list[Session]] = OrderedDict()
+_memo_lock = threading.Lock()  # `serve` answers in a thread pool
+_PACKAGE = Path(__file__).resolve().parent
 
 
-def cached_sessions(path: Path, agent: str | None, parse: Callable[[], list[Session]]) -> list[Session]:
-    """The sessions `parse()` reads from the transcript `path` (read as `agent`, None when sniffed), from
-    the memo or the disk cache when the file has not changed since. Raises what `parse` raises (OSError,
-    TranscriptError); a cache that cannot be read or written is skipped, never an error."""
+def cached_sessions(path: Path, agent: str, parse: Callable[[], list[Session]]) -> list[Session]:
+    """The sessions `parse()` reads from the transcript `path` as `agent`'s, from the memo or the disk cache
+    when neither the file nor the parser has changed since. The caller keeps only what depends on the file
+    alone (an adapter without `read_project`). Raises what `parse` raises (OSError, TranscriptError); a
+    cache that cannot be read or written is skipped, never an error."""
     try:
         info = path.stat()
     except OSError:
         return parse()
-    # A SQLite store (OpenCode's, Cursor's) holds its newest rows in `<name>-wal` until a checkpoint.
-    stamps = [_stamp(info), *(_stamp(os.stat(wal)) for wal in [path.with_name(path.name + "-wal")] if wal.exists())]
-    key = hashlib.sha256("\0".join((__version__, str(path.resolve()), agent or "", *stamps)).encode(
-        "utf-8", "surrogateescape")).hexdigest()
-    if key in _memo:
-        _memo.move_to_end(key)
-        return list(_memo[key])
+    stamps = [_stamp(info)]
+    # A SQLite store (Cursor's) holds its newest rows in `<name>-wal` until a checkpoint; SQLite may remove
+    # the file at any moment, so it is looked at once.
+    try:
+        stamps.append(_stamp(path.with_name(path.name + "-wal").stat()))
+    except OSError:
+        pass
+    # Parsed times are turned into local time by some adapters (Aider's history), so the zone counts too.
+    key = hashlib.sha256("\0".join((_parser(), str(path.resolve()), agent, os.environ.get("TZ", ""),
+                                    str(time.timezone), *stamps)).encode("utf-8", "surrogateescape")).hexdigest()
+    with _memo_lock:
+        found = _memo.get(key)
+        if found is not None:
+            _memo.move_to_end(key)
+            return list(found)
     on_disk = info.st_size >= DISK_MIN_BYTES
     sessions = _load(key) if on_disk else None
     if sessions is None:
         sessions = parse()
         if on_disk and all(type(s) is Session for s in sessions):
             _store(key, sessions)
-    _memo[key] = sessions
-    if len(_memo) > MEMO_ENTRIES:
-        _memo.popitem(last=False)
+    with _memo_lock:
+        _memo[key] = sessions
+        if len(_memo) > MEMO_ENTRIES:
+            _memo.popitem(last=False)
     return list(sessions)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> str:
+    """The package version and the state of every file that parses a transcript (the adapters, the shared
+    readers and the models): an edited or upgraded parser never reads an old parse (the version alone does
+    not change between a developer's edits)."""
+    files = [_PACKAGE / "models.py", *sorted(_PACKAGE.glob("adapters/**/*.py")),
+             *sorted(_PACKAGE.glob("transcripts/**/*.py"))]
+    return "\0".join([__version__, *(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)])
 
 
 def _stamp(info: os.stat_result) -> str:
@@ -82,9 +111,11 @@ def _load(key: str) -> list[Session] | None:
     """The sessions stored under `key`, or None when there is no usable file. Format: per session, one line
     of `Session.model_dump_json()` then one line of `[[before, after], ...]` per edit (`Edit.before` and
     `after` are left out of JSON output, and `replay` needs them)."""
+    stored = cache_folder() / f"{key}.jsonl"
     try:
-        with (cache_folder() / f"{key}.jsonl").open("rb") as handle:
+        with stored.open("rb") as handle:
             lines = handle.read().splitlines()
+        os.utime(stored)  # pruning keeps what was used last, not what was written last
         if len(lines) % 2:
             return None
         sessions = []
@@ -103,31 +134,56 @@ def _load(key: str) -> list[Session] | None:
 
 
 def _store(key: str, sessions: list[Session]) -> None:
-    """Write `sessions` under `key` (whole or not at all: a temporary file renamed), then prune."""
+    """Write `sessions` under `key`, whole or not at all: the bytes are built first, then written to a 0600
+    temporary file renamed into place (removed if the write fails: no partial transcript text is left,
+    issue 9); then prune."""
     try:
+        data = b"".join(session.model_dump_json().encode("utf-8") + b"\n"
+                        + json.dumps([[e.before, e.after] for e in session.edits]).encode("utf-8") + b"\n"
+                        for session in sessions)
         folder = private_dir(_own_folder(), "sessions")  # never tightens the user's ~/.cache itself
-        temporary = folder / f".{key}.{os.getpid()}.tmp"
-        with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_NOFOLLOW), "wb") as out:
-            for session in sessions:
-                out.write(session.model_dump_json().encode("utf-8") + b"\n")
-                out.write(json.dumps([[e.before, e.after] for e in session.edits]).encode("utf-8") + b"\n")
-        os.replace(temporary, folder / f"{key}.jsonl")
-        _prune(folder)
-    except (OSError, ValueError):  # a full disk or a read-only home: the next call parses again
+    except (OSError, ValueError):  # text JSON cannot hold (a lone surrogate), a read-only home: parse again
         return
+    temporary = folder / f".{key}.{os.getpid()}.tmp"
+    try:
+        with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_NOFOLLOW), "wb") as out:
+            out.write(data)
+        os.replace(temporary, folder / f"{key}.jsonl")
+    except OSError:  # a full disk: the next call parses again
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        return
+    _prune(folder)
 
 
 def _prune(folder: Path) -> None:
-    """Keep the `KEEP_FILES` most recently written cache files."""
+    """Keep the most recently used cache files, at most `KEEP_FILES` of them and `KEEP_BYTES` in all, and
+    remove temporary files a process killed mid-write left (older than an hour)."""
     entries = []
-    for entry in os.scandir(folder):
-        if entry.name.endswith(".jsonl"):
+    now = time.time()
+    try:
+        for entry in os.scandir(folder):
             try:
-                entries.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-    for _, stale in sorted(entries, reverse=True)[KEEP_FILES:]:
-        try:
-            os.unlink(stale)
-        except OSError:
-            pass
+            if entry.name.endswith(".jsonl"):
+                entries.append((info.st_mtime_ns, info.st_size, entry.path))
+            elif entry.name.endswith(".tmp") and now - info.st_mtime > 3600:
+                _unlink(entry.path)
+    except OSError:
+        return
+    total = 0
+    for count, (_, size, path) in enumerate(sorted(entries, reverse=True), 1):
+        total += size
+        if count > KEEP_FILES or total > KEEP_BYTES:
+            _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,12 +120,23 @@ def test_only_read_only_commands_go_to_the_resident_process(monkeypatch: pytest.
 
 
 def test_another_installation_whose_socket_has_the_same_name_is_answered_in_process(
-        agent_repo: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        agent_repo: Path, runtime: Path) -> None:
     run_cli("log", cwd=agent_repo, env=RESIDENT)
     sock = started(runtime)
-    monkeypatch.chdir(agent_repo)
-    monkeypatch.setenv("GIT_INTENT_RESIDENT", "1")
-    with monkeypatch.context() as other:
-        other.setattr(launch, "installation_key", lambda: "another version\0elsewhere")
-        assert launch.ask_resident(["blame", "src/greet.py:1"]) is None  # the caller answers it itself
-    assert sock.exists() and launch.ask_resident(["log"]) == 0  # and the resident process still serves its own
+    request = {"argv": ["log"], "cwd": str(agent_repo), "env": dict(os.environ), "key": "0.0.9\0elsewhere"}
+    assert ask(sock, json.dumps(request).encode() + b"\n") == {"stale": True}  # the caller answers it itself
+    assert ask(sock, b"[1, 2]\n") is None  # not a request: no answer, and the process lives on
+    request["key"] = launch.installation_key()
+    reply = ask(sock, json.dumps(request).encode() + b"\n")  # its own installation is still served
+    assert reply is not None and reply["exit"] == 0 and "greet" in reply["stdout"]
+
+
+def ask(sock: Path, line: bytes) -> dict[str, object] | None:
+    """One raw request line to the resident process; its reply, or None when it closes without one."""
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.settimeout(30)
+        conn.connect(str(sock))
+        conn.sendall(line)
+        with conn.makefile("rb") as reply:
+            text = reply.readline()
+    return json.loads(text) if text else None

@@ -15,6 +15,7 @@ from conftest import CORPUS
 from support import fixture_transcripts, git, run_cli
 
 from git_intent import session_cache
+from git_intent.adapters import ADAPTERS, FILE_SCOPED, claude_code, sniff
 from git_intent.catalog import find_session, read_transcript
 from git_intent.demo import run_demo
 from git_intent.repo import Repository
@@ -33,12 +34,20 @@ def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(path: Path, m
     monkeypatch.setattr(session_cache, "DISK_MIN_BYTES", 0)
     fresh = read_transcript(path)
     assert read_transcript(path, keep=True) == fresh  # parsed, then written
+    stored = list(session_cache.cache_folder().glob("*.jsonl")) if session_cache.cache_folder().is_dir() else []
+    if sniff(path).NAME not in FILE_SCOPED:  # OpenCode's stores read other files: never kept
+        assert stored == [] and not session_cache._memo
+        return
     session_cache._memo.clear()
-    stored = session_cache._load(_only_key())
-    assert stored is not None  # the equality below is the file's, not the memo's
-    assert stored == fresh
-    assert [(e.before, e.after) for s in stored for e in s.edits] == [(e.before, e.after) for s in fresh
+    loaded = session_cache._load(_only_key())
+    assert loaded is not None  # the equality below is the file's, not the memo's
+    assert loaded == fresh
+    assert [(e.before, e.after) for s in loaded for e in s.edits] == [(e.before, e.after) for s in fresh
                                                                       for e in s.edits]
+
+
+def test_the_built_ins_kept_without_import_are_those_that_read_their_file_alone() -> None:
+    assert FILE_SCOPED == {name for name, adapter in ADAPTERS.items() if adapter.file_scoped}
 
 
 def test_a_transcript_is_parsed_once_until_it_changes(tmp_path: Path, reads: list[Path]) -> None:
@@ -71,14 +80,50 @@ def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: 
     assert stat.S_IMODE(session_cache.cache_folder().parent.stat().st_mode) == 0o700
 
 
-def test_the_cache_keeps_the_newest_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_keeps_the_files_used_last_and_leaves_no_partial_file(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session_cache, "KEEP_FILES", 2)
+    paths = []
     for number in range(3):
-        path = tmp_path / f"s{number}.jsonl"
-        shutil.copyfile(BIG, path)
+        paths.append(tmp_path / f"s{number}.jsonl")
+        shutil.copyfile(BIG, paths[-1])
+        read_transcript(paths[-1], "claude-code", keep=True)
+        if number == 0:
+            first = _only_key()
+            os.utime(session_cache.cache_folder() / f"{first}.jsonl", ns=(1, 1))  # written long ago ...
+        if number == 1:
+            (second,) = {p.stem for p in session_cache.cache_folder().glob("*.jsonl")} - {first}
+            os.utime(session_cache.cache_folder() / f"{second}.jsonl", ns=(2, 2))  # written after the first
+            session_cache._memo.clear()
+            read_transcript(paths[0], "claude-code", keep=True)  # ... but read again now
+    kept = {p.stem for p in session_cache.cache_folder().glob("*.jsonl")}
+    assert len(kept) == 2 and first in kept and second not in kept
+
+    def full_disk(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(session_cache.os, "replace", full_disk)
+    grown = tmp_path / "s3.jsonl"
+    shutil.copyfile(BIG, grown)
+    assert read_transcript(grown, "claude-code", keep=True) == read_transcript(grown)
+    assert sorted(p.name for p in session_cache.cache_folder().iterdir()) == sorted(f"{k}.jsonl" for k in kept)
+
+
+def test_a_changed_parser_never_reads_an_old_parse(tmp_path: Path, reads: list[Path]) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copyfile(BIG, path)
+    read_transcript(path, "claude-code", keep=True)
+    module = Path(claude_code.__file__)
+    before = module.stat()
+    os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))  # an edit, or an upgrade
+    session_cache._parser.cache_clear()
+    session_cache._memo.clear()
+    try:
         read_transcript(path, "claude-code", keep=True)
-        os.utime(session_cache.cache_folder(), None)
-    assert len(list(session_cache.cache_folder().glob("*.jsonl"))) == 2
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+        session_cache._parser.cache_clear()
+    assert reads == [path, path]
 
 
 def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Path, reads: list[Path],

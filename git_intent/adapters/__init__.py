@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from ..errors import TranscriptError
 from ..models import AGENT_NAME, Session
 
-__all__ = ["ADAPTERS", "ENTRY_POINT_GROUP", "Adapter", "Registered", "adapter", "all_adapters", "sniff"]
+__all__ = ["ADAPTERS", "ENTRY_POINT_GROUP", "FILE_SCOPED", "Adapter", "Registered", "adapter", "all_adapters", "sniff"]
 
 ENTRY_POINT_GROUP = "git_intent.adapters"
 
@@ -143,6 +143,9 @@ class _BuiltIn(Mapping[str, Registered]):
 
 
 ADAPTERS: Mapping[str, Registered] = _BuiltIn()
+# The built-ins whose `read` depends on the file alone (`Registered.file_scoped`), known without importing
+# them: a parse kept by `session_cache` is then found before any adapter is loaded.
+FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider"})
 
 
 def adapter(name: str) -> Registered | None:
