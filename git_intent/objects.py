@@ -65,11 +65,13 @@ class InProcessRepository(Repository):
         return super().commit_time(commit) if found is None else datetime.fromtimestamp(found.commit_time,
                                                                                          timezone.utc)
 
-    def author_time(self, commit: str) -> datetime:
-        """Author time of `commit`, timezone-aware UTC."""
+    def commit_times(self, commit: str) -> tuple[datetime, datetime]:
+        """(committer time, author time) of `commit`, timezone-aware UTC."""
         found = self._commit(commit)
-        return super().author_time(commit) if found is None else datetime.fromtimestamp(found.author.time,
-                                                                                        timezone.utc)
+        if found is None:
+            return super().commit_times(commit)
+        return (datetime.fromtimestamp(found.commit_time, timezone.utc),
+                datetime.fromtimestamp(found.author.time, timezone.utc))
 
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters); raises GitError when it is absent or not a file."""

@@ -71,7 +71,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     `mapper` and `window` (the look-back, default `config.lookback`) are for a caller that has them already:
     tests hold backfill's bulk path to this one with them."""
     parents = repo.parents(commit)
-    committed = repo.commit_time(commit)
+    committed, authored = repo.commit_times(commit)
     after = repo.commit_time(parents[0]) if parents else None
     earliest = (after or committed) - (lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit)))
@@ -89,8 +89,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
             repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts,
             keep=_keeper(mapper, {h.path for h in hunks}, keys))
         fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
-    authored = repo.author_time(commit) + WINDOW_SLACK if fresh else None
-    return credit_lines(hunks, carried, fresh, authored)
+    return credit_lines(hunks, carried, fresh, authored + WINDOW_SLACK if fresh else None)
 
 
 def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]

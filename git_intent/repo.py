@@ -141,7 +141,13 @@ class Repository:
 
     def author_time(self, commit: str) -> datetime:
         """Author time of `commit`, timezone-aware UTC (a rebase or an amend keeps it, the committer time moves)."""
-        return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%at", commit).strip()), timezone.utc)
+        return self.commit_times(commit)[1]
+
+    def commit_times(self, commit: str) -> tuple[datetime, datetime]:
+        """(committer time, author time) of `commit`, timezone-aware UTC, from one `git show`."""
+        committed, authored = self.git("show", "-s", "--format=%ct %at", commit).split()
+        return (datetime.fromtimestamp(int(committed), timezone.utc),
+                datetime.fromtimestamp(int(authored), timezone.utc))
 
     def added_hunks(self, commit: str) -> list[Hunk]:
         """Lines `commit` added against its first parent (the empty tree for a root commit).
