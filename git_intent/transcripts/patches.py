@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import takewhile
 from operator import eq, truth
@@ -192,17 +193,7 @@ def _has_run_near(old: list[str], low: int, high: int, middle: set[str], end: in
         line = old[i]
         return line in middle or ends[line] > (1 if end <= i < end + span else 0)
 
-    for p in range(low + limit - 1, high, limit):
-        if not qualifies(p):
-            continue
-        first = last = p
-        while last - first + 1 < limit and first > low and qualifies(first - 1):
-            first -= 1
-        while last - first + 1 < limit and last + 1 < high and qualifies(last + 1):
-            last += 1
-        if last - first + 1 >= limit:
-            return True
-    return False
+    return _probe(qualifies, low, high, limit)
 
 
 def _has_run(old: list[str], middle: set[str], limit: int) -> bool:
@@ -226,14 +217,21 @@ def _has_run(old: list[str], middle: set[str], limit: int) -> bool:
     def qualifies(i: int) -> bool:
         return old[i] in middle or old.count(old[i]) > 1
 
-    for p in range(limit - 1, n, limit):
+    return _probe(qualifies, 0, n, limit)
+
+
+def _probe(qualifies: Callable[[int], bool], low: int, high: int, limit: int) -> bool:
+    """Whether `limit` consecutive positions of [low, high) all qualify: only the positions p with
+    (p - low) % limit == limit - 1 are tried (any `limit` consecutive positions hold exactly one), each
+    widened while its neighbours qualify."""
+    for p in range(low + limit - 1, high, limit):
         if not qualifies(p):
             continue
-        low = high = p
-        while high - low + 1 < limit and low > 0 and qualifies(low - 1):
-            low -= 1
-        while high - low + 1 < limit and high + 1 < n and qualifies(high + 1):
-            high += 1
-        if high - low + 1 >= limit:
+        first = last = p
+        while last - first + 1 < limit and first > low and qualifies(first - 1):
+            first -= 1
+        while last - first + 1 < limit and last + 1 < high and qualifies(last + 1):
+            last += 1
+        if last - first + 1 >= limit:
             return True
     return False
