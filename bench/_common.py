@@ -78,3 +78,18 @@ def claude_transcripts(repo: Path, count: int, *, end: datetime | None = None, d
 def iso(when: datetime) -> str:
     """An ISO-8601 UTC time with milliseconds and a Z, as Claude Code and Codex write them."""
     return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# Python source for a child process: counts the `git` processes it starts in `started[0]` (issue 14's
+# figures of git processes per run), by wrapping subprocess.Popen.__init__.
+COUNT_GIT = """
+started = [0]
+_init = subprocess.Popen.__init__
+
+
+def counting(self, args, *rest, **options):
+    if isinstance(args, (list, tuple)) and args and args[0] == "git":
+        started[0] += 1
+    _init(self, args, *rest, **options)
+subprocess.Popen.__init__ = counting
+"""

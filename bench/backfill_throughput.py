@@ -38,7 +38,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from _common import iso, isolate
+from _common import COUNT_GIT, iso, isolate
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
@@ -50,13 +50,7 @@ from pathlib import Path
 # The code under test comes first, also before an editable install's finder (which would win over PYTHONPATH).
 sys.path.insert(0, sys.argv[3])
 sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
-started = [0]
-_init = subprocess.Popen.__init__
-def counting(self, args, *rest, **options):
-    if isinstance(args, (list, tuple)) and args and args[0] == "git":
-        started[0] += 1
-    _init(self, args, *rest, **options)
-subprocess.Popen.__init__ = counting
+""" + COUNT_GIT + """
 import git_intent.backfill
 from git_intent.repo import Repository
 repo, transcripts = Path(sys.argv[1]), [Path(p) for p in json.loads(sys.argv[2])]

@@ -56,7 +56,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from _common import isolate
+from _common import COUNT_GIT, isolate
 from _entire_truth import Extracted, added_lines, extract, git, locate, score, setup
 
 MIRROR = Path("/work/.mirror/entireio+cli/repo")
@@ -64,15 +64,7 @@ MIRROR = Path("/work/.mirror/entireio+cli/repo")
 # figures as one JSON line on stderr after the command's output.
 CHILD = """
 import json, subprocess, sys
-started = [0]
-_init = subprocess.Popen.__init__
-
-
-def counting(self, args, *rest, **options):
-    if isinstance(args, (list, tuple)) and args and args[0] == "git":
-        started[0] += 1
-    _init(self, args, *rest, **options)
-subprocess.Popen.__init__ = counting
+""" + COUNT_GIT + """
 sys.argv = ["git-intent", *json.load(open(sys.argv[1]))]
 from git_intent.cli import main
 code = 0
