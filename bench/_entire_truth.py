@@ -313,8 +313,6 @@ def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, 
         if got in writers.get(norm, ()):
             return "another session wrote the same text" + trivial
         return "the credited session's edit payloads never hold this text (a shell edit?)"
-    if trivial:
-        return "trivial-line rule (no neighbouring line credited to the very edit that wrote it)"
     at_commit, at_head = mappers
     if not any(at_commit.to_repo(w.path, item.cwd) == path for item, w in made):
         return "recorded path not mapped onto the file"
@@ -323,6 +321,8 @@ def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, 
     earliest = (after or committed) - window - SLACK
     if not any(w.when is None or earliest <= w.when for _, w in made):
         return "edit older than the look-back window"
+    if trivial:
+        return "trivial-line rule (the nearest credited line of its hunk is not its session's)"
     if not any(w.added for _, w in made):
         return "the adapter's added lines leave it out (only in new_string, not in its replay diff)"
     if not any(item.session_id in credited for item, _ in made):
