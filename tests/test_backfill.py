@@ -283,3 +283,14 @@ def test_backfill_credits_a_file_deleted_before_head_from_a_transcript_of_anothe
                                                  written).splitlines()) if r["kind"] == "lines"]
     assert (credit["path"], credit["start"], credit["end"], credit["session_id"]) == (
         "tools/helper.py", 1, 2, session.session_id)
+
+
+def test_a_backfill_that_credits_nobody_says_how_to_bring_transcripts_in(repo: Path) -> None:
+    (repo / "a.py").write_text("print('hello, world')\n")
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-q", "-m", "a person's commit")
+    proc = run_cli("backfill", cwd=repo)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[-1] == (
+        "No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere (another "
+        "checkout, a teammate's) come in with: git intent backfill --transcript DIR")

@@ -148,6 +148,10 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
         echo(f"{result.transcripts_skipped} files below the --transcript folders are no transcript; skipped.")
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
         echo(f"  {key}  {lines} lines")
+    if result.recorded and not result.sessions and not transcripts:
+        # Discovery keeps only transcripts that name this work tree: another machine's name their own paths.
+        echo("No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere (another "
+             "checkout, a teammate's) come in with: git intent backfill --transcript DIR")
 
 
 @cli.command("import")
