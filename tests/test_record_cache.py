@@ -108,14 +108,20 @@ def test_a_transcript_is_parsed_once_and_credits_equal_parsing_every_file(repo: 
             assert stat.S_IMODE(companion.stat().st_mode) == 0o600
 
 
-def test_a_grown_transcript_is_parsed_again(repo: Path, reads: list[Path]) -> None:
-    repo = repo.resolve()
+def alpha_recorded(repo: Path) -> tuple[ClaudeSession, Path, datetime]:
+    """A session that wrote a.py two hours ago, its transcript, and the start time; its commit recorded."""
     start = datetime.now(timezone.utc) - timedelta(hours=2)
     session = ClaudeSession(cwd=repo, clock=Clock(start))
     session.write("Writing alpha.", repo / "a.py", A_PY)
     transcript = session.save()
     sha = commit_at(repo, "alpha", start + timedelta(minutes=5), "a.py")
     assert record_commit(Repository(repo), sha).lines_attributed == 2
+    return session, transcript, start
+
+
+def test_a_grown_transcript_is_parsed_again(repo: Path, reads: list[Path]) -> None:
+    repo = repo.resolve()
+    session, transcript, start = alpha_recorded(repo)
     session.clock.now = start + timedelta(minutes=10)
     session.edit("Tuning alpha.", repo / "a.py", "41 + 1", "41 + 2")
     session.save()
@@ -126,12 +132,7 @@ def test_a_grown_transcript_is_parsed_again(repo: Path, reads: list[Path]) -> No
 
 def test_a_replaced_transcript_of_the_same_size_and_time_is_parsed_again(repo: Path, reads: list[Path]) -> None:
     repo = repo.resolve()
-    start = datetime.now(timezone.utc) - timedelta(hours=2)
-    session = ClaudeSession(cwd=repo, clock=Clock(start))
-    session.write("Writing.", repo / "a.py", A_PY)
-    transcript = session.save()
-    sha = commit_at(repo, "alpha", start + timedelta(minutes=5), "a.py")
-    assert record_commit(Repository(repo), sha).lines_attributed == 2
+    session, transcript, start = alpha_recorded(repo)
     # The same bytes but for one name, written to a new file moved over the old one: a new inode only.
     before = transcript.stat()
     swapped = transcript.read_text(encoding="utf-8").replace("alpha_feature", "gamma_feature")
