@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 import traceback
-from importlib import resources
 from pathlib import Path
 
 from .private import append_text, private_dir, write_text  # standard library only, like this module
@@ -70,6 +69,8 @@ SHIMS = ("post-commit", "post-rewrite")
 def render_shim(hook: str, python: str | None = None) -> str:
     """The shell shim for `hook` (hooks/<hook>, shipped as templates/<hook>), calling the absolute path of
     this Python."""
+    from importlib import resources  # ~8 ms: only install and the shims' repair need it, not a drain
+
     template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
     return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
 
