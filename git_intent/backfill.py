@@ -94,7 +94,7 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
             # carried credit's live twin may be an edit of another file of the same message.
             paths = None if carried else {h.path for h in added}
             fresh = timeline.window((after or commit.time) - window, after, commit.time, paths)
-            credits = credit_lines(added, carried, fresh, repo.author_time(sha) + WINDOW_SLACK if fresh else None)
+            credits = credit_lines(added, carried, fresh, repo.commit_times(sha)[1] + WINDOW_SLACK if fresh else None)
             summary = summarize(sha, credits)
             batch[sha] = note_records(sha, credits, digests)
             done.append((sha, credits, summary))

@@ -21,8 +21,8 @@ from .catalog import (
     root_commit_of,
     session_sources,
 )
-from .hook import log
 from .models import Session, utc_stamp
+from .queue import log
 from .record_cache import CacheDamaged, RecordCache, Summary, discard
 from .repo import Repository
 
@@ -88,14 +88,14 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
                 for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
                     consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
                 continue
-            if source.copy:
+            if source.copy or adapter is None:  # only a backup copy can have no adapter left
                 sessions = list(read_readable([(source.agent, source.path)]))
             elif not mentions_repository(source.path, needles):
                 continue
             else:
                 try:
                     sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root,
-                                                    since=since) if adapter is not None else []
+                                                    since=since)
                 except Exception:  # one odd file must not stop the others
                     continue
             for session in sessions:

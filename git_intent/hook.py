@@ -18,23 +18,13 @@ import traceback
 from pathlib import Path
 
 from .private import append_text, private_dir, write_text  # standard library only, like this module
-from .queue import worker_busy
-from .terminal import terminal_safe
+from .queue import log, worker_busy
 
 _HOOK_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_REFLOG_ACTION", "GIT_EDITOR")
 
 
 def _git(*args: str) -> str:
     return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout.strip()
-
-
-def log(state_dir: Path, message: str) -> None:
-    """Append one UTC-timestamped line to `<state dir>/hook.log`; never raises."""
-    try:
-        with append_text(private_dir(state_dir) / "hook.log") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {terminal_safe(message)}\n")
-    except OSError:
-        pass
 
 
 def drain() -> None:

@@ -29,7 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .private import lock_file, private_dir, tighten, write_text
+from .private import append_text, lock_file, private_dir, tighten, write_text
+from .terminal import terminal_safe
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?: |$)")
 # A job without its `end` line this old was cut short (a full disk, a crash) and will never complete.
@@ -207,3 +208,12 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def log(state_dir: Path, message: str) -> None:
+    """Append one UTC-timestamped line to `<state dir>/hook.log`; never raises."""
+    try:
+        with append_text(private_dir(state_dir) / "hook.log") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {terminal_safe(message)}\n")
+    except OSError:
+        pass

@@ -76,7 +76,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     earliest = (after or committed) - (lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit)))
     carried = carried_edits(repo, sources, commit)
-    hunks = repo.added_hunks(commit)
+    hunks = repo.added_hunks(commit, parents)
     fresh: list[MappedEdit] | None = None
     if live:
         mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)

@@ -5,7 +5,8 @@ Before it, `record` parsed every transcript written in the look-back (7 days) on
 every edit: ~25 ms CPU and ~0.26 MB peak memory per transcript, 25 s and 489 MB with 1,000 on disk
 (bench/record_scale.py). A file is known by (path, size, mtime_ns, inode): any change, a grown JSONL or a
 replaced file alike, drops its rows and the next lookup parses it whole again (old sessions do not change,
-so only the live ones are re-read). A cache, like index.db: deleting it loses nothing; a damaged one is
+so only the live ones are re-read); another parser (`session_cache.parser_fingerprint`: an upgrade, or an
+edit of an adapter) drops every row. A cache, like index.db: deleting it loses nothing; a damaged one is
 deleted and rebuilt (`CacheDamaged`). Kept apart from index.db (docs/design.md, "Record cache").
 """
 
@@ -19,10 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
-from . import __version__
 from .models import Edit, Session, utc_stamp
 from .private import private_database, private_dir
 from .repo import Repository
+from .session_cache import parser_fingerprint
 
 CACHE_NAME = "record-cache.db"
 # Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
@@ -215,7 +216,7 @@ class RecordCache:
 
     def _check_version(self) -> None:
         self.conn.executescript(_TABLES)
-        want = f"{SCHEMA}:{__version__}"
+        want = f"{SCHEMA}:{parser_fingerprint()}"  # an edited or upgraded parser: every file parsed again
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if row is not None and row[0] == want:
             return

@@ -139,24 +139,22 @@ class Repository:
         """Committer time of `commit`, timezone-aware UTC."""
         return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%ct", commit).strip()), timezone.utc)
 
-    def author_time(self, commit: str) -> datetime:
-        """Author time of `commit`, timezone-aware UTC (a rebase or an amend keeps it, the committer time moves)."""
-        return self.commit_times(commit)[1]
-
     def commit_times(self, commit: str) -> tuple[datetime, datetime]:
-        """(committer time, author time) of `commit`, timezone-aware UTC, from one `git show`."""
+        """(committer time, author time) of `commit`, timezone-aware UTC, from one `git show` (a rebase or an
+        amend keeps the author time, the committer time moves)."""
         committed, authored = self.git("show", "-s", "--format=%ct %at", commit).split()
         return (datetime.fromtimestamp(int(committed), timezone.utc),
                 datetime.fromtimestamp(int(authored), timezone.utc))
 
-    def added_hunks(self, commit: str) -> list[Hunk]:
-        """Lines `commit` added against its first parent (the empty tree for a root commit).
+    def added_hunks(self, commit: str, parents: Sequence[str] | None = None) -> list[Hunk]:
+        """Lines `commit` added against its first parent (the empty tree for a root commit); `parents` when
+        the caller has read them already.
 
         For a merge, only lines new against every parent count (what the merge itself wrote, such as
         conflict resolutions), so a merge never re-credits the merged branch's lines.
         """
-        parents = self.parents(commit) or [EMPTY_TREE]
-        return new_against_all([self._diff_added(parent, commit) for parent in parents])
+        bases = list(self.parents(commit) if parents is None else parents) or [EMPTY_TREE]
+        return new_against_all([self._diff_added(parent, commit) for parent in bases])
 
     def _diff_added(self, base: str, commit: str) -> list[Hunk]:
         out = self.git("diff", *DIFF_OPTIONS, base, commit)

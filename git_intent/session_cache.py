@@ -63,7 +63,7 @@ def cached_sessions(path: Path, agent: str, parse: Callable[[], list[Session]]) 
     except OSError:
         pass
     # Parsed times are turned into local time by some adapters (Aider's history), so the zone counts too.
-    key = hashlib.sha256("\0".join((_parser(), str(path.resolve()), agent, os.environ.get("TZ", ""),
+    key = hashlib.sha256("\0".join((parser_fingerprint(), str(path.resolve()), agent, os.environ.get("TZ", ""),
                                     str(time.timezone), *stamps)).encode("utf-8", "surrogateescape")).hexdigest()
     with _memo_lock:
         found = _memo.get(key)
@@ -84,13 +84,14 @@ def cached_sessions(path: Path, agent: str, parse: Callable[[], list[Session]]) 
 
 
 @lru_cache(maxsize=1)
-def _parser() -> str:
-    """The package version and the state of every file that parses a transcript (the adapters, the shared
-    readers and the models): an edited or upgraded parser never reads an old parse (the version alone does
-    not change between a developer's edits)."""
+def parser_fingerprint() -> str:
+    """A digest of the package version and the state of every file that parses a transcript (the adapters,
+    the shared readers and the models): a parse kept under another fingerprint is never read (the version
+    alone does not change between a developer's edits). This cache and the record cache key on it."""
     files = [_PACKAGE / "models.py", *sorted(_PACKAGE.glob("adapters/**/*.py")),
              *sorted(_PACKAGE.glob("transcripts/**/*.py"))]
-    return "\0".join([__version__, *(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)])
+    state = "\0".join([__version__, *(f"{f}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)])
+    return hashlib.sha256(state.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def _stamp(info: os.stat_result) -> str:

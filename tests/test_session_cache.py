@@ -116,13 +116,13 @@ def test_a_changed_parser_never_reads_an_old_parse(tmp_path: Path, reads: list[P
     module = Path(claude_code.__file__)
     before = module.stat()
     os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))  # an edit, or an upgrade
-    session_cache._parser.cache_clear()
+    session_cache.parser_fingerprint.cache_clear()
     session_cache._memo.clear()
     try:
         read_transcript(path, "claude-code", keep=True)
     finally:
         os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
-        session_cache._parser.cache_clear()
+        session_cache.parser_fingerprint.cache_clear()
     assert reads == [path, path]
 
 
