@@ -205,7 +205,7 @@ def retry_backups(repo: Repository, say: Callable[[str], None] | None = None) ->
     if base is None:
         return 0
     _remove_stale_temporaries(base / "sessions")
-    made = 0
+    entries: list[dict[str, Any]] = []
     for marker in _markers(base):
         try:
             data = json.loads(marker.read_text(encoding="utf-8"))
@@ -217,15 +217,16 @@ def retry_backups(repo: Repository, say: Callable[[str], None] | None = None) ->
             marker.unlink(missing_ok=True)
             say(f"backup of {agent}:{session_id} given up: its transcript {transcript} is gone")
             continue
-        copy = copy_transcript(repo, str(agent), str(session_id), transcript, data.get("commit"))
+        copy = copy_transcript(repo, str(agent), str(session_id), transcript, data.get("commit"), trusted=base)
         if copy is None:
             say(f"backup of {agent}:{session_id} failed again; it stays pending")
             continue
-        made += 1
-        append_journal(repo, {"commit": data.get("commit"), "agent": agent, "session_id": session_id,
-                              "transcript": str(transcript), "backup": str(copy), "retried": True,
-                              "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())})
-    return made
+        entries.append({"commit": data.get("commit"), "agent": agent, "session_id": session_id,
+                        "transcript": str(transcript), "backup": str(copy), "retried": True,
+                        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())})
+    if entries:  # one check of the backup folder (a `git ls-files`) and one append for them all
+        append_journal(repo, *entries)
+    return len(entries)
 
 
 def _remove_stale_temporaries(sessions: Path) -> None:

@@ -40,7 +40,7 @@ def hooks_dir(repo: Repository) -> Path:
 
 def rewrite_ref_set(repo: Repository) -> bool:
     """Whether notes.rewriteRef names refs/notes/intent (then a damaged ref breaks git's amend and rebase)."""
-    return NOTES_REF in repo.git("config", "--get-all", "notes.rewriteRef", check=False).split()
+    return NOTES_REF in _values(repo, "notes.rewriteRef")
 
 
 def render_hook(hook: str, python: str | None = None) -> str:

@@ -31,7 +31,9 @@ def private_dir(state: Path, *parts: str) -> Path:
     folders or a missing `~/.local/state`). Returns the deepest folder; raises OSError when one cannot be
     created."""
     try:
-        loose = os.lstat(state).st_mode & _OPEN_TO_OTHERS
+        info = os.lstat(state)
+        # A link always reads 0777: it says nothing of the folder, and `tighten` never follows one.
+        loose = 0 if stat.S_ISLNK(info.st_mode) else info.st_mode & _OPEN_TO_OTHERS
     except FileNotFoundError:
         missing = [state, *(p for p in state.parents if not p.exists())]
         for folder in sorted(missing, key=lambda p: len(p.parts)):

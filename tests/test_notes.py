@@ -131,7 +131,8 @@ def test_write_notes_in_one_batch_keeps_other_tools_lines_and_skips_unchanged_no
 
 
 def test_blame_imports_neither_the_recorder_nor_rapidfuzz() -> None:
-    heavy = ["rapidfuzz", "git_intent.record", "git_intent.attribute", "git_intent.carry", "click"]
+    heavy = ["rapidfuzz", "git_intent.record", "git_intent.attribute", "git_intent.carry", "click", "sqlite3",
+             "git_intent.record_cache", "git_intent.share.reader", "git_intent.adapters.opencode"]
     code = f"import sys, git_intent.blame; print([m for m in {heavy!r} if m in sys.modules])"
     proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout == "[]\n"

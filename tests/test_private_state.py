@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from support import SYNC, claude_session, commit_all, git, install, journal, run_cli
 
+from git_intent.private import private_dir
 from git_intent.repo import Repository
 
 SECRET = "DB_PASSWORD=hunter2-planted-for-issue-9"
@@ -205,3 +206,17 @@ def test_a_backup_whose_transcript_is_gone_is_not_pending_forever(repo: Path, mo
     assert backup_files(repo) == []
     assert len(journal(repo)) == 1
 
+
+
+def test_a_linked_state_folder_is_not_walked_through_its_link(tmp_path: Path) -> None:
+    # A link's own mode reads 0777: it was taken for a folder open to others, and everything behind it was
+    # walked and chmodded on every hook.log line and lock.
+    real = tmp_path / "elsewhere"
+    real.mkdir(mode=0o700)
+    (real / "notes.txt").write_text("the user's file\n")
+    (real / "notes.txt").chmod(0o644)
+    link = tmp_path / "intent"
+    link.symlink_to(real)
+    assert private_dir(link, "queue") == link / "queue"
+    assert stat.S_IMODE((real / "notes.txt").stat().st_mode) == 0o644
+    assert stat.S_IMODE((real / "queue").stat().st_mode) == 0o700
