@@ -105,7 +105,8 @@ def _hits(repo: Repository, words: list[list[str]], agent: str | None, since: da
     try:
         run = _Search(db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file), limit)
         run.collect(fts_query(words), relaxed=False)
-        if len(run.seen) < limit:
+        # Scoring stops early only once `limit` hits are in, so fewer hits means every candidate was one.
+        if len(run.best) < limit:
             run.collect(_relaxed_query(db, words), relaxed=True)
     finally:
         db.close()
@@ -190,7 +191,6 @@ class _Search:
         self.filters = filters
         self.limit = limit
         self.best: dict[tuple[str, str, str], _Scored] = {}
-        self.seen: set[tuple[str, str, str]] = set()  # every candidate's message, scored or not
 
     def collect(self, match: str, *, relaxed: bool) -> None:
         """Add the candidates of one FTS5 query over messages and edits."""
@@ -210,7 +210,6 @@ class _Search:
             f"c.rank FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN edits e ON e.id = c.id "
             "LEFT JOIN messages m ON m.agent = e.agent AND m.session_id = e.session_id "
             "AND m.message_id = e.message_id ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()
-        self.seen.update((row[0], row[1], row[2]) for row in rows)
         rows.sort(key=lambda row: row[6])  # best bm25 first (FTS5's rank is bm25 negated)
         best = min((row[6] for row in rows), default=0.0)
         factor = RELAXED if relaxed else 1.0

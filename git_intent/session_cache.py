@@ -56,8 +56,8 @@ def cached_sessions(path: Path, agent: str, parse: Callable[[], list[Session]]) 
     except OSError:
         return parse()
     stamps = [_stamp(info)]
-    # A SQLite store (Cursor's) holds its newest rows in `<name>-wal` until a checkpoint; SQLite may remove
-    # the file at any moment, so it is looked at once.
+    # A plug-in's SQLite store holds its newest rows in `<name>-wal` until a checkpoint (no built-in kept here
+    # reads one: OpenCode's is never kept); SQLite may remove the file at any moment, so it is looked at once.
     try:
         stamps.append(_stamp(path.with_name(path.name + "-wal").stat()))
     except OSError:

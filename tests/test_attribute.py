@@ -107,6 +107,9 @@ def test_of_the_edits_that_wrote_a_line_the_last_made_by_the_author_date_wins() 
     assert [c.credit for c in attribute(hunk, [before, after, untimed])] == [after]  # no author date: the last
     # Made only after the author date (an amend that kept it): the last edit still wins.
     assert [c.credit for c in attribute(hunk, [after], authored)] == [after]
+    # An edit whose time the transcript does not give counts as made by the author date.
+    no_time = mapped(1, line)
+    assert [c.credit for c in attribute(hunk, [no_time, after], authored)] == [no_time]
 
 
 def timed(order: int, line: str, when: datetime, session: Session = SESSION) -> MappedEdit:

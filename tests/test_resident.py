@@ -65,6 +65,10 @@ def test_the_resident_process_answers_as_the_cli_does(agent_repo: Path, runtime:
         here = run_cli(*args, cwd=agent_repo)
         there = run_cli(*args, cwd=agent_repo, env=RESIDENT)
         assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr), args
+        # ... and it was the resident process that answered (None: the caller would have answered it itself)
+        assert launch.ask_resident(list(args)) == here.returncode, args
+        answered = capsys.readouterr()
+        assert (answered.out, answered.err) == (here.stdout, here.stderr), args
     assert first.stdout == run_cli("blame", "src/greet.py:1", cwd=agent_repo).stdout
     assert json.loads(run_cli("blame", "src/greet.py:1", "--json", cwd=agent_repo, env=RESIDENT).stdout)[
         "lines"][0]["status"] == "agent"
