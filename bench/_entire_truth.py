@@ -2,7 +2,7 @@
 
 Kept apart from git-intent's view: main's history is cloned alone into the work repository; the checkpoints are
 read from a second repository beside it (the snapshot's objects through git's alternates) with
-git_intent.entire's readers, and each Claude Code or Codex session's largest transcript is written into the
+git_intent.interop.entire's readers, and each Claude Code or Codex session's largest transcript is written into the
 agents' folders for the work tree. A verifiable agent line of a trailer commit C is a non-blank line C added
 (`git diff -U0 C^ C`; for a merge, new against every parent) that appears verbatim, stripped, in the edit
 payloads of C's checkpoint's sessions (Claude Code Edit/MultiEdit `new_string`, Write `content`; Codex
@@ -147,7 +147,7 @@ def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Ex
     """Write every Claude Code and Codex session's largest transcript into the agents' folders for `work`;
     the sessions by id, the checkpoints by id, and the sessions left out by agent."""
     from git_intent.adapters.claude_code import encode_project
-    from git_intent.entire import read_checkpoints
+    from git_intent.interop.entire import read_checkpoints
 
     checkpoints = {c.checkpoint_id: c for c in read_checkpoints(truth_repo, CHECKPOINTS)}
     largest: dict[str, Any] = {}
@@ -204,10 +204,10 @@ def score(work: Path, trailers: dict[str, list[str]], checkpoints: dict[str, Any
     """Blame every verifiable agent line at its commit; hits, wrong answers and misses with their causes, over
     all verifiable lines and over the reachable ones (written by the checkpoint's sessions into this very file,
     as the path recorded in the transcript ends with it: what a verbatim linker can reach)."""
-    from git_intent.blame import Explainer
     from git_intent.config import lookback
-    from git_intent.paths import PathMapper
-    from git_intent.repo import Repository
+    from git_intent.explain.blame import Explainer
+    from git_intent.git.repo import Repository
+    from git_intent.sessions.path_mapping import PathMapper
 
     repo = Repository(work)
     explainer = Explainer(repo)
@@ -300,7 +300,7 @@ def _cause(outcome: str, blamed: str | None, commit: str, norm: str, path: str, 
            committed: datetime, window: timedelta, credited: set[str], writers: dict[str, set[str]]) -> str:
     """Why a reachable line (`made`: the checkpoint's edits that wrote it into this file before the commit)
     was not credited to its session: the first reason that holds."""
-    from git_intent.attribute import is_trivial
+    from git_intent.capture.attribute import is_trivial
 
     if blamed != commit:
         return "git blame gives another commit"

@@ -51,13 +51,13 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
 """ + COUNT_GIT + """
-import git_intent.backfill
-from git_intent.repo import Repository
+import git_intent.capture.backfill
+from git_intent.git.repo import Repository
 repo, transcripts = Path(sys.argv[1]), [Path(p) for p in json.loads(sys.argv[2])]
 me0, ch0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-result = git_intent.backfill.backfill(Repository(repo), "HEAD", transcripts=transcripts)
+result = git_intent.capture.backfill.backfill(Repository(repo), "HEAD", transcripts=transcripts)
 me, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"code": git_intent.backfill.__file__, "recorded": result.recorded, "skipped": result.skipped,
+print(json.dumps({"code": git_intent.capture.backfill.__file__, "recorded": result.recorded, "skipped": result.skipped,
                   "seconds": result.seconds, "lines_added": result.lines_added,
                   "lines_attributed": result.lines_attributed, "sessions": len(result.sessions),
                   "git_processes": started[0],
@@ -126,7 +126,7 @@ def build(root: Path, commits: int, transcripts: int) -> tuple[Path, int]:
 
 def real_sessions() -> list[tuple[Path, Any]]:
     """(transcript, session) for the real Claude Code sessions of the entire-cli fixtures."""
-    from git_intent.catalog import read_transcript
+    from git_intent.sessions.discovery import read_transcript
 
     files = sorted((FIXTURES / "transcripts" / "claude-code").glob("entire-cli__*.jsonl"))
     files += sorted((FIXTURES / "linked" / "entire-cli").glob("checkpoints/*/*/*/full.jsonl"))
@@ -259,8 +259,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         isolate(Path(tmp))
-        from git_intent.record import record_commit
-        from git_intent.repo import Repository
+        from git_intent.capture.record import record_commit
+        from git_intent.git.repo import Repository
 
         t0 = time.perf_counter()
         transcripts: list[Path] = []

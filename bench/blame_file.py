@@ -7,7 +7,7 @@ those repositories, the one with the most lines is blamed whole:
   a. git blame       `git blame --porcelain -- FILE` (subprocess)
   b. cli blame       `git-intent blame FILE` (subprocess; the gutter text)
   c. cli blame json  `git-intent blame FILE --json` (subprocess; one entry per line, plus ranges)
-  d. library blame   `git_intent.blame.blame_lines(repo, FILE)` in this process, modules already imported
+  d. library blame   `git_intent.explain.blame.blame_lines(repo, FILE)` in this process, modules already imported
   z. `git-intent --version` (subprocess; Python start-up plus the CLI's imports, a reference)
   e, f.              (b) and (d) again once the session index is built (`git_intent.index.ingest`): the
                      lines of commits without a note are then looked up in it instead of scanned
@@ -82,8 +82,8 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="git-intent-blame-file-"))
     try:
         isolate(root)
-        from git_intent.blame import blame_lines
-        from git_intent.repo import Repository
+        from git_intent.explain.blame import blame_lines
+        from git_intent.git.repo import Repository
 
         repos = []
         for i, case in enumerate(CASES):
@@ -126,8 +126,8 @@ def main() -> None:
         benches += indexed
         # Last, as in a repository where the hook saw every commit: the baseline recorded too (its lines
         # become a person's), so no line needs the content fallback.
+        from git_intent.capture.record import record_commit
         from git_intent.notes import read_note
-        from git_intent.record import record_commit
 
         for sha in repo.git("rev-list", "HEAD").split():
             if read_note(repo, sha) is None:

@@ -6,7 +6,7 @@ output captured through pipes):
   a. git blame       `git blame --porcelain -L 85,85 -- cmd/entire/cli/agent/chunking.go` (subprocess)
   b. cli blame       `git-intent blame cmd/entire/cli/agent/chunking.go:85` (subprocess; what a user waits for)
   c. cli blame json  `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess)
-  d. library blame   `git_intent.blame.blame_lines(repo, "cmd/entire/cli/agent/chunking.go:85", cwd=...)`
+  d. library blame   `git_intent.explain.blame.blame_lines(repo, "cmd/entire/cli/agent/chunking.go:85", cwd=...)`
                      in this process, modules already imported, `Repository` built once outside the timing
   e. library blame, in-process reads   (d) on `objects.InProcessRepository`: the note and the file at the
                      commit read through pygit2 (imported and opened outside the timing) instead of `git`
@@ -146,10 +146,10 @@ def main() -> None:
         isolate(root)
         # Imported only after the environment is isolated.
         from git_intent import __version__
-        from git_intent.blame import blame_lines
         from git_intent.demo import run_demo
-        from git_intent.objects import InProcessRepository
-        from git_intent.repo import Repository
+        from git_intent.explain.blame import blame_lines
+        from git_intent.git.objects import InProcessRepository
+        from git_intent.git.repo import Repository
 
         folder = root / "demo"
         started = time.perf_counter_ns()

@@ -38,9 +38,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from git_intent.adapters import sniff
-from git_intent.fidelity import DEFAULT_BUDGET, render_context
-from git_intent.fidelity_state import FidelityState
-from git_intent.topics import fact_sentences, segment_topics
+from git_intent.fidelity.budget import DEFAULT_BUDGET, render_context
+from git_intent.fidelity.choices import FidelityState
+from git_intent.fidelity.topics import fact_sentences, segment_topics
 
 AGENTS = ("claude-code", "codex", "gemini", "cursor", "aider")  # folder names under corpus/transcripts
 TINY_BYTES = 10_000

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from _common import isolate
 
-from git_intent.catalog import read_transcript
+from git_intent.git.repo import Repository
 from git_intent.index import ingest
+from git_intent.index.search import search
 from git_intent.models import Session
-from git_intent.repo import Repository
-from git_intent.search import search
+from git_intent.sessions.discovery import read_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 CAPS: list[tuple[str, int | None]] = [("whole (today)", None), ("head 8,000", 8000), ("head 2,000", 2000),

@@ -2,7 +2,7 @@
 
 Decodes every line of every JSON Lines transcript in fixtures/ with the standard library's
 `JSONDecoder.raw_decode` (what `transcripts.jsonl` uses), `orjson.loads` and `msgspec.json.Decoder.decode`
-(each skipped when not installed), and reads the same files through the adapters (`catalog.read_transcript`),
+(each skipped when not installed), and reads the same files through the adapters (`discovery.read_transcript`),
 so the decoder's share of reading a transcript is known. CPU time, best of `--rounds`.
 
 Run: .venv/bin/python bench/json_decoders.py [--rounds N]   (pip install orjson msgspec to compare them)
@@ -33,7 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    from git_intent.catalog import read_transcript
+    from git_intent.sessions.discovery import read_transcript
 
     files = sorted(FIXTURES.glob("transcripts/**/*.jsonl")) + sorted(FIXTURES.glob("linked/**/full.jsonl"))
     lines = [line for path in files for line in path.read_text(encoding="utf-8", errors="replace").splitlines(True)]

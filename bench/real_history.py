@@ -15,7 +15,7 @@ git-intent never sees:
    with discovery alone (the transcripts mention their authors' work trees, not this one: see the finding
    printed), then as a user with transcripts from elsewhere does, their folder passed with `--transcript`. Commits/s,
    CPU (with its git processes, from `wait4`), peak RSS, git processes started; and whether the child imported
-   `git_intent.entire` (the trailer's reader; backfill must not).
+   `git_intent.interop.entire` (the trailer's reader; backfill must not).
 3. Recall and precision. For each trailer commit C whose checkpoint has an extracted session: the verifiable
    agent lines are C's added lines (`git diff -U0 C^ C`, non-blank once stripped) that appear verbatim
    (stripped) in the edit payloads of the checkpoint's sessions (Claude Code Edit/MultiEdit `new_string`,
@@ -73,7 +73,7 @@ try:
 except SystemExit as exc:
     code = exc.code or 0
 sys.stdout.flush()
-imported = "git_intent.entire" in sys.modules
+imported = "git_intent.interop.entire" in sys.modules
 sys.stderr.write("\\n" + json.dumps({"git_processes": started[0], "entire_imported": imported}))
 sys.exit(code)
 """
@@ -81,7 +81,7 @@ sys.exit(code)
 
 def run_cli(args: list[str], cwd: Path, root: Path) -> dict[str, Any]:
     """`git-intent ARGS` in a child process: exit code, stdout, CPU s (with its git processes), peak RSS MB,
-    wall s, git processes, whether it imported git_intent.entire."""
+    wall s, git processes, whether it imported git_intent.interop.entire."""
     argv = root / "argv.json"
     argv.write_text(json.dumps(args))
     out, err = os.pipe(), os.pipe()
@@ -175,8 +175,8 @@ def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) 
     """Per line, the median of `runs`: `git-intent blame FILE:LINE --json`, the same through the opt-in resident
     process (`GIT_INTENT_RESIDENT=1`, warm: the caller's CPU only), `blame_lines` in this process (the blame
     work without start-up), and `git blame --porcelain -L n,n`; CPU includes child processes."""
-    from git_intent.blame import blame_lines
-    from git_intent.repo import Repository
+    from git_intent.explain.blame import blame_lines
+    from git_intent.git.repo import Repository
 
     resident = {**os.environ, "GIT_INTENT_RESIDENT": "1"}
     rows = []
@@ -305,8 +305,8 @@ class Truth:
 
 
 def prepare(root: Path, gitdir: Path, limit: int | None, figures: dict[str, Any], say: Callable[[str], None]) -> Truth:
-    from git_intent.entire import checkpoint_trailers
-    from git_intent.repo import Repository
+    from git_intent.git.repo import Repository
+    from git_intent.interop.entire import checkpoint_trailers
 
     t0 = time.perf_counter()
     work, truth_repo, revision_range = setup(root, gitdir, limit)
@@ -347,7 +347,7 @@ def backfill_phase(root: Path, truth: Truth, figures: dict[str, Any], say: Calla
         say(f"backfill ({b['label']}): {b['recorded']} commits in {b['wall']:.1f} s wall = "
             f"{b['commits_per_s']:.1f} commits/s; CPU {b['cpu']:.1f} s ({b['commits_per_cpu_s']:.1f} commits per "
             f"CPU s); peak RSS {b['rss_mb']:.0f} MB; {b['git_processes']} git processes; {b['sessions']} sessions "
-            f"credited {b['lines_attributed']} of {b['lines_added']} lines; imported git_intent.entire: "
+            f"credited {b['lines_attributed']} of {b['lines_added']} lines; imported git_intent.interop.entire: "
             f"{b['entire_imported']}")
     return credited
 

@@ -5,7 +5,7 @@ files before and after the session with the tests' `transcript_replay` (rebuild_
 pre-image as a person's baseline (dated 1 h before the session's first edit) and the post-image as the
 commit under test (dated 1 min after its last edit) in a fresh temporary repository, then times
 
-    git_intent.record.record_commit(Repository(path), "HEAD", transcripts=[<checkpoint>/full.jsonl])
+    git_intent.capture.record.record_commit(Repository(path), "HEAD", transcripts=[<checkpoint>/full.jsonl])
 
 and prints, per commit: non-blank added lines, lines credited, sessions credited, and record time (ms).
 
@@ -97,8 +97,8 @@ def git(repo: Path, *args: str, when: datetime | None = None) -> str:
 def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
     from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
-    from git_intent.record import record_commit
-    from git_intent.repo import Repository
+    from git_intent.capture.record import record_commit
+    from git_intent.git.repo import Repository
 
     rebuilds = [(s, (rebuild_claude if s.agent == "claude" else rebuild_codex)(corpus / s.transcript))
                 for s in case.sessions]

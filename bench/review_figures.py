@@ -60,11 +60,11 @@ def session_cwd(transcript: Path) -> str:
 
 def build(folder: Path) -> str:
     """The history described above in `folder`; returns the baseline commit."""
-    from git_intent.catalog import read_transcript
-    from git_intent.record import record_commit
-    from git_intent.replay import commit_replayed, write_replayed
-    from git_intent.replay import rebuild as rebuild_session
-    from git_intent.repo import Repository
+    from git_intent.capture.record import record_commit
+    from git_intent.git.repo import Repository
+    from git_intent.sessions.discovery import read_transcript
+    from git_intent.sessions.replay import commit_replayed, write_replayed
+    from git_intent.sessions.replay import rebuild as rebuild_session
 
     rebuilds = [(label, path, rebuild_session(read_transcript(path)[0]), session_cwd(path)) for label, path in SESSIONS]
     folder.mkdir()
@@ -138,7 +138,7 @@ def main() -> None:
         base = build(folder)
         spec = f"{base}..HEAD"
 
-        from git_intent.repo import Repository
+        from git_intent.git.repo import Repository
         from git_intent.review import review_range
 
         repo = Repository(folder)

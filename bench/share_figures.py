@@ -68,7 +68,7 @@ def objects(repo: Path) -> bytes:
 
 
 def share_and_push(repo: Path, remote: Path, level: str) -> dict[str, Any]:
-    from git_intent.repo import Repository
+    from git_intent.git.repo import Repository
     from git_intent.share.remote import push
 
     git(repo, "config", "intent.share", level)
@@ -103,7 +103,7 @@ def planted_corpus(corpus: Path, target: Path) -> list[Planted]:
 
 def given_to_redactor(repo: Path, level: str, fakes: list[Planted]) -> set[str]:
     """The fakes present in the payloads sharing hands to `seal()` (recomputed for the recorded commits)."""
-    from git_intent.repo import Repository
+    from git_intent.git.repo import Repository
     from git_intent.share import collect
 
     texts: list[str] = []
@@ -140,13 +140,13 @@ def leaks(root: Path, corpus: Path, level: str) -> dict[str, Any]:
         git(repo, "config", "intent.share", level)
         git(repo, "remote", "add", "origin", str(remote))
         git(repo, "push", "-q", "origin", "HEAD")
-        from git_intent.repo import Repository
+        from git_intent.git.repo import Repository
         from git_intent.share.remote import push
 
         pushed.append(push(Repository(repo), "origin").model_dump())
     clone = root / "reviewer"
     git(root, "clone", "-q", str(remote), str(clone))
-    from git_intent.repo import Repository
+    from git_intent.git.repo import Repository
     from git_intent.share.remote import fetch
 
     fetch(Repository(clone), "origin")
@@ -165,7 +165,7 @@ def leaks(root: Path, corpus: Path, level: str) -> dict[str, Any]:
 
 
 def fixture_texts() -> tuple[list[str], list[str]]:
-    from git_intent.catalog import read_transcript
+    from git_intent.sessions.discovery import read_transcript
 
     texts, edits = [], []
     fixtures = ROOT / "fixtures"
@@ -184,7 +184,7 @@ def fixture_texts() -> tuple[list[str], list[str]]:
 
 
 def false_redactions(texts: list[str], edits: list[str]) -> dict[str, Any]:
-    from git_intent.share.redact import redact_text
+    from git_intent.redaction.redact import redact_text
 
     found: list[str] = []
     tokens = intact = 0
@@ -203,7 +203,7 @@ def false_redactions(texts: list[str], edits: list[str]) -> dict[str, Any]:
 
 
 def throughput(texts: list[str], edits: list[str]) -> dict[str, Any]:
-    from git_intent.share.redact import redact_text
+    from git_intent.redaction.redact import redact_text
 
     strings = texts + edits
     size = sum(len(s.encode("utf-8")) for s in strings) / 1e6

@@ -175,7 +175,7 @@ def well_behaved(location: str) -> list[Any]:
 
 def answer_figures(corpus: Path, root: Path) -> list[dict[str, Any]]:
     from git_intent.answer import why
-    from git_intent.repo import Repository
+    from git_intent.git.repo import Repository
 
     rows = []
     for i, case in enumerate(CASES):
@@ -205,9 +205,9 @@ def answer_figures(corpus: Path, root: Path) -> list[dict[str, Any]]:
 
 def latency_figures(root: Path, runs: int) -> dict[str, dict[str, Any]]:
     from git_intent.answer import why
-    from git_intent.blame import blame_lines
     from git_intent.demo import run_demo
-    from git_intent.repo import Repository
+    from git_intent.explain.blame import blame_lines
+    from git_intent.git.repo import Repository
 
     folder = root / "demo"
     run_demo(keep=folder)

@@ -1,6 +1,6 @@
 """git-intent: why is this line here? Links commits to the coding-agent sessions and messages that wrote them.
 
-The façade below is loaded lazily so that `python -m git_intent.hook` (the post-commit fast path) imports
+The façade below is loaded lazily so that `python -m git_intent.capture.hook` (the post-commit fast path) imports
 only the standard library.
 """
 
@@ -25,25 +25,25 @@ __all__ = [
 ]
 
 _EXPORTS = {
-    "Repository": "git_intent.repo",
-    "blame_lines": "git_intent.blame",
-    "find_session": "git_intent.catalog",
-    "read_transcript": "git_intent.catalog",
-    "record_commit": "git_intent.record",
-    "log_commits": "git_intent.history",
-    "install": "git_intent.install",
-    "uninstall": "git_intent.install",
+    "Repository": "git_intent.git.repo",
+    "blame_lines": "git_intent.explain.blame",
+    "find_session": "git_intent.sessions.discovery",
+    "read_transcript": "git_intent.sessions.discovery",
+    "record_commit": "git_intent.capture.record",
+    "log_commits": "git_intent.explain.log",
+    "install": "git_intent.capture.install",
+    "uninstall": "git_intent.capture.install",
 }
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from .blame import blame_lines
-    from .catalog import find_session, read_transcript
-    from .history import log_commits
-    from .install import install, uninstall
-    from .record import record_commit
-    from .repo import Repository
+    from .capture.install import install, uninstall
+    from .capture.record import record_commit
+    from .explain.blame import blame_lines
+    from .explain.log import log_commits
+    from .git.repo import Repository
+    from .sessions.discovery import find_session, read_transcript
 
 
 def __getattr__(name: str) -> Any:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from .errors import IntentError
-from .repo import Repository
+from .git.repo import Repository
 
 DEFAULT_LOOKBACK_DAYS = 7.0
 

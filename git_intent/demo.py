@@ -17,11 +17,11 @@ from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
-from .blame import BlameAnswer, blame_lines
-from .catalog import read_transcript
-from .record import record_commit
-from .replay import commit_replayed, rebuild, write_replayed
-from .repo import Repository
+from .capture.record import record_commit
+from .explain.blame import BlameAnswer, blame_lines
+from .git.repo import Repository
+from .sessions.discovery import read_transcript
+from .sessions.replay import commit_replayed, rebuild, write_replayed
 
 TRANSCRIPT = "claude-code-chunking.jsonl"
 RECORDED_CWD = "/Users/soph/Work/entire/devenv/cli"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from .fidelity import RenderedContext
-from .fidelity_state import Level, MessageLevel
+from .fidelity.budget import RenderedContext
+from .fidelity.choices import Level, MessageLevel
 
 
 class ContextOutput(RenderedContext):

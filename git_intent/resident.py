@@ -81,9 +81,9 @@ def run(argv: list[str], cwd: str, env: dict[str, str]) -> dict[str, Any]:
 
 def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     """Answer requests on `path` until idle for `idle_seconds` or stale; removes the socket when it ends."""
-    import git_intent.blame  # noqa: F401  (the start-up paid here, once)
     import git_intent.cli  # noqa: F401
-    import git_intent.render  # noqa: F401
+    import git_intent.explain.blame  # noqa: F401  (the start-up paid here, once)
+    import git_intent.explain.render  # noqa: F401
 
     fingerprint = _fingerprint()
     old = os.umask(0o077)

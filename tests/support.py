@@ -71,7 +71,7 @@ def install(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-# Two small files an agent writes in the record tests (tests/test_record_history.py, test_record_cache.py).
+# Two small files an agent writes in the record tests (tests/capture/test_record_history.py, test_record_cache.py).
 A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
 B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"
 

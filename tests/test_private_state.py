@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from support import SYNC, claude_session, commit_all, git, install, journal, run_cli
 
+from git_intent.git.repo import Repository
 from git_intent.private import private_dir
-from git_intent.repo import Repository
 
 SECRET = "DB_PASSWORD=hunter2-planted-for-issue-9"
 
@@ -153,8 +153,8 @@ def status_json(repo: Path) -> dict[str, Any]:
 
 def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from git_intent import backup
-    from git_intent.record import record_commit
+    from git_intent.capture.record import record_commit
+    from git_intent.sessions import backup
 
     transcript = agent_commit(repo, "settings.py")
     session_id = transcript.stem
@@ -191,8 +191,8 @@ def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
 
 
 def test_a_backup_whose_transcript_is_gone_is_not_pending_forever(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from git_intent import backup
-    from git_intent.record import record_commit
+    from git_intent.capture.record import record_commit
+    from git_intent.sessions import backup
 
     transcript = agent_commit(repo, "settings.py")
     with monkeypatch.context() as patch:

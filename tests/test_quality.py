@@ -1,4 +1,5 @@
-"""The code stays typed and lint-clean (STYLE.md habit 2): mypy --strict and ruff over the package."""
+"""The code stays typed and lint-clean (STYLE.md habit 2): mypy --strict and ruff over the package, and the
+layers of docs/design.md hold (import-linter's contracts in .importlinter)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("tool", [["mypy"], ["ruff", "check"]])
+@pytest.mark.parametrize("tool", [["mypy", "git_intent"], ["ruff", "check", "git_intent"], ["lint-imports"]])
 def test_static_checks(tool: list[str]) -> None:
     exe = shutil.which(tool[0], path=str(Path(sys.executable).parent))
-    if exe is None:
-        pytest.skip(f"{tool[0]} is not installed (pip install -e '.[test]')")
-    proc = subprocess.run([exe, *tool[1:], "git_intent"], cwd=ROOT, capture_output=True, text=True)
+    assert exe is not None, f"{tool[0]} is not installed (pip install -e '.[test]')"
+    proc = subprocess.run([exe, *tool[1:]], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

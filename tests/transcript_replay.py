@@ -4,7 +4,7 @@ adapters, to build the repositories the corpus tests record and blame.
 Claude Code edits carry `originalFile`, so the pre-image is exact; Codex patches do not, so the pre-image
 holds the lines the patches show at their real line numbers and unique filler lines elsewhere. This reads
 the formats a second time on purpose: a test that rebuilt its repository through the adapters could not
-catch an adapter that misreads the edits. The product replays through `git_intent.replay` (Session.edits).
+catch an adapter that misreads the edits. The product replays through `git_intent.sessions.replay` (Session.edits).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from git_intent.replay import Rebuild, commit_replayed, write_replayed
+from git_intent.sessions.replay import Rebuild, commit_replayed, write_replayed
 from git_intent.transcripts.jsonl import iter_records
 from git_intent.transcripts.patches import HUNK_HEADER
 

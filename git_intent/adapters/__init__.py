@@ -144,7 +144,7 @@ class _BuiltIn(Mapping[str, Registered]):
 
 ADAPTERS: Mapping[str, Registered] = _BuiltIn()
 # The built-ins whose `read` depends on the file alone (`Registered.file_scoped`), known without importing
-# them: a parse kept by `session_cache` is then found before any adapter is loaded.
+# them: a parse kept by `parse_cache` is then found before any adapter is loaded.
 FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider"})
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from ..config import model_settings
 from ..errors import IntentError
+from ..explain.render import when
+from ..fidelity.topics import request_text, sentences
+from ..git.repo import Repository
+from ..index.search import Hit
 from ..models import Session
-from ..render import when
-from ..repo import Repository
-from ..search import Hit
-from ..topics import request_text, sentences
 from .candidates import Candidate, Found, find_candidates, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..blame import LineAnswer, blame_lines
 from ..errors import IntentError
+from ..explain.blame import LineAnswer, blame_lines
+from ..git.repo import Repository
+from ..index.search import Hit
 from ..notes import read_note
-from ..repo import Repository
-from ..search import Hit
 
 MAX_IDENTIFIERS = 3
 LINES_PER_IDENTIFIER = 2
@@ -93,7 +93,7 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
     """Sessions and lines for `question`, limited to `path` (a file or folder) and to messages at or after
     `since`. Brings the index up to date first. Never raises on the question's content."""
     from ..index import ingest
-    from ..search import search
+    from ..index.search import search
 
     ingest(repo)
     files = repo.git("ls-files", "-z").split("\0")

@@ -10,10 +10,10 @@ import importlib.util
 import re
 from datetime import datetime
 
-from ..blame import LineAnswer
-from ..catalog import find_session
 from ..config import ModelSettings
 from ..errors import IntentError
+from ..explain.blame import LineAnswer
+from ..sessions.discovery import find_session
 from .citations import CANDIDATE, strip_links, verify_citations
 from .models import Limits, Usage, WhyAnswer
 from .offline import Prose

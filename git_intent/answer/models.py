@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ..blame import LineAnswer
+from ..explain.blame import LineAnswer
 
 Mode = Literal["model", "offline"]
 DropReason = Literal["unknown_message", "not_read", "quote_mismatch", "malformed"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..blame import LineAnswer
+from ..explain.blame import LineAnswer
+from ..explain.render import when
+from ..fidelity.topics import estimate_tokens, is_acknowledgement, request_text, sentences
 from ..models import Edit, Message, Session
-from ..render import when
-from ..topics import estimate_tokens, is_acknowledgement, request_text, sentences
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading
 

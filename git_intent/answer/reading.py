@@ -7,11 +7,11 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from ..catalog import find_session
 from ..errors import IntentError, SessionNotFoundError
+from ..fidelity.topics import Topic, estimate_tokens, message_tokens, segment_topics
+from ..git.repo import Repository
 from ..models import Message, Session
-from ..repo import Repository
-from ..topics import Topic, estimate_tokens, message_tokens, segment_topics
+from ..sessions.discovery import find_session
 from .citations import Ref, quotable_text
 
 # Lines of a rendered context that name a message: "[ID] role…", "⇒ [ID] …", "Decided [ID]: …",

@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..blame import LineAnswer, blame_lines
 from ..errors import IntentError
-from ..fidelity import render_context
-from ..fidelity_state import FidelityError, FidelityState, set_level
+from ..explain.blame import LineAnswer, blame_lines
+from ..explain.render import message_text
+from ..fidelity.budget import render_context
+from ..fidelity.choices import FidelityError, FidelityState, set_level
+from ..fidelity.topics import Topic
 from ..models import Session
-from ..render import message_text
-from ..topics import Topic
 from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
@@ -181,7 +181,7 @@ class Toolbox:
 
     def search(self, args: _Search) -> str:
         from ..index import ingest
-        from ..search import search
+        from ..index.search import search
 
         if not self._indexed:
             ingest(self.reading.repo)
@@ -208,7 +208,7 @@ class Toolbox:
         """This answer's fidelity choices for `session`: the user's stored ones (read only), then the
         sub-agent's changes."""
         if session.session_id not in self.states:
-            from ..context import state_path
+            from ..fidelity.context import state_path
 
             try:
                 self.states[session.session_id] = FidelityState.load(state_path(self.reading.repo, session))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..blame import LineAnswer, blame_lines
 from ..config import model_settings
-from ..repo import Repository
+from ..explain.blame import LineAnswer, blame_lines
+from ..git.repo import Repository
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import why_prose

@@ -25,7 +25,7 @@ def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
 
 def open_repo() -> Any:
     """The repository of the current directory (raises NotARepositoryError outside one)."""
-    from ..repo import Repository
+    from ..git.repo import Repository
 
     return Repository()
 

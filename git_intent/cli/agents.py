@@ -100,8 +100,8 @@ def stats(revision_range: str, as_json: bool) -> None:
     note credits none) or unrecorded (no note). Evidence: how many agent lines' messages are still on
     this machine (backup copy or the agent's own transcript).
     """
-    from ..render import safe
-    from ..stats import range_stats
+    from ..explain.render import safe
+    from ..explain.stats import range_stats
 
     report = range_stats(open_repo(), revision_range)
     if as_json:

@@ -65,7 +65,7 @@ def _print(answer: Any, as_json: bool) -> None:
 
 def answer_text(answer: Any) -> str:
     """The answer wrapped for a terminal, its citations as numbered references listed under it."""
-    from ..render import safe
+    from ..explain.render import safe
 
     numbers: dict[tuple[str, str], int] = {}
 

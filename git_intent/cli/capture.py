@@ -29,7 +29,7 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
     if agents or project or rules:
         register_agents(agents, project=project, rules=rules, install=True)
         return
-    from ..install import install as run
+    from ..capture.install import install as run
 
     changes = run(open_repo(), shared_hooks_path=shared_hooks_path, push_notes=push_notes)
     echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
@@ -50,7 +50,7 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
     """
     import os
 
-    from ..hook import run_shim
+    from ..capture.hook import run_shim
 
     kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
                           if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
@@ -71,7 +71,7 @@ def uninstall(agents: tuple[str, ...], project: bool, rules: bool) -> None:
     if agents or project or rules:
         register_agents(agents, project=project, rules=rules, install=False)
         return
-    from ..install import uninstall as run
+    from ..capture.install import uninstall as run
 
     changes = run(open_repo())
     echo("\n".join(changes) if changes else "git-intent was not installed here; nothing changed.")
@@ -89,19 +89,18 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
     Lines no agent edit explains stay human. With --pending, drain the queue the hooks fill instead
     (what the background worker does after each commit and rewrite).
     """
-    from ..record import record_commit
-    from ..render import record_text
+    from ..capture.record import record_commit
 
     if pending:
         if rev or transcripts:
             raise click.UsageError("--pending takes no REV or --transcript.")
-        from ..worker import drain
+        from ..capture.worker import drain
 
         done = drain(open_repo(), wait=True)
         if as_json:
             print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
         else:
-            echo("".join(record_text(r) for r in done.results)
+            echo("".join(r.text() for r in done.results)
                  + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
             if done.notes_ref_damage:
@@ -114,7 +113,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
     if as_json:
         print_json(result.__dict__)
     else:
-        echo(record_text(result), nl=False)
+        echo(result.text(), nl=False)
 
 
 @cli.command()
@@ -130,7 +129,7 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     No hooks needed. Commits already recorded are skipped, so it resumes where it stopped and a second
     run changes nothing. Notes are written in batches through git fast-import.
     """
-    from ..backfill import backfill as run
+    from ..capture.backfill import backfill as run
 
     repo = open_repo()
     total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
@@ -165,7 +164,7 @@ def import_(source: str, as_json: bool) -> None:
     git-ai's notes name sessions whose local transcripts record those commits; Aider's `> Commit` lines
     link commits directly. Idempotent.
     """
-    from ..importers import import_records, work_size
+    from ..interop.importers import import_records, work_size
 
     repo = open_repo()
     with click.progressbar(length=work_size(repo, source), label=f"Importing from {source}", file=sys.stderr,
@@ -186,7 +185,7 @@ def import_(source: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status(as_json: bool) -> None:
     """Show queued and failed capture work, whether a worker runs, and the last errors."""
-    from ..status import capture_status, status_text
+    from ..capture.status import capture_status, status_text
 
     report = capture_status(open_repo())
     if as_json:
@@ -206,7 +205,7 @@ def doctor(check_only: bool, as_json: bool) -> None:
     again and recorded. Hooks and an unwritable state folder are reported with the command that fixes
     them. Exits 1 when something still needs attention.
     """
-    from ..doctor import doctor_text, run_doctor
+    from ..capture.doctor import doctor_text, run_doctor
 
     report = run_doctor(open_repo(), repair=not check_only)
     if as_json:
@@ -227,27 +226,26 @@ def carry(revision_range: str, target: str, as_json: bool) -> None:
     Each line of the target that a commit of the range credited keeps its session and message, with a
     `derived_from` pointer to that commit. Example: git intent carry main..feature --onto 1a2b3c4
     """
-    from ..carry import commits_in
-    from ..record import record_commit
-    from ..render import record_text
+    from ..capture.carry import commits_in
+    from ..capture.record import record_commit
 
     repo = open_repo()
     result = record_commit(repo, target, sources=commits_in(repo, revision_range), live=False)
     if as_json:
         print_json(result.__dict__)
     else:
-        echo(record_text(result), nl=False)
+        echo(result.text(), nl=False)
 
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the paths as JSON.")
 def path(as_json: bool) -> None:
     """Print where git-intent keeps its state for this repository."""
-    from ..install import hooks_dir
+    from ..capture.install import hooks_dir
+    from ..capture.queue import fallback_queue_dir
     from ..notes import NOTES_REF
     from ..outputs import StatePaths
-    from ..queue import fallback_queue_dir
-    from ..session_cache import cache_folder
+    from ..sessions.parse_cache import cache_folder
 
     repo = open_repo()
     fallback = fallback_queue_dir(repo.state_dir)

@@ -27,14 +27,14 @@ def blame(location: str, as_json: bool, moves: bool) -> None:
     Exits 0 whenever it answered, whatever the lines' statuses (agent, human, unrecorded, uncommitted);
     1 when it could not: a bad path or range, or a note that cannot be read (warned once on stderr).
     """
-    from ..blame import blame_lines
-    from ..render import blame_text
+    from ..explain.blame import blame_lines
+    from ..explain.render import blame_text
 
     answer = blame_lines(open_repo(), location, moves=moves)
     if as_json:
         print_json(answer.contract())
     elif answer.whole_file:
-        from ..render_gutter import gutter_text
+        from ..explain.render_file import gutter_text
 
         echo(gutter_text(answer), nl=False)
     else:
@@ -51,8 +51,8 @@ def blame(location: str, as_json: bool, moves: bool) -> None:
 @click.option("--brief", is_flag=True, help="One line per message instead of full text.")
 def show(reference: str, as_json: bool, brief: bool) -> None:
     """Print SESSION or SESSION:MESSAGE at full fidelity (ids or unique prefixes)."""
-    from ..catalog import resolve_reference
-    from ..render import message_text, session_text
+    from ..explain.render import message_text, session_text
+    from ..sessions.discovery import resolve_reference
 
     session, message = resolve_reference(open_repo(), reference)
     if as_json:
@@ -60,9 +60,9 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
     elif message is not None:
         echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
     else:
-        from ..digest import session_digest
-        from ..render import digest_text
-        from ..topics import segment_topics
+        from ..explain.render import digest_text
+        from ..fidelity.digest import session_digest
+        from ..fidelity.topics import segment_topics
 
         echo(digest_text(session_digest(session, segment_topics(session))), nl=False)
         echo(session_text(session, full=not brief), nl=False)
@@ -74,8 +74,8 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
 def log(revision_range: str, max_count: int, as_json: bool) -> None:
     """List recent commits of REVISION_RANGE with the agent sessions that wrote them."""
-    from ..history import log_commits
-    from ..render import log_text
+    from ..explain.log import log_commits
+    from ..explain.render import log_text
 
     entries = log_commits(open_repo(), revision_range, max_count)
     if as_json:
@@ -94,7 +94,7 @@ def demo(keep: Path | None, as_json: bool) -> None:
     No network and no configuration: the transcript ships with git-intent (see its README).
     """
     from ..demo import run_demo
-    from ..render import blame_text
+    from ..explain.render import blame_text
 
     result = run_demo(keep, echo=None if as_json else click.echo)
     if as_json:

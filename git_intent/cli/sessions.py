@@ -15,8 +15,8 @@ from ._base import cli, echo, open_repo, print_json
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
 def sessions(agent: str | None, as_json: bool) -> None:
     """List every session found for this repository: agent, time span, messages, and linked commits."""
-    from ..inventory import list_sessions
-    from ..render import sessions_text
+    from ..explain.render import sessions_text
+    from ..explain.session_list import list_sessions
 
     found = list_sessions(open_repo(), agent)
     if as_json:
@@ -79,8 +79,8 @@ def search(query: str, agent: str | None, since: Any, path: str | None, limit: i
 
     The index is brought up to date first. Each hit names the message: `git intent show SESSION:MESSAGE`.
     """
-    from ..render import hits_text
-    from ..search import search as run
+    from ..explain.render import hits_text
+    from ..index.search import search as run
 
     repo = open_repo()
     _ingest(repo, quiet=as_json)
@@ -106,9 +106,9 @@ def context(session: str, budget: int, as_json: bool) -> None:
     and topic summaries; large outputs become `git intent show S:M` pointers. Nothing is deleted:
     raise any topic or message back with `git intent fidelity`.
     """
-    from ..context import session_context
+    from ..explain.render import context_text
+    from ..fidelity.context import session_context
     from ..outputs import ContextOutput
-    from ..render import context_text
 
     rendered, commits = session_context(open_repo(), session, budget)
     if as_json:
@@ -127,7 +127,7 @@ def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
 
     Stored per session and reversible: the transcript itself is never changed.
     """
-    from ..context import change_fidelity
+    from ..fidelity.context import change_fidelity
 
     state = change_fidelity(open_repo(), session, target, level)
     if as_json:

@@ -138,7 +138,7 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
     (SHAs, UUIDs and hashes are spared), and home folders reduced to ~.
     """
     from ..errors import IntentError
-    from ..share.redact import check_text, redact_text
+    from ..redaction.redact import check_text, redact_text
 
     try:
         data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()

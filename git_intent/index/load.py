@@ -23,8 +23,8 @@ from collections.abc import Callable, Collection, Iterable, Sized
 from pydantic import BaseModel, Field
 from sqlite_utils import Database
 
+from ..git.repo import Repository
 from ..models import Session
-from ..repo import Repository
 from .base import lock, now, stamp, transaction
 from .migrations import FTS_TABLES
 from .rows import COLUMNS, KEY, TEXT, Row, longest, session_row, session_rows, transcript_stat
@@ -65,7 +65,7 @@ class IngestResult(BaseModel):
 
 def ingest(repo: Repository, sessions: Iterable[Session] | None = None, *, rebuild: bool = False,
            progress: Callable[[int, int], None] | None = None) -> IngestResult:
-    """Bring the index up to date with `sessions` (default: `catalog.candidate_sessions(repo, None)`).
+    """Bring the index up to date with `sessions` (default: `discovery.candidate_sessions(repo, None)`).
 
     Incremental: a session whose transcript's (size, mtime) is unchanged since the last ingest is skipped.
     A transcript that changed (grew) is re-parsed in full by its adapter, but only the rows that differ
@@ -85,7 +85,7 @@ def ingest(repo: Repository, sessions: Iterable[Session] | None = None, *, rebui
     prune = sessions is None
     problems: list[str] = []
     if sessions is None:
-        from ..catalog import candidate_sessions  # catalog reads every agent's files; only load it here
+        from ..sessions.discovery import candidate_sessions  # catalog reads every agent's files; only load it here
 
         sessions = candidate_sessions(repo, None, problems=problems)
     with lock(repo.state_dir / "index.lock"):

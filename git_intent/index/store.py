@@ -9,8 +9,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from ..git.repo import Repository
 from ..private import private_database, private_dir
-from ..repo import Repository
 from .base import now
 from .migrations import migrate
 

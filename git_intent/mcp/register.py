@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import IntentError
+from ..git.repo import Repository
 from ..private import private_dir
-from ..repo import Repository
 from . import AGENTS
 from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
 

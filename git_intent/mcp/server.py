@@ -25,8 +25,8 @@ from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..errors import IntentError
+from ..git.repo import Repository
 from ..private import append_text, private_dir
-from ..repo import Repository
 from . import tools
 
 INSTRUCTIONS = """\

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import IntentError
-from ..repo import Repository
+from ..git.repo import Repository
 
 JSON = dict[str, Any] | list[Any]
 
@@ -21,7 +21,7 @@ def blame(repo: Repository, path: str, line: int | None = None, end_line: int | 
 
     Raises BadLocationError for a path or lines that do not exist.
     """
-    from ..blame import blame_lines
+    from ..explain.blame import blame_lines
 
     location = path if line is None else f"{path}:{line}" + (f"-{end_line}" if end_line is not None else "")
     return blame_lines(repo, location, cwd=repo.root).contract()
@@ -32,7 +32,7 @@ def show(repo: Repository, session_id: str, message_id: str | None = None) -> JS
 
     Raises SessionNotFoundError for an unknown session or message.
     """
-    from ..catalog import resolve_reference
+    from ..sessions.discovery import resolve_reference
 
     session, message = resolve_reference(repo, f"{session_id}:{message_id}" if message_id else session_id)
     return (message or session).model_dump(mode="json")
@@ -42,7 +42,7 @@ def search(repo: Repository, query: str, agent: str | None = None, path: str | N
            limit: int = 20) -> JSON:
     """`git intent search QUERY --json`, after bringing the index up to date as the command does."""
     from ..index import ingest
-    from ..search import search as run
+    from ..index.search import search as run
 
     ingest(repo)
     return [h.model_dump(mode="json") for h in run(repo, query, agent=agent, file=path, limit=limit)]
@@ -50,7 +50,7 @@ def search(repo: Repository, query: str, agent: str | None = None, path: str | N
 
 def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
     """`git intent context SESSION --budget N --json`."""
-    from ..context import session_context
+    from ..fidelity.context import session_context
     from ..outputs import ContextOutput
 
     rendered, commits = session_context(repo, session_id, budget)
@@ -59,7 +59,7 @@ def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
 
 def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> JSON:
     """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or level."""
-    from ..context import change_fidelity
+    from ..fidelity.context import change_fidelity
     from ..outputs import FidelityChange
 
     state = change_fidelity(repo, session_id, target, level)
@@ -69,14 +69,14 @@ def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> 
 
 def sessions(repo: Repository, agent: str | None = None) -> JSON:
     """`git intent sessions --json`."""
-    from ..inventory import list_sessions
+    from ..explain.session_list import list_sessions
 
     return [s.model_dump(mode="json") for s in list_sessions(repo, agent)]
 
 
 def log(repo: Repository, revision_range: str | None = None) -> JSON:
     """`git intent log [RANGE] --json` (the newest 20 commits). Raises IntentError for a bad range."""
-    from ..history import log_commits
+    from ..explain.log import log_commits
 
     return [e.model_dump(mode="json") for e in log_commits(repo, revision_range or "HEAD", 20)]
 

@@ -4,7 +4,7 @@ The damaged value is kept, never deleted: as `refs/notes/intent-damaged-<UTC tim
 it reaches exists (a blob, say), else in `<state>/notes-ref-damaged-<UTC time>` (git will not point a ref
 at a missing object, and a ref reaching one would break `git gc`). The new ref starts from the newest
 notes commit in the ref's reflog that still reads (every note up to the damage, exactly as written), or
-from an empty notes commit; re-recording what the journal names is the caller's (`git_intent.doctor`).
+from an empty notes commit; re-recording what the journal names is the caller's (`git_intent.capture.doctor`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..git.repo import Repository
 from ..private import private_dir, write_text
-from ..repo import Repository
 from .store import NOTES_REF, empty_notes_commit, notes_lock, notes_ref_damage
 
 DAMAGED_PREFIX = f"{NOTES_REF}-damaged-"

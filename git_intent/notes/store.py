@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ..errors import GitError, NoteError, NotesRefDamagedError
 from ..faults import crash_point
+from ..git.repo import Repository
 from ..private import lock_file, private_dir
-from ..repo import Repository
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
 
 NOTES_REF = "refs/notes/intent"

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..blame import Explainer, LineAnswer
-from ..blame_history import replaced_lines
 from ..errors import IntentError
-from ..repo import BlameLine, Repository, parse_porcelain
+from ..explain.blame import Explainer, LineAnswer
+from ..explain.line_history import replaced_lines
+from ..git.repo import BlameLine, Repository, parse_porcelain
 from .models import (
     FileTally,
     PreviousLine,
@@ -53,7 +53,7 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
     explain = Explainer(repo)
     blamed = [(diff_file, _blame_file(repo, rng.end, diff_file, explain)) for diff_file in diff_files(
         repo, rng.base, rng.end)]
-    for _, hunks in blamed:  # blame's own `previous` (blame_history), one file at a time: keyed by line number
+    for _, hunks in blamed:  # blame's own `previous` (line_history), one file at a time: keyed by line number
         people = {line.number: line for lines in hunks for line in lines
                   if line.answer.status == "human" and line.blamed is not None and line.content.strip()}
         found = replaced_lines(repo, [line.blamed for line in people.values() if line.blamed is not None],

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..render import safe, short
+from ..explain.render import safe, short
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 from .text import cite, first_quote, reason_of, request_of, span
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..answer import ask
 from ..config import model_settings
 from ..errors import IntentError
-from ..repo import Repository
+from ..git.repo import Repository
 from .models import ModelSummary, ReviewGroup, SessionReview
 from .summaries import Summariser
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..blame import Status
-from ..blame_history import Previous
-from ..evidence import Evidence
+from ..explain.blame import Status
+from ..explain.evidence import Evidence
+from ..explain.line_history import Previous
 from ..models import Attribution
 from .ranges import Change
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import IntentError
-from ..repo import EMPTY_TREE, Repository
+from ..git.repo import EMPTY_TREE, Repository
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 Change = Literal["added", "modified", "deleted", "renamed", "copied", "type-changed"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from ..evidence import Evidence
-from ..render import safe, short
+from ..explain.evidence import Evidence
+from ..explain.render import safe, short
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 QUOTE_CHARS = 240  # a quoted request or reason, whitespace collapsed

@@ -12,7 +12,7 @@ import webbrowser
 from collections.abc import Callable
 
 from ..errors import IntentError
-from ..repo import Repository
+from ..git.repo import Repository
 
 HOST = "127.0.0.1"
 

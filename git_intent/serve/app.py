@@ -24,8 +24,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from ..errors import BadLocationError, IntentError, SessionNotFoundError
-from ..render import short, when
-from ..repo import Repository
+from ..explain.render import short, when
+from ..git.repo import Repository
 from ..review.text import reason_of, request_of
 from .pages import LEVELS, file_view, list_folder, topic_bar
 from .security import TOKEN_FIELD, ASGIApp, Guard
@@ -49,7 +49,7 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         return repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
 
     def index(request: Request) -> Response:
-        from ..history import log_commits
+        from ..explain.log import log_commits
 
         commits = log_commits(repo, "HEAD", 15) if head_files() else []
         return page(request, "index.html", commits=commits)
@@ -74,12 +74,12 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         return page(request, "file.html", view=view, selected=selected, shown=shown)
 
     def sessions(request: Request) -> Response:
-        from ..inventory import list_sessions
+        from ..explain.session_list import list_sessions
 
         return page(request, "sessions.html", sessions=list_sessions(repo))
 
     def session(request: Request) -> Response:
-        from ..context import DEFAULT_BUDGET, session_context
+        from ..fidelity.context import DEFAULT_BUDGET, session_context
 
         budget_text = request.query_params.get("budget", "")
         budget = max(int(budget_text), 100) if budget_text.isdigit() else DEFAULT_BUDGET
@@ -88,7 +88,7 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
                     digest=rendered.digest, budget=budget)
 
     async def fidelity(request: Request) -> Response:
-        from ..context import change_fidelity
+        from ..fidelity.context import change_fidelity
 
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         target, level = (form.get(k, [""])[0] for k in ("target", "level"))
@@ -98,7 +98,7 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         return RedirectResponse(f"/session/{quote(session_id, safe='')}{anchor}", status_code=303)
 
     def message(request: Request) -> Response:
-        from ..catalog import resolve_reference
+        from ..sessions.discovery import resolve_reference
 
         found, text = resolve_reference(repo, f"{request.path_params['session_id']}:"
                                               f"{request.path_params['message_id']}")
@@ -109,14 +109,14 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
 
         spec = request.query_params.get("range", "").strip()
         answer = review_range(repo, spec) if spec else None
-        from ..history import log_commits
+        from ..explain.log import log_commits
 
         commits = log_commits(repo, "HEAD", 10) if head_files() else []
         return page(request, "review.html", spec=spec, answer=answer, commits=commits, head_files=head_files())
 
     def search(request: Request) -> Response:
         from ..index import ingest
-        from ..search import search as run
+        from ..index.search import search as run
 
         query = request.query_params.get("q", "").strip()
         hits = []

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..blame import LineAnswer, blame_lines
-from ..evidence import Evidence
-from ..fidelity import RenderedContext
+from ..explain.blame import LineAnswer, blame_lines
+from ..explain.evidence import Evidence
+from ..fidelity.budget import RenderedContext
+from ..git.repo import Repository
 from ..models import Attribution
-from ..repo import Repository
 
 SESSION_COLOURS = 10  # CSS classes s0..s9; further sessions reuse them in order
 LEVELS = ("auto", "full", "summary", "compressed", "placeholder", "hidden")

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from ..catalog import find_session
 from ..errors import GitError, IntentError
+from ..git.repo import Repository
 from ..notes import LinesRecord
-from ..repo import Repository
+from ..sessions.discovery import find_session
 from .collect import note_records, noted_commits
 
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import find_session
 from ..config import setting
 from ..errors import IntentError
-from ..evidence import find_edit, gather_evidence
+from ..explain.evidence import find_edit, gather_evidence
+from ..git.repo import Repository
 from ..models import Edit, Message, Session
 from ..notes import LinesRecord, note_blobs, read_notes
-from ..repo import Repository
-from . import evidence_ref as store
-from .redact import seal
+from ..notes import evidence_ref as store
+from ..redaction.redact import seal
+from ..sessions.discovery import find_session
 
 LEVELS = ("notes", "evidence", "sessions")
 SCHEMA = "git-intent-evidence/1"
@@ -95,7 +95,7 @@ def _edit(edit: Edit, path: str | None) -> dict[str, Any]:
 
 def build_payload(session: Session, records: list[LinesRecord], commits: list[str], level: str) -> dict[str, Any]:
     """The unsealed blob content of `session` at `level` for the lines `records` credit to it."""
-    from ..topics import segment_topics
+    from ..fidelity.topics import segment_topics
 
     edits: dict[tuple[str, str | None, str], dict[str, Any]] = {}
     wanted: set[str] = set()

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..repo import Repository
-from . import evidence_ref as store
+from ..git.repo import Repository
+from ..notes import evidence_ref as store
+from ..redaction.redact import seal
 from .collect import diff_lines
-from .redact import seal
 
 
 def merge_payloads(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:

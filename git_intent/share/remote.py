@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from ..errors import ShareError
+from ..git.repo import Repository, run_git
 from ..notes import NOTES_REF, notes_lock
-from ..repo import Repository, run_git
-from . import evidence_ref as store
+from ..notes import evidence_ref as store
 from .collect import ShareResult, share_commits, share_level
 
 MAX_RETRIES = 5

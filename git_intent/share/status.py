@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from ..repo import Repository
-from . import evidence_ref as store
+from ..git.repo import Repository
+from ..notes import evidence_ref as store
 from .collect import LEVELS, share_level
 
 

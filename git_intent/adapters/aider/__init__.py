@@ -34,7 +34,7 @@ from .replies import TOOL, WHOLE_TOOL, Parsed, build
 
 __all__ = ["HISTORY", "MULTI_SESSION", "NAME", "TOOL", "WHOLE_TOOL", "commit_links", "discover", "read", "sniff"]
 
-# One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
+# One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True
 NAME = "aider"
 HISTORY = ".aider.chat.history.md"

@@ -33,7 +33,7 @@ from .project import SNIFF_BYTES, discover, gemini_dir, project_hash, project_ro
 __all__ = ["EDIT_TOOLS", "MULTI_SESSION", "NAME", "REWOUND", "SHELL_TOOL", "UNMATCHED_REWIND", "discover", "gemini_dir",
            "project_hash", "read", "sniff"]
 
-# One file holds many sessions: a file name does not say which (catalog.find_session reads it whole).
+# One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True
 NAME = "gemini-cli"
 # A chat file opens with `sessionId` and names its `projectHash` (values are not checked: one may be damaged).

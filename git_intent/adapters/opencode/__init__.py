@@ -41,7 +41,7 @@ from .messages import Meta, Wanted
 from .store import damaged, db_sessions, export_sessions, open_store, read_schema, tree_member, tree_sessions
 
 NAME = "opencode"
-MULTI_SESSION = True  # one store holds many sessions: a file name does not say which (catalog.find_session)
+MULTI_SESSION = True  # one store holds many sessions: a file name does not say which (discovery.find_session)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _EXPORT_HEAD = re.compile(rb'^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
 

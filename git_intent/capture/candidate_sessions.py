@@ -1,0 +1,115 @@
+"""The sessions that may have written a commit, from the record cache: each transcript parsed once per
+version of the file, and only the edits of the commit's window decoded (issue 14). `record` asks here;
+everything else finds sessions through `sessions.discovery`, which stays free of SQLite (blame's start-up)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+
+from ..git.repo import Repository
+from ..models import Session, utc_stamp
+from ..sessions.discovery import (
+    candidate_sessions,
+    keep_longest,
+    mentions_repository,
+    read_readable,
+    read_transcript,
+    repository_needles,
+    root_commit_of,
+    session_sources,
+)
+from .edit_cache import CacheDamaged, RecordCache, Summary, discard
+from .queue import log
+
+
+def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
+                    extra: Iterable[Path] = (),
+                    keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
+    """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions in the same order
+    (the longest copy of each), but those of discovered transcripts and backup copies hold only their
+    edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
+    left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
+    Transcripts come from the record cache (`capture.edit_cache`): each file is parsed once per
+    version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
+    failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
+    `extra` file, as `candidate_sessions` does.
+    """
+    read_first = [s for path in extra for s in read_transcript(path)]
+    for attempt in (1, 2):
+        try:
+            return _cached_window(repo, since, low, high, read_first, keep)
+        except CacheDamaged as exc:
+            discard(repo)
+            if attempt == 1:
+                _log(repo, f"record cache {repo.state_dir / 'record-cache.db'} was damaged ({exc}); it was "
+                           "deleted and is being rebuilt")
+        except Exception as exc:  # a locked or unwritable cache must not stop a record: parse as before
+            _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
+            break
+    found: dict[tuple[str, str], Session] = {}
+    keep_longest(found, read_first)
+    keep_longest(found, candidate_sessions(repo, since))
+    return list(found.values())
+
+
+@dataclass
+class _Candidate:
+    """A session met while gathering: read whole (`session`), or cached (`summary`)."""
+
+    messages: int
+    session: Session | None = None
+    summary: Summary | None = None
+
+
+def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
+                   read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
+                   ) -> list[Session]:
+    found: dict[tuple[str, str], _Candidate] = {}
+
+    def consider(key: tuple[str, str], candidate: _Candidate) -> None:
+        if key not in found or candidate.messages > found[key].messages:
+            found[key] = candidate
+
+    for session in read_first:
+        consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+    needles = repository_needles(repo)
+    root_commit = root_commit_of(repo)
+    with RecordCache(repo) as cache:
+        cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
+        for source in session_sources(repo, since):
+            adapter = source.adapter
+            if adapter is not None and adapter.file_scoped:
+                mentions = None if source.copy else partial(mentions_repository, source.path, needles)
+                for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
+                    consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                continue
+            if source.copy or adapter is None:  # only a backup copy can have no adapter left
+                sessions = list(read_readable([(source.agent, source.path)]))
+            elif not mentions_repository(source.path, needles):
+                continue
+            else:
+                try:
+                    sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root,
+                                                    since=since)
+                except Exception:  # one odd file must not stop the others
+                    continue
+            for session in sessions:
+                consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        cache.prune(since)
+        low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
+        # Read whole, or cached with an edit that may fall in the window: the others add no edit.
+        chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (
+            c.summary.untimed or (c.summary.low is not None and c.summary.high is not None
+                                  and c.summary.low <= high_stamp and c.summary.high >= low_stamp)))]
+        cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
+        sessions = [c.session if c.session is not None else next(cached) for c in chosen]
+    return sessions
+
+
+def _log(repo: Repository, message: str) -> None:
+    log(repo.state_dir, message)

@@ -1,0 +1,290 @@
+"""The record cache: each transcript's sessions and edits, parsed once per version of the file, in
+`<git common dir>/intent/record-cache.db`, so recording a commit reads only what changed (issue 14).
+
+Before it, `record` parsed every transcript written in the look-back (7 days) on every commit and diffed
+every edit: ~25 ms CPU and ~0.26 MB peak memory per transcript, 25 s and 489 MB with 1,000 on disk
+(bench/record_scale.py). A file is known by (path, size, mtime_ns, inode): any change, a grown JSONL or a
+replaced file alike, drops its rows and the next lookup parses it whole again (old sessions do not change,
+so only the live ones are re-read); another parser (`parse_cache.parser_fingerprint`: an upgrade, or an
+edit of an adapter) drops every row. A cache, like index.db: deleting it loses nothing; a damaged one is
+deleted and rebuilt (`CacheDamaged`). Kept apart from index.db (docs/design.md, "Record cache").
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import NoReturn
+
+from ..git.repo import Repository
+from ..models import Edit, Session, utc_stamp
+from ..private import private_database, private_dir
+from ..sessions.parse_cache import parser_fingerprint
+
+CACHE_NAME = "record-cache.db"
+# Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
+# parses to), a mismatch empties the cache.
+SCHEMA = 3
+COMMIT_EVERY = 50  # parsed files per transaction: a crash loses little, and 1,000 commits cost no fsyncs
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER,
+    mentions INTEGER, readable INTEGER);
+CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER,
+    low TEXT, high TEXT, untimed INTEGER, header TEXT, PRIMARY KEY (path, idx));
+CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
+    data TEXT, PRIMARY KEY (path, idx, ordinal));
+"""
+
+
+class CacheDamaged(Exception):
+    """SQLite called the cache file corrupt or not a database."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One cached session, without its messages or edits: enough to pick the longest copy of a session
+    and to tell whether any of its edits can fall in a window. `low`/`high`: its earliest and latest edit
+    time (`models.utc_stamp` format), None when it has no timed edit; `untimed`: it has an edit without a time."""
+
+    path: str
+    idx: int
+    agent: str
+    session_id: str
+    messages: int
+    low: str | None
+    high: str | None
+    untimed: bool
+
+
+class RecordCache:
+    """An open cache; use as a context manager (commits and closes). Raises CacheDamaged for a damaged
+    file and sqlite3.Error for anything else SQLite refuses (a locked or unwritable file)."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.path = repo.state_dir / CACHE_NAME
+        self.conn = _connect(self.path)
+        self.pending = 0
+        try:
+            self._check_version()
+            self.files = {row[0]: row[1:] for row in self.conn.execute(
+                "SELECT path, size, mtime_ns, inode, mentions, readable FROM files")}
+            self.summaries: dict[str, list[Summary]] = {}
+            for row in self.conn.execute("SELECT path, idx, agent, session_id, messages, low, high, untimed "
+                                         "FROM sessions ORDER BY path, idx"):
+                self.summaries.setdefault(row[0], []).append(Summary(
+                    path=row[0], idx=row[1], agent=row[2], session_id=row[3], messages=row[4], low=row[5],
+                    high=row[6], untimed=bool(row[7])))
+        except sqlite3.Error as exc:
+            self.conn.close()
+            _reraise(exc)
+        self.seen: set[str] = set()
+
+    def __enter__(self) -> RecordCache:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        try:
+            if self.conn.in_transaction:
+                # A failure half way through a file leaves nothing of it (its rows are written in order).
+                self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self.conn.close()
+
+    def sessions_of(self, path: Path, read: Callable[[], list[Session]],
+                    mentions: Callable[[], bool] | None = None) -> list[Summary]:
+        """The sessions of transcript `path`, parsed with `read` only when the file is new or changed since
+        it was cached. With `mentions` (whether the file names this work tree, cached with the file), a
+        file that does not is skipped unread. A file that vanished, or that `read` fails on, has no
+        sessions (the catalog skips such files; a failure is remembered until the file changes).
+        """
+        key = str(path)
+        self.seen.add(key)
+        try:
+            info = path.stat()
+        except OSError:
+            return []
+        version = (info.st_size, info.st_mtime_ns, info.st_ino)
+        known = self.files.get(key)
+        try:
+            if known is None or tuple(known[:3]) != version:
+                self._forget(key)
+                known = (*version, None, None)
+                self._write("INSERT INTO files VALUES (?, ?, ?, ?, NULL, NULL)", [key, *version])
+            said, readable = known[3], known[4]
+            if mentions is not None and said is None:
+                said = int(mentions())
+                self._write("UPDATE files SET mentions = ? WHERE path = ?", [said, key])
+            self.files[key] = (*version, said, readable)
+            if mentions is not None and not said:
+                return []
+            if readable is None:
+                self._store(key, read)
+            return self.summaries.get(key, [])
+        except sqlite3.Error as exc:
+            _reraise(exc)
+
+    def sessions(self, summaries: list[Summary], low: datetime, high: datetime,
+                 keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
+        """The cached sessions, in the order given, each with only its edits made in [low, high] or at no
+        recorded time, in order, and no messages; with `keep(session_id, message_id, path, cwd)`, only the
+        edits it keeps are decoded. Their edits carry what recording reads (path, tool, ids, time, kind,
+        added lines); `old_text`/`new_text`/`before`/`after` are left out (a Write's whole file cost more
+        to decode than the rest), so `discovery.find_session` reads a session whole."""
+        wanted = {(s.path, s.idx): s for s in summaries}
+        edits: dict[tuple[str, int], list[Edit]] = {key: [] for key in wanted}
+        try:
+            headers = {(r[0], r[1]): json.loads(r[2]) for r in self.conn.execute(
+                "SELECT path, idx, header FROM sessions") if (r[0], r[1]) in wanted}
+            for path, idx, file, message_id, data in self.conn.execute(
+                    "SELECT path, idx, file, message_id, data FROM edits WHERE stamp IS NULL OR stamp BETWEEN ? AND ? "
+                    "ORDER BY path, idx, ordinal", [utc_stamp(low), utc_stamp(high)]):
+                summary = wanted.get((path, idx))
+                if summary is not None and (keep is None or keep(summary.session_id, message_id, file,
+                                                                 headers[(path, idx)]["cwd"])):
+                    edits[(path, idx)].append(_edit(data))
+        except sqlite3.Error as exc:
+            _reraise(exc)
+        return [Session(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), edits=edits[(s.path, s.idx)],
+                        **headers[(s.path, s.idx)]) for s in summaries]
+
+    def prune(self, before: datetime | None) -> None:
+        """Forget files not looked up by this cache's lookups whose last change is older than `before` (out
+        of the look-back, or deleted long ago): the cache holds about one look-back's transcripts."""
+        if before is None:
+            return
+        cutoff = before.timestamp() * 1e9
+        try:
+            for key, known in list(self.files.items()):
+                if key not in self.seen and known[1] < cutoff:
+                    self._forget(key)
+        except sqlite3.Error as exc:
+            _reraise(exc)
+
+    def _store(self, key: str, read: Callable[[], list[Session]]) -> None:
+        try:
+            sessions = read()
+        except OSError:
+            self.files.pop(key, None)  # vanished or unreadable now: not remembered, tried again next time
+            self._write("DELETE FROM files WHERE path = ?", [key])
+            return
+        except Exception:  # the catalog skips a file its adapter fails on; so does the cache, until it changes
+            self._write("UPDATE files SET readable = 0 WHERE path = ?", [key])
+            self.files[key] = (*self.files[key][:4], 0)
+            return
+        summaries = []
+        for table in ("sessions", "edits"):  # rows of an earlier, unfinished store of this file
+            self._write(f"DELETE FROM {table} WHERE path = ?", [key])
+        for idx, session in enumerate(sessions):
+            stamps = [utc_stamp(e.timestamp) for e in session.edits if e.timestamp is not None]
+            summary = Summary(path=key, idx=idx, agent=session.agent, session_id=session.session_id,
+                              messages=len(session.messages), low=min(stamps, default=None),
+                              high=max(stamps, default=None), untimed=len(stamps) < len(session.edits))
+            header = {"cwd": session.cwd, "cwds": session.cwds, "parent_session_id": session.parent_session_id,
+                      "aliases": session.aliases, "agent_version": session.agent_version}
+            self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
+                         int(summary.untimed), json.dumps(header)])
+            self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?)", (
+                [key, idx, ordinal, utc_stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
+                 _edit_data(e)]
+                for ordinal, e in enumerate(session.edits)))
+            summaries.append(summary)
+        self._write("UPDATE files SET readable = 1 WHERE path = ?", [key])
+        self.files[key] = (*self.files[key][:4], 1)
+        self.summaries[key] = summaries
+        self.pending += 1
+        if self.pending >= COMMIT_EVERY:
+            self.conn.execute("COMMIT")
+            self.pending = 0
+
+    def _forget(self, key: str) -> None:
+        for table in ("files", "sessions", "edits"):
+            self._write(f"DELETE FROM {table} WHERE path = ?", [key])
+        self.files.pop(key, None)
+        self.summaries.pop(key, None)
+
+    def _write(self, sql: str, args: list[object]) -> None:
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute(sql, args)
+
+    def _check_version(self) -> None:
+        self.conn.executescript(_TABLES)
+        want = f"{SCHEMA}:{parser_fingerprint()}"  # an edited or upgraded parser: every file parsed again
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is not None and row[0] == want:
+            return
+        # Another version's tables, shapes and all, go: one script, so one transaction.
+        drops = "".join(f"DROP TABLE IF EXISTS {table};" for table in ("files", "sessions", "edits", "meta"))
+        self.conn.executescript(f"BEGIN IMMEDIATE;{drops}{_TABLES}COMMIT;")
+        self.conn.execute("INSERT INTO meta VALUES ('version', ?)", [want])
+
+    def needles_changed(self, digest: str) -> None:
+        """Forget which files name the work tree when its paths (`digest`: the root and worktrees) changed."""
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'needles'").fetchone()
+            if row is not None and row[0] == digest:
+                return
+            self._write("INSERT OR REPLACE INTO meta VALUES ('needles', ?)", [digest])
+            self._write("UPDATE files SET mentions = NULL", [])
+            self.files = {k: (*v[:3], None, v[4]) for k, v in self.files.items()}
+        except sqlite3.Error as exc:
+            _reraise(exc)
+
+
+def _edit_data(edit: Edit) -> str:
+    """An edit as stored: what recording reads of it (see `RecordCache.sessions`)."""
+    return edit.model_dump_json(exclude={"old_text", "new_text"})
+
+
+def _edit(data: str) -> Edit:
+    """A stored edit back, validated from JSON by pydantic-core (`model_construct` in Python cost 40 µs per
+    added line; 3,000 edits with their whole-file Write texts ~0.25 s)."""
+    return Edit.model_validate_json(data)
+
+
+def discard(repo: Repository) -> None:
+    """Delete the cache file and its SQLite companions (a damaged cache is rebuilt from the transcripts)."""
+    base = repo.state_dir / CACHE_NAME
+    for path in _family(base):
+        try:
+            path.unlink()
+        except OSError:  # gone already, or not ours to delete: opening it again will say so
+            pass
+
+
+def _family(base: Path) -> Iterator[Path]:
+    yield base
+    for suffix in ("-wal", "-shm", "-journal"):
+        yield base.with_name(base.name + suffix)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open (creating it 0600 before SQLite does: SQLite gives its -wal and -shm the database file's mode,
+    and all three hold transcript paths and edited lines) in WAL mode."""
+    private_dir(path.parent)
+    private_database(path)
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=10)
+    except sqlite3.Error as exc:
+        _reraise(exc)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error as exc:
+        conn.close()
+        _reraise(exc)
+    return conn
+
+
+def _reraise(exc: sqlite3.Error) -> NoReturn:
+    """Raise CacheDamaged for a file SQLite calls corrupt or not a database, else `exc` itself."""
+    if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        raise CacheDamaged(str(exc)) from exc
+    raise exc

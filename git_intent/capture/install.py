@@ -1,0 +1,299 @@
+"""Installing and removing the post-commit hook and the git configuration git-intent relies on.
+
+Install is all-or-nothing (issue 9, item 12): every hook is looked at before anything is written, so what
+install refuses leaves the repository as it was, and a step that fails (a locked `.git/config`, a full
+disk) undoes the steps before it. What install added to the git configuration is recorded in
+`<git common dir>/intent/install.json`, so uninstall removes exactly that and keeps values the user had set
+before (a `notes.rewriteRef` of their own, even `refs/notes/intent` itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from ..errors import GitError, IntentError
+from ..git.repo import Repository
+from ..notes import NOTES_REF, empty_notes_commit
+from ..private import private_dir, tighten_tree, write_text
+from ..sessions.backup import ensure_excluded
+from .hook import render_shim
+
+MARKER = "git-intent-hook-marker"
+HOOKS = ("post-commit", "post-rewrite")
+PUSH_HOOK = "pre-push"  # opt-in (`install --push-notes`): a plain `git push` also pushes the notes
+# rewriteRef makes git copy notes on amend and rebase; cat_sort_uniq merges JSON Lines notes safely.
+CONFIG = (("notes.rewriteRef", NOTES_REF), ("notes.intent.mergeStrategy", "cat_sort_uniq"))
+RECORD = "install.json"  # {"config": {key: [values install added]}}
+
+
+def hooks_dir(repo: Repository) -> Path:
+    """Where git looks for hooks (`git rev-parse --git-path hooks`: honours core.hooksPath, worktrees)."""
+    path = Path(repo.git("rev-parse", "--git-path", "hooks").strip())
+    return path if path.is_absolute() else (repo.root / path).resolve()
+
+
+def rewrite_ref_set(repo: Repository) -> bool:
+    """Whether notes.rewriteRef names refs/notes/intent (then a damaged ref breaks git's amend and rebase)."""
+    return NOTES_REF in _values(repo, "notes.rewriteRef")
+
+
+def render_hook(hook: str, python: str | None = None) -> str:
+    """The shim for `hook`, calling the absolute path of this Python interpreter."""
+    return render_shim(hook, python)
+
+
+def is_ours(path: Path) -> bool:
+    """Whether the hook at `path` was written by git-intent: a regular file carrying `MARKER` (a symlink
+    never is, whatever it points to: install never writes through one)."""
+    if path.is_symlink():
+        return False
+    try:
+        return MARKER in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+@dataclass
+class _HookPlan:
+    """What install will do to one hook, decided before anything is written."""
+
+    hook: str
+    path: Path
+    text: str
+    move_aside: bool  # a hook that is not ours (a file, or a symlink, dangling or not) becomes `.legacy`
+    previous: bytes | None  # our own hook as an earlier version wrote it (put back if install fails)
+    link: str | None  # the target of a symlink moved aside
+
+    @property
+    def legacy(self) -> Path:
+        return self.path.with_name(f"{self.hook}.legacy")
+
+    @property
+    def write(self) -> bool:
+        return self.previous != self.text.encode("utf-8")
+
+
+def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bool = False) -> list[str]:
+    """Install the hooks, configuration and backup exclusion; returns one sentence per change made.
+    With `push_notes`, also the pre-push hook that pushes git-intent's refs with every `git push`.
+
+    An existing hook that is not ours is kept as `<hook>.legacy` and chained; a symlink is moved aside
+    itself (never written through), and chained when its target exists and is executable. A
+    core.hooksPath in the work tree or outside the repository is refused unless `shared_hooks_path`.
+    Raises IntentError, with nothing changed, for a bare repository, when both a foreign hook and a
+    `.legacy` file exist, for a hook that is a folder, and when a step fails (its predecessors undone).
+    """
+    if repo.git("rev-parse", "--is-bare-repository").strip() == "true":
+        raise IntentError("git-intent needs a work tree; this repository is bare.")
+    folder = hooks_dir(repo)
+    if not shared_hooks_path:
+        _check_hooks_folder(repo, folder)
+    plans = [_plan_hook(folder, hook) for hook in ((*HOOKS, PUSH_HOOK) if push_notes else HOOKS)]
+    record = _load_record(repo)
+    if record is None:
+        # An earlier version installed without a record: the values there are its own, as its uninstall assumed.
+        upgrade = any(p.previous is not None for p in plans)
+        record = {key: [value] if upgrade and value in _values(repo, key) else [] for key, value in CONFIG}
+    undo: list[Callable[[], None]] = []
+    changes: list[str] = []
+    step = f"creating {folder}"
+    try:
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            undo.append(folder.rmdir)
+        for plan in plans:
+            step = f"installing the {plan.hook} hook"
+            changes += _apply_hook(plan, undo)
+        for key, value in CONFIG:
+            step = f"setting git config {key}"
+            if value not in _values(repo, key):
+                repo.git("config", "--add", key, value)
+                undo.append(partial(_unset, repo, key, value))
+                record[key] = [*record.get(key, []), value]
+                changes.append(f"Set git config {key} = {value}.")
+        step = f"creating {NOTES_REF}"
+        changes += _create_notes_ref(repo, undo)
+        step = "adding the backup to .git/info/exclude"
+        exclude = repo.common_dir / "info" / "exclude"
+        before = exclude.read_bytes() if exclude.is_file() else None
+        if ensure_excluded(repo):
+            undo.append(lambda: _put_back(exclude, before))
+            changes.append("Added /.opencode/intent/ (the local backup) to .git/info/exclude.")
+        step = f"writing {repo.state_dir / RECORD}"
+        _save_record(repo, record, undo)
+        tighten_tree(repo.state_dir)  # an earlier version's files (index.db, hook.log) were 0644
+    except (OSError, IntentError) as exc:
+        raise _rolled_back(step, exc, undo) from None
+    return changes
+
+
+def _plan_hook(folder: Path, hook: str) -> _HookPlan:
+    """Look at `folder/hook` without changing anything; raises IntentError for what install refuses."""
+    path = folder / hook
+    text = render_hook(hook)
+    link = os.readlink(path) if path.is_symlink() else None
+    if link is None and path.is_dir():
+        raise IntentError(f"git-intent was not installed, and nothing was changed: {path} is a folder, not a hook.",
+                          hint=f"Move {path} away, then run install again.")
+    if link is None and not path.exists():
+        return _HookPlan(hook, path, text, move_aside=False, previous=None, link=None)
+    if is_ours(path):
+        return _HookPlan(hook, path, text, move_aside=False, previous=path.read_bytes(), link=None)
+    legacy = folder / f"{hook}.legacy"
+    if os.path.lexists(legacy):
+        raise IntentError(f"git-intent was not installed, and nothing was changed: both {path} and {legacy} "
+                          "exist, and git-intent will not overwrite either.",
+                          hint=f"Merge them by hand or remove {legacy}, then run install again.")
+    return _HookPlan(hook, path, text, move_aside=True, previous=None, link=link)
+
+
+def _apply_hook(plan: _HookPlan, undo: list[Callable[[], None]]) -> list[str]:
+    changes = []
+    if plan.move_aside:
+        os.rename(plan.path, plan.legacy)  # a symlink is moved itself: its target is never touched
+        undo.append(lambda: os.rename(plan.legacy, plan.path))
+        if plan.link is not None:
+            changes.append(f"Kept your existing {plan.hook} hook (a symlink to {plan.link}) as {plan.legacy.name}; "
+                           "it runs first whenever its target exists and is executable.")
+        else:
+            changes.append(f"Kept your existing {plan.hook} hook as {plan.legacy.name}; it still runs first.")
+    if plan.write:
+        _write_hook(plan.path, plan.text.encode("utf-8"))
+        previous = plan.previous
+        undo.append(lambda: plan.path.unlink() if previous is None else _write_hook(plan.path, previous))
+        changes.append(f"Installed the {plan.hook} hook at {plan.path}.")
+    return changes
+
+
+def _write_hook(path: Path, data: bytes) -> None:
+    """Replace `path` (a file, or a symlink itself) with an executable file holding `data`."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            os.fchmod(out.fileno(), 0o755)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _create_notes_ref(repo: Repository, undo: list[Callable[[], None]]) -> list[str]:
+    if repo.succeeds("rev-parse", "-q", "--verify", NOTES_REF):
+        return []
+    # With notes.rewriteRef set, git warns on every amend and rebase until the ref exists.
+    try:
+        empty = empty_notes_commit(repo, "git-intent notes")
+    except GitError:
+        return []
+    if not repo.succeeds("update-ref", NOTES_REF, empty, "0" * 40):
+        return []
+
+    def delete() -> None:
+        repo.git("update-ref", "-d", NOTES_REF, empty)
+
+    undo.append(delete)
+    return [f"Created {NOTES_REF}."]
+
+
+def _rolled_back(step: str, exc: BaseException, undo: list[Callable[[], None]]) -> IntentError:
+    """Undo `undo` in reverse; the error saying what failed and what is left."""
+    left = []
+    for action in reversed(undo):
+        try:
+            action()
+        except (OSError, IntentError) as problem:
+            left.append(str(problem).rstrip("."))
+    reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
+    if left:
+        return IntentError(f"git-intent was not installed: {step} failed ({reason}), and undoing the steps "
+                           f"before it failed too ({'; '.join(left)}).",
+                           hint="Run `git intent uninstall` to remove what is left, then install again.")
+    return IntentError(f"git-intent was not installed: {step} failed ({reason}); everything install had "
+                       "changed before that was undone.", hint="Fix the cause, then run install again.")
+
+
+def _check_hooks_folder(repo: Repository, folder: Path) -> None:
+    """Refuse a hooks folder git-intent must not write: one in the work tree (husky's `.husky`, tracked
+    and shared with the team) or one outside this repository (a global core.hooksPath)."""
+    resolved = folder.resolve()
+    if resolved.is_relative_to(repo.root) and not resolved.is_relative_to(repo.common_dir):
+        raise IntentError(
+            f"core.hooksPath points into the work tree ({folder}), a folder another tool such as husky "
+            "shares with your team; git-intent will not write this machine's hook there.",
+            hint="Add `git-intent-hook post-commit` to that tool's post-commit hook (and `git-intent-hook "
+                 "post-rewrite \"$@\"` to its post-rewrite hook), or pass --shared-hooks-path to install there.")
+    if not resolved.is_relative_to(repo.common_dir) and not resolved.is_relative_to(repo.git_dir):
+        raise IntentError(
+            f"core.hooksPath points outside this repository ({folder}); installing there would affect "
+            "every repository that uses it.",
+            hint="Add `git-intent-hook post-commit` to your shared post-commit hook, or pass --shared-hooks-path "
+                 "to install there for every repository using it.")
+
+
+def uninstall(repo: Repository) -> list[str]:
+    """Remove our hooks (restoring `<hook>.legacy`, a symlink as the link it was) and the configuration
+    install added (recorded in `install.json`; without a record, from an earlier version, our values).
+    Notes and backup stay."""
+    changes: list[str] = []
+    folder = hooks_dir(repo)
+    for hook in (*HOOKS, PUSH_HOOK):
+        path, legacy = folder / hook, folder / f"{hook}.legacy"
+        if is_ours(path):
+            path.unlink()
+            changes.append(f"Removed the {hook} hook.")
+            if os.path.lexists(legacy):
+                os.rename(legacy, path)
+                changes.append(f"Restored your earlier {hook} hook.")
+    record = _load_record(repo)
+    for key, value in CONFIG:
+        added = record.get(key, []) if record is not None else [value]
+        if value in added and value in _values(repo, key):
+            _unset(repo, key, value)
+            changes.append(f"Unset git config {key} = {value}.")
+    (repo.state_dir / RECORD).unlink(missing_ok=True)
+    return changes
+
+
+def _values(repo: Repository, key: str) -> list[str]:
+    return repo.git("config", "--get-all", key, check=False).splitlines()
+
+
+def _unset(repo: Repository, key: str, value: str) -> None:
+    repo.git("config", "--unset", key, f"^{value}$")
+
+
+def _load_record(repo: Repository) -> dict[str, list[str]] | None:
+    """The configuration values install added (`install.json`), or None when there is no record."""
+    try:
+        data = json.loads((repo.state_dir / RECORD).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        raise IntentError(f"The install record {repo.state_dir / RECORD} cannot be read.",
+                          hint="Delete it; uninstall then removes git-intent's own values.") from None
+    config = data.get("config") if isinstance(data, dict) else None
+    if not isinstance(config, dict):
+        return None
+    return {str(k): [str(v) for v in vs] for k, vs in config.items() if isinstance(vs, list)}
+
+
+def _save_record(repo: Repository, record: dict[str, list[str]], undo: list[Callable[[], None]]) -> None:
+    path = private_dir(repo.state_dir) / RECORD
+    before = path.read_bytes() if path.is_file() else None
+    write_text(path, json.dumps({"config": record}, indent=1, sort_keys=True) + "\n")
+    undo.append(lambda: _put_back(path, before))
+
+
+def _put_back(path: Path, data: bytes | None) -> None:
+    """`path` as it was: `data`, or no file when it had none."""
+    if data is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_bytes(data)

@@ -1,0 +1,294 @@
+"""Answering `PATH[:LINE[-END]]`: git blame → commit → note → session → the messages that explain the line."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..errors import BadLocationError, IntentError
+from ..git.repo import BlameLine, Repository
+from ..models import Attribution, Edit, Session
+from ..notes import LinesRecord, Note, read_note, still_matches
+from ..sessions.discovery import find_session
+from .content_match import CONTENT_CONFIDENCE, ContentMatcher
+from .evidence import Evidence, find_edit, gather_evidence
+from .file_ranges import Range, Status, group_ranges
+from .line_history import Previous, replaced_lines
+
+__all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
+
+_LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+
+
+class LineAnswer(BaseModel):
+    """One line of a blame answer: the DESIGN.md contract fields, plus `status` and `reason`.
+
+    `previous`: for a person's line, the agent's line it replaced (issue 9, item 15). `moved_in`: with
+    `--moves`, the commit that moved or copied the line here when the answer follows it to an older one."""
+
+    path: str
+    line: int
+    content: str
+    commit: str | None
+    attribution: Attribution | None
+    evidence: list[Evidence]
+    status: Status
+    reason: str | None = None
+    author: str | None = None
+    authored_at: datetime | None = None
+    previous: Previous | None = None
+    moved_in: str | None = None
+
+
+class BlameAnswer(BaseModel):
+    """`{"lines": [...], "ranges": [...]}` plus, outside the JSON contract, `problems` (one sentence per
+    note that could not be read: the only lines left unanswered, for which the CLI exits 1) and
+    `whole_file` (no line was asked for: the CLI prints a gutter)."""
+
+    lines: list[LineAnswer]
+    ranges: list[Range] = []
+    problems: list[str] = []
+    whole_file: bool = False
+
+    def contract(self) -> dict[str, Any]:
+        """The `--json` object (docs/json.md): `lines` and `ranges`."""
+        return self.model_dump(mode="json", exclude={"problems", "whole_file"})
+
+
+@dataclass(frozen=True)
+class Location:
+    """A parsed `PATH[:START[-END]]`: the path relative to the work tree root and 1-based inclusive lines
+    (`whole` when no line was given: every line of the file)."""
+
+    path: str  # relative to the work tree root, '/'-separated
+    start: int
+    end: int
+    whole: bool = False
+
+
+def parse_location(repo: Repository, text: str, cwd: Path | None = None) -> Location:
+    """Parse `PATH`, `PATH:LINE` or `PATH:START-END` (PATH relative to `cwd`), checking the file and lines.
+
+    Lines are counted as git counts them: LF ends a line, a CR does not. Raises BadLocationError for a
+    malformed argument, a path outside the work tree, a missing or binary file, or lines past its end.
+    """
+    base = cwd or Path.cwd()
+    match = _LOCATION.match(text)
+    if match is None or ((base / text).is_file() and not (base / match["path"]).is_file()):
+        path_text, start, end = text, 1, None
+    else:
+        path_text, start = match["path"], int(match["start"])
+        end = int(match["end"]) if match["end"] else start
+        if start < 1 or end < start:
+            raise BadLocationError(f"The line range {start}-{end} is empty; lines are numbered from 1.")
+    full = (base / path_text).resolve()
+    if not full.is_relative_to(repo.root):
+        raise BadLocationError(f"{path_text} lies outside the repository at {repo.root}.")
+    if ".git" in full.relative_to(repo.root).parts:
+        raise BadLocationError(f"{path_text} is inside .git, not a file of the work tree.")
+    if not full.is_file():
+        if match is None and ":" in text:
+            raise BadLocationError(f"{text!r} is not PATH, PATH:LINE or PATH:START-END.",
+                                   hint="Example: src/app.py:42-60")
+        raise BadLocationError(f"{path_text} is not a file in the work tree.")
+    data = full.read_bytes()
+    if b"\0" in data[:8000]:
+        raise BadLocationError(f"{path_text} is a binary file; blame explains text lines only.")
+    count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    if end is None:
+        return Location(path=full.relative_to(repo.root).as_posix(), start=1, end=count, whole=True)
+    if end > count:
+        raise BadLocationError(f"{path_text} has {count} lines; line {end} is past its end.")
+    return Location(path=full.relative_to(repo.root).as_posix(), start=start, end=end)
+
+
+def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, moves: bool = False) -> BlameAnswer:
+    """Explain every line of `location` (see `parse_location`; a bare PATH is the whole file).
+
+    Follows each line to the commit whose diff added it (plain `git blame`); `moves` also runs git's move
+    and copy detection (`-M -C`) and takes its older commit only where that commit's note credits an
+    agent and the plain one's does not (issue 14). Lines not committed yet, commits without a note, and
+    notes that cannot be read get a status and a reason rather than an exception; unreadable notes are
+    also listed in `problems`. One `git blame` of the file (two with `moves`), each note and session read
+    once. Raises BadLocationError for a bad location, GitError when git cannot blame the file.
+    """
+    where = parse_location(repo, location, cwd)
+    if where.end < where.start:  # an empty file
+        return BlameAnswer(lines=[], whole_file=where.whole)
+    if not repo.is_tracked(where.path):
+        rows = (repo.root / where.path).read_bytes().split(b"\n")
+        lines = [LineAnswer(path=where.path, line=n, content=rows[n - 1].decode("utf-8", "replace"), commit=None,
+                            attribution=None, evidence=[], status="uncommitted",
+                            reason=f"{where.path} is not tracked by git yet.")
+                 for n in range(where.start, where.end + 1)]
+        return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
+    span = (None, None) if where.whole else (where.start, where.end)
+    blamed = repo.blame(where.path, *span)
+    resolver = Explainer(repo)
+    try:
+        for commit in dict.fromkeys(line.commit for line in blamed if line.commit):
+            if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
+                resolver.matcher.prepare(commit, [(b.orig_path, b.content) for b in blamed if b.commit == commit])
+        answers = [resolver(where.path, line) for line in blamed]
+        if moves:
+            moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
+            answers = [_cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
+                       for plain, line in zip(answers, blamed, strict=True)]
+        at = {answer.line: answer for answer in answers}
+        humans = [line for line, answer in zip(blamed, answers, strict=True) if answer.status == "human"]
+        for number, previous in replaced_lines(repo, humans, resolver.credit).items():
+            at[number].previous = previous
+    finally:
+        resolver.matcher.close()
+    problems = list(dict.fromkeys(a.reason for a in answers if a.status == "unreadable" and a.reason))
+    return BlameAnswer(lines=answers, ranges=group_ranges(answers), problems=problems, whole_file=where.whole)
+
+
+def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameLine, moved: BlameLine
+                 ) -> LineAnswer:
+    """The plain answer, unless move detection found an older commit whose note credits an agent while
+    the plain commit's does not (a person moved an agent's lines): then that one, with `moved_in`."""
+    if moved.commit == line.commit or moved.commit is None or line.commit is None:
+        return plain
+    other = resolver(path, moved)
+
+    def rank(answer: LineAnswer) -> tuple[bool, bool]:
+        return answer.status == "agent", answer.attribution is not None and answer.attribution.method == "note"
+
+    if rank(other) <= rank(plain):
+        return plain
+    return other.model_copy(update={
+        "moved_in": line.commit,
+        "reason": other.reason or f"Commit {line.commit[:12]} moved or copied this line here; git blame -M -C "
+                                  f"follows it to {moved.commit[:12]}, whose note credits it."})
+
+
+class Explainer:
+    """Explains blamed lines (`explainer(path, line)`) with caches shared across calls: each note, session
+    and quoted edit is read once. Used by one blame call, or by a whole review."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+        self.notes: dict[str, Note | IntentError | None] = {}
+        self.sessions: dict[str, Session | IntentError] = {}
+        self.matcher = ContentMatcher(repo, self.session)
+        self.checked: dict[tuple[str, int], bool] = {}
+        self.quoted: dict[tuple[str, ...], tuple[list[Evidence], str | None]] = {}
+
+    def note(self, commit: str) -> Note | IntentError | None:
+        if commit not in self.notes:
+            try:
+                self.notes[commit] = read_note(self.repo, commit)
+            except IntentError as exc:
+                self.notes[commit] = exc
+        return self.notes[commit]
+
+    def record(self, note: Note, commit: str, path: str, line: int) -> tuple[LinesRecord | None, bool]:
+        """The record covering the line, and whether it still matches the commit's lines."""
+        record = note.covering(path, line)
+        if record is None:
+            return None, True
+        key = (commit, id(record))
+        if key not in self.checked:
+            self.checked[key] = still_matches(self.repo, commit, record)
+        return record, self.checked[key]
+
+    def credit(self, path: str, line: BlameLine) -> Attribution | None:
+        """The attribution of a blamed line when the note of its commit credits an agent with it (`previous`
+        asks this of the line a person's line replaced), else None."""
+        if line.commit is None or not isinstance(self.note(line.commit), Note):
+            return None
+        answer = self(path, line)
+        return answer.attribution if answer.status == "agent" else None
+
+    def __call__(self, path: str, line: BlameLine) -> LineAnswer:
+        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason)."""
+        if line.commit is None:
+            return _make(path, line, "uncommitted", "This line is not committed yet.")
+        note = self.note(line.commit)
+        if isinstance(note, IntentError):
+            return _make(path, line, "unreadable", str(note))
+        if note is None:
+            return self._by_content(path, line, line.commit)
+        record, matches = self.record(note, line.commit, line.orig_path, line.orig_line)
+        if record is not None and not matches:
+            return _make(path, line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
+                         f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
+        if record is None:
+            return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
+        evidence, model, reason = self._evidence(record, line.orig_path)
+        attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
+                                  tool=record.tool, method="note", confidence=record.confidence,
+                                  derived_from=record.derived_from, model=model)
+        return _make(path, line, "agent", reason, attribution, evidence)
+
+    def _by_content(self, path: str, line: BlameLine, commit: str) -> LineAnswer:
+        found = self.matcher.match(commit, line.orig_path, line.content)
+        if found is None:
+            where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index
+                     else "; only the first lines were searched, `git intent index` builds the session index for "
+                     "the rest" if not self.matcher.searched(commit, line.orig_path, line.content) else "")
+            return _make(path, line, "unrecorded", f"Commit {commit[:12]} has no git-intent note and no session "
+                         f"on this machine wrote this line{where}, so git-intent does not know who did; run "
+                         f"`git intent record {commit[:12]}` if it was made here, or `git intent carry` "
+                         f"for a squash-merge.")
+        evidence: list[Evidence] = []
+        model = None
+        if found.session is not None:
+            evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path)
+        attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
+                                  tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
+        gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
+        return _make(path, line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
+                     f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
+
+    def session(self, agent: str, session_id: str) -> Session | None:
+        """The session (read once per blame), or None when no transcript of it is on this machine."""
+        found = self._session(agent, session_id)
+        return found if isinstance(found, Session) else None
+
+    def _session(self, agent: str | None, session_id: str) -> Session | IntentError:
+        key = f"{agent}:{session_id}"
+        if key not in self.sessions:
+            try:
+                self.sessions[key] = find_session(self.repo, session_id, agent, exact=True)
+            except IntentError as exc:
+                self.sessions[key] = exc
+        return self.sessions[key]
+
+    def _evidence(self, record: LinesRecord, path: str) -> tuple[list[Evidence], str | None, str | None]:
+        """(evidence, model, reason): reason is the sentence when the session cannot be read."""
+        session = self._session(record.agent, record.session_id)
+        if isinstance(session, IntentError):
+            return [], None, str(session)
+        evidence, model = self._quote(session, record.message_id, record.call_id, None, path)
+        return evidence, model, None
+
+    def _quote(self, session: Session, message_id: str, call_id: str | None, edit: Edit | None,
+               path: str) -> tuple[list[Evidence], str | None]:
+        key = (session.agent, session.session_id, message_id, call_id or "", path)
+        if key not in self.quoted:
+            found = edit if edit is not None else find_edit(session, message_id, call_id, path)
+            message = session.message(message_id) if message_id else None
+            # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
+            evidence = gather_evidence(session, message_id, found, path)
+            if type(session) is not Session:  # a SharedSession: the share package is loaded only then
+                from ..sessions.shared import mark_shared
+
+                evidence = mark_shared(session, evidence)
+            self.quoted[key] = (evidence, message.model if message is not None else None)
+        evidence, model = self.quoted[key]
+        return list(evidence), model
+
+
+def _make(path: str, line: BlameLine, status: Status, reason: str | None, attribution: Attribution | None = None,
+          evidence: list[Evidence] | None = None) -> LineAnswer:
+    return LineAnswer(path=path, line=line.final_line, content=line.content, commit=line.commit,
+                      author=line.author, authored_at=line.author_time, attribution=attribution,
+                      evidence=evidence or [], status=status, reason=reason)
+

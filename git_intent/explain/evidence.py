@@ -1,0 +1,103 @@
+"""The messages that explain an edit: the user's request, the assistant's words around it, the edit."""
+
+from __future__ import annotations
+
+import difflib
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel
+
+from ..models import Edit, Message, Role, Session
+
+MAX_TEXT = 2000
+
+
+class Evidence(BaseModel):
+    """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`; `source` is "shared"
+    when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text)."""
+
+    session_id: str
+    message_id: str
+    role: Role
+    timestamp: datetime | None
+    text: str
+    kind: Literal["request", "reasoning", "edit", "follow-up"]
+    source: Literal["transcript", "shared"] = "transcript"
+    redacted: bool = False
+
+
+def clip(text: str, limit: int = MAX_TEXT, pointer: str | None = None) -> str:
+    """`text` cut to `limit` characters, ending with a pointer to the full message when cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    tail = f" … [clipped; full text: git intent show {pointer}]" if pointer else " … [clipped]"
+    return text[:limit].rstrip() + tail
+
+
+def find_edit(session: Session, message_id: str, call_id: str | None, path_suffix: str | None = None) -> Edit | None:
+    """The edit a note record points at: same message and call, preferring the same file."""
+    found = [e for e in session.edits if e.message_id == message_id and (call_id is None or e.call_id == call_id)]
+    if path_suffix:
+        same = [e for e in found if e.path.replace("\\", "/").endswith(path_suffix)]
+        found = same or found
+    return found[0] if found else None
+
+
+def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: str | None = None
+                    ) -> list[Evidence]:
+    """Evidence for the edit made in `message_id`: the request that led to it, up to three assistant
+    messages of reasoning or commentary before it, the edit itself, and the assistant's next words.
+    `path` names the edited file in the work tree (the transcript may hold another machine's path).
+    Empty when the message is not in the session."""
+    index = next((i for i, m in enumerate(session.messages) if m.message_id == message_id), None)
+    if index is None:
+        return []
+    sid = session.session_id
+    found: list[Evidence] = []
+    request = next((i for i in range(index, -1, -1) if session.messages[i].is_prompt), None)
+    if request is not None:
+        found.append(_quote(sid, session.messages[request], "request"))
+    start = request + 1 if request is not None else 0
+    words = [m for m in session.messages[start:index + 1] if m.role == "assistant" and m.text.strip()]
+    found += [_quote(sid, m, "reasoning") for m in words[-3:]]
+    target = session.messages[index]
+    found.append(Evidence(session_id=sid, message_id=target.message_id, role="assistant",
+                          timestamp=edit.timestamp if edit and edit.timestamp else target.timestamp,
+                          text=render_edit(edit, path) if edit else _tool_calls(target), kind="edit"))
+    for message in session.messages[index + 1:]:
+        if message.is_prompt:
+            break
+        if message.role == "assistant" and any(p.kind == "text" and p.text.strip() for p in message.parts):
+            found.append(_quote(sid, message, "follow-up"))
+            break
+    return found
+
+
+def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
+    """An edit as its tool, path and first line, then a diff of the replaced text (at most `limit` lines)."""
+    first = next((a.line for a in edit.added if a.line is not None), None)
+    head = f"{edit.tool} {path or edit.path}" + (f" (line {first})" if first else "")
+    if edit.kind == "create" or not edit.old_text:
+        body = [f"+{a.text}" for a in edit.added] or [f"+{line}" for line in edit.new_text.splitlines()]
+    else:
+        body = [line.rstrip("\n") for line in difflib.unified_diff(
+            edit.old_text.splitlines(), edit.new_text.splitlines(), n=1, lineterm="")][2:]
+        # Line numbers inside a replaced snippet mean nothing in the file, but hunks must stay apart.
+        body = ["@@ … @@" if line.startswith("@@") else line for line in body[1:]]
+    if len(body) > limit:
+        body = body[:limit] + [f"… {len(body) - limit} more diff lines"]
+    return "\n".join([head, *body])
+
+
+def _quote(session_id: str, message: Message, kind: Literal["request", "reasoning", "follow-up"]) -> Evidence:
+    text = message.text if message.role != "tool" else "\n".join(p.text for p in message.parts)
+    return Evidence(session_id=session_id, message_id=message.message_id, role=message.role,
+                    timestamp=message.timestamp, text=clip(text, pointer=f"{session_id}:{message.message_id}"),
+                    kind=kind)
+
+
+def _tool_calls(message: Message) -> str:
+    calls = [f"{p.tool}: {p.text}" for p in message.parts if p.kind == "tool_call"]
+    return clip("\n".join(calls) or message.text)

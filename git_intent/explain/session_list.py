@@ -1,0 +1,78 @@
+"""`git intent sessions`: every session found for this repository, by agent, with the commits it wrote."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from ..fidelity.topics import Topic
+from ..git.repo import Repository
+from ..models import Session
+from ..notes import read_notes
+from ..sessions.discovery import candidate_sessions
+from ..sessions.path_mapping import PathMapper
+
+
+class SessionSummary(BaseModel):
+    """One session: agent, id, time span, size, the files it edited here, and the commits crediting it."""
+
+    agent: str
+    session_id: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    messages: int
+    edits: int
+    files: list[str]
+    commits: list[str]
+    transcript: str
+
+
+def linked_commits(repo: Repository) -> dict[tuple[str, str], list[str]]:
+    """(agent, session_id) → commits whose git-intent note credits that session, from one batch read."""
+    links: dict[tuple[str, str], list[str]] = {}
+    for commit, note in read_notes(repo).items():
+        for session in note.sessions:
+            links.setdefault(session.key, []).append(commit)
+    return links
+
+
+def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSummary]:
+    """Sessions of this work tree (transcripts on disk that name it, and backup copies), newest first.
+
+    A session is listed when it edited a file of the work tree, started in it, or is credited by a note.
+    """
+    links = linked_commits(repo)
+    head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
+    mapper = PathMapper(repo.root, head, repo.worktrees)
+    found: list[SessionSummary] = []
+    for session in candidate_sessions(repo, None):
+        if agent and session.agent != agent:
+            continue
+        files = sorted({p for e in session.edits if (p := mapper.to_repo(e.path, session.cwd))})
+        commits = links.get((session.agent, session.session_id), [])
+        inside = session.cwd is not None and _within(session.cwd, str(repo.root))
+        if not (files or commits or inside):
+            continue
+        found.append(SessionSummary(agent=session.agent, session_id=session.session_id,
+                                    started_at=session.started_at, ended_at=session.ended_at,
+                                    messages=len(session.messages), edits=len(session.edits), files=files,
+                                    commits=commits, transcript=str(session.transcript)))
+    return sorted(found, key=lambda s: (s.started_at is None, -(s.started_at.timestamp() if s.started_at else 0)))
+
+
+def _within(path: str, root: str) -> bool:
+    normal = os.path.normpath(path)
+    return normal == root or normal.startswith(root + os.sep)
+
+
+def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> dict[str, list[str]]:
+    """topic id → commits whose notes credit a line to one of the topic's messages."""
+    commits = linked_commits(repo).get((session.agent, session.session_id), [])
+    by_message: dict[str, set[str]] = {}
+    for commit, note in read_notes(repo, commits).items():
+        for record in note.lines:
+            if record.session_id == session.session_id and record.message_id:
+                by_message.setdefault(record.message_id, set()).add(commit)
+    return {t.topic_id: sorted({c for m in t.message_ids for c in by_message.get(m, ())}) for t in topics}

@@ -1,0 +1,1 @@
+"""Fidelity: topics, digests, the per-session fidelity choices and rendering a session within a token budget."""

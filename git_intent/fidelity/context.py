@@ -1,0 +1,54 @@
+"""`git intent context` and `git intent fidelity`: a session's topic map, rendered within a budget, with
+the fidelity choices kept per session in `<git common dir>/intent/fidelity/`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..explain.session_list import topic_commits
+from ..git.repo import Repository
+from ..models import Session
+from ..sessions.discovery import resolve_reference
+from .budget import RenderedContext, render_context
+from .choices import FidelityError, FidelityState, set_level
+from .topics import segment_topics
+
+DEFAULT_BUDGET = 8000
+
+
+def state_path(repo: Repository, session: Session) -> Path:
+    """Where a session's fidelity choices live (derived state beside the index; never in git)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", f"{session.agent}-{session.session_id}")
+    return repo.state_dir / "fidelity" / f"{safe}.json"
+
+
+def session_context(repo: Repository, reference: str, budget: int = DEFAULT_BUDGET
+                    ) -> tuple[RenderedContext, dict[str, list[str]]]:
+    """The session `reference` names, rendered within `budget` tokens, and each topic's linked commits.
+
+    Raises SessionNotFoundError for an unknown session, FidelityError for a damaged state file.
+    """
+    session, _ = resolve_reference(repo, reference.split(":", 1)[0])
+    topics = segment_topics(session)
+    state = FidelityState.load(state_path(repo, session))
+    rendered = render_context(session, topics, state, budget_tokens=budget, session_ref=session.session_id)
+    return rendered, topic_commits(repo, session, topics)
+
+
+def change_fidelity(repo: Repository, reference: str, target: str, level: str) -> FidelityState:
+    """Set topic `target` ("t3") or message `target` (":MESSAGE_ID") of a session to `level` ("auto"
+    removes the choice) and save it. Raises FidelityError for an unknown level or target."""
+    session, _ = resolve_reference(repo, reference.split(":", 1)[0])
+    if target.startswith(":"):
+        if session.message(target[1:]) is None:
+            raise FidelityError(f"Session {session.session_id} has no message {target[1:]}.",
+                                hint=f"`git intent show {session.session_id} --brief` lists its messages.")
+        target = ":" + (session.message(target[1:]) or session.messages[0]).message_id
+    elif target not in {t.topic_id for t in segment_topics(session)}:
+        raise FidelityError(f"Session {session.session_id} has no topic {target}.",
+                            hint=f"`git intent context {session.session_id}` lists its topics.")
+    path = state_path(repo, session)
+    state = set_level(FidelityState.load(path), target, level)
+    state.save(path)
+    return state

@@ -1,0 +1,381 @@
+"""Reading Entire checkpoints: `Entire-Checkpoint:` trailers on code commits, and the checkpoint trees on
+the `entire/checkpoints/v1` branch (or its remote-tracking copy, or `refs/entire/checkpoints/...`).
+
+Layout written by the Entire CLI (entireio/cli, 0.3 to 0.6): a checkpoint id is 12 hex digits (newer
+versions: a 26-character ULID); the branch tree holds `<id[:2]>/<id[2:]>/metadata.json` (checkpoint_id,
+strategy, branch, files_touched, sessions[]) and one folder per session `<n>/` holding `metadata.json`
+(session_id, agent, created_at, files_touched, transcript_lines_at_start, ...), `full.jsonl` (the agent's
+native transcript byte for byte; `full.log` in early versions; past 50 MB split into `full.jsonl`,
+`full.jsonl.001`, ... joined by newlines), `prompt.txt`, `context.md` and `content_hash.txt`
+(`sha256:<hex>` of the transcript). A per-checkpoint ref `refs/entire/checkpoints/<shard>/<id>` points at
+a commit whose tree root is one checkpoint folder. Older sessions ids carry a date prefix
+(`2026-01-28-<uuid>`); the agent's own id is the uuid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..adapters import all_adapters, sniff
+from ..errors import GitError
+from ..git.repo import Repository
+from ..models import ParseStats, Session, parse_timestamp
+
+TRAILER = "Entire-Checkpoint"
+BRANCH = "entire/checkpoints/v1"
+# Entire's agent labels -> git-intent agent names (compared case-insensitively).
+AGENT_LABELS = {"claude code": "claude-code", "codex": "codex", "gemini cli": "gemini-cli", "cursor": "cursor",
+                "opencode": "opencode"}
+_ID = re.compile(r"[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}")
+_DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}-(?=.)", re.ASCII)
+_TRANSCRIPTS = ("full.jsonl", "full.log")
+_SNIFF_BYTES = 65536
+
+
+@dataclass(frozen=True)
+class EntireSession:
+    """One session folder of a checkpoint.
+
+    `session_id` is as Entire recorded it; `agent_session_id` is the agent's own id (date prefix removed).
+    `agent` is the git-intent agent name when git-intent supports the agent (`supported`), else Entire's
+    label as written; sessions without a usable label (absent, or the older "Agent") are named from the
+    transcript's content. `transcript_file` is the transcript's name in the session folder (`full.jsonl`,
+    `full.log`, None when there is none), `transcript_size` its length in bytes once chunks are joined,
+    `transcript_objects` its blob ids in chunk order.
+    """
+
+    checkpoint_id: str
+    index: int
+    folder: str
+    session_id: str
+    agent: str | None
+    agent_label: str | None
+    supported: bool
+    created_at: datetime | None
+    files_touched: tuple[str, ...]
+    model: str | None
+    transcript_lines_at_start: int | None
+    transcript_identifier_at_start: str | None
+    content_hash: str | None
+    transcript_file: str | None
+    transcript_size: int
+    transcript_objects: tuple[str, ...]
+    metadata: dict[str, Any] = field(compare=False, repr=False)
+    repo: Repository = field(compare=False, repr=False)
+
+    @property
+    def agent_session_id(self) -> str:
+        """The agent's own session id: `session_id` without Entire's `YYYY-MM-DD-` prefix."""
+        return _DATE_PREFIX.sub("", self.session_id, count=1)
+
+    def transcript_bytes(self) -> bytes:
+        """The transcript exactly as stored (chunks joined by newlines); b"" when the session has none.
+
+        Raises GitError when a transcript object cannot be read (e.g. a partial clone without it).
+        """
+        parts = dict(self.repo.cat_blobs(self.transcript_objects))
+        if any(parts.get(oid) is None for oid in self.transcript_objects):
+            raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
+                           f"cannot be read from the repository.")
+        return b"\n".join(parts[oid] or b"" for oid in self.transcript_objects)
+
+    def content_hash_matches(self) -> bool | None:
+        """Whether the transcript's sha256 equals `content_hash.txt`; None when there is no hash to check."""
+        if not self.content_hash or not self.content_hash.startswith("sha256:"):
+            return None
+        return hashlib.sha256(self.transcript_bytes()).hexdigest() == self.content_hash.removeprefix("sha256:")
+
+    def read_sessions(self, directory: Path) -> list[Session]:
+        """Write the transcript into `directory` (as `<agent_session_id>.jsonl`, `.json` for a legacy Gemini
+        file) and parse it with the agent's adapter; [] when no adapter reads it.
+
+        Raises OSError when the file cannot be written, GitError as `transcript_bytes`.
+        """
+        data = self.transcript_bytes()
+        if not data:
+            return []
+        suffix = ".json" if _sniff_agent(data[:_SNIFF_BYTES]) == "gemini-cli" and _is_json_document(data) else ".jsonl"
+        path = directory / f"{re.sub(r'[^A-Za-z0-9._-]', '_', self.agent_session_id)}{suffix}"
+        directory.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        adapter = all_adapters().get(self.agent or "")
+        if adapter is None or not adapter.sniff(path):
+            adapter = sniff(path)
+        return adapter.read(path) if adapter is not None else []
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One checkpoint folder: its summary metadata and its sessions in folder order.
+
+    `ref` is where it was read; `folder` its path in that ref's tree ("" for a per-checkpoint ref).
+    """
+
+    checkpoint_id: str
+    ref: str
+    folder: str
+    strategy: str | None
+    branch: str | None
+    files_touched: tuple[str, ...]
+    sessions: tuple[EntireSession, ...]
+    metadata: dict[str, Any] = field(compare=False, repr=False)
+
+
+def agent_for_label(label: str) -> tuple[str, bool]:
+    """The git-intent agent name for an Entire agent label, and whether git-intent supports that agent."""
+    mapped = AGENT_LABELS.get(label.strip().casefold())
+    return (mapped, True) if mapped else (label, False)
+
+
+def checkpoint_trailers(repo: Repository, revision_range: str = "--all") -> dict[str, list[str]]:
+    """{commit SHA: [checkpoint ids]} for the commits in `revision_range` carrying `Entire-Checkpoint:`
+    trailers (git's trailer rules: the message's last paragraph; key case-insensitive), newest first.
+
+    With "--all", Entire's own refs (checkpoint branches, shadow branches `entire/*`) are left out: their
+    commits are not code commits. Values that are not checkpoint ids are ignored. Raises GitError when
+    the range does not name commits.
+    """
+    scope = [revision_range]
+    if revision_range == "--all":
+        scope = ["--exclude=refs/heads/entire/*", "--exclude=refs/remotes/*/entire/*", "--exclude=refs/entire/*",
+                 "--all"]
+    out = repo.git("log", f"--format=%H%x00%(trailers:key={TRAILER},valueonly,separator=%x1f)%x1e", *scope, "--")
+    found: dict[str, list[str]] = {}
+    for record in out.split("\x1e"):
+        sha, _, values = record.strip("\n").partition("\x00")
+        ids = [v.strip() for v in values.split("\x1f") if _ID.fullmatch(v.strip())]
+        if sha and ids:
+            found[sha] = list(dict.fromkeys(ids))
+    return found
+
+
+def checkpoint_refs(repo: Repository) -> list[str]:
+    """Refs that may hold checkpoints, in the order they are trusted: the local branch, remote-tracking
+    copies (origin first), Entire's `refs/entire/checkpoints/...` refs, the pre-v1 `entire/sessions`
+    branch, then per-checkpoint refs."""
+    out = repo.git("for-each-ref", "--format=%(refname)", "refs/heads/entire/", "refs/remotes/",
+                   "refs/entire/", check=False)
+
+    def rank(ref: str) -> tuple[int, str]:
+        if ref == f"refs/heads/{BRANCH}":
+            return 0, ""
+        if ref.startswith("refs/remotes/") and ref.endswith(f"/{BRANCH}"):
+            return 1, "" if ref == f"refs/remotes/origin/{BRANCH}" else ref
+        if ref.startswith("refs/entire/checkpoints/") and _per_checkpoint(ref) is None:
+            return 2, "" if ref.endswith("/full") else ref
+        if ref == "refs/heads/entire/sessions":
+            return 3, ""
+        if _per_checkpoint(ref) is not None:
+            return 4, ref
+        return 9, ref
+
+    return sorted((r for r in out.split() if rank(r)[0] < 9), key=rank)
+
+
+def read_checkpoints(repo: Repository, ref: str | None = None, *, stats: ParseStats | None = None) -> list[Checkpoint]:
+    """Every checkpoint in `ref`, or in every ref `checkpoint_refs` finds (a checkpoint found in two refs
+    is read from the first). Metadata is read through `git ls-tree` and `git cat-file --batch`;
+    transcripts are read only when asked for (`EntireSession.transcript_bytes`).
+
+    Never raises on a malformed checkpoint: it is skipped and counted in `stats.unreadable` (as are
+    unreadable session folders); `stats.records` counts the checkpoint folders seen. A ref that does not
+    exist reads as no checkpoints.
+    """
+    stats = stats if stats is not None else ParseStats()
+    seen_trees: set[str] = set()
+    found: dict[str, Checkpoint] = {}
+    for name in [ref] if ref else checkpoint_refs(repo):
+        tree = repo.git("rev-parse", "--verify", "--quiet", f"{name}^{{tree}}", check=False).strip()
+        if not tree or tree in seen_trees:
+            continue
+        seen_trees.add(tree)
+        for checkpoint in _read_tree(repo, name, tree, stats):
+            found.setdefault(checkpoint.checkpoint_id, checkpoint)
+    return list(found.values())
+
+
+@dataclass
+class _Folder:
+    files: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (blob id, size)
+    children: dict[str, _Folder] = field(default_factory=dict)
+
+
+# (checkpoint folder, checkpoint id, session index, session folder, its files, its metadata, content hash)
+_Pending = tuple[str, str, int, str, _Folder, dict[str, Any], str | None]
+
+
+def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list[Checkpoint]:
+    root = _list_tree(repo, tree)
+    if "metadata.json" in root.files or _per_checkpoint(ref):  # the root is the checkpoint
+        folders = [("", root, _per_checkpoint(ref))]
+    else:
+        folders = [(f"{shard}/{rest}", folder, _path_id(shard, rest))
+                   for shard, level in sorted(root.children.items()) if len(shard) == 2
+                   for rest, folder in sorted(level.children.items())]
+    small = [f.files[n][0] for _, top, _ in folders for f in (top, *top.children.values())
+             for n in ("metadata.json", "content_hash.txt") if n in f.files]
+    blobs = dict(repo.cat_blobs(list(dict.fromkeys(small))))
+    checkpoints: list[Checkpoint] = []
+    pending: list[_Pending] = []
+    for path, folder, path_id in folders:
+        stats.records += 1
+        meta = _json_object(blobs.get(folder.files.get("metadata.json", ("", 0))[0]))
+        claimed = meta.get("checkpoint_id") if meta is not None else None
+        checkpoint_id = claimed if isinstance(claimed, str) and _ID.fullmatch(claimed) else path_id
+        if meta is None or checkpoint_id is None:
+            stats.unreadable += 1
+            continue
+        checkpoints.append(Checkpoint(
+            checkpoint_id=checkpoint_id, ref=ref, folder=path, strategy=_str(meta.get("strategy")),
+            branch=_str(meta.get("branch")) or None, files_touched=_strings(meta.get("files_touched")), sessions=(),
+            metadata=meta))
+        numbered = ((n, c) for n, c in folder.children.items() if n.isascii() and n.isdigit())
+        for name, child in sorted(numbered, key=lambda item: int(item[0])):
+            child_meta = _json_object(blobs.get(child.files.get("metadata.json", ("", 0))[0]))
+            if child_meta is None or not isinstance(child_meta.get("session_id"), str):
+                stats.unreadable += 1
+                continue
+            pending.append((path, checkpoint_id, int(name), f"{path}/{name}".lstrip("/"), child, child_meta,
+                            _text(blobs.get(child.files.get("content_hash.txt", ("", 0))[0]))))
+    sessions = _sessions(repo, pending)
+    return [replace(c, sessions=tuple(sessions.get(c.folder, ()))) for c in checkpoints]
+
+
+def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[EntireSession]]:
+    """{checkpoint folder: sessions}; sessions with no usable agent label are named from their transcript's
+    first bytes."""
+    transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
+    unlabelled = [transcripts[folder][1][0] for _, _, _, folder, _, meta, _ in pending
+                  if _label_agent(meta) is None and transcripts[folder][1]]
+    heads = {oid: data[:_SNIFF_BYTES] for oid, data in repo.cat_blobs(unlabelled) if data is not None}
+    result: dict[str, list[EntireSession]] = defaultdict(list)
+    for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
+        path, objects, size = transcripts[folder]
+        label = _str(meta.get("agent"))
+        agent = _label_agent(meta)
+        if agent is None:
+            agent = _sniff_agent(heads.get(objects[0], b"")) if objects else None
+            agent = agent or (label if label and label.casefold() != "agent" else None)
+        lines = meta.get("transcript_lines_at_start")
+        result[parent].append(EntireSession(
+            checkpoint_id=checkpoint_id, index=index, folder=folder, session_id=meta["session_id"], agent=agent,
+            agent_label=label, supported=agent in AGENT_LABELS.values(),
+            created_at=parse_timestamp(meta.get("created_at")), files_touched=_strings(meta.get("files_touched")),
+            model=_str(meta.get("model")), transcript_lines_at_start=lines if isinstance(lines, int) else None,
+            transcript_identifier_at_start=_str(meta.get("transcript_identifier_at_start"))
+            or _str(meta.get("transcript_uuid_at_start")),
+            content_hash=content_hash, transcript_file=path, transcript_size=size, transcript_objects=objects,
+            metadata=meta, repo=repo))
+    return result
+
+
+def _transcript(folder: _Folder) -> tuple[str | None, tuple[str, ...], int]:
+    """(path, blob ids in chunk order, byte length once joined) of the session's native transcript."""
+    for base in _TRANSCRIPTS:
+        if base not in folder.files:
+            continue
+        suffixes = {name: name[len(base) + 1:] for name in folder.files if name.startswith(base + ".")}
+        chunks = sorted((int(n), name) for name, n in suffixes.items() if n.isascii() and n.isdigit())
+        names = [base, *(name for _, name in chunks)]
+        sizes = [folder.files[n][1] for n in names]
+        return base, tuple(folder.files[n][0] for n in names), sum(sizes) + len(names) - 1
+    return None, (), 0
+
+
+def _label_agent(meta: dict[str, Any]) -> str | None:
+    label = meta.get("agent")
+    if not isinstance(label, str) or not label.strip() or label.strip().casefold() == "agent":
+        return None
+    return agent_for_label(label)[0]
+
+
+def _sniff_agent(head: bytes) -> str | None:
+    """The agent whose native format `head` (a transcript's first bytes) is in, or None."""
+    text = head.decode("utf-8", "replace").lstrip()
+    if not text.startswith("{"):
+        return None
+    first = text.split("\n", 1)[0]
+    try:
+        record = json.loads(first)
+    except ValueError:
+        record = None
+    if isinstance(record, dict):
+        if isinstance(record.get("payload"), dict) and isinstance(record.get("type"), str):
+            return "codex"
+        if record.get("type") in ("summary", "file-history-snapshot", "user", "assistant", "system"):
+            return "claude-code"
+    # Gemini CLI's legacy session file: one pretty-printed object {sessionId, projectHash, messages: [...]}.
+    if '"sessionId"' in text[:4096] and ('"projectHash"' in text[:4096] or '"messages"' in text[:4096]):
+        return "gemini-cli"
+    return None
+
+
+def _is_json_document(data: bytes) -> bool:
+    try:
+        return isinstance(json.loads(data), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _list_tree(repo: Repository, tree: str) -> _Folder:
+    """The blobs of `tree` (recursively) as nested folders; an unreadable tree is empty."""
+    root = _Folder()
+    try:
+        out = repo.git("ls-tree", "-r", "-l", "-z", "--full-tree", tree)
+    except GitError:
+        return root
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        fields = meta.split()
+        if len(fields) != 4 or fields[1] != "blob" or not fields[3].isdigit():
+            continue
+        *dirs, name = path.split("/")
+        folder = root
+        for part in dirs:
+            folder = folder.children.setdefault(part, _Folder())
+        folder.files[name] = (fields[2], int(fields[3]))
+    return root
+
+
+def _per_checkpoint(ref: str) -> str | None:
+    """The checkpoint id of a per-checkpoint ref `refs/entire/checkpoints/<shard>/<id>`, else None."""
+    parts = ref.split("/")
+    if len(parts) == 5 and ref.startswith("refs/entire/checkpoints/") and len(parts[3]) == 2:
+        return parts[4] if _ID.fullmatch(parts[4]) else None
+    return None
+
+
+def _path_id(shard: str, rest: str) -> str | None:
+    """The checkpoint id a branch folder names: `<id[:2]>/<id[2:]>`, or `<shard>/<id>` for newer ids."""
+    if _ID.fullmatch(shard + rest):
+        return shard + rest
+    return rest if _ID.fullmatch(rest) else None
+
+
+def _json_object(data: bytes | None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(data: bytes | None) -> str | None:
+    return data.decode("utf-8", "replace").strip() or None if data is not None else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()

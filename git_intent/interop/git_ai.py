@@ -1,0 +1,290 @@
+"""Reading git-ai's authorship notes on refs/notes/ai (schema `authorship/3.0.0`, git-ai 1.0 to 1.5).
+
+A note is text: an attestation section, a line `---`, then a pretty-printed JSON document. The attestation
+section names a file on an unindented line (quoted when it holds whitespace), then one indented line per
+key: `<key> <ranges>`, ranges like `1-5,7,10-15` (1-based, inclusive, lines of the file at the annotated
+commit). A key is a legacy prompt hash (`e61c0a4`, `d8027690cedbf0e0`) found in the JSON `prompts`, a
+session id `s_<14 hex>`, optionally with a trace `::t_<14 hex>`, found in `sessions` by the part before
+`::`, or a human (`h_<14 hex>` in `humans`, or the older literal `human`). `prompts` records (older notes)
+embed a normalized transcript (`messages`: user, assistant, thinking, plan, tool_use); `sessions` records
+(newer notes) carry only `agent_id {tool, id, model}` and `human_author`. `agent_id.id` is the agent's own
+session id. Source: git-ai-project/git-ai, src/authorship/authorship_log_serialization.rs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..git.repo import Repository
+from ..models import Message, ParseStats, Part, PartKind, Role, parse_timestamp
+
+NOTES_REF = "refs/notes/ai"
+# git-ai `agent_id.tool` -> git-intent agent name; other tools are kept as written and marked unsupported.
+TOOL_AGENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "opencode": "opencode",
+               "gemini": "gemini-cli"}
+_RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
+_ROLES: dict[str, tuple[Role, PartKind]] = {"user": ("user", "text"), "assistant": ("assistant", "text"),
+                                             "thinking": ("assistant", "reasoning"), "plan": ("assistant", "text")}
+
+LineRange = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class GitAiAttestation:
+    """One attestation line: `key` wrote `ranges` (1-based inclusive (start, end) pairs) of a file."""
+
+    key: str
+    ranges: tuple[LineRange, ...]
+
+    @property
+    def session_key(self) -> str:
+        """The key without its trace suffix (`s_abc::t_def` -> `s_abc`): the key of the session record."""
+        return self.key.split("::", 1)[0]
+
+    @property
+    def is_human(self) -> bool:
+        """Whether the lines are attested to a person (`h_<hex>` keys, or the older `human`)."""
+        return self.key == "human" or self.key.startswith("h_")
+
+    def lines(self) -> Iterator[int]:
+        """Every line number the ranges cover, in order."""
+        for start, end in self.ranges:
+            yield from range(start, end + 1)
+
+
+@dataclass(frozen=True)
+class GitAiSession:
+    """A `prompts` or `sessions` record: which agent session wrote the lines attested to `key`.
+
+    `agent` is the git-intent agent name when the tool is one git-intent reads (`supported`), else the
+    git-ai tool name as written (github-copilot, amp, junie, devin, ...). `session_id` is the agent's own
+    session id (`agent_id.id`). `messages` is the embedded normalized transcript of older `prompts`
+    records, as git-intent messages with ids `<key>.<n>` (n 1-based).
+    """
+
+    key: str
+    tool: str
+    agent: str
+    supported: bool
+    session_id: str
+    model: str | None = None
+    human_author: str | None = None
+    from_prompts: bool = False
+    messages: tuple[Message, ...] = ()
+    messages_url: str | None = None
+    total_additions: int | None = None
+    total_deletions: int | None = None
+    accepted_lines: int | None = None
+    overriden_lines: int | None = None
+
+
+@dataclass(frozen=True)
+class GitAiNote:
+    """One git-ai note: per file the attestations in note order, and the records their keys name.
+
+    `stats.unreadable` counts attestation lines, JSON lines and records that could not be read.
+    """
+
+    files: dict[str, tuple[GitAiAttestation, ...]] = field(default_factory=dict)
+    sessions: dict[str, GitAiSession] = field(default_factory=dict)
+    humans: dict[str, str] = field(default_factory=dict)
+    schema_version: str | None = None
+    git_ai_version: str | None = None
+    base_commit_sha: str | None = None
+    stats: ParseStats = field(default_factory=ParseStats)
+
+    @property
+    def unreadable(self) -> int:
+        """How many lines or records of the note could not be read."""
+        return self.stats.unreadable
+
+    def session_for(self, key: str) -> GitAiSession | None:
+        """The record an attestation key names (exact key, else the key before `::`); None for humans
+        and keys the note does not define (git-ai then looks in other commits' notes)."""
+        return self.sessions.get(key) or self.sessions.get(key.split("::", 1)[0])
+
+
+def agent_for_tool(tool: str) -> tuple[str, bool]:
+    """The git-intent agent name for a git-ai tool name, and whether git-intent supports that agent."""
+    mapped = TOOL_AGENTS.get(tool.strip().lower())
+    return (mapped, True) if mapped else (tool, False)
+
+
+def parse_gitai_note(text: str) -> GitAiNote:
+    """Parse the text of one note on refs/notes/ai. Never raises: what cannot be read is counted.
+
+    Notes concatenated by a notes merge (several `attestations --- json` blocks) are read block by block;
+    a file named twice gets its attestations appended.
+    """
+    stats = ParseStats()
+    files: dict[str, list[GitAiAttestation]] = {}
+    meta: dict[str, Any] = {}
+    sessions: dict[str, GitAiSession] = {}
+    humans: dict[str, str] = {}
+    # Split on "\n" only: str.splitlines would also split on U+2028 and friends, which git-ai writes
+    # unescaped inside JSON strings.
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        end = next((j for j in range(i, len(lines)) if lines[j].rstrip() == "---"), len(lines))
+        _read_attestations(lines[i:end], files, stats)
+        if end == len(lines):
+            break
+        consumed, document = _read_json(lines, end + 1)
+        if document is None:
+            stats.unreadable += sum(1 for line in lines[end + 1:] if line.strip())
+            break
+        stats.records += 1
+        if isinstance(document, dict):
+            meta = meta or document
+            _read_records(document, sessions, humans, stats)
+        else:
+            stats.unreadable += consumed
+        i = end + 1 + consumed
+    return GitAiNote(
+        files={path: tuple(entries) for path, entries in files.items() if entries},
+        sessions=sessions, humans=humans, stats=stats,
+        schema_version=_str(meta.get("schema_version")), git_ai_version=_str(meta.get("git_ai_version")),
+        base_commit_sha=_str(meta.get("base_commit_sha")),
+    )
+
+
+def read_gitai_notes(repo: Repository, ref: str = NOTES_REF) -> Iterator[tuple[str, GitAiNote]]:
+    """(annotated commit SHA, note) for every note on `ref`, through `git notes list` and
+    `git cat-file --batch`. Yields nothing when the ref does not exist; never raises on note content."""
+    listing = repo.git("notes", "--ref", ref, "list", check=False)
+    pairs = [fields for fields in (line.split() for line in listing.splitlines()) if len(fields) == 2]
+    # Equal notes share one blob, so blobs are matched to commits by position, not by id.
+    for (_, commit), (_, data) in zip(pairs, repo.cat_blobs([blob for blob, _ in pairs]), strict=True):
+        if data is not None:
+            yield commit, parse_gitai_note(data.decode("utf-8", "replace"))
+
+
+def _read_attestations(lines: list[str], files: dict[str, list[GitAiAttestation]], stats: ParseStats) -> None:
+    current: list[GitAiAttestation] | None = None
+    for raw in lines:
+        line = raw.rstrip()
+        if not line:
+            continue
+        stats.records += 1
+        if not line[0].isspace():
+            path = line[1:-1] if len(line) >= 2 and line[0] == line[-1] == '"' else line
+            current = files.setdefault(path, [])
+            continue
+        key, _, spec = line.strip().partition(" ")
+        ranges, bad = _parse_ranges(spec.strip())
+        if current is None or not ranges or bad:
+            stats.unreadable += 1
+        if current is not None and ranges:
+            current.append(GitAiAttestation(key=key, ranges=ranges))
+
+
+def _parse_ranges(spec: str) -> tuple[tuple[LineRange, ...], bool]:
+    """The ranges of `1-5,7`, and whether some part was unreadable (kept parts are still returned)."""
+    ranges: list[LineRange] = []
+    bad = False
+    for part in spec.split(","):
+        if not part:
+            continue
+        found = _RANGE.fullmatch(part.strip())
+        if found is None:
+            bad = True
+            continue
+        start = int(found.group(1))
+        end = int(found.group(2)) if found.group(2) else start
+        if start < 1 or end < start:
+            bad = True
+            continue
+        ranges.append((start, end))
+    return tuple(ranges), bad
+
+
+def _read_json(lines: list[str], first: int) -> tuple[int, Any]:
+    """Decode the JSON document starting at line `first`: (lines it spans, value), or (0, None)."""
+    rest = "\n".join(lines[first:])
+    offset = len(rest) - len(rest.lstrip())
+    try:
+        value, end = json.JSONDecoder().raw_decode(rest, offset)
+    except (ValueError, RecursionError):
+        return 0, None
+    return rest.count("\n", 0, end) + 1, value
+
+
+def _read_records(document: dict[str, Any], sessions: dict[str, GitAiSession], humans: dict[str, str],
+                  stats: ParseStats) -> None:
+    for section, from_prompts in (("prompts", True), ("sessions", False)):
+        records = document.get(section)
+        if records is None:
+            continue
+        if not isinstance(records, dict):
+            stats.unreadable += 1
+            continue
+        for key, record in records.items():
+            session = _read_session(key, record, from_prompts, stats)
+            if session is None:
+                stats.unreadable += 1
+            else:  # a key in both sections: the prompts record, which holds the messages, wins
+                sessions.setdefault(key, session)
+    people = document.get("humans")
+    if isinstance(people, dict):
+        for key, record in people.items():
+            author = record.get("author") if isinstance(record, dict) else None
+            if isinstance(author, str):
+                humans[key] = author
+            else:
+                stats.unreadable += 1
+
+
+def _read_session(key: str, record: Any, from_prompts: bool, stats: ParseStats) -> GitAiSession | None:
+    if not isinstance(record, dict) or not isinstance(record.get("agent_id"), dict):
+        return None
+    agent_id = record["agent_id"]
+    tool, session_id = agent_id.get("tool"), agent_id.get("id")
+    if not isinstance(tool, str) or not isinstance(session_id, str):
+        return None
+    agent, supported = agent_for_tool(tool)
+    messages = record.get("messages")
+    return GitAiSession(
+        key=key, tool=tool, agent=agent, supported=supported, session_id=session_id,
+        model=_str(agent_id.get("model")), human_author=_str(record.get("human_author")), from_prompts=from_prompts,
+        messages=_read_messages(key, messages, stats) if isinstance(messages, list) else (),
+        messages_url=_str(record.get("messages_url")),
+        total_additions=_int(record.get("total_additions")), total_deletions=_int(record.get("total_deletions")),
+        accepted_lines=_int(record.get("accepted_lines")), overriden_lines=_int(record.get("overriden_lines")),
+    )
+
+
+def _read_messages(key: str, items: list[Any], stats: ParseStats) -> tuple[Message, ...]:
+    prefix = key.replace(":", "_")  # message ids must not hold ':' (`git intent show SESSION:MESSAGE`)
+    messages: list[Message] = []
+    for n, item in enumerate(items, 1):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or not isinstance(kind, str):
+            stats.unreadable += 1
+            continue
+        stamp = parse_timestamp(item.get("timestamp"))
+        if kind == "tool_use":
+            name = _str(item.get("name"))
+            arguments = json.dumps(item.get("input"), ensure_ascii=False, sort_keys=True)
+            messages.append(Message(message_id=f"{prefix}.{n}", role="assistant", timestamp=stamp,
+                                    parts=(Part(kind="tool_call", text=arguments, tool=name),)))
+        elif kind in _ROLES:
+            role, part = _ROLES[kind]
+            messages.append(Message(message_id=f"{prefix}.{n}", role=role, timestamp=stamp,
+                                    parts=(Part(kind=part, text=_str(item.get("text")) or ""),),
+                                    is_prompt=kind == "user"))
+        else:
+            stats.unknown(kind)
+    return tuple(messages)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,158 @@
+"""`git intent import --from entire|git-ai|aider`: build on the records other tools already keep.
+
+- Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
+  survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
+  recorded on another machine map onto the work tree by suffix).
+- git-ai: each `refs/notes/ai` note names agent sessions (`agent_id.id`); the ones whose transcripts are
+  on this machine are used to record the commit line by line.
+- Aider: every `> Commit <hash>` line of `.aider.chat.history.md` links that commit to the chat.
+All three are idempotent: recording is, and copies are kept only when new or longer.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..adapters import aider
+from ..capture.record import RecordResult, record_commit
+from ..errors import GitError, IntentError, SessionNotFoundError
+from ..git.repo import Repository
+from ..models import ParseStats
+from ..sessions.backup import store_transcript
+from ..sessions.discovery import find_session
+from .entire import checkpoint_trailers, read_checkpoints
+from .git_ai import read_gitai_notes
+
+SOURCES = ("entire", "git-ai", "aider")
+Progress = Callable[[int], None]
+
+
+@dataclass
+class ImportResult:
+    """What an import did: sessions kept, commits recorded, lines credited, and what it had to skip."""
+
+    source: str
+    sessions: int = 0
+    commits: int = 0
+    lines_added: int = 0
+    lines_attributed: int = 0
+    results: list[RecordResult] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def add(self, result: RecordResult) -> None:
+        self.results.append(result)
+        self.commits += 1
+        self.lines_added += result.lines_added
+        self.lines_attributed += result.lines_attributed
+
+
+def import_records(repo: Repository, source: str, progress: Progress | None = None) -> ImportResult:
+    """Import from `source` (one of SOURCES). Raises IntentError for an unknown source or one with
+    nothing to import here (no checkpoints branch, no refs/notes/ai, no chat history)."""
+    tick = progress or (lambda _n: None)
+    if source == "entire":
+        return _entire(repo, tick)
+    if source == "git-ai":
+        return _gitai(repo, tick)
+    if source == "aider":
+        return _aider(repo, tick)
+    raise IntentError(f"git-intent cannot import from {source!r}; it imports from {', '.join(SOURCES)}.")
+
+
+def work_size(repo: Repository, source: str) -> int:
+    """How many commits an import from `source` will visit (for a progress bar); 0 when unknown."""
+    try:
+        if source == "entire":
+            return len(checkpoint_trailers(repo))
+        if source == "git-ai":
+            return len(repo.git("notes", "--ref", "refs/notes/ai", "list", check=False).splitlines())
+        if source == "aider":
+            history = repo.root / aider.HISTORY
+            return len(aider.commit_links(history)) if history.is_file() else 0
+    except (OSError, IntentError):
+        return 0
+    return 0
+
+
+def _entire(repo: Repository, tick: Progress) -> ImportResult:
+    result = ImportResult(source="entire")
+    stats = ParseStats()
+    checkpoints = read_checkpoints(repo, stats=stats)
+    if not checkpoints:
+        raise IntentError("This repository has no Entire checkpoints (no entire/checkpoints/v1 branch or "
+                          "refs/entire/checkpoints).",
+                          hint="git fetch origin entire/checkpoints/v1:entire/checkpoints/v1")
+    copies: dict[str, list[Path]] = {}
+    with tempfile.TemporaryDirectory(prefix="git-intent-entire-") as tmp:
+        for checkpoint in checkpoints:
+            for entire_session in checkpoint.sessions:
+                try:
+                    sessions = entire_session.read_sessions(Path(tmp) / checkpoint.checkpoint_id)
+                except (OSError, GitError) as exc:
+                    result.skipped.append(f"checkpoint {checkpoint.checkpoint_id} session "
+                                          f"{entire_session.index}: {exc}")
+                    continue
+                for session in sessions:
+                    copy = store_transcript(repo, session.agent, session.session_id,
+                                            session.transcript.read_bytes(), session.transcript.suffix)
+                    if copy is not None:
+                        copies.setdefault(checkpoint.checkpoint_id, []).append(copy)
+                        result.sessions += 1
+    for commit, ids in sorted(checkpoint_trailers(repo).items()):
+        transcripts = [p for checkpoint_id in ids for p in copies.get(checkpoint_id, [])]
+        if transcripts:
+            result.add(record_commit(repo, commit, transcripts=transcripts))
+        else:
+            result.skipped.append(f"{commit[:12]}: checkpoint {', '.join(ids)} is not on the checkpoints branch")
+        tick(1)
+    if stats.unreadable:
+        result.skipped.append(f"{stats.unreadable} checkpoint folder(s) could not be read")
+    return result
+
+
+def _gitai(repo: Repository, tick: Progress) -> ImportResult:
+    result = ImportResult(source="git-ai")
+    if not repo.succeeds("rev-parse", "-q", "--verify", "refs/notes/ai"):
+        raise IntentError("This repository has no git-ai notes (refs/notes/ai).",
+                          hint="git fetch origin refs/notes/ai:refs/notes/ai")
+    seen: set[tuple[str, str]] = set()
+    for commit, note in read_gitai_notes(repo):
+        transcripts: list[Path] = []
+        for record in note.sessions.values():
+            if not record.supported or not record.session_id:
+                continue
+            try:
+                session = find_session(repo, record.session_id, record.agent, exact=True, shared=False)
+            except SessionNotFoundError:
+                result.skipped.append(f"{commit[:12]}: the {record.agent} session {record.session_id} is not "
+                                      f"on this machine")
+                continue
+            transcripts.append(session.transcript)
+            if (session.agent, session.session_id) not in seen:
+                seen.add((session.agent, session.session_id))
+                result.sessions += 1
+        if transcripts and repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
+            result.add(record_commit(repo, commit, transcripts=transcripts))
+        tick(1)
+    return result
+
+
+def _aider(repo: Repository, tick: Progress) -> ImportResult:
+    result = ImportResult(source="aider")
+    history = repo.root / aider.HISTORY
+    if not history.is_file():
+        raise IntentError(f"There is no Aider chat history at {history}.")
+    links = aider.commit_links(history)
+    result.sessions = len({sid for sid, _, _ in links})
+    for _, _, short in links:
+        try:
+            commit = repo.resolve(short)
+        except GitError:
+            result.skipped.append(f"{short}: not in this repository (rebased or squashed away)")
+        else:
+            result.add(record_commit(repo, commit, transcripts=[history]))
+        tick(1)
+    return result

@@ -1,0 +1,1 @@
+"""Redaction: the one choke point every text passes before it may enter a git object."""

@@ -1,0 +1,259 @@
+"""Finding the sessions of a repository: discovered transcripts, explicit files, and backup copies."""
+
+from __future__ import annotations
+
+import json
+import mmap
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ..adapters import FILE_SCOPED, Registered, all_adapters, sniff
+from ..adapters import adapter as named_adapter
+from ..errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
+from ..git.repo import Repository
+from ..models import Message, Session
+from ..transcripts.jsonl import written_since
+from .backup import session_copies, session_copy_path
+from .parse_cache import cached_sessions
+
+
+def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False) -> list[Session]:
+    """Sessions in one transcript file of any known agent, or of `agent` when it is known (a backup copy is
+    filed under its agent's name, and need not look like the original to a plug-in's `sniff`). With `keep`,
+    the parse is kept for the next call while the file is unchanged (`parse_cache`: what `find_session`
+    and blame's content fallback read again and again; capture, backfill and the index read many files
+    once and do not keep them). Treat the sessions as read-only.
+
+    Raises TranscriptError when the file cannot be opened or is in no known format.
+    """
+    if keep and agent in FILE_SCOPED:  # known without importing the adapter: a cache hit imports none
+        return cached_sessions(path, agent, lambda: read_transcript(path, agent))
+    if not path.is_file():
+        raise TranscriptError(f"The transcript {path} does not exist or is not a file.")
+    adapter = named_adapter(agent) if agent is not None else sniff(path)
+    if adapter is None:
+        raise TranscriptError(f"{path} is not a transcript of a known agent ({', '.join(all_adapters())}).")
+
+    def parse() -> list[Session]:
+        try:
+            return adapter.read(path)
+        except OSError as exc:
+            raise TranscriptError(f"The transcript {path} cannot be read: {exc.strerror}.") from exc
+
+    # Only a parse that depends on the file alone is kept: OpenCode's stores read other files too.
+    return cached_sessions(path, adapter.NAME, parse) if keep and adapter.file_scoped else parse()
+
+
+def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], int]:
+    """The transcript files `paths` name, in the order given, and how many files were passed over: a file
+    stands for itself (`read_transcript` checks it); a folder for every file below it that some adapter
+    sniffs, in sorted path order, the others passed over and counted. A folder is how transcripts recorded
+    on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
+
+    Raises TranscriptError for a path that does not exist."""
+    files: list[Path] = []
+    passed_over = 0
+    for path in paths:
+        if not path.exists():
+            raise TranscriptError(f"The transcript file or folder {path} does not exist.",
+                                  hint="Give a transcript file, or a folder holding transcripts.")
+        if not path.is_dir():
+            files.append(path)
+            continue
+        for below in sorted(p for p in path.rglob("*") if p.is_file()):
+            if sniff(below) is not None:
+                files.append(below)
+            else:
+                passed_over += 1
+    return files, passed_over
+
+
+def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
+                       containing: Sequence[bytes] = (), problems: list[str] | None = None,
+                       keep: bool = False) -> list[Session]:
+    """Sessions that may have written lines of this work tree since `since`.
+
+    Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
+    given explicitly, and the backup copies; when one session appears twice, the longest copy wins.
+    With `containing`, only discovered files and copies whose bytes hold one of those strings are read
+    (a byte search costs far less than parsing: blame's content fallback, issue 14).
+    Unreadable discovered files are skipped, and a sentence for each damaged one (say, a corrupt OpenCode
+    store) is appended to `problems` when given; unreadable `extra` files raise TranscriptError. `keep`
+    keeps the parses of files read whole (`read_transcript`): for a caller that asks again (blame's content
+    fallback), not for one that reads many files once (capture, backfill, the index).
+    """
+    found: dict[tuple[str, str], Session] = {}
+    for path in extra:
+        keep_longest(found, read_transcript(path))
+    needles = repository_needles(repo)
+    root_commit = root_commit_of(repo)
+    for source in session_sources(repo, since):
+        if containing and not mentions_repository(source.path, list(containing)):
+            continue
+        if source.copy or source.adapter is None:
+            keep_longest(found, read_readable([(source.agent, source.path)], problems, keep=keep))
+            continue
+        if not mentions_repository(source.path, needles):
+            continue
+        try:  # a store of many projects' sessions (OpenCode) parses only this repository's
+            keep_longest(found, read_transcript(source.path, source.agent, keep=True) if keep and (
+                source.adapter.file_scoped) else source.adapter.read_project(
+                    source.path, project_id=root_commit, root=repo.root, since=since))
+        except Exception as exc:  # one odd file must not stop the others
+            _report(problems, source.path, exc)
+    return list(found.values())
+
+
+@dataclass(frozen=True)
+class SessionSource:
+    """A file that may hold sessions of this repository: discovered in an agent's folder (it must still
+    mention the work tree, `mentions_repository`), or a backup copy (`copy`: filed for this repository).
+    `adapter` is None for a copy of an agent no adapter reads any more."""
+
+    agent: str
+    path: Path
+    adapter: Registered | None
+    copy: bool
+
+
+def session_sources(repo: Repository, since: datetime | None) -> Iterator[SessionSource]:
+    """Every agent's transcripts discovered for the work tree and touched at or after `since`, then the
+    backup copies written since then, in the order `candidate_sessions` reads them (of two equal copies of a
+    session, the first met is kept)."""
+    for adapter in all_adapters().values():
+        for path in adapter.discover(repo.root, since):
+            yield SessionSource(adapter.NAME, path, adapter, copy=False)
+    for agent, path in session_copies(repo):
+        if any(written_since([path], since)):
+            yield SessionSource(agent, path, named_adapter(agent), copy=True)
+
+
+def root_commit_of(repo: Repository) -> str | None:
+    """The repository's root commit (the oldest, when there are several): OpenCode's project id."""
+    roots = repo.git("rev-list", "--max-parents=0", "HEAD", check=False).split()
+    return roots[-1] if roots else None
+
+
+def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False,
+                 shared: bool = True) -> Session:
+    """The session with this id (or unique id prefix, unless `exact`), from the backup first, then the
+    agents' folders, then (when `shared`) the redacted evidence on refs/intent/evidence, as a
+    `sessions/shared.py`.SharedSession`. Ids read from notes are looked up `exact`: a short or empty id in a
+    shared note must not pick some local session.
+
+    Raises SessionNotFoundError when no transcript holds it, or the prefix is ambiguous.
+    """
+    if not session_id:
+        raise SessionNotFoundError("An empty session id names no session.")
+    # Only the named agent's adapter is imported when the caller knows it (a note always does).
+    known = named_adapter(agent) if agent else None
+    adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
+    names = [agent] if agent else list(adapters)
+    for name in names:
+        copy = session_copy_path(repo, name, session_id)
+        if copy is not None and copy.is_file():
+            for session in read_readable([(name, copy)], keep=True):
+                if session.session_id == session_id:
+                    return session
+    matches: dict[tuple[str, str], Session] = {}
+    paths: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
+    # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
+    # OpenCode's database, Gemini's chats) is read whole.
+    paths += [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
+              if session_id in p.name or adapters[n].MULTI_SESSION]
+    keep_longest(matches, (s for s in read_readable(paths, keep=True) if s.session_id == session_id
+                            or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
+    if len(matches) == 1:
+        return next(iter(matches.values()))
+    if not matches and shared:
+        from .shared import shared_session  # only when no transcript is here: keeps re2 off other paths
+
+        found = shared_session(repo, session_id, agent, exact=exact)
+        if found is not None:
+            return found
+    if not matches:
+        raise SessionNotFoundError(
+            f"No transcript of session {session_id} was found in the backup or the agents' folders, and "
+            f"none is shared on refs/intent/evidence.",
+            hint="The agent may have deleted it, or it ran on another machine: `git intent fetch` brings what "
+                 "its author shared (`git config intent.share evidence` there).")
+    listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
+    raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
+
+
+def repository_needles(repo: Repository) -> list[bytes]:
+    """The work tree paths as they appear inside transcripts (raw, and JSON-escaped)."""
+    roots = {str(repo.root), *(str(w) for w in repo.worktrees)}
+    return sorted({form.encode("utf-8") for root in roots for form in (root, json.dumps(root)[1:-1])})
+
+
+def mentions_repository(path: Path, needles: list[bytes]) -> bool:
+    """Whether a discovered transcript names this work tree at all: a byte search costs far less than
+    parsing every rollout on disk (Codex files rollouts by date, not by project)."""
+    # A SQLite store in WAL mode (OpenCode's, while it runs) holds its newest rows in `<name>-wal`.
+    wal = path.with_name(path.name + "-wal")
+    return _file_mentions(path, needles) or (wal.is_file() and _file_mentions(wal, needles))
+
+
+def _file_mentions(path: Path, needles: list[bytes]) -> bool:
+    try:
+        with path.open("rb") as handle:
+            if path.stat().st_size == 0:
+                return False
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return any(data.find(needle) >= 0 for needle in needles)
+    except (OSError, ValueError):
+        return False
+
+
+def read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None, *,
+                  keep: bool = False) -> Iterator[Session]:
+    """Sessions of every (agent or None to sniff, path) that reads as a transcript; the others are skipped
+    (discovery is best effort). `keep` as for `read_transcript`."""
+    for agent, path in paths:
+        try:
+            sessions = read_transcript(path, agent, keep=keep)
+        except Exception as exc:  # TranscriptError, or an adapter bug on one odd file: the others still count
+            _report(problems, path, exc)
+            continue
+        yield from sessions
+
+
+def _report(problems: list[str] | None, path: Path, exc: Exception) -> None:
+    """Note why a discovered transcript was skipped: a damaged file says so; a file in no known format
+    (discovery over-selects) and a vanished one are skipped silently."""
+    if problems is None or isinstance(exc, OSError):
+        return
+    if isinstance(exc, DamagedTranscriptError):
+        problems.append(str(exc))
+    elif not isinstance(exc, TranscriptError):
+        problems.append(f"The transcript {path} could not be read ({type(exc).__name__}: {exc}); it is skipped.")
+
+
+def keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:
+    """Add `sessions` to `found` by (agent, session_id); of two copies of one session the longer wins."""
+    for session in sessions:
+        key = (session.agent, session.session_id)
+        if key not in found or len(session.messages) > len(found[key].messages):
+            found[key] = session
+
+
+def resolve_reference(repo: Repository, reference: str) -> tuple[Session, Message | None]:
+    """`SESSION` or `SESSION:MESSAGE` (ids or unique prefixes) to the session and, if given, the message.
+
+    Raises SessionNotFoundError when either is not found.
+    """
+    session_id, _, message_id = reference.partition(":")
+    if not session_id:
+        raise SessionNotFoundError("Give a session id, as SESSION or SESSION:MESSAGE.")
+    session = find_session(repo, session_id)
+    if not message_id:
+        return session, None
+    message = session.message(message_id)
+    if message is None:
+        raise SessionNotFoundError(
+            f"Session {session.session_id} has no message {message_id} (or the prefix is ambiguous).",
+            hint=f"`git intent show {session.session_id}` lists its messages.")
+    return session, message

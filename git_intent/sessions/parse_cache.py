@@ -1,0 +1,190 @@
+"""Parsed sessions kept between calls: a transcript is parsed once per (file, size, mtime, inode), issue 14.
+
+`git intent blame` on a line of a long real history re-parsed its session's transcript on every call: 68 ms
+for a 4.2 MB Claude Code transcript of entireio/cli, against 3.5 ms to load the parsed session back (most of
+a transcript's bytes are tool output the parse drops). Two layers:
+
+- a small in-process memo, for the callers that ask about the same sessions again and again (the resident
+  process, the MCP server, `review` and `serve`);
+- for transcripts of at least `DISK_MIN_BYTES`, one file per transcript in the user's cache folder
+  (`${XDG_CACHE_HOME:-~/.cache}/git-intent/sessions/`, folders 0700, files 0600): the transcript itself
+  lies in the same user's home, so the parse is no more exposed than its source.
+
+The key is the file's absolute path, size, mtime (ns), inode and device (and its `-wal`'s), the agent it was
+read as, the time zone, the package version and the state of the parser's files, so a grown or replaced
+transcript and a changed parser never meet an old parse. Only what depends on the file alone is kept (the
+caller's rule: an adapter without `read_project`; OpenCode's stores read other files and are parsed every
+time). A cache file that cannot be read is ignored and written again; the folder keeps the most recently
+used files, `KEEP_FILES` and `KEEP_BYTES` at most. Only plain `Session`s go to disk (a plug-in's subclass
+would lose its own fields in JSON).
+
+Callers treat what they get as read-only: the memo hands the same objects to every caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from .. import __version__
+from ..models import Session
+from ..private import open_private, private_dir
+
+DISK_MIN_BYTES = 256 * 1024  # parsing ~0.25 MB costs ~4 ms, about what opening and loading a cache file does
+KEEP_FILES = 200
+KEEP_BYTES = 512 * 1024 * 1024
+MEMO_ENTRIES = 16
+_memo: OrderedDict[str, list[Session]] = OrderedDict()
+_memo_lock = threading.Lock()  # `serve` answers in a thread pool
+_PACKAGE = Path(__file__).resolve().parents[1]  # git_intent/
+
+
+def cached_sessions(path: Path, agent: str, parse: Callable[[], list[Session]]) -> list[Session]:
+    """The sessions `parse()` reads from the transcript `path` as `agent`'s, from the memo or the disk cache
+    when neither the file nor the parser has changed since. The caller keeps only what depends on the file
+    alone (an adapter without `read_project`). Raises what `parse` raises (OSError, TranscriptError); a
+    cache that cannot be read or written is skipped, never an error."""
+    try:
+        info = path.stat()
+    except OSError:
+        return parse()
+    stamps = [_stamp(info)]
+    # A plug-in's SQLite store holds its newest rows in `<name>-wal` until a checkpoint (no built-in kept here
+    # reads one: OpenCode's is never kept); SQLite may remove the file at any moment, so it is looked at once.
+    try:
+        stamps.append(_stamp(path.with_name(path.name + "-wal").stat()))
+    except OSError:
+        pass
+    # Parsed times are turned into local time by some adapters (Aider's history), so the zone counts too.
+    key = hashlib.sha256("\0".join((parser_fingerprint(), str(path.resolve()), agent, os.environ.get("TZ", ""),
+                                    str(time.timezone), *stamps)).encode("utf-8", "surrogateescape")).hexdigest()
+    with _memo_lock:
+        found = _memo.get(key)
+        if found is not None:
+            _memo.move_to_end(key)
+            return list(found)
+    on_disk = info.st_size >= DISK_MIN_BYTES
+    sessions = _load(key) if on_disk else None
+    if sessions is None:
+        sessions = parse()
+        if on_disk and all(type(s) is Session for s in sessions):
+            _store(key, sessions)
+    with _memo_lock:
+        _memo[key] = sessions
+        if len(_memo) > MEMO_ENTRIES:
+            _memo.popitem(last=False)
+    return list(sessions)
+
+
+@lru_cache(maxsize=1)
+def parser_fingerprint() -> str:
+    """A digest of the package version and the state of every file that parses a transcript (the adapters,
+    the shared readers and the models): a parse kept under another fingerprint is never read (the version
+    alone does not change between a developer's edits). This cache and the record cache key on it."""
+    files = [_PACKAGE / "models.py", *sorted(_PACKAGE.glob("adapters/**/*.py")),
+             *sorted(_PACKAGE.glob("transcripts/**/*.py"))]
+    state = "\0".join([__version__, *(f"{f}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)])
+    return hashlib.sha256(state.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _stamp(info: os.stat_result) -> str:
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_dev}"
+
+
+def cache_folder() -> Path:
+    """`${XDG_CACHE_HOME:-~/.cache}/git-intent/sessions` (not created here)."""
+    return _own_folder() / "sessions"
+
+
+def _own_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "git-intent"
+
+
+def _load(key: str) -> list[Session] | None:
+    """The sessions stored under `key`, or None when there is no usable file. Format: per session, one line
+    of `Session.model_dump_json()` then one line of `[[before, after], ...]` per edit (`Edit.before` and
+    `after` are left out of JSON output, and `replay` needs them)."""
+    stored = cache_folder() / f"{key}.jsonl"
+    try:
+        with stored.open("rb") as handle:
+            lines = handle.read().splitlines()
+        os.utime(stored)  # pruning keeps what was used last, not what was written last
+        if len(lines) % 2:
+            return None
+        sessions = []
+        for session_line, files_line in zip(lines[::2], lines[1::2], strict=True):
+            session = Session.model_validate_json(session_line)
+            files = json.loads(files_line)
+            if len(files) != len(session.edits):
+                return None
+            session.edits = [edit.model_copy(update={"before": before, "after": after})
+                             if before is not None or after is not None else edit
+                             for edit, (before, after) in zip(session.edits, files, strict=True)]
+            sessions.append(session)
+        return sessions
+    except (OSError, ValueError, TypeError):  # missing, torn or from elsewhere: parse again
+        return None
+
+
+def _store(key: str, sessions: list[Session]) -> None:
+    """Write `sessions` under `key`, whole or not at all: the bytes are built first, then written to a 0600
+    temporary file renamed into place (removed if the write fails: no partial transcript text is left,
+    issue 9); then prune."""
+    try:
+        data = b"".join(session.model_dump_json().encode("utf-8") + b"\n"
+                        + json.dumps([[e.before, e.after] for e in session.edits]).encode("utf-8") + b"\n"
+                        for session in sessions)
+        folder = private_dir(_own_folder(), "sessions")  # never tightens the user's ~/.cache itself
+    except (OSError, ValueError):  # text JSON cannot hold (a lone surrogate), a read-only home: parse again
+        return
+    temporary = folder / f".{key}.{os.getpid()}.tmp"
+    try:
+        with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_NOFOLLOW), "wb") as out:
+            out.write(data)
+        os.replace(temporary, folder / f"{key}.jsonl")
+    except OSError:  # a full disk: the next call parses again
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        return
+    _prune(folder)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the most recently used cache files, at most `KEEP_FILES` of them and `KEEP_BYTES` in all, and
+    remove temporary files a process killed mid-write left (older than an hour)."""
+    entries = []
+    now = time.time()
+    try:
+        for entry in os.scandir(folder):
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if entry.name.endswith(".jsonl"):
+                entries.append((info.st_mtime_ns, info.st_size, entry.path))
+            elif entry.name.endswith(".tmp") and now - info.st_mtime > 3600:
+                _unlink(entry.path)
+    except OSError:
+        return
+    total = 0
+    for count, (_, size, path) in enumerate(sorted(entries, reverse=True), 1):
+        total += size
+        if count > KEEP_FILES or total > KEEP_BYTES:
+            _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

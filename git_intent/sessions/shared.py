@@ -1,0 +1,109 @@
+"""Reading shared evidence as sessions, on a machine without the transcripts (blame, show, context).
+
+A blob of `refs/intent/evidence` (docs/json.md) becomes a `SharedSession`: the same `Session` model the
+adapters produce, holding only what was shared, already redacted. Blobs that do not parse are skipped,
+as unreadable transcripts are.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..git.repo import Repository
+from ..models import AddedLine, Edit, Message, Part, Session, parse_timestamp
+from ..notes import evidence_ref as store
+
+_CACHE: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+
+
+class SharedSession(Session):
+    """A session read from the shared store: `level` (evidence | sessions), the ids of the messages
+    whose text redaction changed, and the shared topic summaries."""
+
+    level: str = "evidence"
+    redacted_ids: list[str] = []
+    topics: list[dict[str, Any]] = []
+
+
+def _shared(repo: Repository) -> dict[str, dict[str, str]]:
+    oid = store.ref_oid(repo)
+    if oid is None:
+        return {}
+    key = (str(repo.common_dir), oid)
+    if key not in _CACHE:
+        _CACHE[key] = store.sessions_in(store.read_entries(repo)[1])
+    return _CACHE[key]
+
+
+def shared_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = True
+                   ) -> SharedSession | None:
+    """The shared session with this id (or unique id prefix unless `exact`), the most complete level
+    first; None when nothing matching is shared or its blob cannot be read."""
+    if not session_id:
+        return None
+    found = _shared(repo)
+    if not found:
+        return None
+    safe_id = store.session_key("-", session_id).split("/", 1)[1]
+    mine = [k for k in found if not agent or k.startswith(agent + "/")]
+    keys = [k for k in mine if k.split("/", 1)[1] == safe_id]
+    if not keys and not exact:
+        keys = [k for k in mine if k.split("/", 1)[1].startswith(safe_id)]
+    if len(keys) != 1:
+        return None
+    levels = found[keys[0]]
+    level = "sessions" if "sessions" in levels else "evidence"
+    return load_shared(repo, levels[level], f"{store.EVIDENCE_REF}:{store.session_path(level, keys[0])}")
+
+
+def load_shared(repo: Repository, oid: str, where: str) -> SharedSession | None:
+    """A session blob as a SharedSession, or None when it is not a readable evidence object."""
+    payload = store.read_payload(repo, oid)
+    if payload is None:
+        return None
+    try:
+        return session_from_payload(payload, where)
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
+    """Build a SharedSession from a decoded blob. Raises ValidationError/ValueError for a malformed one."""
+    messages, redacted = [], []
+    for item in payload.get("messages", []):
+        parts = tuple(Part(kind=p["kind"], text=p.get("text") or "", tool=p.get("tool"), call_id=p.get("call_id"),
+                           is_error=bool(p.get("is_error"))) for p in item.get("parts", []))
+        messages.append(Message(message_id=item["message_id"], role=item["role"], timestamp=_when(item),
+                                parts=parts, is_prompt=bool(item.get("is_prompt")),
+                                is_summary=bool(item.get("is_summary"))))
+        if item.get("redacted"):
+            redacted.append(item["message_id"])
+    edits = []
+    for item in payload.get("edits", []):
+        edits.append(Edit(path=item["path"], tool=item["tool"], message_id=item["message_id"],
+                          call_id=item.get("call_id"), timestamp=_when(item), kind=item.get("kind", "update"),
+                          old_text=item.get("old_text"), new_text=item.get("new_text") or "",
+                          added=tuple(AddedLine(text=a["text"], line=a.get("line")) for a in item.get("added", []))))
+        if item.get("redacted"):
+            redacted.append(item["message_id"])
+    return SharedSession(agent=payload["agent"], session_id=payload["session_id"], transcript=Path(where),
+                         agent_version=payload.get("agent_version"), messages=messages, edits=edits,
+                         level=str(payload.get("level", "evidence")), redacted_ids=sorted(set(redacted)),
+                         topics=[t for t in payload.get("topics", []) if isinstance(t, dict)])
+
+
+def _when(item: dict[str, Any]) -> datetime | None:
+    return parse_timestamp(item.get("timestamp"))
+
+
+def mark_shared(session: Session, evidence: list[Any]) -> list[Any]:
+    """Evidence quoted from a SharedSession carries `source: "shared"` and `redacted` per message."""
+    if not isinstance(session, SharedSession):
+        return evidence
+    redacted = set(session.redacted_ids)
+    return [e.model_copy(update={"source": "shared", "redacted": e.message_id in redacted}) for e in evidence]
+

@@ -1,0 +1,189 @@
+"""`git intent serve` in a real browser: Debian's headless Chromium driven by Selenium (chromedriver from
+the same Debian release). scripts/ensure-chromium installs both when they are missing; when it cannot,
+these tests fail with its message, never skip."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from review_repo import CHUNKING, S0, S8, SCRIPT_FILE, SCRIPT_PROMPT, ReviewRepo, build_review_repo, serving
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from test_serve import levels
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+ENSURE = ROOT / "scripts" / "ensure-chromium"
+REQUEST_S0 = "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84"
+
+
+def chromium() -> tuple[str, str]:
+    """Paths of chromium and chromedriver, installing them through scripts/ensure-chromium when missing."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if browser and driver:
+        return browser, driver
+    proc = subprocess.run([str(ENSURE)], capture_output=True, text=True, timeout=1200)
+    if proc.returncode != 0 or len(proc.stdout.split()) < 2:
+        pytest.fail("The browser tests need Debian's chromium and chromium-driver, and scripts/ensure-chromium "
+                    f"could not install them:\n{proc.stderr.strip()}")
+    browser, driver = proc.stdout.split()[-2:]
+    return browser, driver
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> ReviewRepo:
+    return build_review_repo(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="module")
+def url(built: ReviewRepo) -> Iterator[str]:
+    with serving(built) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    binary, driver_path = chromium()
+    profile = tempfile.mkdtemp(prefix="intent-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,900", f"--user-data-dir={profile}", "--no-first-run",
+                     # DNS rebinding, simulated: a hostile name that resolves to this machine
+                     "--host-resolver-rules=MAP evil.example 127.0.0.1"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path,
+                                                               env={"HOME": profile, "PATH": "/usr/bin:/bin"}))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait(browser: WebDriver, condition: object, timeout: float = 20) -> object:
+    return WebDriverWait(browser, timeout).until(condition)  # type: ignore[arg-type]
+
+
+def shown_panel(browser: WebDriver) -> str:
+    panels = [p for p in browser.find_elements(By.CSS_SELECTOR, "#panels .panel") if p.is_displayed()]
+    assert len(panels) == 1, [p.get_attribute("id") for p in panels]
+    return panels[0].text
+
+
+def test_clicking_a_gutter_line_shows_the_request_behind_it(browser: WebDriver, url: str, built: ReviewRepo) -> None:
+    browser.get(f"{url}file/{CHUNKING}")
+    assert browser.find_element(By.ID, "hint").is_displayed()
+    legend = browser.find_element(By.CSS_SELECTOR, "ul.legend").text
+    assert "claude-code session 0a0314fb" in legend and "written by a person" in legend and "unrecorded" in legend
+
+    agent_line = built.changed_line - 1
+    browser.find_element(By.CSS_SELECTOR, f"#L{agent_line} td.gutter a").click()
+    panel = shown_panel(browser)
+    assert panel.startswith("claude-code · session 0a0314fb · message b2f3c599 · Edit")
+    request = browser.find_element(By.CSS_SELECTOR, "#panels .panel:not([hidden]) figure.request blockquote")
+    assert request.text.startswith(REQUEST_S0)
+    assert "REASONING" in panel and "EDIT" in panel and "THEN SAID" in panel
+    assert not browser.find_element(By.ID, "hint").is_displayed()
+    assert urlsplit(browser.current_url).query == f"line={agent_line}"
+
+    # keyboard: the next line is the one Pat changed
+    browser.find_element(By.ID, "code").send_keys(Keys.ARROW_DOWN)
+    assert "selected" in (browser.find_element(By.ID, f"L{built.changed_line}").get_attribute("class") or "")
+    assert "Written by a person (Pat Person)" in shown_panel(browser)
+    browser.find_element(By.CSS_SELECTOR, "#L1 td.gutter a").click()
+    assert f"Commit {built.unrecorded[:12]} has no git-intent note" in shown_panel(browser)
+
+    # the panel links to the full message
+    browser.find_element(By.CSS_SELECTOR, f"#L{agent_line} td.gutter a").click()
+    browser.find_element(By.LINK_TEXT, "Full message").click()
+    wait(browser, lambda d: "/message/" in d.current_url)
+    assert browser.find_element(By.TAG_NAME, "h1").text.startswith("assistant")
+    assert f"git intent show {S0}:b2f3c599-0740-40d5-9f43-d4f2332d829c" in browser.page_source
+
+
+def test_the_fidelity_control_changes_the_stored_choice(browser: WebDriver, url: str, built: ReviewRepo) -> None:
+    browser.get(f"{url}session/{S8}")
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.topics tbody tr")
+    assert [r.get_attribute("id") for r in rows] == ["topic-t1", "topic-t2"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.bar rect")) == 2
+    assert levels(built) == {}
+
+    old = browser.find_element(By.TAG_NAME, "h1")
+    Select(browser.find_element(By.CSS_SELECTOR, "select[data-topic=t2]")).select_by_value("hidden")
+    wait(browser, lambda d: not _attached(old))  # the form submitted itself and the page came back
+    assert levels(built) == {"t2": "hidden"}
+    assert browser.find_element(By.CSS_SELECTOR, ".fid-state[data-topic=t2]").text == "hidden (your choice)"
+    assert Select(browser.find_element(By.CSS_SELECTOR, "select[data-topic=t2]")).first_selected_option.text == \
+        "hidden"
+
+    old = browser.find_element(By.TAG_NAME, "h1")
+    Select(browser.find_element(By.CSS_SELECTOR, "select[data-topic=t2]")).select_by_value("auto")
+    wait(browser, lambda d: not _attached(old))
+    assert levels(built) == {}
+
+
+def _attached(element: object) -> bool:
+    try:
+        element.is_enabled()  # type: ignore[attr-defined]
+        return True
+    except Exception:
+        return False
+
+
+def test_a_transcript_holding_script_renders_inert(browser: WebDriver, url: str, built: ReviewRepo) -> None:
+    literal = "<script>window.__pwned = 1</script>"
+    for path in (f"session/{built.script_session}", f"message/{built.script_session}/{built.script_prompt}",
+                 f"file/{SCRIPT_FILE}?line=3", "review?range=HEAD", "search?q=pwned"):
+        browser.get(url + path)
+        assert browser.execute_script("return window.__pwned") is None, path
+        scripts = [s.get_attribute("src") for s in browser.find_elements(By.TAG_NAME, "script")]
+        assert scripts == [f"{url}static/intent.js"], path
+        assert literal in browser.find_element(By.TAG_NAME, "main").text, path
+    browser.get(f"{url}session/{built.script_session}")
+    goal = browser.find_element(By.CSS_SELECTOR, "dd.goal").text
+    assert goal.startswith(SCRIPT_PROMPT)  # the user's words as written, `<script>` included
+
+
+def test_a_rebinding_host_name_is_refused(browser: WebDriver, url: str, built: ReviewRepo) -> None:
+    port = urlsplit(url).port
+    browser.get(f"http://evil.example:{port}/")
+    assert browser.find_element(By.TAG_NAME, "body").text.startswith(
+        "Forbidden: git intent serve answers only requests to localhost")
+    browser.get(f"http://localhost:{port}/")
+    assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
+
+
+def test_pages_read_without_javascript(browser: WebDriver, url: str, built: ReviewRepo) -> None:
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.get(f"{url}file/{CHUNKING}")
+        browser.find_element(By.CSS_SELECTOR, f"#L{built.changed_line - 1} td.gutter a").click()
+        wait(browser, lambda d: "line=" in d.current_url)
+        assert REQUEST_S0 in shown_panel(browser)
+        browser.get(f"{url}session/{S8}")
+        assert browser.find_element(By.CSS_SELECTOR, "form.fidelity button").text == "Set"
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_ensure_chromium_is_idempotent_and_fast() -> None:
+    chromium()  # installs them when missing, like the fixture
+    for _ in range(2):
+        proc = subprocess.run([str(ENSURE)], capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        browser, driver = proc.stdout.split()
+        assert Path(browser).name in ("chromium", "chromium-browser") and Path(driver).name == "chromedriver"
+        assert proc.stderr == ""  # nothing to install the second time
