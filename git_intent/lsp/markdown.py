@@ -34,21 +34,28 @@ def escaped(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", terminal_safe(" ".join(text.split())))
 
 
+def code_span(text: str) -> str:
+    """`text` on one line as an inline code span (delimited by more backticks than any run inside, padded
+    with spaces when it starts or ends with one): never a link, not even for a linkifying renderer."""
+    text = terminal_safe(" ".join(text.split()))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
+
+
 def hover_markdown(answer: LineAnswer) -> str:
-    """The hover for one line: a one-line summary of who wrote it, then `git intent blame`'s own text for
-    the line (request, reasoning, edit, commit, the command to read more) in a code block."""
+    """The hover for one line: a summary of who wrote it (ids as code spans), then `git intent blame`'s own
+    text for the line (request, reasoning, edit, commit, the command to read more) in a code block."""
     attribution = answer.attribution
     if answer.status == "agent" and attribution is not None:
-        head = (f"**{escaped(attribution.agent)}** wrote this line · session {escaped(attribution.session_id)}"
-                f" · message {escaped(short(attribution.message_id))}")
-        request = next((e.text for e in answer.evidence if e.kind == "request"), None)
-        if request is not None:
-            head += "  \nasked: " + escaped(textwrap.shorten(" ".join(request.split()), 200, placeholder=" …"))
+        head = (f"**{escaped(attribution.agent)}** wrote this line · session {code_span(attribution.session_id)}"
+                f" · message {code_span(short(attribution.message_id))}")
     elif answer.status == "human":
         head = "**No agent wrote this line**: a person did" + (
-            f" ({escaped(answer.author)})" if answer.author else "") + "."
+            f" ({code_span(answer.author)})" if answer.author else "") + "."
     else:
-        head = f"**{escaped(answer.status)}**: {escaped(answer.reason or '')}"
+        head = f"**{escaped(answer.status)}**"
     body = blame_text(BlameAnswer(lines=[answer]))
     return f"{head}\n\n{fenced(body)}\n"
 
