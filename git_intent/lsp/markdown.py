@@ -55,7 +55,8 @@ def hover_markdown(answer: LineAnswer) -> str:
         head = "**No agent wrote this line**: a person did" + (
             f" ({code_span(answer.author)})" if answer.author else "") + "."
     else:
-        head = f"**{escaped(answer.status)}**"
+        # blame's text keeps an unreadable note's sentence for stderr: the hover is the only place to say it
+        head = f"**{escaped(answer.status)}**" + (f": {escaped(answer.reason)}" if answer.reason else "")
     body = blame_text(BlameAnswer(lines=[answer]))
     return f"{head}\n\n{fenced(body)}\n"
 
