@@ -3,11 +3,52 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from ..errors import IntentError
-from ._base import cli
+from ..lsp import EDITORS
+from ._base import cli, echo
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def editor_options(*, install: bool) -> Callable[[_F], _F]:
+    """`--editor NAME` (and, for install, `--write`), shared by install and uninstall."""
+    def add(command: _F) -> _F:
+        if install:
+            command = click.option("--write", is_flag=True,
+                                   help="With --editor: write the configuration into the editor's user config, "
+                                        "showing the diff.")(command)
+        verb = "Print (with --write: add) the language server's configuration for" if install \
+            else "Take the language server's configuration out of"
+        return click.option("--editor", type=click.Choice(EDITORS), help=f"{verb} this editor.")(command)
+    return add
+
+
+def configure_editor(editor: str, *, write: bool, install: bool) -> None:
+    """Print an editor's configuration for `git intent lsp`, or write it (install), or take it out."""
+    from ..lsp.editors import editor_config, install_editor, uninstall_editor
+
+    config = editor_config(editor)
+    if not install:
+        change = uninstall_editor(editor)
+        if change is None:
+            echo(f"git-intent was not in {editor}'s configuration; nothing changed.")
+            return
+        echo(change.diff, nl=False)
+        echo(change.sentence)
+        return
+    if not write:
+        where = f"Add this to {config.path}" if config.path else "Configure this command"
+        echo(f"{where} (or run this again with --write):\n\n{config.text}\n{config.note}")
+        return
+    change = install_editor(editor)
+    echo(change.diff, nl=False)
+    echo(change.sentence)
+    echo(config.note)
 
 
 @cli.command()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from ..errors import IntentError
@@ -46,7 +46,7 @@ def parse_uri(uri: str) -> SessionDocument:
         raise IntentError(f"{uri!r} is not a git-intent document (git-intent:/SESSION[:MESSAGE]?repo=PATH).")
     if fidelity not in FIDELITIES:
         raise IntentError(f"Unknown fidelity {fidelity!r}; use one of {', '.join(FIDELITIES)}.")
-    return SessionDocument(Path(query["repo"][0]), reference, cast(Fidelity, fidelity))
+    return SessionDocument(Path(query["repo"][0]), reference, fidelity)
 
 
 def document_text(document: SessionDocument) -> str:

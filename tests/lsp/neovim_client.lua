@@ -1,7 +1,8 @@
 -- Drives `git intent lsp` from headless Neovim (0.7+, Debian's package) the way a user's config does:
 -- start the client, open a file, hover two lines, request code lenses, and write what Neovim got and
 -- showed as JSON. Inputs from the environment: GI_CMD (JSON list), GI_ROOT, GI_FILE, GI_LINES (JSON list of
--- 1-based lines to hover), GI_OUT (the JSON file to write).
+-- 1-based lines to hover), GI_OUT (the JSON file to write). An empty GI_CMD: the user's config (the plugin
+-- `git intent install --editor neovim --write` wrote) starts and attaches the client.
 local out = {hovers = {}, floats = {}, lenses = {}, errors = {}}
 local function finish()
   local handle = io.open(os.getenv("GI_OUT"), "w")
@@ -12,17 +13,31 @@ end
 
 local ok, problem = pcall(function()
   local ready = false
-  local id = vim.lsp.start_client({
-    name = "git-intent",
-    cmd = vim.fn.json_decode(os.getenv("GI_CMD")),
-    root_dir = os.getenv("GI_ROOT"),
-    on_init = function() ready = true end,
-  })
-  assert(id, "vim.lsp.start_client failed")
+  local id
+  if os.getenv("GI_CMD") ~= "" then
+    id = vim.lsp.start_client({
+      name = "git-intent",
+      cmd = vim.fn.json_decode(os.getenv("GI_CMD")),
+      root_dir = os.getenv("GI_ROOT"),
+      on_init = function() ready = true end,
+    })
+    assert(id, "vim.lsp.start_client failed")
+  end
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("GI_FILE")))
   local buf = vim.api.nvim_get_current_buf()
-  vim.lsp.buf_attach_client(buf, id)
-  assert(vim.wait(20000, function() return ready end, 50), "the server did not initialize")
+  if id then
+    vim.lsp.buf_attach_client(buf, id)
+  else
+    assert(vim.wait(20000, function()
+      for _, found in pairs(vim.lsp.buf_get_clients(buf)) do
+        if found.name == "git-intent" then id = found.id return true end
+      end
+      return false
+    end, 50), "the user's config attached no git-intent client")
+    ready = true
+  end
+  assert(vim.wait(20000, function() return ready and vim.lsp.get_client_by_id(id).initialized end, 50),
+         "the server did not initialize")
   local client = vim.lsp.get_client_by_id(id)
   out.server = client.server_capabilities and client.server_capabilities.hoverProvider or
     (client.resolved_capabilities and client.resolved_capabilities.hover)

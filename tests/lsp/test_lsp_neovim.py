@@ -36,13 +36,17 @@ def neovim() -> str:
     return proc.stdout.split()[-1]
 
 
-def drive(nvim: str, root: Path, path: Path, lines: list[int], tmp_path: Path) -> dict[str, Any]:
+def drive(nvim: str, root: Path, path: Path, lines: list[int], tmp_path: Path, *, user_config: bool = False
+          ) -> dict[str, Any]:
+    """Run neovim_client.lua; with `user_config`, Neovim loads $XDG_CONFIG_HOME (where `install --editor
+    neovim --write` put its plugin) and that starts the server, else the script starts it itself."""
     out = tmp_path / "neovim.json"
-    env = {**os.environ, "GI_CMD": json.dumps([sys.executable, "-m", "git_intent", "lsp"]), "GI_ROOT": str(root),
-           "GI_FILE": str(path), "GI_LINES": json.dumps(lines), "GI_OUT": str(out),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state"),
-           "XDG_DATA_HOME": str(tmp_path / "data")}
-    proc = subprocess.run([nvim, "--headless", "--clean", "-n", "-c", f"luafile {CLIENT}"], cwd=root, env=env,
+    command = "" if user_config else json.dumps([sys.executable, "-m", "git_intent", "lsp"])
+    env = {**os.environ, "GI_CMD": command, "GI_ROOT": str(root), "GI_FILE": str(path),
+           "GI_LINES": json.dumps(lines), "GI_OUT": str(out), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    isolation = ["-u", str(tmp_path / "config" / "nvim" / "init.lua")] if user_config else ["--clean"]
+    proc = subprocess.run([nvim, "--headless", *isolation, "-n", "-c", f"luafile {CLIENT}"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=180)
     assert out.exists(), f"neovim wrote no result (exit {proc.returncode}): {proc.stderr}"
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
@@ -74,3 +78,19 @@ def test_neovim_hovers_an_agent_line_and_a_human_line_and_shows_code_lenses(tmp_
          "title": "claude-code · b2f3c599 · asked: Handle single lines exceeding MaxChunkSize (error or split)…"},
         {"start": 84, "end": 89, "command": "git-intent.showMessage",
          "title": "claude-code · b2f3c599 · asked: Handle single lines exceeding MaxChunkSize (error or split)…"}]
+
+
+def test_the_config_install_writes_starts_the_server_in_neovim(tmp_path: Path) -> None:
+    nvim = neovim()
+    root = tmp_path / "demo"
+    run_demo(root)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    written = subprocess.run(["git", "intent", "install", "--editor", "neovim", "--write"], cwd=root, env=env,
+                             capture_output=True, text=True)
+    assert written.returncode == 0, written.stderr
+    plugin = tmp_path / "config" / "nvim" / "plugin" / "git-intent.lua"
+    assert f"{plugin}: created." in written.stdout
+    (tmp_path / "config" / "nvim" / "init.lua").write_text("-- the user's own init\n", encoding="utf-8")
+    result = drive(nvim, root, root / FILE, [86], tmp_path, user_config=True)
+    assert result["hovers"][0].startswith("**claude\\-code** wrote this line")
+    assert [(lens["start"], lens["end"]) for lens in result["lenses"]] == [(81, 81), (84, 89)]
