@@ -172,9 +172,10 @@ def _without_block(config: EditorConfig, current: bytes) -> bytes | None:
     if start < 0 or stop < start:
         return current
     stop += len(end) + (1 if text[stop + len(end):stop + len(end) + 1] == "\n" else 0)
-    head = text[:start]
-    head = head[:-1] if head.endswith("\n\n") and not text[stop:] else head
-    return (head + text[stop:]).encode()
+    head, rest = text[:start], text[stop:]
+    if head.endswith("\n\n") and (not rest or rest.startswith("\n")):  # the blank line install put before it
+        head = head[:-1]
+    return (head + rest).encode()
 
 
 def _decode(config: EditorConfig, current: bytes | None) -> str:
