@@ -87,6 +87,7 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
+    @server.thread()  # it waits for the whole file's blame: hovers go on meanwhile
     @guarded
     def code_lens(params: types.CodeLensParams) -> list[types.CodeLens] | None:
         path, text, version = buffer(params.text_document.uri)
