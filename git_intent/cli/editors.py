@@ -42,8 +42,9 @@ def configure_editor(editor: str, *, write: bool, install: bool) -> None:
         echo(change.sentence)
         return
     if not write:
-        where = f"Add this to {config.path}" if config.path else "Configure this command"
-        echo(f"{where} (or run this again with --write):\n\n{config.text}\n{config.note}")
+        where = f"Add this to {config.path} (or run this again with --write)" if config.path \
+            else "Configure this command"
+        echo(f"{where}:\n\n{config.text}\n{config.note}")
         return
     change = install_editor(editor)
     echo(change.diff, nl=False)

@@ -2,8 +2,9 @@
 one line of an editor's buffer answered through its diff (issue 23, items 1-3). No pygls here.
 
 A hover after the first costs a `git show-ref`, a stat and a dict look-up (bench/lsp_latency.py); the first
-costs a one-line blame while the whole file is blamed in the background. Everything a question cannot be answered with becomes one sentence (`Unanswered`),
-never an exception: the editor must never lose its server over a file.
+costs a one-line blame while the whole file is blamed in the background. Everything a question cannot be
+answered with becomes one sentence (`Unanswered`), never an exception: the editor must never lose its server
+over a file.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from ..errors import IntentError, NotARepositoryError
 from ..explain.blame import BlameAnswer, LineAnswer, blame_lines
-from ..explain.file_ranges import Range, Status, group_ranges
+from ..explain.file_ranges import Status, group_ranges
 from ..git.repo import Repository, run_git
 from ..models import Attribution
 from ..notes import NOTES_REF
@@ -32,7 +33,8 @@ READING = ("git-intent is still reading this repository's sessions for this line
            "blamed in the background); hover again in a moment.")
 NOT_INSTALLED = ("git-intent has recorded nothing in this repository yet (it has no refs/notes/intent): run "
                  "`git intent install` and commit, or `git intent backfill` for past commits.")
-NOT_COMMITTED = "This line is not committed yet: the buffer added or changed it since the file was last saved or committed."
+NOT_COMMITTED = ("This line is not committed yet: the buffer added or changed it since the file was last saved or "
+                 "committed.")
 
 
 @dataclass(frozen=True)

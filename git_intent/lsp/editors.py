@@ -253,7 +253,8 @@ def _load_record() -> dict[str, Any]:
         return {}
     except (OSError, ValueError):
         raise IntentError(f"{_record_path()} cannot be read; it records what install changed.",
-                          hint="Move it aside to start over (uninstall then removes only git-intent's block).") from None
+                          hint="Move it aside to start over (uninstall then removes only git-intent's block)."
+                          ) from None
     return value if isinstance(value, dict) else {}
 
 

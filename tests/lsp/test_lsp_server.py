@@ -79,7 +79,8 @@ def test_show_message_returns_the_exact_message_and_its_document_reads_the_sessi
         assert list(server.capabilities.workspace.text_document_content.schemes) == ["git-intent"]
         shown = await server.command("git-intent.showMessage", uri(demo_repo / FILE), f"{SESSION}:{MESSAGE[:8]}")
         assert shown["text"] == message_text(message)
-        assert shown["uri"] == f"git-intent:/{SESSION}:{MESSAGE[:8]}?repo={str(demo_repo).replace('/', '%2F')}&fidelity=full"
+        encoded = str(demo_repo).replace("/", "%2F")
+        assert shown["uri"] == f"git-intent:/{SESSION}:{MESSAGE[:8]}?repo={encoded}&fidelity=full"
         assert await server.content(shown["uri"]) == f"session   claude-code {SESSION}\n{message_text(message)}\n"
         whole = f"git-intent:/{SESSION}?repo={demo_repo}&fidelity=brief"
         assert await server.content(whole) == session_text(session, full=False)
