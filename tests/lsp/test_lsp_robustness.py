@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import git
 from lsp_client import Session, run_server, uri
 
@@ -27,19 +28,14 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
     outside.mkdir()
     (outside / "notes.txt").write_text("not in any repository\n", encoding="utf-8")
 
-    async def before_any_note(server: Session) -> None:
+    async def conversation(server: Session) -> None:
         assert await server.hover(uri(outside / "notes.txt"), 1) is None
         assert await server.lenses(uri(outside / "notes.txt")) == []
         assert await server.hover(uri(root / "app.py"), 1) == sentence_markdown(NOT_INSTALLED)
         assert await server.hover(uri(root / "gone.py"), 1) is None
         assert await server.hover("untitled:Untitled-1", 1) is None
-
-    assert run_server(root, before_any_note) == 0
-
-    sha = git(root, "rev-parse", "HEAD").strip()
-    git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "garbage", sha)
-
-    async def with_a_damaged_note(server: Session) -> None:
+        # The same server, once refs/notes/intent moves (here: a damaged note appears): answers are recomputed.
+        git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "garbage", sha)
         damaged = await server.hover(uri(root / "app.py"), 1)
         assert damaged is not None and damaged.startswith(f"**unreadable**: The note on {sha[:12]} ")
         assert damaged.count("\n") == 8  # that sentence, then blame's own text for the line
@@ -47,9 +43,31 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
         assert await server.hover(uri(root / "logo.png"), 1) == sentence_markdown(
             "logo.png is a binary file; blame explains text lines only.")
         assert await server.lenses(uri(root / "logo.png")) == []
+        # HEAD moves: a new commit of the file answers with that commit.
+        (root / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
+        git(root, "commit", "-q", "-am", "a person changed it")
+        head = git(root, "rev-parse", "HEAD").strip()
+        assert f"commit    {head[:12]}" in (await server.hover(uri(root / "app.py"), 2) or "")
         assert server.logged == []  # nothing failed unexpectedly
 
-    assert run_server(root, with_a_damaged_note) == 0
+    sha = git(root, "rev-parse", "HEAD").strip()
+    assert run_server(root, conversation) == 0
+
+
+def test_lsp_without_the_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from git_intent.cli import cli
+    from git_intent.errors import IntentError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "pygls" else real(name, *rest))
+    result = CliRunner().invoke(cli, ["lsp"])
+    assert isinstance(result.exception, IntentError)
+    assert (str(result.exception), result.exception.hint) == (
+        "The language server needs the lsp extra, which is not installed.", "pip install 'git-intent[lsp]'")
 
 
 def test_the_server_exits_when_stdin_closes(repo: Path) -> None:
