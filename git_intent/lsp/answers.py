@@ -85,7 +85,8 @@ class Answers:
 
     A file's whole blame runs on a background thread (on entireio/cli a 907-line file took 22-33 s, nearly all
     of it blame matching the lines of commits without a note by content); until it is there, a hover blames
-    its own line alone (one `git blame -L`, one session read), so the first answer does not wait for the file.
+    its own line alone (one `git blame -L`, one session read; four at a time, so a slow line does not hold up the
+others), so the first answer does not wait for the file. `didOpen` starts the whole file's blame.
     Thread-safe: pygls runs code lenses on its thread pool."""
 
     def __init__(self) -> None:
@@ -95,7 +96,7 @@ class Answers:
         self._lines: dict[tuple[Path, str, tuple[str, ...], int], Future[LineAnswer | Unanswered]] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="git-intent-blame")
-        self._line_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="git-intent-line")
+        self._line_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="git-intent-line")
 
     def repository(self, folder: Path) -> Repository | None:
         """The repository whose work tree holds `folder`, or None outside any (cached per folder)."""

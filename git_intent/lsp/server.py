@@ -74,6 +74,14 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
             return (Path(path) if path else None), None, None
         return (Path(path) if path else None), opened.source, opened.version
 
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @guarded
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        """Start blaming the whole file now, so it is resident by the time the reader hovers."""
+        path, _, _ = buffer(params.text_document.uri)
+        if path is not None:
+            resident.file(path, wait=False)
+
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded
     def hover(params: types.HoverParams) -> types.Hover | None:
