@@ -87,11 +87,7 @@ async def measure(script: str, repo: Path, path: str, hovers: int) -> dict[str, 
         await client.code_lens_resolve_async(lens)
     lens_time = time.perf_counter() - start
     after = [(await hover(line))[0] for line in lines[1:]]
-    answered: Counter[str] = Counter()
-    for line in lines:
-        value = (await hover(line))[1]
-        text = value.contents.value if value is not None else ""
-        answered["person" if "No agent" in text else "agent" if "wrote this line" in text else "other"] += 1
+    answered = Counter([kind((await hover(line))[1]) for line in lines])
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(version=2, uri=uri),
         [types.TextDocumentContentChangePartial(types.Range(types.Position(0, 0), types.Position(0, 0)), "// edit\n")]))
@@ -99,10 +95,21 @@ async def measure(script: str, repo: Path, path: str, hovers: int) -> dict[str, 
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return {"file": path, "lines": count, "start_to_first_hover_ms": start_to_first * 1000,
+    return {"file": path, "lines": count, "first_answered": kind(found),
+            "start_to_first_hover_ms": start_to_first * 1000,
             "first_hover_ms": first * 1000, "hover_while_warming": ms(warming), "hover_after_first": ms(after),
             "hover_edited_buffer": ms(edited),
             "code_lens_and_resolve_ms": lens_time * 1000, "lenses": len(lenses), "sampled_answers": dict(answered)}
+
+
+def kind(hover: Any) -> str:
+    """What a hover answered, by its first line: agent, person, or the status or sentence it gave."""
+    head = hover.contents.value.split("\n", 1)[0] if hover is not None else "null"
+    if "** wrote this line" in head:
+        return "agent"
+    if head.startswith("**No agent"):
+        return "person"
+    return head.split("**")[1] if head.startswith("**") else "sentence: " + head[:40]
 
 
 def busiest_file(repo: Path) -> str:
@@ -161,7 +168,7 @@ def main() -> None:
         for name, row in figures.items():
             print(f"{name}: {row['file']} ({row['lines']} lines; sampled answers {row['sampled_answers']})")
             print(f"  start → first hover      {row['start_to_first_hover_ms']:8.1f} ms")
-            print(f"  first hover              {row['first_hover_ms']:8.1f} ms")
+            print(f"  first hover              {row['first_hover_ms']:8.1f} ms (answered: {row['first_answered']})")
             for label, key in (("hover while warming", "hover_while_warming"),
                                ("hover after the first", "hover_after_first"),
                                ("hover, edited buffer", "hover_edited_buffer")):
