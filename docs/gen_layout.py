@@ -19,7 +19,7 @@ ROLES = {
     "__main__": "entry points: `python -m git_intent`, the resident process, the hook shims' entry",
     "launch": "the `git-intent` console script (the resident client, else the CLI)",
     "cli": "click: parse, call one library function, print; one top-level error handler",
-    "serve": "the other interfaces: web view, MCP server, the demo",
+    "serve": "the other interfaces: web view, MCP server, language server, the demo",
     "schemas": "the JSON Schema of every `--json` output",
     "review": "a range explained hunk by hunk",
     "answer": "answers: why/ask with checked citations, sharing with a team, command outputs",

@@ -14,7 +14,7 @@ import click
 
 from .. import __version__
 from ..errors import IntentError
-from . import agents, answer, capture, explain, review, sessions, share  # noqa: F401  (each module registers its commands)
+from . import agents, answer, capture, editors, explain, review, sessions, share  # noqa: F401  (each module registers its commands)
 from ._base import cli, echo, open_repo
 
 __all__ = ["cli", "main"]

@@ -9,6 +9,7 @@ import click
 
 from ._base import cli, echo, open_repo, print_json
 from .agents import agent_options, register_agents
+from .editors import configure_editor, editor_options
 
 
 @cli.command()
@@ -16,7 +17,9 @@ from .agents import agent_options, register_agents
               help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.")
 @click.option("--push-notes", is_flag=True, help="Also install a pre-push hook: every `git push` pushes the notes too.")
 @agent_options(install=True)
-def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], project: bool, rules: bool) -> None:
+@editor_options(install=True)
+def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], project: bool, rules: bool,
+            editor: str | None, write: bool) -> None:
     """Install the post-commit and post-rewrite hooks and git config here; say what changed.
 
     All or nothing: what install refuses (a foreign hook with a `.legacy` beside it) changes nothing,
@@ -24,8 +27,14 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
     first; a symlinked hook is moved aside as the link itself, never written through.
 
     With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
-    (user-level; --project for this repository's), showing the diff.
+    (user-level; --project for this repository's), showing the diff. With --editor NAME, print the
+    configuration that starts `git intent lsp` in that editor; --write adds it to the editor's user config.
     """
+    if editor or write:
+        if not editor:
+            raise click.UsageError("--write goes with --editor NAME.")
+        configure_editor(editor, write=write, install=True)
+        return
     if agents or project or rules:
         register_agents(agents, project=project, rules=rules, install=True)
         return
@@ -60,14 +69,19 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 
 @cli.command()
 @agent_options(install=False)
-def uninstall(agents: tuple[str, ...], project: bool, rules: bool) -> None:
+@editor_options(install=False)
+def uninstall(agents: tuple[str, ...], project: bool, rules: bool, editor: str | None) -> None:
     """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay).
 
     Only the config values install added are removed: a notes.rewriteRef you had set before stays.
 
     With --agent NAME, take the MCP server out of that agent's configuration instead: the files come
-    back byte for byte when nothing else changed them since install.
+    back byte for byte when nothing else changed them since install. With --editor NAME, take the
+    language server's configuration out of that editor's config the same way.
     """
+    if editor:
+        configure_editor(editor, write=False, install=False)
+        return
     if agents or project or rules:
         register_agents(agents, project=project, rules=rules, install=False)
         return

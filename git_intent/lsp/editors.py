@@ -1,0 +1,300 @@
+"""Each editor's client configuration for `git intent lsp`, printed by `git intent install --editor NAME` and,
+with `--write`, added to the editor's user config (and taken out again by `uninstall --editor`).
+
+- neovim: `$XDG_CONFIG_HOME/nvim/plugin/git-intent.lua` (default `~/.config`), a file of its own that Neovim
+  0.7+ sources at start: one client for every file buffer (`vim.lsp.start_client` + `buf_attach_client`).
+- helix: `$XDG_CONFIG_HOME/helix/languages.toml`, a `[language-server.git-intent]` table in a marked block;
+  Helix attaches a server only to languages whose `language-servers` list names it (the note says how).
+- emacs: `~/.emacs.d/init.el` (or `$XDG_CONFIG_HOME/emacs/init.el` when that exists), a marked block that
+  registers an lsp-mode add-on client (beside the language's own server) and `M-x git-intent-eglot`.
+- zed, vscode: both start language servers only from extensions, so there is no file to write; the snippet
+  says what to configure in a generic LSP-client extension.
+
+Install records the bytes each file had; uninstall puts them back byte for byte when the file is as install
+left it, and otherwise removes only the marked block (or our own file). The record lives in
+`$XDG_STATE_HOME/git-intent/editors/` (default `~/.local/state`).
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import IntentError
+from . import EDITORS
+
+BEGIN = ">>> git-intent (git intent uninstall --editor {editor} removes this block) >>>"
+END = "<<< git-intent <<<"
+
+
+@dataclass(frozen=True)
+class EditorConfig:
+    """Where an editor's configuration goes (None: nowhere git-intent can write), the text to add, the
+    comment leader for the block's markers ("" for a file of our own), and what the user still has to do."""
+
+    editor: str
+    path: Path | None
+    text: str
+    comment: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """What install or uninstall did to one file: a sentence and the unified diff (empty when unchanged)."""
+
+    sentence: str
+    diff: str
+
+
+def server_command() -> list[str]:
+    """This installation's absolute command (editors start servers without the user's shell PATH)."""
+    script = Path(sys.executable).with_name("git-intent")
+    return [str(script), "lsp"] if script.is_file() else [sys.executable, "-m", "git_intent", "lsp"]
+
+
+def editor_config(editor: str) -> EditorConfig:
+    """The configuration for `editor`. Raises IntentError for an editor git-intent does not know."""
+    command = server_command()
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    if editor == "neovim":
+        text = _NEOVIM.replace("COMMAND", _lua_list(command))
+        return EditorConfig(editor, config / "nvim" / "plugin" / "git-intent.lua", text, "",
+                            "Restart Neovim: hover (K) shows why a line is there; :lua vim.lsp.codelens.refresh() "
+                            "shows the code lenses.")
+    if editor == "helix":
+        text = (f"[language-server.git-intent]\ncommand = {json.dumps(command[0])}\n"
+                f"args = {json.dumps(command[1:])}\n")
+        return EditorConfig(editor, config / "helix" / "languages.toml", text, "#",
+                            'Helix attaches servers per language: add "git-intent" to a language\'s list, e.g.\n'
+                            '[[language]]\nname = "python"\nlanguage-servers = ["pylsp", "git-intent"]')
+    if editor == "emacs":
+        xdg = config / "emacs" / "init.el"
+        path = xdg if xdg.is_file() else Path.home() / ".emacs.d" / "init.el"
+        text = _EMACS.replace("COMMAND", " ".join(json.dumps(part) for part in command))
+        return EditorConfig(editor, path, text, ";;",
+                            "lsp-mode runs git-intent beside each language's server; with eglot (one server per "
+                            "buffer) use M-x git-intent-eglot where you want it.")
+    if editor in ("zed", "vscode"):
+        name = "Zed" if editor == "zed" else "VS Code"
+        text = json.dumps({"command": command[0], "args": command[1:], "languages": ["*"]}, indent=2) + "\n"
+        return EditorConfig(editor, None, text, "",
+                            f"{name} starts language servers only from extensions: give this command to a generic "
+                            f"LSP-client extension (git-intent ships none yet), for every language you read.")
+    raise IntentError(f"git-intent does not know the editor {editor!r}.", hint=f"Known editors: {', '.join(EDITORS)}.")
+
+
+def install_editor(editor: str) -> Change:
+    """Add git-intent's client configuration to `editor`'s user config. Raises IntentError for an editor with
+    no file to write (zed, vscode) or a file that cannot be read or written (it is left untouched)."""
+    config = _writable(editor_config(editor))
+    assert config.path is not None
+    current = _read(config.path)
+    edited = _with_block(config, current)
+    if edited == current:
+        return Change(f"{config.path}: already has git-intent; unchanged.", "")
+    record = _load_record()
+    saved = record.get(editor)
+    if saved is None or current is None or _digest(current) != saved["written"]:
+        saved = {"path": str(config.path), "original": base64.b64encode(current).decode() if current else None,
+                 "created_dirs": [str(p) for p in _missing_dirs(config.path.parent)]}
+    _write(config.path, edited)
+    record[editor] = {**saved, "written": _digest(edited or b"")}
+    _save_record(record)
+    return Change(f"{config.path}: {'created' if current is None else 'added git-intent'}.",
+                  _diff(config.path, current, edited))
+
+
+def uninstall_editor(editor: str) -> Change | None:
+    """Take git-intent out of `editor`'s config: the recorded bytes come back when the file is as install
+    left it (a file install created is removed); otherwise only the block goes. None when it was not there."""
+    config = _writable(editor_config(editor))
+    record = _load_record()
+    saved = record.pop(editor, None)
+    path = Path(saved["path"]) if saved else config.path
+    assert path is not None
+    current = _read(path)
+    change: Change | None = None
+    if saved is not None and current is not None and _digest(current) == saved["written"]:
+        original = base64.b64decode(saved["original"]) if saved["original"] is not None else None
+        _write(path, original)
+        for folder in saved.get("created_dirs", []):
+            _remove_if_empty(Path(folder))
+        what = "restored as it was before install" if original is not None else "removed (install created it)"
+        change = Change(f"{path}: {what}.", _diff(path, current, original))
+    elif current is not None:
+        edited = _without_block(config, current)
+        if edited != current:
+            _write(path, edited)
+            change = Change(f"{path}: removed the git-intent block (the file changed since install, so the rest "
+                            f"of it is kept).", _diff(path, current, edited))
+    _save_record(record)
+    return change
+
+
+def _writable(config: EditorConfig) -> EditorConfig:
+    if config.path is None:
+        raise IntentError(f"{config.editor} has no configuration file git-intent can write a language server into.",
+                          hint=f"Run `git intent install --editor {config.editor}` without --write to see the "
+                               f"command to configure.")
+    return config
+
+
+def _markers(config: EditorConfig) -> tuple[str, str]:
+    return f"{config.comment} {BEGIN.format(editor=config.editor)}", f"{config.comment} {END}"
+
+
+def _with_block(config: EditorConfig, current: bytes | None) -> bytes:
+    if not config.comment:  # a file of our own
+        return config.text.encode("utf-8")
+    text = _decode(config, current)
+    if _markers(config)[0] in text:
+        return current or b""
+    begin, end = _markers(config)
+    separator = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
+    return f"{text}{separator}{begin}\n{config.text}{end}\n".encode()
+
+
+def _without_block(config: EditorConfig, current: bytes) -> bytes | None:
+    if not config.comment:
+        return None if current == config.text.encode("utf-8") else current  # edited since: the user's now
+    text = _decode(config, current)
+    begin, end = _markers(config)
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        return current
+    stop += len(end) + (1 if text[stop + len(end):stop + len(end) + 1] == "\n" else 0)
+    head, rest = text[:start], text[stop:]
+    if head.endswith("\n\n") and (not rest or rest.startswith("\n")):  # the blank line install put before it
+        head = head[:-1]
+    return (head + rest).encode()
+
+
+def _decode(config: EditorConfig, current: bytes | None) -> str:
+    try:
+        return current.decode("utf-8") if current is not None else ""
+    except UnicodeDecodeError:
+        raise IntentError(f"{config.path} is not UTF-8 text; it was left untouched.") from None
+
+
+def _lua_list(parts: list[str]) -> str:
+    return "{" + ", ".join(json.dumps(part) for part in parts) + "}"
+
+
+def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
+    before = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    after = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, "/dev/null" if old is None else str(path),
+                                 "/dev/null" if new is None else str(path), n=2)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise IntentError(f"{path} cannot be read: {exc.strerror}.") from None
+
+
+def _write(path: Path, data: bytes | None) -> None:
+    """Replace `path` atomically with `data` (keeping its mode), or delete it."""
+    try:
+        if data is None:
+            path.unlink(missing_ok=True)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise IntentError(f"{path} cannot be written: {exc.strerror}.") from None
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing  # deepest first, the order to remove them in
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _record_path() -> Path:
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return state / "git-intent" / "editors" / "installed.json"
+
+
+def _load_record() -> dict[str, Any]:
+    try:
+        value = json.loads(_record_path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        raise IntentError(f"{_record_path()} cannot be read; it records what install changed.",
+                          hint="Move it aside to start over (uninstall then removes only git-intent's block)."
+                          ) from None
+    return value if isinstance(value, dict) else {}
+
+
+def _save_record(record: dict[str, Any]) -> None:
+    path = _record_path()
+    if not record:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+_NEOVIM = """\
+-- git-intent: why is this line here? Hover (K) on a line; code lenses above each agent's lines.
+-- Written by `git intent install --editor neovim`; `git intent uninstall --editor neovim` removes it.
+local cmd = COMMAND
+local client_id
+vim.api.nvim_create_autocmd({"BufReadPost", "BufNewFile"}, {
+  group = vim.api.nvim_create_augroup("git-intent", {clear = true}),
+  callback = function(args)
+    if vim.bo[args.buf].buftype ~= "" or vim.api.nvim_buf_get_name(args.buf) == "" then return end
+    if not (client_id and vim.lsp.get_client_by_id(client_id)) then
+      client_id = vim.lsp.start_client({name = "git-intent", cmd = cmd, root_dir = vim.loop.cwd()})
+    end
+    if client_id then vim.lsp.buf_attach_client(args.buf, client_id) end
+  end,
+})
+"""
+
+_EMACS = """\
+(with-eval-after-load 'lsp-mode
+  (lsp-register-client
+   (make-lsp-client :new-connection (lsp-stdio-connection '(COMMAND))
+                    :activation-fn (lambda (&rest _) (buffer-file-name))
+                    :add-on? t
+                    :server-id 'git-intent)))
+(defun git-intent-eglot ()
+  "Start git-intent's language server (why is this line here?) with eglot in this buffer."
+  (interactive)
+  (require 'eglot)
+  (let ((eglot-server-programs (cons (cons major-mode '(COMMAND)) eglot-server-programs)))
+    (call-interactively #'eglot)))
+"""
