@@ -7,6 +7,7 @@ messages are still on this machine.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from ..notes import NOTES_REF, Note, note_blobs, read_notes
 from ..sessions.discovery import find_session
 
 UNKNOWN_MODEL = "unknown"
+_HEADER = re.compile("(?:^|\n)\0")  # `--format=%x00%H%x00%an`: a diff line never starts with NUL
 
 
 class StatusCounts(BaseModel):
@@ -182,30 +184,20 @@ def _notes(repo: Repository) -> tuple[dict[str, Note], list[str]]:
 
 def _commits(repo: Repository, revision_range: str) -> Iterator[tuple[str, str, list[Hunk]]]:
     """(commit, author name, added hunks against the first parent) for each non-merge commit of the range,
-    streamed from one `git log -p -U0` (merges show no diff: their lines are counted where they were
-    written)."""
-    args = ["git", *PINNED, "log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--no-merges",
+    from one `git log -p -U0` (merges show no diff: their lines are counted where they were written).
+
+    The output is read whole and cut at each commit's header: a Python loop over its lines was 0.8 of the
+    1.3 s `stats` spent on entireio/git-sync's 527 commits (issue 22)."""
+    args = [*PINNED, "log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--no-merges",
             "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%H%x00%an", "--end-of-options", revision_range, "--"]
-    proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    current: tuple[str, str] | None = None
-    body: list[str] = []
-    try:
-        for raw in proc.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if line.startswith("\0"):
-                if current is not None:
-                    yield current[0], current[1], parse_added_hunks("\n".join(body))
-                _, sha, author = line.split("\0", 2)
-                current, body = (sha, author), []
-            else:
-                body.append(line)
-        if current is not None:
-            yield current[0], current[1], parse_added_hunks("\n".join(body))
-    finally:
-        proc.stdout.close()
-        failed = proc.wait() != 0
-    if failed and current is None:
+    proc = subprocess.run(["git", *args], cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if proc.returncode != 0:
         raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
                           hint="Examples: HEAD, main~5..main, v1.0..")
+    text = proc.stdout.decode("utf-8", "replace")
+    for chunk in _HEADER.split(text):
+        if not chunk:
+            continue
+        sha, _, rest = chunk.partition("\0")
+        author, _, body = rest.partition("\n")
+        yield sha, author, parse_added_hunks(body)
