@@ -23,7 +23,7 @@ from ..sessions.discovery import (
     root_commit_of,
     session_sources,
 )
-from .edit_cache import CacheDamaged, Listed, RecordCache, Summary, discard
+from .edit_cache import CacheDamaged, Listed, RecordCache, Summary, discard, edit_message_models
 from .queue import log
 
 
@@ -125,6 +125,7 @@ class ListedSession:
     messages: int
     edits: int
     files: list[str]
+    message_models: dict[str, str | None]  # the edit messages' models (`edit_cache.edit_message_models`)
 
 
 def listed_sessions(repo: Repository) -> list[ListedSession]:
@@ -181,14 +182,14 @@ def _whole(session: Session) -> ListedSession:
     return ListedSession(agent=session.agent, session_id=session.session_id, transcript=session.transcript,
                          cwd=session.cwd, started_at=session.started_at, ended_at=session.ended_at,
                          messages=len(session.messages), edits=len(session.edits),
-                         files=[e.path for e in session.edits])
+                         files=[e.path for e in session.edits], message_models=edit_message_models(session))
 
 
 def _from_cache(listed: Listed) -> ListedSession:
     s = listed.summary
     return ListedSession(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), cwd=listed.cwd,
                          started_at=listed.started_at, ended_at=listed.ended_at, messages=s.messages,
-                         edits=len(listed.files), files=listed.files)
+                         edits=len(listed.files), files=listed.files, message_models=listed.message_models)
 
 
 def _log(repo: Repository, message: str) -> None:

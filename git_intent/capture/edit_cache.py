@@ -28,7 +28,8 @@ from ..sessions.parse_cache import parser_fingerprint
 CACHE_NAME = "record-cache.db"
 # Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
 # parses to), a mismatch empties the cache.
-SCHEMA = 4  # 4: sessions keep their first and last message times (`git intent sessions`, issue 22)
+# 4: sessions keep their first and last message times and their edit messages' models (issue 22)
+SCHEMA = 4
 COMMIT_EVERY = 50  # parsed files per transaction: a crash loses little, and 1,000 commits cost no fsyncs
 
 _TABLES = """
@@ -36,7 +37,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER,
     mentions INTEGER, readable INTEGER);
 CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER,
-    low TEXT, high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, PRIMARY KEY (path, idx));
+    low TEXT, high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT,
+    PRIMARY KEY (path, idx));
 CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
     data TEXT, PRIMARY KEY (path, idx, ordinal));
 """
@@ -71,6 +73,14 @@ class Listed:
     started_at: datetime | None
     ended_at: datetime | None
     files: list[str]
+    message_models: dict[str, str | None]
+
+
+def edit_message_models(session: Session) -> dict[str, str | None]:
+    """message id → the model it was written with (None when unrecorded), for the messages that made an
+    edit: what `stats` reads of a credited message (issue 22)."""
+    edited = {e.message_id for e in session.edits}
+    return {m.message_id: m.model for m in session.messages if m.message_id in edited}
 
 
 class RecordCache:
@@ -169,13 +179,13 @@ class RecordCache:
         edit: its header fields, first and last message times, edit count and the files it edited (as
         recorded, not yet mapped onto the work tree)."""
         wanted = {(s.path, s.idx) for s in summaries}
-        rows: dict[tuple[str, int], tuple[dict[str, Any], str | None, str | None]] = {}
+        rows: dict[tuple[str, int], tuple[dict[str, Any], str | None, str | None, dict[str, str | None]]] = {}
         files: dict[tuple[str, int], list[str]] = {key: [] for key in wanted}
         try:
-            for path, idx, header, started, ended in self.conn.execute(
-                    "SELECT path, idx, header, started, ended FROM sessions"):
+            for path, idx, header, started, ended, models in self.conn.execute(
+                    "SELECT path, idx, header, started, ended, models FROM sessions"):
                 if (path, idx) in wanted:
-                    rows[(path, idx)] = (json.loads(header), started, ended)
+                    rows[(path, idx)] = (json.loads(header), started, ended, json.loads(models))
             for path, idx, file in self.conn.execute("SELECT path, idx, file FROM edits ORDER BY path, idx, ordinal"):
                 if (path, idx) in wanted:
                     files[(path, idx)].append(file)
@@ -183,7 +193,8 @@ class RecordCache:
             _reraise(exc)
         return [Listed(summary=s, cwd=rows[(s.path, s.idx)][0].get("cwd"),
                        started_at=parse_timestamp(rows[(s.path, s.idx)][1]),
-                       ended_at=parse_timestamp(rows[(s.path, s.idx)][2]), files=files[(s.path, s.idx)])
+                       ended_at=parse_timestamp(rows[(s.path, s.idx)][2]), files=files[(s.path, s.idx)],
+                       message_models=rows[(s.path, s.idx)][3])
                 for s in summaries]
 
     def prune(self, before: datetime | None) -> None:
@@ -221,10 +232,10 @@ class RecordCache:
             header = {"cwd": session.cwd, "cwds": session.cwds, "parent_session_id": session.parent_session_id,
                       "aliases": session.aliases, "agent_version": session.agent_version}
             started, ended = session.started_at, session.ended_at
-            self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
                          int(summary.untimed), json.dumps(header), started and utc_stamp(started),
-                         ended and utc_stamp(ended)])
+                         ended and utc_stamp(ended), json.dumps(edit_message_models(session))])
             self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?)", (
                 [key, idx, ordinal, utc_stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
                  _edit_data(e)]
