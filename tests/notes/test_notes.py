@@ -33,7 +33,8 @@ from git_intent.notes import (
 # Notes written by git-intent 0.1.0 (main at e96a2ee) through its own hooks, backfill and record: a hook
 # commit with a person's tweak (fuzzy) and a CRLF .bat file, a message-only amend, a squash, a cherry-pick,
 # a note that kept another tool's line, and a backfilled note.
-RELEASE = json.loads((Path(__file__).resolve().parents[1] / "data" / "notes-0.1.0.json").read_text(encoding="utf-8"))["notes"]
+RELEASE_FILE = Path(__file__).resolve().parents[1] / "data" / "notes-0.1.0.json"
+RELEASE = json.loads(RELEASE_FILE.read_text(encoding="utf-8"))["notes"]
 
 
 @pytest.mark.parametrize("label", sorted(RELEASE))
