@@ -92,10 +92,10 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
                     ) -> Found:
     """Sessions and lines for `question`, limited to `path` (a file or folder) and to messages at or after
     `since`. Brings the index up to date first. Never raises on the question's content."""
-    from ..index import ingest
+    from ..index import refresh
     from ..index.search import search
 
-    ingest(repo)
+    refresh(repo)
     files = repo.git("ls-files", "-z").split("\0")
     paths = list(dict.fromkeys(([path] if path else []) + named_paths(question, files)))
     query = query_text(question)

@@ -180,11 +180,11 @@ class Toolbox:
                 "view_context shows the result.")
 
     def search(self, args: _Search) -> str:
-        from ..index import ingest
+        from ..index import refresh
         from ..index.search import search
 
         if not self._indexed:
-            ingest(self.reading.repo)
+            refresh(self.reading.repo)
             self._indexed = True
         hits = search(self.reading.repo, args.query, since=self.since, file=args.path,
                       limit=SEARCH_HITS * 5 if args.session_id else SEARCH_HITS)

@@ -23,7 +23,7 @@ from ..sessions.discovery import (
     root_commit_of,
     session_sources,
 )
-from .edit_cache import CacheDamaged, RecordCache, Summary, discard
+from .edit_cache import CacheDamaged, Listed, RecordCache, Summary, discard, edit_message_models
 from .queue import log
 
 
@@ -109,6 +109,87 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
         cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
         sessions = [c.session if c.session is not None else next(cached) for c in chosen]
     return sessions
+
+
+@dataclass(frozen=True)
+class ListedSession:
+    """A session as `git intent sessions` lists it: from the record cache (no message decoded) or read whole
+    (an OpenCode store, a backup copy of an agent no adapter reads)."""
+
+    agent: str
+    session_id: str
+    transcript: Path
+    cwd: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    messages: int
+    edits: int
+    files: list[str]
+    message_models: dict[str, str | None]  # the edit messages' models (`edit_cache.edit_message_models`)
+
+
+def listed_sessions(repo: Repository) -> list[ListedSession]:
+    """Every session of this repository's transcripts and backup copies (the longest copy of each), for
+    `git intent sessions`: transcripts are parsed once per version of the file through the record cache,
+    where `candidate_sessions` parsed every one on every call (2.5 s on entireio/git-sync, issue 22). A
+    damaged or unusable cache falls back to parsing, as `window_sessions` does."""
+    try:
+        return _listed(repo)
+    except CacheDamaged:
+        discard(repo)
+    except Exception as exc:
+        _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
+        return [_whole(s) for s in candidate_sessions(repo, None)]
+    return _listed(repo)
+
+
+def _listed(repo: Repository) -> list[ListedSession]:
+    found: dict[tuple[str, str], _Candidate] = {}
+    needles = repository_needles(repo)
+    root_commit = root_commit_of(repo)
+    with RecordCache(repo) as cache:
+        for source in session_sources(repo, None):
+            adapter = source.adapter
+            if adapter is not None and adapter.file_scoped:
+                mentions = None if source.copy else partial(mentions_repository, source.path, needles)
+                for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
+                    _consider(found, (summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                continue
+            if source.copy or adapter is None:
+                sessions = list(read_readable([(source.agent, source.path)]))
+            elif not mentions_repository(source.path, needles):
+                continue
+            else:
+                try:
+                    sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root)
+                except Exception:  # one odd file must not stop the others
+                    continue
+            for session in sessions:
+                _consider(found, (session.agent, session.session_id),
+                          _Candidate(len(session.messages), session=session))
+        cached = iter(cache.listing([c.summary for c in found.values() if c.session is None and c.summary]))
+        listed = [_whole(c.session) if c.session is not None else _from_cache(next(cached))
+                  for c in found.values()]
+    return listed
+
+
+def _consider(found: dict[tuple[str, str], _Candidate], key: tuple[str, str], candidate: _Candidate) -> None:
+    if key not in found or candidate.messages > found[key].messages:
+        found[key] = candidate
+
+
+def _whole(session: Session) -> ListedSession:
+    return ListedSession(agent=session.agent, session_id=session.session_id, transcript=session.transcript,
+                         cwd=session.cwd, started_at=session.started_at, ended_at=session.ended_at,
+                         messages=len(session.messages), edits=len(session.edits),
+                         files=[e.path for e in session.edits], message_models=edit_message_models(session))
+
+
+def _from_cache(listed: Listed) -> ListedSession:
+    s = listed.summary
+    return ListedSession(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), cwd=listed.cwd,
+                         started_at=listed.started_at, ended_at=listed.ended_at, messages=s.messages,
+                         edits=len(listed.files), files=listed.files, message_models=listed.message_models)
 
 
 def _log(repo: Repository, message: str) -> None:

@@ -18,17 +18,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..git.repo import Repository
-from ..models import Edit, Session, utc_stamp
+from ..models import Edit, Session, parse_timestamp, utc_stamp
 from ..private import private_database, private_dir
 from ..sessions.parse_cache import parser_fingerprint
 
 CACHE_NAME = "record-cache.db"
 # Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
 # parses to), a mismatch empties the cache.
-SCHEMA = 3
+# 4: sessions keep their first and last message times and their edit messages' models (issue 22)
+SCHEMA = 4
 COMMIT_EVERY = 50  # parsed files per transaction: a crash loses little, and 1,000 commits cost no fsyncs
 
 _TABLES = """
@@ -36,7 +37,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER,
     mentions INTEGER, readable INTEGER);
 CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER,
-    low TEXT, high TEXT, untimed INTEGER, header TEXT, PRIMARY KEY (path, idx));
+    low TEXT, high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT,
+    PRIMARY KEY (path, idx));
 CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
     data TEXT, PRIMARY KEY (path, idx, ordinal));
 """
@@ -60,6 +62,25 @@ class Summary:
     low: str | None
     high: str | None
     untimed: bool
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One cached session as `git intent sessions` lists it: no message or edit decoded."""
+
+    summary: Summary
+    cwd: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    files: list[str]
+    message_models: dict[str, str | None]
+
+
+def edit_message_models(session: Session) -> dict[str, str | None]:
+    """message id → the model it was written with (None when unrecorded), for the messages that made an
+    edit: what `stats` reads of a credited message (issue 22)."""
+    edited = {e.message_id for e in session.edits}
+    return {m.message_id: m.model for m in session.messages if m.message_id in edited}
 
 
 class RecordCache:
@@ -153,6 +174,29 @@ class RecordCache:
         return [Session(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), edits=edits[(s.path, s.idx)],
                         **headers[(s.path, s.idx)]) for s in summaries]
 
+    def listing(self, summaries: list[Summary]) -> list[Listed]:
+        """What `git intent sessions` shows of each cached session, in the order given, without decoding an
+        edit: its header fields, first and last message times, edit count and the files it edited (as
+        recorded, not yet mapped onto the work tree)."""
+        wanted = {(s.path, s.idx) for s in summaries}
+        rows: dict[tuple[str, int], tuple[dict[str, Any], str | None, str | None, dict[str, str | None]]] = {}
+        files: dict[tuple[str, int], list[str]] = {key: [] for key in wanted}
+        try:
+            for path, idx, header, started, ended, models in self.conn.execute(
+                    "SELECT path, idx, header, started, ended, models FROM sessions"):
+                if (path, idx) in wanted:
+                    rows[(path, idx)] = (json.loads(header), started, ended, json.loads(models))
+            for path, idx, file in self.conn.execute("SELECT path, idx, file FROM edits ORDER BY path, idx, ordinal"):
+                if (path, idx) in wanted:
+                    files[(path, idx)].append(file)
+        except sqlite3.Error as exc:
+            _reraise(exc)
+        return [Listed(summary=s, cwd=rows[(s.path, s.idx)][0].get("cwd"),
+                       started_at=parse_timestamp(rows[(s.path, s.idx)][1]),
+                       ended_at=parse_timestamp(rows[(s.path, s.idx)][2]), files=files[(s.path, s.idx)],
+                       message_models=rows[(s.path, s.idx)][3])
+                for s in summaries]
+
     def prune(self, before: datetime | None) -> None:
         """Forget files not looked up by this cache's lookups whose last change is older than `before` (out
         of the look-back, or deleted long ago): the cache holds about one look-back's transcripts."""
@@ -187,9 +231,11 @@ class RecordCache:
                               high=max(stamps, default=None), untimed=len(stamps) < len(session.edits))
             header = {"cwd": session.cwd, "cwds": session.cwds, "parent_session_id": session.parent_session_id,
                       "aliases": session.aliases, "agent_version": session.agent_version}
-            self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            started, ended = session.started_at, session.ended_at
+            self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
-                         int(summary.untimed), json.dumps(header)])
+                         int(summary.untimed), json.dumps(header), started and utc_stamp(started),
+                         ended and utc_stamp(ended), json.dumps(edit_message_models(session))])
             self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?)", (
                 [key, idx, ordinal, utc_stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
                  _edit_data(e)]

@@ -11,7 +11,6 @@ from ..fidelity.topics import Topic
 from ..git.repo import Repository
 from ..models import Session
 from ..notes import read_notes
-from ..sessions.discovery import candidate_sessions
 from ..sessions.path_mapping import PathMapper
 
 
@@ -46,18 +45,20 @@ def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSum
     links = linked_commits(repo)
     head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
     mapper = PathMapper(repo.root, head, repo.worktrees)
+    from ..capture.candidate_sessions import listed_sessions  # SQLite: only for the listing, not `context`
+
     found: list[SessionSummary] = []
-    for session in candidate_sessions(repo, None):
+    for session in listed_sessions(repo):
         if agent and session.agent != agent:
             continue
-        files = sorted({p for e in session.edits if (p := mapper.to_repo(e.path, session.cwd))})
+        files = sorted({p for path in session.files if (p := mapper.to_repo(path, session.cwd))})
         commits = links.get((session.agent, session.session_id), [])
         inside = session.cwd is not None and _within(session.cwd, str(repo.root))
         if not (files or commits or inside):
             continue
         found.append(SessionSummary(agent=session.agent, session_id=session.session_id,
                                     started_at=session.started_at, ended_at=session.ended_at,
-                                    messages=len(session.messages), edits=len(session.edits), files=files,
+                                    messages=session.messages, edits=session.edits, files=files,
                                     commits=commits, transcript=str(session.transcript)))
     return sorted(found, key=lambda s: (s.started_at is None, -(s.started_at.timestamp() if s.started_at else 0)))
 

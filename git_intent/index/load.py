@@ -31,7 +31,7 @@ from .rows import COLUMNS, KEY, TEXT, Row, longest, session_row, session_rows, t
 from .store import damaged, index_path, open_index, set_aside
 from .terms import warm
 
-__all__ = ["BATCH_SIZE", "IngestResult", "ingest", "repair"]
+__all__ = ["BATCH_SIZE", "IngestResult", "ingest", "is_current", "refresh", "repair"]
 
 # Message rows indexed by one ingest from which the typo-search vocabulary is read whole at its end (one pass
 # over the index, ~0.1 s per 100k messages); after smaller ingests each range is read when first searched.
@@ -93,6 +93,42 @@ def ingest(repo: Repository, sessions: Iterable[Session] | None = None, *, rebui
     result.warnings = problems
     result.seconds = time.perf_counter() - started
     return result
+
+
+def refresh(repo: Repository) -> IngestResult | None:
+    """`ingest(repo)` unless the index already holds every transcript the catalog would read, unchanged:
+    for the commands that search before they answer (`search`, `ask`, the MCP tools, `serve`), where
+    `ingest` parsed every transcript only to find nothing new (2 s a search on entireio/git-sync, issue 22).
+    Returns None when nothing had to be read."""
+    if is_current(repo):
+        return None
+    return ingest(repo)
+
+
+def is_current(repo: Repository) -> bool:
+    """Whether the transcripts `candidate_sessions(repo, None)` would read are exactly those the index
+    recorded at its last ingest, each with the same (size, mtime). A file that holds no session is never
+    recorded, so its presence sends every search to `ingest`, as before."""
+    if not index_path(repo).is_file():
+        return False
+    from ..sessions.discovery import mentions_repository, repository_needles, session_sources
+
+    needles = repository_needles(repo)
+    wanted: dict[str, tuple[int, int] | None] = {}
+    for source in session_sources(repo, None):
+        if source.copy or source.adapter is None or mentions_repository(source.path, needles):
+            wanted[str(source.path)] = transcript_stat(source.path)
+    try:
+        db = open_index(repo)
+    except sqlite3.Error:
+        return False
+    try:
+        known = {r[0]: (r[1], r[2]) for r in db.execute("SELECT path, size, mtime_ns FROM transcripts")}
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+    return wanted == known
 
 
 def repair(repo: Repository, exc: BaseException) -> list[str]:

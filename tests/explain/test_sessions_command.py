@@ -6,6 +6,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from conftest import git, run_cli
 from support import ClaudeSession, Clock
 
@@ -35,3 +36,41 @@ def test_sessions_lists_this_repositorys_sessions_and_their_commits(repo: Path, 
     text = run_cli("sessions", cwd=root).stdout
     assert mine.session_id in text and sha[:12] in text
     assert json.loads(run_cli("sessions", "--agent", "codex", "--json", cwd=root).stdout) == []
+
+
+def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_parse_would(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing comes from the record cache (issue 22): a second call parses nothing, a grown transcript
+    is parsed again, and every field equals what parsing every transcript gives."""
+    from git_intent.adapters import claude_code
+    from git_intent.explain.session_list import list_sessions
+    from git_intent.git.repo import Repository
+    from git_intent.sessions.discovery import candidate_sessions
+
+    root = repo.resolve()
+    start = datetime.now(timezone.utc) - timedelta(minutes=30)
+    session = ClaudeSession(cwd=root, clock=Clock(start))
+    session.prompt("Add a helper")
+    session.write("Writing it.", root / "helper.py", "def helper_function(value):\n    return value * 3\n")
+    session.save()
+    opened = Repository(root)
+    reads: list[Path] = []
+    real = claude_code.read
+
+    def counted(path: Path) -> object:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(claude_code, "read", counted)
+    first = list_sessions(opened)
+    assert len(reads) == 1
+    assert list_sessions(opened) == first and len(reads) == 1
+    session.prompt("And a second one")
+    session.write("Writing it.", root / "second.py", "def second_function(value):\n    return value * 4\n")
+    session.save()
+    grown = list_sessions(opened)
+    assert len(reads) == 2
+    whole = [s for s in candidate_sessions(opened, None) if s.session_id == session.session_id][0]
+    [listed] = grown
+    assert (listed.messages, listed.edits, listed.files, listed.started_at, listed.ended_at) == (
+        len(whole.messages), len(whole.edits), ["helper.py", "second.py"], whole.started_at, whole.ended_at)

@@ -452,3 +452,35 @@ def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Pa
         "git notes": [f"{claude}:r321", f"{claude}:r540", f"{claude}:r504"],
     }
     assert {query: [hit.show for hit in search(r, query, limit=3)] for query in expected} == expected
+
+
+def test_refresh_reads_nothing_while_no_transcript_changed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`search`, `ask`, MCP and `serve` bring the index up to date through `refresh` (issue 22): with every
+    transcript unchanged it parses none; a grown transcript, or a new one, is ingested as before."""
+    from git_intent.adapters import claude_code
+    from git_intent.index import is_current, refresh
+
+    root = repo.resolve()
+    session = ClaudeSession(cwd=root, clock=Clock(datetime(2026, 11, 1, tzinfo=timezone.utc)))
+    session.prompt("Add a chunker")
+    session.write("Writing it.", root / "chunker.py", CHUNKER)
+    session.save()
+    opened = Repository(root)
+    reads: list[Path] = []
+    real = claude_code.read
+
+    def counted(path: Path) -> Any:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(claude_code, "read", counted)
+    assert not is_current(opened)  # no index yet
+    first = refresh(opened)
+    assert first is not None and first.sessions == 1 and len(reads) == 1
+    assert is_current(opened) and refresh(opened) is None and len(reads) == 1
+    assert {h.session_id for h in search(opened, "chunker")} == {session.session_id}
+    session.prompt("Now a budget check")
+    session.save()
+    assert not is_current(opened)
+    grown = refresh(opened)
+    assert grown is not None and grown.messages_added == 1 and len(reads) == 2
