@@ -53,7 +53,7 @@ def drain() -> None:
                              start_new_session=True, close_fds=True)
 
 
-SHIMS = ("post-commit", "post-rewrite")
+SHIMS = ("post-commit", "post-rewrite", "post-merge", "post-checkout")
 
 
 def render_shim(hook: str, python: str | None = None) -> str:
@@ -91,7 +91,8 @@ def shim_main() -> None:
     stdin and takes the rewrite kind as its argument, or from PRE_COMMIT_REWRITE_COMMAND."""
     args = sys.argv[1:]
     if not args or args[0] in ("-h", "--help"):
-        print("usage: git-intent-hook post-commit | post-rewrite [amend|rebase]  (reads pairs on stdin)")
+        print("usage: git-intent-hook post-commit | post-rewrite [amend|rebase] (reads pairs on stdin) | post-merge "
+              "| post-checkout OLD NEW FLAG")
         sys.exit(0 if args else 2)
     hook, rest = args[0], args[1:]
     if hook == "post-rewrite" and not rest and "PRE_COMMIT_REWRITE_COMMAND" in os.environ:

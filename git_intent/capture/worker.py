@@ -29,6 +29,7 @@ from ..private import lock_file, private_dir, tighten, write_text
 from ..sessions.backup import retry_backups
 from ..terminal import terminal_safe
 from .carry import picked_source, reverted_commit, rewritten_sources
+from .landed import carry_landed
 from .queue import Job, attempts_file, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
 
@@ -177,6 +178,8 @@ def process(repo: Repository, job: Job) -> list[RecordResult]:
     """The `record_commit` calls a job stands for, classified by the reflog subject (DESIGN.md)."""
     if job.hook == "post-rewrite":
         return _rewrite(repo, job)
+    if job.hook == "landed":  # a pull or checkout brought commits a forge may have squashed or rebased
+        return [landed.result for landed in carry_landed(repo)]
     commit, subject = job.commit, job.subject
     if commit is None or subject.startswith("rebase"):
         return []  # inside a rebase the post-rewrite job carries the records

@@ -39,7 +39,7 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite"]))
+@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite", "post-merge", "post-checkout"]))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook(hook: str, args: tuple[str, ...]) -> None:
     """Run git-intent's HOOK from another hook manager (husky, pre-commit, a shared hooks folder).
@@ -87,7 +87,8 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
     """Link commit REV (default HEAD) to the agent sessions that wrote its lines. Idempotent.
 
     Lines no agent edit explains stay human. With --pending, drain the queue the hooks fill instead
-    (what the background worker does after each commit and rewrite).
+    (what the background worker does after each commit and rewrite). Either way, commits a forge
+    squash-merged or rebase-merged from recorded ones get their records carried.
     """
     from ..capture.record import record_commit
 
@@ -109,11 +110,15 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
         if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
-    result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
+    from ..capture.landed import carry_landed
+
+    repo = open_repo()
+    result = record_commit(repo, rev or "HEAD", transcripts=transcripts)
+    landed = carry_landed(repo)  # commits a forge squashed or rebased since (issue 24)
     if as_json:
         print_json(result.__dict__)
     else:
-        echo(result.text(), nl=False)
+        echo(result.text() + "".join(done.text() for done in landed), nl=False)
 
 
 @cli.command()
