@@ -108,7 +108,8 @@ def test_a_step_that_fails_undoes_the_steps_before_it(repo: Path) -> None:
     assert proc.returncode == 1
     assert proc.stdout == ""
     first = proc.stderr.splitlines()[0]
-    assert first.startswith("error: git-intent was not installed: setting git config notes.intent.mergeStrategy failed (")
+    assert first.startswith(
+        "error: git-intent was not installed: setting git config notes.intent.mergeStrategy failed (")
     assert first.endswith("); everything install had changed before that was undone.")
     assert listing(hooks) == before
     assert local_config(repo) == config

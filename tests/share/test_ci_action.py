@@ -119,7 +119,8 @@ def test_action_yml_runs_the_script_with_the_pull_requests_commits() -> None:
     assert "  using: composite" in action
     assert action[-1] == '      run: sh "${{ github.action_path }}/ci/pr-comment.sh"'
     for line in ("        INTENT_BASE: ${{ inputs.base }}", "        INTENT_HEAD: ${{ inputs.head }}",
-                 "        INTENT_PR: ${{ inputs.pull-request }}", "        INTENT_MIN_COVERAGE: ${{ inputs.min-coverage }}",
+                 "        INTENT_PR: ${{ inputs.pull-request }}",
+                 "        INTENT_MIN_COVERAGE: ${{ inputs.min-coverage }}",
                  "    default: ${{ github.event.pull_request.base.sha }}",
                  "    default: ${{ github.event.pull_request.number }}"):
         assert line in action, line
