@@ -159,7 +159,11 @@ def _retire(repo: Repository, record: dict[str, list[str]], key: str, value: str
     if value not in _values(repo, key):
         return []
     _unset(repo, key, value)
-    undo.append(lambda: None if repo.git("config", "--add", key, value) else None)
+
+    def restore() -> None:
+        repo.git("config", "--add", key, value)
+
+    undo.append(restore)
     return [f"Unset git config {key} = {value}, which an earlier install set: with it, git's own amend and "
             f"rebase fail while {NOTES_REF} is damaged; the post-rewrite hook carries the records instead."]
 

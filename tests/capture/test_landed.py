@@ -196,3 +196,24 @@ def test_the_next_record_carries_a_squash_the_author_fetched_with_plain_git(tmp_
     assert {(r["path"], r["session_id"]) for r in lines} == {
         ("parse.py", session_id), ("total.py", session_id), ("report.py", session_id)}
     assert os.path.exists(team.author / ".git" / "intent" / "landed.json")
+
+
+@pytest.mark.slow
+def test_a_teammate_who_only_fetches_derives_the_same_note(tmp_path: Path) -> None:
+    """Issue 24, item 2: a teammate's clone that has the pull request's commits (cloned before the merge)
+    runs `git intent fetch` after the squash; the author has not pushed the carried records. Both derive
+    the same note byte for byte, and pushing both leaves one copy of each line on the remote."""
+    team = Team(tmp_path)
+    session_id = team.agent_branch("ledger")
+    mate = clone(team.remote, tmp_path / "teammate")
+    ok("fetch", cwd=mate)
+    squash = team.squash_merge("ledger", edit=True)
+    assert json.loads(ok("fetch", "--json", cwd=mate))["carried"] == [squash]
+    assert json.loads(ok("fetch", "--json", cwd=team.author))["carried"] == [squash]
+    ours, theirs = note_text(team.author, squash), note_text(mate, squash)
+    assert ours is not None and ours == theirs
+    assert session_id in ours
+    ok("push", cwd=mate)
+    ok("push", cwd=team.author)  # fetches and merges the teammate's notes (cat_sort_uniq) on rejection
+    remote_note = git(team.remote, "notes", "--ref", "refs/notes/intent", "show", squash)
+    assert remote_note == ours
