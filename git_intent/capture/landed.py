@@ -15,8 +15,8 @@ the match):
 
 The match only names the sources; the credits are carried line by line exactly as `git intent carry`
 does (`carry.carried_edits`), so a line the forge changed is not credited, and every carried range says
-`derived_from`. What was examined is remembered in `<state>/landed.json`, so a run looks only at commits
-it has not seen since the notes last changed.
+`derived_from`. What was examined is remembered in `<state>/landed.json`: a run looks at the commits it has
+not seen, and again at those a recorded commit new since then may be the source of.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from .record import RecordResult, attribute_commit, note_records, summarize
 LIMIT = 200  # newest non-merge commits on branches looked at per run (a forge lands a handful per fetch)
 TIPS = 50  # newest recorded tips tried as the branch a commit squashes
 CHAIN = 200  # commits of a recorded branch at most (a longer one is not a pull request)
-STATE = "landed.json"  # {"notes": n, "seen": [commits examined while the notes held n commits]}
+SLACK = 86_400  # seconds: a source authored up to a day after a commit's date (clock skew) may still be its source
+STATE = "landed.json"  # {"sources": [recorded commits known], "seen": [unrecorded commits examined]}
 _WS = re.compile(r"\s+")
 
 
@@ -57,13 +58,29 @@ class Landed:
                 "added lines credited.\n")
 
 
-@dataclass
-class _Unit:
-    """Recorded work a landed commit may copy: one commit, or a branch's commits (oldest first)."""
+@dataclass(frozen=True)
+class _Patch:
+    """The patch identity of a commit's first-parent diff, or of a branch's combined diff."""
 
-    commits: list[str]
     patch_id: str
-    hunks: set[str] = field(default_factory=set)
+    hunks: frozenset[str]
+
+
+@dataclass
+class _Recorded:
+    """What every run needs about the recorded commits present here: their patches, author times and
+    first parents, and the tips of recorded branches (newest first)."""
+
+    patches: dict[str, _Patch] = field(default_factory=dict)
+    authored: dict[str, int] = field(default_factory=dict)
+    tips: list[str] = field(default_factory=list)
+
+    def by_id(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for commit, patch in self.patches.items():
+            if patch.patch_id:
+                out.setdefault(patch.patch_id, []).append(commit)
+        return out
 
 
 def carry_landed(repo: Repository, *, limit: int = LIMIT) -> list[Landed]:
@@ -73,71 +90,83 @@ def carry_landed(repo: Repository, *, limit: int = LIMIT) -> list[Landed]:
     recorded = note_blobs(repo)
     if not recorded:
         return []
-    out = repo.git("log", "--no-merges", f"--max-count={limit}", "--format=%H %P", "--branches", "--remotes",
+    out = repo.git("log", "--no-merges", f"--max-count={limit}", "--format=%H %ct %P", "--branches", "--remotes",
                    check=False)
-    parents = {row[0]: row[1] for row in (line.split() for line in out.splitlines()) if len(row) >= 2}
-    seen = _seen(repo, len(recorded))
-    targets = [c for c in reversed(list(parents)) if c not in recorded and c not in seen]
-    if not targets:
+    window = {row[0]: (int(row[1]), row[2]) for row in (line.split() for line in out.splitlines()) if len(row) >= 3}
+    known, examined = _state(repo)
+    seen = set(examined)
+    fresh = [c for c in recorded if c not in known]
+    unrecorded = [c for c in reversed(list(window)) if c not in recorded]
+    if not [c for c in unrecorded if c not in seen] and not fresh:
         return []
-    target_ids = _patch_ids(repo, targets)
-    by_id: dict[str, list[str]] = {}
-    for commit, pid in _patch_ids(repo, [c for c in recorded if _exists(repo, c)]).items():
-        by_id.setdefault(pid, []).append(commit)
-    tips = _tips(repo, list(recorded))
+    found = _recorded(repo, list(recorded))
+    # A commit examined before is examined again only when a source new since then was authored before it.
+    since = min((found.authored[c] for c in fresh if c in found.authored), default=None)
+    targets = [c for c in unrecorded if c not in seen or (since is not None and window[c][0] + SLACK >= since)]
+    by_id, combined = found.by_id(), _Combined(repo)
     landed: list[Landed] = []
-    for target in targets:
-        found = _match(repo, target, parents[target], target_ids.get(target), by_id, tips)
-        if found is not None:
-            done = _carry(repo, target, *found)
+    for target, patch in _patches(repo, targets).items():
+        match = _match(repo, target, window[target][1], patch, found, by_id, combined)
+        if match is not None:
+            done = _carry(repo, target, *match)
             if done is not None:
                 landed.append(done)
-    _remember(repo, len(note_blobs(repo)), [*seen, *targets])
+    _remember(repo, list(note_blobs(repo)), [*examined, *targets])
     return landed
 
 
-def _match(repo: Repository, target: str, parent: str, pid: str | None, by_id: dict[str, list[str]],
-           tips: list[str]) -> tuple[list[str], str] | None:
+def _match(repo: Repository, target: str, parent: str, patch: _Patch, found: _Recorded,
+           by_id: dict[str, list[str]], combined: _Combined) -> tuple[list[str], str] | None:
     """(sources, how) for `target`, or None when no recorded work has its patch identity."""
-    if pid and pid in by_id:
-        return sorted(by_id[pid]), "rebase"
-    units = _units(repo, target, parent, tips)
-    for unit in units:
-        if pid and unit.patch_id == pid and len(unit.commits) > 1:
-            return unit.commits, "squash"
-    wanted = _hunks(_diff(repo, parent, target))
-    best: tuple[int, int, list[str]] | None = None
-    for unit in units:
-        shared = len(wanted & unit.hunks)
-        if shared and 2 * shared >= len(wanted) and (best is None or (shared, len(unit.commits)) > best[:2]):
-            best = (shared, len(unit.commits), unit.commits)
-    return (best[2], "edited") if best else None
+    if patch.patch_id in by_id:
+        return sorted(by_id[patch.patch_id]), "rebase"
+    branches = [] if not found.tips else _branches(repo, target, parent, found.tips, combined)
+    for commits, whole in branches:
+        if whole.patch_id == patch.patch_id and len(commits) > 1:
+            return commits, "squash"
+    # Edited on the forge: the recorded work sharing the most hunks, if at least half of the commit's.
+    best: list[tuple[int, int, str, list[str]]] = []
+    for commits, whole in branches:
+        best.append((len(patch.hunks & whole.hunks), len(commits), commits[-1], commits))
+    for commit, one in found.patches.items():
+        best.append((len(patch.hunks & one.hunks), 1, commit, [commit]))
+    for shared, _, _, commits in sorted(best, key=lambda b: (-b[0], -b[1], b[2])):
+        if not shared or 2 * shared < len(patch.hunks):
+            return None
+        if len(commits) > 1 or not repo.succeeds("merge-base", "--is-ancestor", commits[0], target):
+            return commits, "edited"
+    return None
 
 
-def _units(repo: Repository, target: str, parent: str, tips: list[str]) -> list[_Unit]:
-    """The recorded branches not merged into `target` (each tip back to where it meets `parent`), and each
-    of their commits alone; in a fixed order, so every clone derives the same answer."""
-    if not tips:
-        return []
+class _Combined:
+    """Combined diffs of recorded branches, each computed once per run: (base, tip) -> patch."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo, self.cache = repo, {}  # type: Repository, dict[tuple[str, str], _Patch]
+
+    def get(self, base: str, tip: str) -> _Patch:
+        if (base, tip) not in self.cache:
+            diff = _diff(self.repo, base, tip)
+            self.cache[(base, tip)] = _Patch(_patch_id(diff), _hunks(diff))
+        return self.cache[(base, tip)]
+
+
+def _branches(repo: Repository, target: str, parent: str, tips: list[str], combined: _Combined
+              ) -> list[tuple[list[str], _Patch]]:
+    """The recorded branches not merged into `target`: each tip's commits back to where it meets `parent`
+    (oldest first) and their combined patch; in a fixed order, so every clone derives the same answer."""
     unmerged = set(repo.git("rev-list", f"--max-count={CHAIN * len(tips)}", *tips, f"^{target}",
                             check=False).split())
-    units: list[_Unit] = []
+    out: list[tuple[list[str], _Patch]] = []
     for tip in tips:
         if tip not in unmerged:
             continue
         base = repo.git("merge-base", tip, parent, check=False).strip()
-        chain = repo.git("rev-list", "--reverse", f"--max-count={CHAIN}", tip, *([f"^{base}"] if base else []),
-                         check=False).split()
-        if not base or not chain:
-            continue
-        diff = _diff(repo, base, tip)
-        units.append(_Unit(chain, _patch_id(diff), _hunks(diff)))
-        for commit in chain:
-            first = repo.parents(commit)[:1]
-            if first:
-                one = _diff(repo, first[0], commit)
-                units.append(_Unit([commit], _patch_id(one), _hunks(one)))
-    return units
+        chain = repo.git("rev-list", "--reverse", f"--max-count={CHAIN}", tip, f"^{base}",
+                         check=False).split() if base else []
+        if chain:
+            out.append((chain, combined.get(base, tip)))
+    return out
 
 
 def _carry(repo: Repository, target: str, sources: list[str], how: str) -> Landed | None:
@@ -153,19 +182,17 @@ def _carry(repo: Repository, target: str, sources: list[str], how: str) -> Lande
     return Landed(commit=target, sources=sources, how=how, result=result)
 
 
-def _tips(repo: Repository, recorded: list[str]) -> list[str]:
-    """Recorded commits no other recorded commit has as its first parent (a recorded branch's tip), newest
-    first, at most `TIPS`."""
-    out = repo.git("log", "--no-walk", "--stdin", "--format=%H %P", input_text="\n".join(recorded) + "\n",
+def _recorded(repo: Repository, recorded: list[str]) -> _Recorded:
+    """The patches, author times and branch tips of the recorded commits this clone has (a note may name a
+    commit it never fetched: a branch the forge deleted)."""
+    out = repo.git("log", "--no-walk", "--stdin", "--format=%H %at %P", input_text="\n".join(recorded) + "\n",
                    check=False)
-    rows = [line.split() for line in out.splitlines() if line.strip()]
-    firsts = {row[1] for row in rows if len(row) > 1}
-    return [row[0] for row in rows if row[0] not in firsts][:TIPS]
-
-
-def _exists(repo: Repository, commit: str) -> bool:
-    # A note may name a commit this clone never fetched (a deleted branch on the forge).
-    return repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}")
+    rows = [line.split() for line in out.splitlines() if len(line.split()) >= 2]
+    firsts = {row[2] for row in rows if len(row) > 2}
+    found = _Recorded(authored={row[0]: int(row[1]) for row in rows},
+                      tips=[row[0] for row in rows if row[0] not in firsts][:TIPS])
+    found.patches = _patches(repo, [row[0] for row in rows])
+    return found
 
 
 def _diff(repo: Repository, old: str, new: str) -> str:
@@ -178,20 +205,27 @@ def _patch_id(diff: str) -> str:
     return proc.stdout.split(" ", 1)[0]
 
 
-def _patch_ids(repo: Repository, commits: list[str]) -> dict[str, str]:
-    """commit -> `git patch-id --stable` of its first-parent diff, for many commits in two git processes."""
+def _patches(repo: Repository, commits: list[str]) -> dict[str, _Patch]:
+    """commit -> the patch of its first-parent diff, for many commits in two git processes (one `git log
+    -p`, one `git patch-id --stable` over all of it); an empty commit has an empty patch id."""
     if not commits:
         return {}
     log = subprocess.run(["git", "log", "--no-walk=unsorted", "--stdin", "-p", "--no-color", "--no-ext-diff",
                           "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--format=commit %H"],
-                         cwd=repo.root, input="\n".join(commits) + "\n", capture_output=True, text=True)
-    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=repo.root, input=log.stdout, capture_output=True,
-                          text=True)
-    return {row[1]: row[0] for row in (line.split() for line in proc.stdout.splitlines()) if len(row) == 2}
+                         cwd=repo.root, input="\n".join(commits) + "\n", capture_output=True, text=True).stdout
+    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=repo.root, input=log, capture_output=True, text=True)
+    ids = {row[1]: row[0] for row in (line.split() for line in proc.stdout.splitlines()) if len(row) == 2}
+    patches: dict[str, _Patch] = {}
+    for part in re.split(r"^commit (?=[0-9a-f]{40}$)", log, flags=re.M)[1:]:
+        commit, _, diff = part.partition("\n")
+        patches[commit] = _Patch(ids.get(commit, ""), _hunks(diff))
+    return patches
 
 
-def _hunks(diff: str) -> set[str]:
-    """The identity of each hunk of `diff`: its path and its added and removed lines, whitespace ignored."""
+def _hunks(diff: str) -> frozenset[str]:
+    """The identity of each hunk of `diff`: its path and its lines (added, removed and context, as patch-id
+    reads them), whitespace and line numbers ignored. Context keeps a one-line hunk (`+import os`) from
+    matching another commit's same line in another place."""
     keys: set[str] = set()
     path, body = "", []  # type: str, list[str]
 
@@ -208,26 +242,26 @@ def _hunks(diff: str) -> set[str]:
         elif line.startswith("@@"):
             close()
             in_hunk = True
-        elif in_hunk and line[:1] in ("+", "-"):
+        elif in_hunk and line[:1] in ("+", "-", " "):
             body.append(line[0] + _WS.sub("", line[1:]))
     close()
-    return keys
+    return frozenset(keys)
 
 
-def _seen(repo: Repository, notes: int) -> list[str]:
-    """The commits examined while refs/notes/intent held `notes` notes (more notes: look again)."""
+def _state(repo: Repository) -> tuple[set[str], list[str]]:
+    """(recorded commits known at the last run, unrecorded commits examined, oldest first); empty at first."""
     try:
         data = json.loads((repo.state_dir / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
-    if not isinstance(data, dict) or data.get("notes") != notes or not isinstance(data.get("seen"), list):
-        return []
-    return [str(c) for c in data["seen"]]
+        return set(), []
+    if not isinstance(data, dict):
+        return set(), []
+    return {str(c) for c in data.get("sources") or []}, [str(c) for c in data.get("seen") or []]
 
 
-def _remember(repo: Repository, notes: int, seen: list[str]) -> None:
+def _remember(repo: Repository, sources: list[str], seen: list[str]) -> None:
     try:
-        write_text(private_dir(repo.state_dir) / STATE,
-                   json.dumps({"notes": notes, "seen": list(dict.fromkeys(seen))[-5 * LIMIT:]}) + "\n")
+        write_text(private_dir(repo.state_dir) / STATE, json.dumps(
+            {"sources": sorted(sources), "seen": list(dict.fromkeys(seen))[-5 * LIMIT:]}) + "\n")
     except OSError:
         pass  # a read-only state folder: the next run looks again
