@@ -150,6 +150,22 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
     return changes
 
 
+def retire_config(repo: Repository) -> list[str]:
+    """Take back what an earlier install set and this version no longer wants (`RETIRED`), as install.json
+    records it, so an upgrade fixes itself at the next commit without a new `install`; one sentence per
+    change. Raises GitError when git config cannot be written (the worker retries at its next run)."""
+    try:
+        record = _load_record(repo)
+    except IntentError:
+        return []
+    if not record or not any(value in record.get(key, []) for key, value in RETIRED):
+        return []
+    undo: list[Callable[[], None]] = []
+    changes = [change for key, value in RETIRED for change in _retire(repo, record, key, value, undo)]
+    _save_record(repo, record, undo)
+    return changes
+
+
 def _retire(repo: Repository, record: dict[str, list[str]], key: str, value: str,
             undo: list[Callable[[], None]]) -> list[str]:
     """Unset `key = value` when an earlier install set it (its record says so); a value of the user's stays."""

@@ -292,3 +292,21 @@ def test_install_keeps_a_rewrite_ref_the_user_set(repo: Path) -> None:
     install(repo)
     assert git(repo, "config", "--get-all", "notes.rewriteRef").splitlines() == [NOTES_REF]
     assert status(repo)["rewrite_ref_breaks_git"] is False  # the ref is fine
+
+
+def test_the_first_commit_after_an_upgrade_takes_back_the_earlier_rewrite_ref(repo: Path) -> None:
+    """Hooks an earlier version installed keep working after an upgrade without `install`: the worker of
+    the next commit unsets the notes.rewriteRef that version set (its install.json says so)."""
+    install(repo)
+    state = repo / ".git" / "intent"
+    record = json.loads((state / "install.json").read_text(encoding="utf-8"))
+    record["config"]["notes.rewriteRef"] = [NOTES_REF]  # as an earlier install recorded it
+    (state / "install.json").write_text(json.dumps(record), encoding="utf-8")
+    git(repo, "config", "notes.rewriteRef", NOTES_REF)
+    agent_commit(repo)
+    assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
+    assert json.loads((state / "install.json").read_text(encoding="utf-8"))["config"]["notes.rewriteRef"] == []
+    assert "Unset git config notes.rewriteRef = refs/notes/intent, which an earlier install set" in (
+        state / "hook.log").read_text(encoding="utf-8")
+    damage(repo)
+    assert amend(repo, "amended with a damaged ref").returncode == 0
