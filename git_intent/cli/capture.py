@@ -111,10 +111,15 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
     from ..capture.landed import carry_landed
+    from ..errors import IntentError
 
     repo = open_repo()
     result = record_commit(repo, rev or "HEAD", transcripts=transcripts)
-    landed = carry_landed(repo)  # commits a forge squashed or rebased since (issue 24)
+    try:
+        landed = carry_landed(repo)  # commits a forge squashed or rebased since (issue 24)
+    except IntentError as exc:  # REV is recorded; the next record or fetch carries them
+        landed = []
+        echo(f"warning: the records of forge merges were not carried: {exc}", err=True)
     if as_json:
         print_json(result.__dict__)
     else:

@@ -87,6 +87,8 @@ def fetch(remote: str | None, as_json: bool) -> None:
     if result.carried:
         echo(f"Carried records onto {len(result.carried)} commit(s) a forge squashed or rebased: "
              f"{', '.join(c[:12] for c in result.carried)}; `git intent push` shares them.")
+    if result.carry_problem:
+        echo(f"warning: the records of forge merges were not carried: {result.carry_problem}", err=True)
     if not result.notes and not result.evidence:
         echo(f"{result.remote} has no git-intent records yet.")
         return

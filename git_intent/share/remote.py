@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from ..capture.landed import carry_landed
-from ..errors import ShareError
+from ..errors import IntentError, ShareError
 from ..git.repo import Repository, run_git
 from ..notes import NOTES_REF, notes_lock
 from ..notes import evidence_ref as store
@@ -41,6 +41,7 @@ class FetchResult(BaseModel):
     evidence: bool = False
     evidence_changed: bool = False
     carried: list[str] = []  # commits a forge made whose records were carried from recorded ones (issue 24)
+    carry_problem: str | None = None  # why carrying them failed (the fetch itself succeeded)
 
 
 class PushResult(BaseModel):
@@ -114,7 +115,10 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
         from .merge import merge_store
 
         result.evidence_changed = merge_store(repo, store.tracking_ref(remote))
-    result.carried = [landed.commit for landed in carry_landed(repo)]
+    try:
+        result.carried = [landed.commit for landed in carry_landed(repo)]
+    except IntentError as exc:  # the fetch was done; the next fetch or record carries them
+        result.carry_problem = str(exc)
     return result
 
 

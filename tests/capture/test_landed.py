@@ -217,3 +217,19 @@ def test_a_teammate_who_only_fetches_derives_the_same_note(tmp_path: Path) -> No
     ok("push", cwd=team.author)  # fetches and merges the teammate's notes (cat_sort_uniq) on rejection
     remote_note = git(team.remote, "notes", "--ref", "refs/notes/intent", "show", squash)
     assert remote_note == ours
+
+
+def test_a_commit_sharing_lines_but_not_a_patch_with_an_open_branch_is_not_credited(tmp_path: Path) -> None:
+    """A person's commit on main that writes two of the agent's lines (an open pull request, not merged) has
+    no hunk of the branch: nothing is carried, its lines stay unrecorded."""
+    team = Team(tmp_path)
+    team.agent_branch("ledger")
+    git(team.forge, "pull", "-q", "--ff-only", "origin", "main")
+    (team.forge / "parse.py").write_text("".join(PARSE.splitlines(keepends=True)[:2]) + "    return rows\n",
+                                         encoding="utf-8")
+    git(team.forge, "add", "parse.py")
+    git(team.forge, "commit", "-q", "-m", "a person's parser")
+    git(team.forge, "push", "-q", "origin", "main")
+    person = git(team.forge, "rev-parse", "HEAD").strip()
+    assert json.loads(ok("fetch", "--json", cwd=team.author))["carried"] == []
+    assert note_text(team.author, person) is None
