@@ -47,6 +47,7 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
     Same fast path as the installed hook; never fails. `git-intent-hook HOOK` does the same without
     loading the CLI (faster in a hook). post-rewrite reads git's old/new pairs on stdin
     and takes the rewrite kind (amend or rebase) as its argument, or from PRE_COMMIT_REWRITE_COMMAND.
+    post-merge and post-checkout (git's three arguments) look for commits a forge squashed or rebased.
     """
     import os
 
@@ -54,6 +55,9 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 
     kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
                           if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
+    if hook == "post-checkout" and not kind and "PRE_COMMIT_CHECKOUT_TYPE" in os.environ:
+        kind = [os.environ.get("PRE_COMMIT_FROM_REF", ""), os.environ.get("PRE_COMMIT_TO_REF", ""),
+                os.environ["PRE_COMMIT_CHECKOUT_TYPE"]]
     stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     run_shim(hook, kind, stdin)
 
