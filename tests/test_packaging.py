@@ -25,7 +25,8 @@ def test_hook_shims_ship_from_the_top_level_hooks_folder() -> None:
     """hooks/ holds the shims users and hook managers see; the package carries them through templates/."""
     templates = ROOT / "git_intent" / "templates"
     assert templates.resolve() == (ROOT / "hooks").resolve()
-    assert sorted(p.name for p in (ROOT / "hooks").iterdir()) == ["post-commit", "post-rewrite", "pre-push"]
+    assert sorted(p.name for p in (ROOT / "hooks").iterdir()) == [
+        "post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-push"]
     from importlib import resources
 
     shim = resources.files("git_intent").joinpath("templates", "post-commit").read_text(encoding="utf-8")

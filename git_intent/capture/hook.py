@@ -53,7 +53,7 @@ def drain() -> None:
                              start_new_session=True, close_fds=True)
 
 
-SHIMS = ("post-commit", "post-rewrite")
+SHIMS = ("post-commit", "post-rewrite", "post-merge", "post-checkout")
 
 
 def render_shim(hook: str, python: str | None = None) -> str:
@@ -88,14 +88,19 @@ def run_shim(hook: str, args: list[str], stdin: bytes) -> int:
 
 def shim_main() -> None:
     """Console script `git-intent-hook HOOK [ARGS]` for hook managers; post-rewrite reads git's pairs on
-    stdin and takes the rewrite kind as its argument, or from PRE_COMMIT_REWRITE_COMMAND."""
+    stdin and takes the rewrite kind as its argument, or from PRE_COMMIT_REWRITE_COMMAND; post-checkout
+    takes git's three arguments, or pre-commit's PRE_COMMIT_FROM_REF, _TO_REF and _CHECKOUT_TYPE."""
     args = sys.argv[1:]
     if not args or args[0] in ("-h", "--help"):
-        print("usage: git-intent-hook post-commit | post-rewrite [amend|rebase]  (reads pairs on stdin)")
+        print("usage: git-intent-hook post-commit | post-rewrite [amend|rebase] (reads pairs on stdin) | post-merge "
+              "| post-checkout OLD NEW FLAG")
         sys.exit(0 if args else 2)
     hook, rest = args[0], args[1:]
     if hook == "post-rewrite" and not rest and "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
         rest = [os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
+    if hook == "post-checkout" and not rest and "PRE_COMMIT_CHECKOUT_TYPE" in os.environ:
+        rest = [os.environ.get("PRE_COMMIT_FROM_REF", ""), os.environ.get("PRE_COMMIT_TO_REF", ""),
+                os.environ["PRE_COMMIT_CHECKOUT_TYPE"]]
     stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     sys.exit(run_shim(hook, rest, stdin))
 

@@ -5,6 +5,11 @@ install refuses leaves the repository as it was, and a step that fails (a locked
 disk) undoes the steps before it. What install added to the git configuration is recorded in
 `<git common dir>/intent/install.json`, so uninstall removes exactly that and keeps values the user had set
 before (a `notes.rewriteRef` of their own, even `refs/notes/intent` itself).
+
+Install no longer sets `notes.rewriteRef` (issue 24): with it, git's own `commit --amend` and `rebase` read
+refs/notes/intent and died (rc 128) whenever the ref was damaged. The post-rewrite hook already hands the
+worker git's old→new pairs, and the worker carries the credits, so git need not copy notes; install takes
+back the value an earlier install set.
 """
 
 from __future__ import annotations
@@ -26,9 +31,15 @@ from .hook import render_shim
 
 MARKER = "git-intent-hook-marker"
 HOOKS = ("post-commit", "post-rewrite")
+# New commits arriving from a forge (a pull, a checkout after a fetch): their records are carried by patch
+# identity from the recorded commits they squash or rebase (issue 24, capture/landed.py).
+LANDED_HOOKS = ("post-merge", "post-checkout")
 PUSH_HOOK = "pre-push"  # opt-in (`install --push-notes`): a plain `git push` also pushes the notes
-# rewriteRef makes git copy notes on amend and rebase; cat_sort_uniq merges JSON Lines notes safely.
-CONFIG = (("notes.rewriteRef", NOTES_REF), ("notes.intent.mergeStrategy", "cat_sort_uniq"))
+# cat_sort_uniq merges JSON Lines notes safely.
+CONFIG = (("notes.intent.mergeStrategy", "cat_sort_uniq"),)
+# What earlier installs set and this one takes back (issue 24): notes.rewriteRef made git itself read
+# refs/notes/intent in every amend and rebase, so a damaged ref failed them with rc 128.
+RETIRED = (("notes.rewriteRef", NOTES_REF),)
 RECORD = "install.json"  # {"config": {key: [values install added]}}
 
 
@@ -39,7 +50,8 @@ def hooks_dir(repo: Repository) -> Path:
 
 
 def rewrite_ref_set(repo: Repository) -> bool:
-    """Whether notes.rewriteRef names refs/notes/intent (then a damaged ref breaks git's amend and rebase)."""
+    """Whether notes.rewriteRef names refs/notes/intent (then a damaged ref breaks git's amend and rebase);
+    install no longer sets it, so only a value the user set, or an earlier install left, makes this True."""
     return NOTES_REF in _values(repo, "notes.rewriteRef")
 
 
@@ -94,12 +106,14 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
     folder = hooks_dir(repo)
     if not shared_hooks_path:
         _check_hooks_folder(repo, folder)
-    plans = [_plan_hook(folder, hook) for hook in ((*HOOKS, PUSH_HOOK) if push_notes else HOOKS)]
+    hooks = (*HOOKS, *LANDED_HOOKS, PUSH_HOOK) if push_notes else (*HOOKS, *LANDED_HOOKS)
+    plans = [_plan_hook(folder, hook) for hook in hooks]
     record = _load_record(repo)
     if record is None:
         # An earlier version installed without a record: the values there are its own, as its uninstall assumed.
         upgrade = any(p.previous is not None for p in plans)
-        record = {key: [value] if upgrade and value in _values(repo, key) else [] for key, value in CONFIG}
+        record = {key: [value] if upgrade and value in _values(repo, key) else []
+                  for key, value in (*CONFIG, *RETIRED)}
     undo: list[Callable[[], None]] = []
     changes: list[str] = []
     step = f"creating {folder}"
@@ -117,6 +131,9 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
                 undo.append(partial(_unset, repo, key, value))
                 record[key] = [*record.get(key, []), value]
                 changes.append(f"Set git config {key} = {value}.")
+        for key, value in RETIRED:
+            step = f"unsetting git config {key}"
+            changes += _retire(repo, record, key, value, undo)
         step = f"creating {NOTES_REF}"
         changes += _create_notes_ref(repo, undo)
         step = "adding the backup to .git/info/exclude"
@@ -131,6 +148,40 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
     except (OSError, IntentError) as exc:
         raise _rolled_back(step, exc, undo) from None
     return changes
+
+
+def retire_config(repo: Repository) -> list[str]:
+    """Take back what an earlier install set and this version no longer wants (`RETIRED`), as install.json
+    records it, so an upgrade fixes itself at the next commit without a new `install`; one sentence per
+    change. Raises GitError when git config cannot be written (the worker retries at its next run)."""
+    try:
+        record = _load_record(repo)
+    except IntentError:
+        return []
+    if not record or not any(value in record.get(key, []) for key, value in RETIRED):
+        return []
+    undo: list[Callable[[], None]] = []
+    changes = [change for key, value in RETIRED for change in _retire(repo, record, key, value, undo)]
+    _save_record(repo, record, undo)
+    return changes
+
+
+def _retire(repo: Repository, record: dict[str, list[str]], key: str, value: str,
+            undo: list[Callable[[], None]]) -> list[str]:
+    """Unset `key = value` when an earlier install set it (its record says so); a value of the user's stays."""
+    if value not in record.get(key, []):
+        return []
+    record[key] = [v for v in record[key] if v != value]
+    if value not in _values(repo, key):
+        return []
+    _unset(repo, key, value)
+
+    def restore() -> None:
+        repo.git("config", "--add", key, value)
+
+    undo.append(restore)
+    return [f"Unset git config {key} = {value}, which an earlier install set: with it, git's own amend and "
+            f"rebase fail while {NOTES_REF} is damaged; the post-rewrite hook carries the records instead."]
 
 
 def _plan_hook(folder: Path, hook: str) -> _HookPlan:
@@ -187,7 +238,7 @@ def _write_hook(path: Path, data: bytes) -> None:
 def _create_notes_ref(repo: Repository, undo: list[Callable[[], None]]) -> list[str]:
     if repo.succeeds("rev-parse", "-q", "--verify", NOTES_REF):
         return []
-    # With notes.rewriteRef set, git warns on every amend and rebase until the ref exists.
+    # Readers (`git notes --ref`, fetch's merge) find a notes commit from the start.
     try:
         empty = empty_notes_commit(repo, "git-intent notes")
     except GitError:
@@ -243,7 +294,7 @@ def uninstall(repo: Repository) -> list[str]:
     Notes and backup stay."""
     changes: list[str] = []
     folder = hooks_dir(repo)
-    for hook in (*HOOKS, PUSH_HOOK):
+    for hook in (*HOOKS, *LANDED_HOOKS, PUSH_HOOK):
         path, legacy = folder / hook, folder / f"{hook}.legacy"
         if is_ours(path):
             path.unlink()
@@ -252,7 +303,7 @@ def uninstall(repo: Repository) -> list[str]:
                 os.rename(legacy, path)
                 changes.append(f"Restored your earlier {hook} hook.")
     record = _load_record(repo)
-    for key, value in CONFIG:
+    for key, value in (*CONFIG, *RETIRED):
         added = record.get(key, []) if record is not None else [value]
         if value in added and value in _values(repo, key):
             _unset(repo, key, value)

@@ -11,6 +11,9 @@ A job is a small text file written by a shell shim (hooks/post-commit, hooks/pos
     ... (up to three, newest first)   <old sha> <new sha> [extra]
     end                           end
 
+and the post-merge and post-checkout shims write `hook landed`, `worktree <path>`, `end`: new commits
+arrived, so the worker looks for those a forge squashed or rebased from recorded ones (issue 24).
+
 A file without its final `end` line is still being written (or was cut short by a full disk).
 
 When `<git common dir>/intent/queue/` cannot be written (a read-only `.git/intent`, issue 9), the shims
@@ -160,7 +163,7 @@ def parse_job(path: Path) -> Job | None:
             raise ValueError(f"the job {path.name} was cut short (no `end` line)")
         return None
     head = lines[0].split(" ", 1)
-    if len(head) != 2 or head[0] != "hook" or head[1] not in ("post-commit", "post-rewrite"):
+    if len(head) != 2 or head[0] != "hook" or head[1] not in ("post-commit", "post-rewrite", "landed"):
         raise ValueError(f"the job {path.name} is not a git-intent job")
     job = Job(path=path, hook=head[1])
     section = ""

@@ -29,6 +29,8 @@ from ..private import lock_file, private_dir, tighten, write_text
 from ..sessions.backup import retry_backups
 from ..terminal import terminal_safe
 from .carry import picked_source, reverted_commit, rewritten_sources
+from .install import retire_config
+from .landed import carry_landed
 from .queue import Job, attempts_file, complete, fail, parse_job, pending
 from .record import RecordResult, record_commit
 
@@ -84,6 +86,7 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
                 write_text(pid_file, str(os.getpid()))  # for the shims and `status`
                 if not tried:  # once per run: copies a full disk kept out of the backup (issue 9)
                     retry_backups(repo, say)
+                    _retire(repo, say)
                 if not _blocked(repo, state, result, say):
                     _drain_once(repo, state, result, tried, say)
             finally:
@@ -94,6 +97,16 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
             # A shim may have queued a job after the last look but before the unlock: look again.
             if result.notes_ref_damage or not [p for p in pending(state) if p not in tried]:
                 return result
+
+
+def _retire(repo: Repository, say: Callable[[str], None]) -> None:
+    """An earlier install's notes.rewriteRef made git's own amend and rebase fail on a damaged ref (issue
+    24): taken back at the first drain after an upgrade, so no `install` needs running again."""
+    try:
+        for change in retire_config(repo):
+            say(change)
+    except (GitError, OSError) as exc:
+        say(f"could not take back an earlier install's git config: {exc}")
 
 
 def _blocked(repo: Repository, state: Path, result: DrainResult, say: Callable[[str], None]) -> bool:
@@ -177,6 +190,8 @@ def process(repo: Repository, job: Job) -> list[RecordResult]:
     """The `record_commit` calls a job stands for, classified by the reflog subject (DESIGN.md)."""
     if job.hook == "post-rewrite":
         return _rewrite(repo, job)
+    if job.hook == "landed":  # a pull or checkout brought commits a forge may have squashed or rebased
+        return [landed.result for landed in carry_landed(repo)]
     commit, subject = job.commit, job.subject
     if commit is None or subject.startswith("rebase"):
         return []  # inside a rebase the post-rewrite job carries the records

@@ -48,7 +48,7 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite"]))
+@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite", "post-merge", "post-checkout"]))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook(hook: str, args: tuple[str, ...]) -> None:
     """Run git-intent's HOOK from another hook manager (husky, pre-commit, a shared hooks folder).
@@ -56,6 +56,7 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
     Same fast path as the installed hook; never fails. `git-intent-hook HOOK` does the same without
     loading the CLI (faster in a hook). post-rewrite reads git's old/new pairs on stdin
     and takes the rewrite kind (amend or rebase) as its argument, or from PRE_COMMIT_REWRITE_COMMAND.
+    post-merge and post-checkout (git's three arguments) look for commits a forge squashed or rebased.
     """
     import os
 
@@ -63,6 +64,9 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 
     kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
                           if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
+    if hook == "post-checkout" and not kind and "PRE_COMMIT_CHECKOUT_TYPE" in os.environ:
+        kind = [os.environ.get("PRE_COMMIT_FROM_REF", ""), os.environ.get("PRE_COMMIT_TO_REF", ""),
+                os.environ["PRE_COMMIT_CHECKOUT_TYPE"]]
     stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     run_shim(hook, kind, stdin)
 
@@ -101,7 +105,8 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
     """Link commit REV (default HEAD) to the agent sessions that wrote its lines. Idempotent.
 
     Lines no agent edit explains stay human. With --pending, drain the queue the hooks fill instead
-    (what the background worker does after each commit and rewrite).
+    (what the background worker does after each commit and rewrite). Either way, commits a forge
+    squash-merged or rebase-merged from recorded ones get their records carried.
     """
     from ..capture.record import record_commit
 
@@ -123,11 +128,20 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
         if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
-    result = record_commit(open_repo(), rev or "HEAD", transcripts=transcripts)
+    from ..capture.landed import carry_landed
+    from ..errors import IntentError
+
+    repo = open_repo()
+    result = record_commit(repo, rev or "HEAD", transcripts=transcripts)
+    try:
+        landed = carry_landed(repo)  # commits a forge squashed or rebased since (issue 24)
+    except IntentError as exc:  # REV is recorded; the next record or fetch carries them
+        landed = []
+        echo(f"warning: the records of forge merges were not carried: {exc}", err=True)
     if as_json:
         print_json(result.__dict__)
     else:
-        echo(result.text(), nl=False)
+        echo(result.text() + "".join(done.text() for done in landed), nl=False)
 
 
 @cli.command()

@@ -73,7 +73,10 @@ def fetch(remote: str | None, as_json: bool) -> None:
     """Fetch git-intent's notes and shared evidence from REMOTE and merge them into yours.
 
     Notes land in refs/notes/remotes/REMOTE/intent and are merged with cat_sort_uniq: local records are
-    never overwritten. Needs no `install`; works in shallow clones.
+    never overwritten. REMOTE's branches are fetched too, and commits a forge squash-merged or
+    rebase-merged get the records of the recorded commits they copy (matched by patch id, never by
+    message; lines the forge changed stay uncredited); `git intent push` shares them. Needs no
+    `install`; works in shallow clones.
     """
     from ..share.remote import fetch as run
 
@@ -81,6 +84,11 @@ def fetch(remote: str | None, as_json: bool) -> None:
     if as_json:
         print_json(result.model_dump(mode="json"))
         return
+    if result.carried:
+        echo(f"Carried records onto {len(result.carried)} commit(s) a forge squashed or rebased: "
+             f"{', '.join(c[:12] for c in result.carried)}; `git intent push` shares them.")
+    if result.carry_problem:
+        echo(f"warning: the records of forge merges were not carried: {result.carry_problem}", err=True)
     if not result.notes and not result.evidence:
         echo(f"{result.remote} has no git-intent records yet.")
         return

@@ -6,6 +6,8 @@ notes; never). The evidence store is fetched into `refs/intent/remotes/<remote>/
 tree by tree (`merge.py`). A push sends only these refs (never branches, with --no-verify so it never
 re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
+After a fetch, commits a forge squashed or rebased from recorded ones get their records carried
+(`capture.landed`, issue 24); the next `push` shares them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from ..errors import ShareError
+from ..capture.landed import carry_landed
+from ..errors import IntentError, ShareError
 from ..git.repo import Repository, run_git
 from ..notes import NOTES_REF, notes_lock
 from ..notes import evidence_ref as store
@@ -37,6 +40,8 @@ class FetchResult(BaseModel):
     notes_changed: bool = False
     evidence: bool = False
     evidence_changed: bool = False
+    carried: list[str] = []  # commits a forge made whose records were carried from recorded ones (issue 24)
+    carry_problem: str | None = None  # why carrying them failed (the fetch itself succeeded)
 
 
 class PushResult(BaseModel):
@@ -86,24 +91,34 @@ def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
 
 def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     """Fetch REMOTE's notes and evidence and merge them into the local refs (no `install` needed; the
-    evidence comes whatever the local sharing level). Raises ShareError when git cannot fetch or merge."""
+    evidence comes whatever the local sharing level), with REMOTE's branches as `git fetch` updates them;
+    then carry records onto the commits a forge squashed or rebased from recorded ones (`carried`).
+    Raises ShareError when git cannot fetch or merge."""
     remote = check_remote(repo, remote) if remote else default_remote(repo)
     found = remote_refs(repo, remote)
     result = FetchResult(remote=remote, notes=NOTES_REF in found, evidence=store.EVIDENCE_REF in found)
     # Forced, but only into the remote-tracking refs: they mirror the remote; local records are merged below.
     specs = ([f"+{NOTES_REF}:{notes_tracking_ref(remote)}"] if result.notes else []) + \
         ([f"+{store.EVIDENCE_REF}:{store.tracking_ref(remote)}"] if result.evidence else [])
-    if not specs:
-        return result
-    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, *specs], repo.root, check=False)
-    if proc.returncode != 0:
-        raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
+    # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
+    # squashed or rebased must be here for their records to be carried (issue 24).
+    branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
+    specs += branches if specs else []
+    if specs:
+        proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, *specs], repo.root,
+                       check=False)
+        if proc.returncode != 0:
+            raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
     if result.notes:
         result.notes_changed = merge_notes(repo, notes_tracking_ref(remote))
     if result.evidence:
         from .merge import merge_store
 
         result.evidence_changed = merge_store(repo, store.tracking_ref(remote))
+    try:
+        result.carried = [landed.commit for landed in carry_landed(repo)]
+    except IntentError as exc:  # the fetch was done; the next fetch or record carries them
+        result.carry_problem = str(exc)
     return result
 
 

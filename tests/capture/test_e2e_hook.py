@@ -127,7 +127,8 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
     assert proc.stdout.splitlines() == [
         f"Installed the post-commit hook at {hook}.",
         f"Installed the post-rewrite hook at {hook.with_name('post-rewrite')}.",
-        "Set git config notes.rewriteRef = refs/notes/intent.",
+        f"Installed the post-merge hook at {hook.with_name('post-merge')}.",
+        f"Installed the post-checkout hook at {hook.with_name('post-checkout')}.",
         "Set git config notes.intent.mergeStrategy = cat_sort_uniq.",
         "Created refs/notes/intent.",
         "Added /.opencode/intent/ (the local backup) to .git/info/exclude.",
@@ -137,7 +138,8 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
     assert proc.stderr == ""
     assert MARKER in hook.read_text(encoding="utf-8")
     assert hook.stat().st_mode & stat.S_IXUSR
-    assert git(repo, "config", "--get-all", "notes.rewriteRef").splitlines() == ["refs/notes/intent"]
+    # issue 24: git itself never reads refs/notes/intent (a damaged ref must not fail an amend or rebase)
+    assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
     assert git(repo, "config", "--get-all", "notes.intent.mergeStrategy").splitlines() == ["cat_sort_uniq"]
     exclude = (root / ".git" / "info" / "exclude").read_text(encoding="utf-8")
     assert exclude.splitlines().count("/.opencode/intent/") == 1
@@ -145,7 +147,6 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
     again = run_cli("install", cwd=repo)
     assert again.returncode == 0, again.stderr
     assert again.stdout == "git-intent is already installed here; nothing changed.\n"
-    assert git(repo, "config", "--get-all", "notes.rewriteRef").splitlines() == ["refs/notes/intent"]
     assert (root / ".git" / "info" / "exclude").read_text(encoding="utf-8") == exclude
 
 
@@ -190,7 +191,8 @@ def test_existing_hook_is_kept_runs_and_is_restored(repo: Path) -> None:
         "Removed the post-commit hook.",
         "Restored your earlier post-commit hook.",
         "Removed the post-rewrite hook.",
-        "Unset git config notes.rewriteRef = refs/notes/intent.",
+        "Removed the post-merge hook.",
+        "Removed the post-checkout hook.",
         "Unset git config notes.intent.mergeStrategy = cat_sort_uniq.",
     ]
     assert user_hook.read_bytes() == LEGACY_HOOK.encode()

@@ -1,7 +1,8 @@
 """The hooks' fallback queue (issue 9, item 11): when `<git common dir>/intent` cannot be written, a real
 `git commit` through the installed hooks still succeeds and queues its job in
 `$XDG_STATE_HOME/git-intent/repos/<absolute git common dir>/queue/` (default `~/.local/state`); with no
-writable queue at all the hook prints one line naming `git intent record <sha>`. Status reports both.
+writable queue at all, or while the state folder itself is read-only (no worker can run, issue 24), the hook
+prints one line naming `git intent record <sha>`. Status reports both.
 
 Tests may run as root, where chmod does not stop writes: there the folder is made unwritable by putting a
 regular file where it should be, so no test skips.
@@ -54,11 +55,18 @@ def test_commit_with_an_unwritable_state_folder_is_queued_in_the_fallback_queue(
     state = repo / ".git" / "intent"
     make_unwritable(state)
     try:
-        sha = commit_file(repo, "a.txt", "first line\n")  # asserts the commit succeeds with nothing on stderr
+        (repo / "a.txt").write_text("first line\n", encoding="utf-8")
+        git(repo, "add", "a.txt")
+        first = subprocess.run(["git", "commit", "-q", "-m", "add a.txt"], cwd=repo, capture_output=True, text=True)
+        sha = git(repo, "rev-parse", "HEAD").strip()
+        # No worker can run while .git/intent is read-only: the hook says so, once (issue 24, item 4)
+        assert (first.returncode, first.stderr) == (0, (
+            f"git-intent: commit {sha[:12]} was not queued (.git/intent is not writable; it waits in "
+            f"{fallback_queue(repo)}); record it with: git intent record {sha}\n"))
         amend = subprocess.run(["git", "commit", "--amend", "-q", "-m", "a.txt, amended"], cwd=repo,
                                capture_output=True, text=True)
-        assert (amend.returncode, amend.stderr) == (0, "")
         amended = git(repo, "rev-parse", "HEAD").strip()
+        assert amend.returncode == 0 and amend.stderr.count("\n") == 1 and amended in amend.stderr  # one line
         jobs = sorted(p.name.split("-", 1)[1] for p in fallback_queue(repo).iterdir())
         assert jobs == sorted([f"{amended}.job", f"{sha}.job", "rewrite-amend.job"])
 

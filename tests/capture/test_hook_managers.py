@@ -57,10 +57,42 @@ def test_post_rewrite_through_git_intent_hook_reads_pairs_from_stdin(repo: Path)
     assert f'"commit":"{new}"' in note
 
 
-def test_pre_commit_manifest_declares_both_stages() -> None:
+def test_pre_commit_manifest_declares_every_stage() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    assert "entry: git-intent-hook post-commit" in text and "stages: [post-commit]" in text
-    assert "entry: git-intent-hook post-rewrite" in text and "stages: [post-rewrite]" in text
+    for hook in ("post-commit", "post-rewrite", "post-merge", "post-checkout"):
+        assert f"entry: git-intent-hook {hook}" in text and f"stages: [{hook}]" in text
+
+
+def test_post_merge_through_git_intent_hook_carries_a_cherry_picked_copy(repo: Path) -> None:
+    """Issue 24: `git-intent-hook post-merge` (husky, pre-commit) queues a "landed" job; the worker carries
+    a recorded commit's note onto an unrecorded copy of it on a branch (same patch id). A file checkout
+    (post-checkout flag 0) queues nothing."""
+    import json
+    import subprocess
+
+    from support import note_records
+
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "d.txt").write_text("d line\n")
+    git(repo, "add", "d.txt")
+    git(repo, "commit", "-q", "-m", "d")
+    assert run_cli("record", cwd=repo).returncode == 0
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", "side")
+    copy = git(repo, "rev-parse", "HEAD").strip()
+    state = repo / ".git" / "intent" / "queue"
+    files = subprocess.run(["git-intent-hook", "post-checkout", copy, copy, "0"], cwd=repo, capture_output=True,
+                           text=True, env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"})
+    assert files.returncode == 0 and not list(state.glob("*.job"))
+    proc = subprocess.run(["git-intent-hook", "post-merge", "0"], cwd=repo, text=True, capture_output=True,
+                          env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"})
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert not list(state.glob("*.job"))
+    landed = json.loads((repo / ".git" / "intent" / "landed.json").read_text(encoding="utf-8"))
+    assert copy in landed["seen"]
+    # the recorded commit credits no agent line, so the copy gets no note (nothing to carry)
+    assert [r["kind"] for r in note_records(repo, "side")] == ["commit"]
+    assert git(repo, "notes", "--ref", "refs/notes/intent", "list", copy, check=False) == ""
 
 
 def test_install_in_a_bare_repository_is_refused(tmp_path: Path) -> None:

@@ -101,14 +101,15 @@ def test_a_step_that_fails_undoes_the_steps_before_it(repo: Path) -> None:
     hooks = hooks_of(repo)
     (hooks / "post-commit").write_text("#!/bin/sh\necho mine\n", encoding="utf-8")
     before, config = listing(hooks), local_config(repo)
-    lock = repo / ".git" / "config.lock"  # another git holds the config: setting notes.rewriteRef fails
+    lock = repo / ".git" / "config.lock"  # another git holds the config: setting the merge strategy fails
     lock.write_text("", encoding="utf-8")
     proc = run_cli("install", cwd=repo)
     lock.unlink()
     assert proc.returncode == 1
     assert proc.stdout == ""
     first = proc.stderr.splitlines()[0]
-    assert first.startswith("error: git-intent was not installed: setting git config notes.rewriteRef failed (")
+    assert first.startswith(
+        "error: git-intent was not installed: setting git config notes.intent.mergeStrategy failed (")
     assert first.endswith("); everything install had changed before that was undone.")
     assert listing(hooks) == before
     assert local_config(repo) == config
@@ -139,10 +140,11 @@ def test_uninstall_restores_the_notes_settings_the_user_had(repo: Path) -> None:
 def test_install_then_uninstall_leaves_the_config_as_it_was(repo: Path) -> None:
     config = local_config(repo)
     assert run_cli("install", "--push-notes", cwd=repo).returncode == 0
-    assert git(repo, "config", "--get-all", "notes.rewriteRef").splitlines() == [REWRITE]
+    assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""  # issue 24: never set
     proc = run_cli("uninstall", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[:3] == ["Removed the post-commit hook.", "Removed the post-rewrite hook.",
+    assert proc.stdout.splitlines()[:5] == ["Removed the post-commit hook.", "Removed the post-rewrite hook.",
+                                            "Removed the post-merge hook.", "Removed the post-checkout hook.",
                                             "Removed the pre-push hook."]
     assert local_config(repo) == config
     assert sorted(p.name for p in hooks_of(repo).iterdir() if not p.name.endswith(".sample")) == []

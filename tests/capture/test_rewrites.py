@@ -484,7 +484,7 @@ def test_reset_soft_then_recommit_carries_the_abandoned_commits(tmp_path: Path) 
 def test_carry_records_a_forge_squash_merge_idempotently(repo: Path) -> None:
     root = repo.resolve()
     lib = base_and_install(root, {"lib.py": LIB_BASE})["lib.py"]
-    git(root, "checkout", "-q", "-b", "feature")
+    hgit(root, "checkout", "-q", "-b", "feature")  # its post-checkout worker done before the squash exists
     agent = session(root)
     agent.prompt("Add retry and a discount")
     first, want_first = agent_commit(root, agent, lib, RETRY, "add retry", person=RETRY_PERSON)
@@ -497,8 +497,9 @@ def test_carry_records_a_forge_squash_merge_idempotently(repo: Path) -> None:
     live.save()
     git(root, "stash", "-q")
 
-    # The forge squash-merges the pull request: no hook of this machine sees the commit.
-    git(root, "checkout", "-q", "main")
+    # The forge squash-merges the pull request: no hook of this machine sees the commit (with the hooks on,
+    # the post-checkout worker would carry it by itself: tests/capture/test_landed.py).
+    git(root, "checkout", "-q", "main", env={"GIT_INTENT": "0"})
     git(root, "merge", "-q", "--squash", "feature", env={"GIT_INTENT": "0"})
     hgit(root, "commit", "-q", "-m", "Retry and discount (#12)", env={"GIT_INTENT": "0"})
     squash = head(root)

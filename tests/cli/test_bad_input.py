@@ -258,7 +258,10 @@ def test_hook_fast_path_failure_does_not_fail_the_commit(repo: Path) -> None:
     (repo / ".git" / "intent").write_text("not a folder\n", encoding="utf-8")
     proc = commit_through_hook(repo, "fast.txt", "committed even though the hook cannot queue it\n")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    # no worker can run without the state folder: one line says so (issue 24)
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"git-intent: commit {sha[:12]} was not queued")
+    assert proc.stderr.endswith(f"record it with: git intent record {sha}\n")
     assert git(repo, "log", "-1", "--format=%s") == "add fast.txt\n"
 
 

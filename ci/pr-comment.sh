@@ -1,0 +1,54 @@
+#!/bin/sh
+# git-intent's pull-request comment (issue 24): fetch the team's records, review the pull request's range
+# as Markdown, and create or update one comment on the pull request with `gh`; optionally fail the check
+# when too few added lines are recorded. Run by action.yml (the composite GitHub Action at the repository
+# root); tests/ci/test_action.py runs it with a stub `gh` on PATH.
+#
+# Environment:
+#   INTENT_BASE          the pull request's base commit (or branch); the range starts at its merge base with HEAD
+#   INTENT_HEAD          the pull request's head commit (default HEAD)
+#   INTENT_PR            the pull request's number
+#   GITHUB_REPOSITORY    owner/name, as GitHub Actions sets it
+#   INTENT_REMOTE        the remote to fetch records from (default origin)
+#   INTENT_MODEL         a litellm model string for session summaries (default: none, --offline)
+#   INTENT_MIN_COVERAGE  when set, `git intent audit --min-coverage` fails the step below it (after commenting)
+#   GH_TOKEN             the token gh uses (the workflow's github.token)
+set -eu
+
+: "${INTENT_BASE:?INTENT_BASE must name the pull request base}"
+: "${INTENT_PR:?INTENT_PR must be the pull request number}"
+: "${GITHUB_REPOSITORY:?GITHUB_REPOSITORY must be owner/name}"
+head=${INTENT_HEAD:-HEAD}
+remote=${INTENT_REMOTE:-origin}
+marker='<!-- git-intent review -->'
+
+git intent fetch "$remote"
+base=$(git merge-base "$INTENT_BASE" "$head")
+range="$base..$head"
+
+body=$(mktemp)
+trap 'rm -f "$body"' EXIT
+if [ -n "${INTENT_MODEL:-}" ]; then
+    summary="--model=$INTENT_MODEL"
+else
+    summary="--offline"
+fi
+{
+    printf '%s\n' "$marker"
+    git intent review "$range" --format markdown "$summary"
+} > "$body"
+
+# One comment per pull request: the one that starts with the marker is edited, else one is created.
+existing=$(gh api "repos/$GITHUB_REPOSITORY/issues/$INTENT_PR/comments" --paginate \
+    --jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n 1)
+if [ -n "$existing" ]; then
+    gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$existing" -F "body=@$body" > /dev/null
+    echo "git-intent: updated comment $existing on pull request #$INTENT_PR."
+else
+    gh api --method POST "repos/$GITHUB_REPOSITORY/issues/$INTENT_PR/comments" -F "body=@$body" > /dev/null
+    echo "git-intent: commented on pull request #$INTENT_PR."
+fi
+
+if [ -n "${INTENT_MIN_COVERAGE:-}" ]; then
+    git intent audit "$range" --min-coverage "$INTENT_MIN_COVERAGE"
+fi
