@@ -111,14 +111,17 @@ def read_payload(repo: Repository, oid: str) -> dict[str, Any] | None:
     return load_payload(repo, oid)[0]
 
 
-def load_payload(repo: Repository, oid: str) -> tuple[dict[str, Any] | None, str | None]:
+def load_payload(repo: Repository, oid: str) -> tuple[dict[str, Any], None] | tuple[None, str]:
     """`(payload, None)` for a readable session blob, else `(None, problem)`: a phrase saying what is wrong
     ("is 61234567 bytes, over the 33554432-byte cap", "is not JSON", "nests deeper than 32 levels", "is not a
     git-intent evidence object", "has `messages` that is not a list of objects", "is missing"). Never raises
     for the blob's content: it comes from whoever pushed the ref (issue 21)."""
     data = _capped_blob(repo, oid)
-    if data is None:
-        return None, "is missing"
+    return (None, "is missing") if data is None else parse_payload(data)
+
+
+def parse_payload(data: bytes) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """`load_payload` on a blob's bytes (pure): the payload, or the phrase saying what is wrong."""
     if len(data) > MAX_BLOB_BYTES:
         return None, f"is over the {MAX_BLOB_BYTES}-byte cap"
     try:

@@ -263,7 +263,7 @@ def _literal(match: Any, value: str) -> bool:
     if quoted:
         lowered = value.lower()
         return not value.startswith(("$", "%", "[REDACTED")) and not any(p in lowered for p in _PLACEHOLDER)
-    return not _looks_like_code(value)
+    return not _looks_like_code(value.rstrip(".:!?"))  # "the password is wrong:" is prose, not a secret
 
 
 def _looks_like_code(value: str) -> bool:

@@ -71,13 +71,17 @@ def load_shared(repo: Repository, oid: str, where: str) -> SharedSession | None:
     """A session blob as a SharedSession, or None when it is not a readable evidence object (then one
     warning on stderr names it, once per process)."""
     payload, problem = store.load_payload(repo, oid)
-    if payload is None:
-        _warn(oid, where, problem or "cannot be read")
-        return None
+    session = None if payload is None else readable_session(payload, where)
+    if session is None:
+        _warn(oid, where, problem or "does not hold a readable session")
+    return session
+
+
+def readable_session(payload: dict[str, Any], where: str) -> SharedSession | None:
+    """`session_from_payload`, or None when the payload does not hold a readable session (never raises)."""
     try:
         return session_from_payload(payload, where)
     except (ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
-        _warn(oid, where, "does not hold a readable session")
         return None
 
 
