@@ -49,8 +49,8 @@ def test_a_secret_split_across_the_parts_of_a_message_is_removed_whole(fake: Pla
     text = f"{prose}\n{fake.text}"
     points = sorted({c % (len(text) + 1) for c in cuts})
     pieces = [text[i:j] for i, j in zip([0, *points], [*points, len(text)], strict=True)]
-    payload = {"schema": "git-intent-evidence/1", "messages": [{"message_id": "m", "redacted": False,
-                                                                "parts": [{"kind": "text", "text": p} for p in pieces]}]}
+    parts = [{"kind": "text", "text": p} for p in pieces]
+    payload = {"schema": "git-intent-evidence/1", "messages": [{"message_id": "m", "redacted": False, "parts": parts}]}
     sealed = json.loads(seal(payload).data)
     out = "".join(p["text"] for p in sealed["messages"][0]["parts"])
     assert len(sealed["messages"][0]["parts"]) == len(pieces)
