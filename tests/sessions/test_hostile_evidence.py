@@ -124,3 +124,18 @@ def test_one_shared_message_contributes_at_most_the_cap_and_says_what_was_left_o
     assert text.endswith(f"\n[… {3_000_000 - MAX_PART_CHARS:,} more characters of this shared message left out]")
     assert len(text) < MAX_PART_CHARS + 80
     assert session.messages[1].parts[0].text == "Writing the helpers."
+
+
+def test_the_web_view_answers_past_hostile_blobs(world: tuple[Path, str, dict[str, str]]) -> None:
+    from starlette.testclient import TestClient
+
+    from git_intent.git.repo import Repository
+    from git_intent.serve.app import create_app
+
+    root, sha, _ = world
+    client = TestClient(create_app(Repository(root), "t" * 32), base_url="http://127.0.0.1")
+    for path in ("/file/app.py?line=1", "/file/app.py?line=2", "/file/app.py?line=3", f"/session/{GOOD}",
+                 f"/review?range={sha}~1..{sha}", "/sessions"):
+        page = client.get(path)
+        assert page.status_code == 200, (path, page.text[:300])
+    assert REQUEST in client.get(f"/session/{GOOD}").text
