@@ -92,3 +92,13 @@ def test_the_cli_refuses_a_linked_state_file_in_one_sentence(repo: Path, tmp_pat
                                                  "git-intent writes nothing through a link (remove it and run the "
                                                  "command again).\n")
     assert untouched(target)
+
+
+def test_info_exclude_as_a_link_is_not_appended_to(repo: Path, tmp_path: Path) -> None:
+    from git_intent.git.repo import Repository
+    from git_intent.sessions.backup import ensure_excluded
+
+    (repo / ".git" / "info" / "exclude").unlink(missing_ok=True)  # git init wrote one
+    target = planted(tmp_path, repo / ".git" / "info" / "exclude")
+    assert ensure_excluded(Repository(repo)) is False
+    assert untouched(target)
