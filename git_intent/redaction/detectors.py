@@ -262,7 +262,11 @@ def _literal(match: Any, value: str) -> bool:
     quoted = len(groups) > 1 and not groups[-1]  # the last group is the bare value
     if quoted:
         lowered = value.lower()
-        return not value.startswith(("$", "%", "[REDACTED")) and not any(p in lowered for p in _PLACEHOLDER)
+        if value.startswith(("$", "%", "[REDACTED")) or any(p in lowered for p in _PLACEHOLDER):
+            return False
+        # One word or identifier without a digit ("pass", "my-token", "phc_development_key" in test code) is
+        # read as a bare value is; a phrase with spaces is a passphrase.
+        return " " in value or not _looks_like_code(value)
     return not _looks_like_code(value.rstrip(".:!?"))  # "the password is wrong:" is prose, not a secret
 
 

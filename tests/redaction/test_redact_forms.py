@@ -54,7 +54,9 @@ def test_shas_uuids_and_test_data_are_still_spared() -> None:
             "token: getSessionTokenFromEnvironment\nmax_tokens: 4096\npassword = os.environ['DB_PASSWORD']\n"
             "docker login --password-stdin\nmysql -h db -P 3306 -u app\nthe password is wrong\n"
             "see https://git@github.com/org/repo and https://example.com/a%20b%20c%20d\n"
-            "func TestTrackCommandDetachedDefaultsAgentToAuto(t *testing.T) {\n")
+            "func TestTrackCommandDetachedDefaultsAgentToAuto(t *testing.T) {\n"
+            'auth := &transporthttp.BasicAuth{Username: "user", Password: "pass"}\n'
+            'tokenAuth := &transporthttp.TokenAuth{Token: "my-token"}\nPostHogAPIKey = "phc_development_key"\n')
     assert redact_text(text).text == text
 
 

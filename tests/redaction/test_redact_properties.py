@@ -67,7 +67,8 @@ TEST_DATA = st.sampled_from([
     "cmd/entire/cli/telemetry/detached_unix_test.go", 'Token: "test-token"', 'APIKey: "fake-api-key-for-tests"',
     "password: str = field(default_factory=get_password)", "token = os.environ['GITHUB_TOKEN']",
     "the password is wrong.", "docker login --password-stdin", "mysql -h db -P 3306 -u app", f"see {uuid.UUID(int=7)}",
-    "https://git@github.com/org/repo.git", "https://example.com/a%20b%20c%20d"])
+    "https://git@github.com/org/repo.git", "https://example.com/a%20b%20c%20d", 'Password: "pass"',
+    'TokenAuth{Token: "my-token"}', 'PostHogAPIKey = "phc_development_key"'])
 
 
 @BOUNDED
