@@ -12,6 +12,8 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 
+import re2  # google-re2: the "is there any?" scans, ~5x faster than `re` on text with no match (the common case)
+
 # Unicode format characters (category Cf) a reader does not see: soft hyphen, Arabic and Syriac marks, zero-width
 # space/joiners, bidi marks and overrides, word joiner and invisible operators, BOM, interlinear annotation, the
 # tag characters U+E0000-U+E007F. Deleted before matching: a token with one inside is still the token.
@@ -21,9 +23,12 @@ INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u08e2\u180e\u200b
 # Runs start only where a run can start (the lookbehind): a scan from every position would be quadratic.
 _PERCENT = re.compile(r"(?<![A-Za-z0-9._~+/=%-])(?:[A-Za-z0-9._~+/=-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+/=-]*")
 # Printable ASCII is 0x20-0x7e: each byte's first hex digit is 2-7 (a SHA fails within a few bytes).
-_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[2-7][0-9A-Fa-f]){12,}(?![0-9A-Za-z])")
+# No lookbehind: a pattern that starts with a character class is scanned for fast; the edges are checked after.
+_HEX = re.compile(r"(?:[2-7][0-9A-Fa-f]){12,}")
 _BACKSLASH_X = re.compile(r"(?:\\x[2-7][0-9A-Fa-f]){6,}")
 _PRINTABLE = re.compile(r"[\x20-\x7e\t\n\r]+")
+_ANY_INVISIBLE = re2.compile(INVISIBLE.pattern)
+_ANY_HEX = re2.compile(_HEX.pattern)
 
 Finder = Callable[[str], list[tuple[str, int, int]]]  # text -> (rule, start, end) of its secrets
 
@@ -31,7 +36,7 @@ Finder = Callable[[str], list[tuple[str, int, int]]]  # text -> (rule, start, en
 def without_invisible(text: str) -> tuple[str, list[int]] | None:
     """`(text without INVISIBLE characters, original index of each kept character)`, or None when `text`
     holds none (the common case, one regex scan)."""
-    if INVISIBLE.search(text) is None:
+    if _ANY_INVISIBLE.search(text) is None:
         return None
     kept: list[int] = []
     out: list[str] = []
@@ -68,12 +73,19 @@ def encoded_runs(text: str) -> Iterator[tuple[int, int, str]]:
             if decoded != match.group(0):
                 yield match.start(), match.end(), decoded
     for pattern, decode in ((_HEX, _from_hex), (_BACKSLASH_X, _from_backslash_x)):
-        if pattern is _BACKSLASH_X and "\\x" not in text:
+        if (pattern is _BACKSLASH_X and "\\x" not in text) or (pattern is _HEX and _ANY_HEX.search(text) is None):
             continue
         for match in pattern.finditer(text):
+            if pattern is _HEX and not _alone(text, match.start(), match.end()):
+                continue
             plain = decode(match.group(0))
             if plain is not None:
                 yield match.start(), match.end(), plain
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is not part of a longer run of letters and digits."""
+    return (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
 
 
 def _from_hex(run: str) -> str | None:
