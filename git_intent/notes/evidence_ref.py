@@ -29,6 +29,7 @@ from ..errors import ShareError
 from ..git.repo import Repository, run_git
 from ..private import lock_file, private_dir
 from ..redaction.redact import Sealed
+from .records import nesting
 
 EVIDENCE_REF = "refs/intent/evidence"
 LEVEL_DIRS = {"evidence": "evidence", "sessions": "sessions"}
@@ -132,7 +133,7 @@ def parse_payload(data: bytes) -> tuple[dict[str, Any], None] | tuple[None, str]
         return None, "is not JSON"
     if not isinstance(value, dict) or not str(value.get("schema", "")).startswith("git-intent-evidence/"):
         return None, "is not a git-intent evidence object"
-    if _depth(value) > MAX_DEPTH:
+    if nesting(value, MAX_DEPTH) > MAX_DEPTH:
         return None, f"nests deeper than {MAX_DEPTH} levels"
     for name in _LISTS:
         items = value.get(name, [])
@@ -171,20 +172,6 @@ def _capped_blob(repo: Repository, oid: str) -> bytes | None:
         if len(data) > MAX_BLOB_BYTES:
             proc.kill()
     return None if proc.returncode not in (0, -9) else data
-
-
-def _depth(value: Any) -> int:
-    """How deep `value` nests (a scalar is 0), walked without recursion; stops counting past MAX_DEPTH."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            depth += 1
-            deepest = max(deepest, depth)
-            if depth > MAX_DEPTH:
-                return depth
-            stack += [(child, depth) for child in (item.values() if isinstance(item, dict) else item)]
-    return deepest
 
 
 def write_sealed(repo: Repository, sealed: Sealed) -> str:

@@ -100,3 +100,15 @@ def test_deep_nesting_is_refused_at_the_limit_whatever_the_depth(depth: int, fie
     parsed, problem = parse_payload(data.encode())
     assert (parsed is not None) == (depth + 1 <= MAX_DEPTH)
     assert parsed is not None or problem == f"nests deeper than {MAX_DEPTH} levels"
+
+
+@BOUNDED
+@given(st.integers(1, 5_000))
+def test_a_record_nested_past_the_limit_is_kept_as_a_foreign_line_and_every_note_renders_again(depth: int) -> None:
+    record = {"schema": "git-intent/1", "kind": "lines", "agent": "claude-code", "session_id": "s",
+              "message_id": "m", "tool": "Write", "match": "exact", "confidence": 1.0, "path": "a.py", "start": 1,
+              "end": 1, "sha": "0" * 16}
+    line = json.dumps(record)[:-1] + ', "extra": ' + nested(depth) + "}"
+    note = parse_note("c" * 40, line)
+    assert (len(note.records), len(note.foreign)) == ((1, 0) if depth + 1 <= 16 else (0, 1))
+    assert parse_note("c" * 40, render_note(note.records, note.foreign)).records == note.records
