@@ -42,8 +42,8 @@ OWN_RULES: tuple[tuple[str, str, int], ...] = (
      + _VALUE, 0),
     ("password-option", r"\bmysql(?:dump|admin|import|show|check|sh)?\b[^\n|;&]*?[ \t]-p([^\s'\"`;|&]{3,})", 1),
     # Prose: `my ssh passphrase is 'correct horse'`, `the password was hunter22`.
-    ("secret-in-prose", r"(?i:\b(?:password|passphrase|passwd|pass phrase|pin|secret|token|api key)\b)[ \t]+"
-     r"(?i:is|was|is set to|was set to|reads|=)[ \t]+(?:“([^”\n]{4,200})”|‘([^’\n]{4,200})’|" + _VALUE[3:], 0),
+    ("secret-in-prose", r"(?i:\b(?:password|passphrase|passwd|pass phrase|secret|token|api key)\b)[ \t]+"
+     r"(?i:is|was|is set to|was set to|reads)[ \t]+(?:“([^”\n]{4,200})”|‘([^’\n]{4,200})’|" + _VALUE[3:], 0),
     ("private-key",
      r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}"
      r"PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)", 0),
@@ -62,7 +62,7 @@ OWN_PREFILTER: dict[str, tuple[str, ...]] = {
     "credentialed-url": ("://",),
     "secret-assignment": ("pass", "secret", "token", "api_key", "apikey", "access", "private", "_pwd", "credential"),
     "password-option": ("--pass", "-pass", "--pwd", "-pwd", "token", "secret", "api-key", "apikey", "mysql"),
-    "secret-in-prose": ("pass", "pin", "secret", "token", "api key"),
+    "secret-in-prose": ("pass", "secret", "token", "api key"),
     "private-key": ("PRIVATE KEY",),
     "jwt": ("eyJ",),
     "provider-key": ("sk-", "gh", "github_pat_", "gl", "xox", "_live_", "_test_", "whsec_", "AKIA", "ASIA", "ABIA",
