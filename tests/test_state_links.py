@@ -13,8 +13,7 @@ import pytest
 from support import SYNC, claude_session, commit_all, install, note_text, run_cli
 
 from git_intent import private
-
-LinkedFileError = getattr(private, "LinkedFileError", OSError)
+from git_intent.private import LinkedFileError
 
 PRECIOUS = "precious content outside .git/intent\n"
 
