@@ -167,23 +167,28 @@ def _walk(value: Any, keep: frozenset[str], counts: Counter[str]) -> tuple[Any, 
     raise RedactionError(f"A {type(value).__name__} cannot be sealed; only JSON values can.")
 
 
+_JOINED = frozenset({"text", "reasoning"})  # the prose parts a message's writer may split anywhere
+
+
 def _is_parts(value: list[Any]) -> bool:
-    """A message's parts: two or more objects, each with a `text` string."""
-    return len(value) > 1 and all(isinstance(v, dict) and isinstance(v.get("text"), str) for v in value)
+    """A message's parts: two or more objects, each with a `kind` and a `text` string (an edit's `added`
+    lines have no kind: each is a line of the diff, kept or redacted alone)."""
+    return len(value) > 1 and all(isinstance(v, dict) and isinstance(v.get("text"), str) and "kind" in v
+                                  for v in value)
 
 
 def _walk_parts(parts: list[dict[str, Any]], keep: frozenset[str], counts: Counter[str]) -> tuple[Any, bool]:
     """A message's parts redacted as one text (issue 21: a token split across two text parts kept its first
-    half): the texts are joined, redacted, and split again where they met; a secret across a boundary is
-    replaced in the part where it starts and its rest removed from the next."""
+    half): each run of text and reasoning parts is joined, redacted, and split again where they met; a secret
+    across a boundary is replaced in the part where it starts and its rest removed from the next."""
     texts = [p["text"] for p in parts]
-    binary = [_is_binary(t) for t in texts]
+    alone = [p.get("kind") not in _JOINED or _is_binary(t) for p, t in zip(parts, texts, strict=True)]
     out_texts: list[str] = []
     touched_parts: list[bool] = []
     at = 0
-    while at < len(texts):  # runs of non-binary parts are joined; a binary part stands alone
+    while at < len(texts):  # runs of text and reasoning parts are joined; a tool call, a result, binary: alone
         end = at + 1
-        while not binary[at] and end < len(texts) and not binary[end]:
+        while not alone[at] and end < len(texts) and not alone[end]:
             end += 1
         pieces, findings = _split_redacted(texts[at:end], keep)
         counts.update(f.rule for f in findings)

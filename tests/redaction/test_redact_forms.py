@@ -92,3 +92,18 @@ def test_no_form_reaches_a_git_object_when_sessions_are_shared(repo: Path) -> No
     leaks = [(f.family, piece) for f in FORMS for piece in survives(f, objects)]
     leaks += [("split", piece) for piece in fragments(token, 8) if piece in objects]
     assert leaks == []
+
+
+def test_only_text_and_reasoning_parts_are_joined_and_an_edits_added_lines_keep_the_diff_exemption() -> None:
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    code = f'KEY = "{key}"'
+    payload = {"schema": "git-intent-evidence/1",
+               "edits": [{"message_id": "m", "redacted": False, "added": [{"text": code, "line": 1},
+                                                                          {"text": "x = 1", "line": 2}]}],
+               "messages": [{"message_id": "m", "redacted": False, "parts": [
+                   {"kind": "tool_call", "text": '{"a": "ghp_0123456789'}, {"kind": "text", "text": 'abcdefghij'},
+                   {"kind": "text", "text": "klmnopqrstuvwxyz0123"}]}]}
+    sealed = json.loads(seal(payload, keep=frozenset({code})).data)
+    assert [a["text"] for a in sealed["edits"][0]["added"]] == [code, "x = 1"]  # a line of the diff: kept
+    assert [p["text"] for p in sealed["messages"][0]["parts"]] == [
+        '{"a": "ghp_0123456789', "abcdefghij", "klmnopqrstuvwxyz0123"]  # a tool call is not joined to text
