@@ -6,11 +6,17 @@ version created open to others are tightened when opened: one `stat`, and a `chm
 state folder found open is tightened whole, once (`tighten_tree`). A file another user owns (a shared
 repository) cannot be chmodded by us and is left as it is.
 
+Every file is opened with O_NOFOLLOW (issue 21: a `worker.pid` or `error.log` planted as a symlink made the
+tool truncate or append to its target and chmod it 0600); a link is refused with `LinkedFileError`. Files
+replaced whole elsewhere go through a temporary file in the same folder and `os.replace`, which replaces a
+link itself, never its target.
+
 Standard library only: the hook's fast path (`hook.py`) and the queue use it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -22,6 +28,19 @@ _OPEN_TO_OTHERS = 0o077
 
 APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
 REPLACE = os.O_WRONLY | os.O_TRUNC | os.O_CREAT
+
+
+class LinkedFileError(OSError):
+    """A state file git-intent would write is a symbolic link: refused, nothing written through it. An OSError
+    (errno ELOOP), so every caller that survives an unwritable state folder survives this too."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(errno.ELOOP, f"{path} is a symbolic link; git-intent writes nothing through a link "
+                         f"(remove it and run the command again)")
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return f"{self.strerror}."
 
 
 def private_dir(state: Path, *parts: str) -> Path:
@@ -51,8 +70,14 @@ def private_dir(state: Path, *parts: str) -> Path:
 
 def open_private(path: Path, flags: int = APPEND) -> int:
     """A file descriptor on `path` opened with `flags` (`APPEND`, `REPLACE`, or others with O_CREAT): a
-    new file is created 0600, an existing one open to others is set to 0600. Raises OSError."""
-    fd = os.open(path, flags | os.O_CREAT, FILE_MODE)
+    new file is created 0600, an existing one open to others is set to 0600. Never through a symbolic link
+    (O_NOFOLLOW). Raises LinkedFileError when `path` is a link, OSError otherwise."""
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise LinkedFileError(path) from None
+        raise
     try:
         if os.fstat(fd).st_mode & _OPEN_TO_OTHERS:
             os.fchmod(fd, FILE_MODE)
@@ -65,7 +90,7 @@ def private_database(path: Path) -> None:
     """Create the SQLite file `path` 0600 before SQLite opens it (never through a link), and tighten its
     `-wal` and `-shm`: SQLite gives its side files the main file's mode, and ours hold transcript text
     (issue 9: a planted `DB_PASSWORD=` was readable at 0644). Raises OSError."""
-    os.close(open_private(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW))
+    os.close(open_private(path, os.O_RDWR | os.O_CREAT))
     for suffix in ("-wal", "-shm"):
         tighten(path.with_name(path.name + suffix))
 

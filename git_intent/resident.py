@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .launch import installation_key
+from .private import write_text
 
 IDLE_SECONDS = 600
 _PACKAGE = Path(__file__).resolve().parent
@@ -95,7 +96,7 @@ def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server.listen(16)
     server.settimeout(idle_seconds)
     pid_file = path.with_suffix(".pid")  # who answers on this socket (`kill $(cat …)` stops it)
-    pid_file.write_text(str(os.getpid()), encoding="utf-8")
+    write_text(pid_file, str(os.getpid()))  # never through a link (issue 21)
     try:
         while True:
             try:

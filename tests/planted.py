@@ -126,3 +126,35 @@ def plant_claude(source: Path, target: Path, prompts: list[Planted], reasoning: 
                 block[field] = f"{value or ''}\n{fake.text}"
     target.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
                       encoding="utf-8")
+
+
+# Forms that slipped past redaction before issue 21 (item 3): (form, secret, text). Secrets are fake.
+def _hex(text: str) -> str:
+    return text.encode().hex()
+
+
+def _percent(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def evasions(seed: int = 21) -> list[Planted]:
+    """One fake secret of each form issue 21 found reaching the remote, in the sentence that carried it."""
+    rng = random.Random(seed)
+    word = lambda: _pick(rng, string.ascii_lowercase, rng.randrange(5, 9))  # noqa: E731
+    token = "ghp_" + _pick(rng, ALNUM, 36)
+    pw = _pick(rng, ALNUM, 12) + "9x"
+    phrase = " ".join(word() for _ in range(4))
+    forms = [
+        ("pgpassword", word() + "42", "PGPASSWORD={s} psql -h db.internal -U app"),
+        ("mysql-p", pw[::-1], f"mysql -u root -p{pw[::-1]} shop < dump.sql"),
+        ("password-option", pw.upper(), f"deploy --user ops --password {pw.upper()} --yes"),
+        ("quoted-phrase", phrase, f'{{"user": "ops", "password": "{phrase}"}}'),
+        ("prose-passphrase", phrase[::-1], f"my ssh passphrase is '{phrase[::-1]}' if you need it"),
+        ("hex-token", _hex(token), f"the token, hex encoded: {_hex(token)}"),
+        ("percent-token", _percent(token), f"callback?auth={_percent(token)}&next=/"),
+        ("zero-width-token", token[:10] + "\u200b" + token[10:], f"token {token[:10]}\u200b{token[10:]} works"),
+        ("empty-user-url", pw + "R", f"REDIS_URL=redis://:{pw}R@cache.internal:6379/0"),
+        ("letters-token", _pick(rng, string.ascii_letters, 40), "session token: {s}"),
+        ("punctuated-secret", pw[:8] + ";!.,", 'WEBHOOK_SECRET="{s}"'),
+    ]
+    return [Planted(form, secret, text.replace("{s}", secret)) for form, secret, text in forms]

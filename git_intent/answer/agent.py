@@ -21,6 +21,13 @@ from .prompt import FINAL, data_block
 from .tools import SPECS, Toolbox
 
 MAX_CALLS_PER_STEP = 8  # tool calls run per model reply; more get an error result
+# Issue 21: a 20 MB model answer made `why` run 184 s and print 20 MB. A reply body over MAX_REPLY_BYTES is
+# not read further (OpenAI-compatible providers, through the HTTP client given to litellm); an answer is cut
+# at MAX_ANSWER_CHARS (a why answer is a few paragraphs: ~1,500 characters measured), tool arguments at
+# MAX_ARGUMENT_CHARS.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+MAX_ANSWER_CHARS = 16_000
+MAX_ARGUMENT_CHARS = 16_000
 _LOCAL_KEY = "sk-local-no-key"  # OpenAI-compatible local servers want some key; none is configured
 
 
@@ -48,6 +55,10 @@ def _litellm() -> Any:
     module: Any = importlib.import_module("litellm")
     module.suppress_debug_info = True
     module.telemetry = False
+    if module.client_session is None:
+        from .reply_cap import capped_client
+
+        module.client_session = capped_client(MAX_REPLY_BYTES)
     return module
 
 
@@ -98,18 +109,30 @@ def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]],
         if not calls or final:
             text = (message.content or "").strip()
             if text and not calls:
-                run.text = text
+                run.text = cut_answer(text)
             return
-        messages.append({"role": "assistant", "content": message.content, "tool_calls": [
+        messages.append({"role": "assistant", "content": cut_answer(message.content or ""), "tool_calls": [
             {"id": call.id or f"call_{uuid.uuid4().hex[:12]}", "type": "function",
              "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"}}
             for call in calls]})
         for n, call in enumerate(messages[-1]["tool_calls"]):
             name, arguments = call["function"]["name"], call["function"]["arguments"]
-            result = (toolbox.call(name, arguments) if n < MAX_CALLS_PER_STEP
-                      else f"error: at most {MAX_CALLS_PER_STEP} tool calls are run per reply.")
+            if len(arguments) > MAX_ARGUMENT_CHARS:
+                call["function"]["arguments"] = "{}"
+                result = f"error: tool arguments are limited to {MAX_ARGUMENT_CHARS} characters."
+            else:
+                result = (toolbox.call(name, arguments) if n < MAX_CALLS_PER_STEP
+                          else f"error: at most {MAX_CALLS_PER_STEP} tool calls are run per reply.")
             messages.append({"role": "tool", "tool_call_id": call["id"],
                              "content": data_block(boundary, f"result of {name}", result)})
+
+
+def cut_answer(text: str) -> str:
+    """`text` cut at MAX_ANSWER_CHARS characters, with a line saying so."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return text
+    return (f"{text[:MAX_ANSWER_CHARS]}\n[… the model's answer was cut at {MAX_ANSWER_CHARS:,} of {len(text):,} "
+            "characters]")
 
 
 def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], final: bool) -> Any:
@@ -129,6 +152,12 @@ def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, An
         with contextlib.redirect_stdout(io.StringIO()):
             return litellm.completion(**kwargs)
     except Exception as exc:  # litellm maps every provider failure to its own exception types
+        from .reply_cap import over_cap
+
+        if over_cap(exc):
+            where = f" at {settings.api_base}" if settings.api_base else ""
+            raise ModelError(f"The model {settings.model}{where} sent a reply over {MAX_REPLY_BYTES:,} bytes; "
+                             "it was not read further.") from exc
         raise ModelError(_sentence(settings, exc)) from exc
 
 

@@ -32,7 +32,18 @@ _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
 _LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<url>[^)\n]*)\)")
 _DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE)
-_TAG = re.compile(r"<(?:img|a|iframe|script|link|source|video|audio)\b[^>]*>|</a>", re.IGNORECASE)
+# Tags that load or link by themselves, and any tag with an attribute holding a URL or a style (issue 21:
+# `<object data=//host/…>` survived).
+_TAG = re.compile(r"<(?:img|a|iframe|script|link|source|video|audio|object|embed|form|svg|math|meta|base|style|"
+                  r"frame|frameset|applet|track|image|use|input|button|area|picture|portal)\b[^>]*>|"
+                  r"</(?:a|object|form|svg|math|style|script|iframe|button|frameset|applet|video|audio)\s*>|"
+                  r"<[a-z][a-z0-9-]*\b[^>]*?\b(?:href|src|data|action|formaction|srcset|poster|background|style|"
+                  r"codebase|cite|ping|xlink:href)\s*=[^>]*>", re.IGNORECASE)
+# Script URLs (no `//`), a parenthesised argument list kept whole: `javascript:alert('a b')`.
+_SCRIPT_URL = re.compile(r"\b(?:java|vb|live)script:(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)|[^\s<>()])*",
+                         re.IGNORECASE)
+# Protocol-relative `//host.tld/…` (a renderer fetches it over the page's scheme); `// comment` and `a//b` are not.
+_SCHEMELESS = re.compile(r"(?<![\w:/.])//[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:[/?#][^\s<>\"'`)\]]*)?")
 _AUTOLINK = re.compile(r"<(?:[a-z][a-z0-9+.-]*:|www\.)[^>\s]*>", re.IGNORECASE)
 _URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.|mailto:|data:[a-z]+/)(?:[^\s<>\"'`)\]]*[^\s<>\"'`)\].,;:!?])?",
                   re.IGNORECASE)
@@ -88,15 +99,17 @@ def quote_occurs(quote: str, text: str) -> bool:
 def strip_links(text: str) -> tuple[str, int]:
     """`text` without URLs and images (issue 10: model-written prose must not carry data out through a
     link a renderer would fetch): images and HTML tags removed, markdown links reduced to their text
-    (a citation-shaped text keeps its brackets), bare URLs replaced by "(link removed)". Returns the
-    text and how many links or images were removed."""
+    (a citation-shaped text keeps its brackets), bare URLs, `javascript:` URLs and protocol-relative
+    `//host/…` links (issue 21) replaced by "(link removed)". Returns the text and how many links or
+    images were removed."""
     def link(match: re.Match[str]) -> str:
         inner = match["text"]
         return f"[{inner}]" if ":" in inner and CANDIDATE.fullmatch(f"[{inner}]") else inner
 
     count = 0
     replacements: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
-        (_IMAGE, ""), (_LINK, link), (_DEFINITION, ""), (_TAG, ""), (_AUTOLINK, LINK_REMOVED), (_URL, LINK_REMOVED)]
+        (_IMAGE, ""), (_LINK, link), (_DEFINITION, ""), (_TAG, ""), (_AUTOLINK, LINK_REMOVED), (_URL, LINK_REMOVED),
+        (_SCRIPT_URL, LINK_REMOVED), (_SCHEMELESS, LINK_REMOVED)]
     for pattern, replacement in replacements:
         text, n = pattern.subn(replacement, text)
         count += n

@@ -113,7 +113,7 @@ def commits_in(repo: Repository, revision_range: str) -> list[str]:
 
 def _history(repo: Repository, start: str, commit: str) -> list[str]:
     """Recent commits before `start` touching the files `commit` changed (where a revert's lines came from)."""
-    paths = [p for p in repo.git("diff-tree", "--no-commit-id", "--name-only", "-r", commit).splitlines() if p]
+    paths = [p for p in repo.git("diff-tree", "-z", "--no-commit-id", "--name-only", "-r", commit).split("\0") if p]
     if not paths:
         return []
     out = repo.git("rev-list", "--max-count=50", start, "--", *paths, check=False)

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from ..errors import IntentError
 from ..git.repo import Repository
 from ..notes import NOTES_REF, note_blobs, notes_ref_damage, set_aside
+from ..notes.evidence_ref import bad_objects
 from ..sessions.backup import journal_commits
 from .install import HOOKS, hooks_dir, is_ours, rewrite_ref_set
 from .queue import failed, fallback_queue_dir, pending, queue_dir, requeue_failed, state_problem, worker_busy
@@ -28,7 +29,7 @@ class Check(BaseModel):
     """One thing doctor looked at: `ok` once it is fine (after any repair), one sentence saying what it
     found and did, and the command that fixes what doctor leaves to the user."""
 
-    name: str  # "notes-ref" | "queue" | "state" | "worker-pid" | "hooks"
+    name: str  # "notes-ref" | "queue" | "state" | "worker-pid" | "hooks" | "evidence"
     ok: bool
     detail: str
     repaired: bool = False
@@ -57,8 +58,20 @@ def run_doctor(repo: Repository, *, repair: bool = True) -> DoctorReport:
     report.checks.append(_worker_pid(repo, repair))
     report.checks.append(_queue(repo, report, repair))
     report.checks.append(_hooks(repo))
+    report.checks.append(_evidence(repo))
     report.ok = all(c.ok for c in report.checks)
     return report
+
+
+def _evidence(repo: Repository) -> Check:
+    """Shared session blobs no command can read (issue 21: other people wrote them); every reader skips them."""
+    bad = bad_objects(repo)
+    if not bad:
+        return Check(name="evidence", ok=True, detail="Every shared session blob is readable.")
+    listed = "; ".join(f"{where} ({oid[:12]}) {problem}" for where, oid, problem in bad)
+    return Check(name="evidence", ok=False, detail=f"{len(bad)} shared session blob(s) cannot be read and are "
+                 f"ignored: {listed}.", hint="Ask whoever shared them to share them again; `git intent share "
+                 "--forget SESSION` removes one from refs/intent/evidence.")
 
 
 def _notes_ref(repo: Repository, report: DoctorReport, repair: bool) -> Check:

@@ -45,7 +45,11 @@ def drain() -> None:
     # -P: the work tree's own files must never shadow the standard library or git_intent.
     command = [sys.executable, "-P", "-m", "git_intent.capture.worker"]
     # hook.log holds the worker's reports, transcript text among them: 0600 (issue 9).
-    with append_text(private_dir(state) / "hook.log") as out:
+    try:
+        out = append_text(private_dir(state) / "hook.log")
+    except OSError:  # a link (refused, issue 21) or unwritable: the worker still runs, its reports are lost
+        out = open(os.devnull, "a")
+    with out:
         if sync:
             subprocess.run([*command, "--wait"], cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         else:

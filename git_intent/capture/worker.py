@@ -25,7 +25,7 @@ from ..errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from ..faults import crash_point
 from ..git.repo import Repository
 from ..notes import notes_ref_damage
-from ..private import lock_file, private_dir, tighten, write_text
+from ..private import LinkedFileError, lock_file, private_dir, tighten, write_text
 from ..sessions.backup import retry_backups
 from ..terminal import terminal_safe
 from .carry import picked_source, reverted_commit, rewritten_sources
@@ -66,6 +66,8 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
         private_dir(state)  # 0700, and an earlier version's 0644 files tightened (issue 9)
         tighten(state / "queue")  # best effort: a queue that is not a folder sends the hooks to the fallback queue
         lock = lock_file(state / "worker.lock")
+    except LinkedFileError as exc:
+        raise IntentError(str(exc)) from None
     except OSError as exc:
         raise IntentError(f"git-intent cannot write its state folder {state} ({exc.strerror or exc}).",
                           hint=f"Make it writable (chmod -R u+w {state}), then run `git intent record --pending`; "

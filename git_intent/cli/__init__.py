@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..errors import IntentError
+from ..private import LinkedFileError
 from . import agents, answer, capture, editors, explain, review, sessions, share  # noqa: F401  (each module registers its commands)
 from ._base import cli, echo, open_repo
 
@@ -42,6 +43,8 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except IntentError as exc:
         _fail(exc)
+    except LinkedFileError as exc:  # a state file planted as a link: refused, one sentence (issue 21)
+        _fail(IntentError(str(exc)))
     except BrokenPipeError:
         sys.exit(0)
     except Exception:

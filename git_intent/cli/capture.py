@@ -230,8 +230,9 @@ def doctor(check_only: bool, as_json: bool) -> None:
 
     A damaged notes ref (pointing at a blob or a missing object) is kept as refs/notes/intent-damaged-<UTC
     time> and rebuilt from its reflog and the local journal in .opencode/intent/; failed jobs are queued
-    again and recorded. Hooks and an unwritable state folder are reported with the command that fixes
-    them. Exits 1 when something still needs attention.
+    again and recorded. Hooks, an unwritable state folder and shared evidence blobs no command can read
+    (too large, too deep, the wrong shape) are reported with the command that fixes them. Exits 1 when
+    something still needs attention.
     """
     from ..capture.doctor import doctor_text, run_doctor
 

@@ -301,11 +301,33 @@ def _restrict(hunks: list[Hunk], keep: set[tuple[str, int]]) -> list[Hunk]:
     return result
 
 
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
 def _unquote(path: str) -> str:
-    if path.startswith('"') and path.endswith('"'):
-        return path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode(
-            "latin-1").decode("utf-8", "replace")
-    return path
+    """A path as git prints it (C-quoted when it holds `"`, `\\`, a control character or, with
+    core.quotePath, bytes above 0x7f) as the path itself. git's quote.c: `\\NNN` is one byte in octal (of
+    the name's UTF-8), `\\t`-style escapes a control character, anything else stands for its own UTF-8
+    (issue 21: `a"€.py` crashed the latin-1 decoding this replaced). Invalid UTF-8 is replaced."""
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    out = bytearray()
+    body, i = path[1:-1], 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            escape = body[i + 1]
+            if escape in "0123" and i + 3 < len(body) and all(c in "01234567" for c in body[i + 1:i + 4]):
+                out.append(int(body[i + 1:i + 4], 8))
+                i += 4
+                continue
+            if escape in _C_ESCAPES:
+                out.append(_C_ESCAPES[escape])
+                i += 2
+                continue
+        out += char.encode("utf-8", "surrogatepass")
+        i += 1
+    return out.decode("utf-8", "replace")
 
 
 def parse_porcelain(data: bytes | str) -> list[BlameLine]:

@@ -19,6 +19,7 @@ import fcntl
 import json
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,12 +29,18 @@ from ..errors import ShareError
 from ..git.repo import Repository, run_git
 from ..private import lock_file, private_dir
 from ..redaction.redact import Sealed
+from .records import nesting
 
 EVIDENCE_REF = "refs/intent/evidence"
 LEVEL_DIRS = {"evidence": "evidence", "sessions": "sessions"}
 FORGOTTEN = "forgotten"
 _ID_TEXT = re.compile(r"[A-Za-z0-9._:/@+=-]*")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+# A shared blob is data other people wrote (issue 21): one 60 MB message made `show` take 30 s and 392 MB, and
+# JSON nested 200,000 deep crashed every reader. Larger blobs are not read; deeper documents are not used.
+MAX_BLOB_BYTES = 32 * 1024 * 1024
+MAX_DEPTH = 32  # a real blob nests 5 deep (payload > messages > message > parts > part)
+_LISTS = ("messages", "edits", "topics")
 
 
 def tracking_ref(remote: str) -> str:
@@ -101,13 +108,70 @@ def read_blob(repo: Repository, oid: str) -> str:
 
 
 def read_payload(repo: Repository, oid: str) -> dict[str, Any] | None:
-    """A session blob decoded, or None when it is not a git-intent evidence object."""
+    """A session blob decoded, or None when it is not a readable git-intent evidence object (`load_payload`)."""
+    return load_payload(repo, oid)[0]
+
+
+def load_payload(repo: Repository, oid: str) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """`(payload, None)` for a readable session blob, else `(None, problem)`: a phrase saying what is wrong
+    ("is 61234567 bytes, over the 33554432-byte cap", "is not JSON", "nests deeper than 32 levels", "is not a
+    git-intent evidence object", "has `messages` that is not a list of objects", "is missing"). Never raises
+    for the blob's content: it comes from whoever pushed the ref (issue 21)."""
+    data = _capped_blob(repo, oid)
+    return (None, "is missing") if data is None else parse_payload(data)
+
+
+def parse_payload(data: bytes) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """`load_payload` on a blob's bytes (pure): the payload, or the phrase saying what is wrong."""
+    if len(data) > MAX_BLOB_BYTES:
+        return None, f"is over the {MAX_BLOB_BYTES}-byte cap"
     try:
-        value = json.loads(read_blob(repo, oid))
+        value = json.loads(data.decode("utf-8", "replace"))
+    except RecursionError:
+        return None, f"nests deeper than {MAX_DEPTH} levels"
     except ValueError:
-        return None
-    return value if isinstance(value, dict) and str(value.get("schema", "")).startswith("git-intent-evidence/") \
-        else None
+        return None, "is not JSON"
+    if not isinstance(value, dict) or not str(value.get("schema", "")).startswith("git-intent-evidence/"):
+        return None, "is not a git-intent evidence object"
+    if nesting(value, MAX_DEPTH) > MAX_DEPTH:
+        return None, f"nests deeper than {MAX_DEPTH} levels"
+    for name in _LISTS:
+        items = value.get(name, [])
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            return None, f"has `{name}` that is not a list of objects"
+    if not all(isinstance(value.get(name), str) and value.get(name) for name in ("agent", "session_id")):
+        return None, "names no agent or session id"
+    return value, None
+
+
+def bad_objects(repo: Repository) -> list[tuple[str, str, str]]:
+    """`(ref:path, blob oid, problem)` of every session blob on `refs/intent/evidence` and the fetched
+    copies (`refs/intent/remotes/*/evidence`) that `load_payload` refuses, for `doctor` (issue 21)."""
+    refs = [EVIDENCE_REF, *repo.git("for-each-ref", "--format=%(refname)", "refs/intent/remotes/",
+                                    check=False).split()]
+    found: list[tuple[str, str, str]] = []
+    checked: dict[str, str | None] = {}
+    for ref in refs:
+        for path, oid in sorted(read_entries(repo, ref)[1].items()):
+            if split_session_path(path) is None:
+                continue
+            if oid not in checked:
+                checked[oid] = load_payload(repo, oid)[1]
+            problem = checked[oid]
+            if problem:
+                found.append((f"{ref}:{path}", oid, problem))
+    return found
+
+
+def _capped_blob(repo: Repository, oid: str) -> bytes | None:
+    """At most MAX_BLOB_BYTES + 1 bytes of a blob (a longer one is never read whole), None when missing."""
+    with subprocess.Popen(["git", "cat-file", "blob", oid], cwd=repo.root, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdout is not None
+        data = proc.stdout.read(MAX_BLOB_BYTES + 1)
+        if len(data) > MAX_BLOB_BYTES:
+            proc.kill()
+    return None if proc.returncode not in (0, -9) else data
 
 
 def write_sealed(repo: Repository, sealed: Sealed) -> str:

@@ -167,9 +167,27 @@ class Note:
         return by_path
 
 
+MAX_DEPTH = 16  # a record nests 1 deep; deeper extra fields (another writer's, or hostile) cannot be written back
+
+
+def nesting(value: Any, limit: int) -> int:
+    """How deep `value` nests (a scalar is 0), walked without recursion; stops counting past `limit`."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth > limit:
+                return depth
+            stack += [(child, depth) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
+
+
 def parse_record(value: Any) -> CommitRecord | SessionRecord | LinesRecord | None:
-    """A decoded JSON value as a git-intent record, or None when it is not one (wrong schema or shape)."""
-    if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA:
+    """A decoded JSON value as a git-intent record, or None when it is not one (wrong schema or shape, or
+    nested deeper than MAX_DEPTH: issue 21, such a record read but could not be rendered again)."""
+    if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA or nesting(value, MAX_DEPTH) > MAX_DEPTH:
         return None
     try:
         return _RECORD.validate_python(value)

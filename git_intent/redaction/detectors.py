@@ -22,15 +22,28 @@ from typing import Any
 import re2  # google-re2: linear time, Go RE2 syntax (the rules are written for it)
 
 from ..errors import RedactionError
+from . import normalise
 
+# A value after a secret's name: quoted (any characters but the quote, spaces included, issue 21: `"password":
+# "correct horse battery staple"`), else a bare run. Groups: double-quoted, single-quoted, bare.
+_VALUE = r"""(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|([^\s'"`,;)\]}>]{6,}))"""
+# A variable or key naming a secret, whatever its prefix (PGPASSWORD, MYSQL_PWD, WEBHOOK_SECRET, x-api-key).
+_NAME = (r"(?i:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api_?key|apikey|access_?key|private_?key|"
+         r"_pass|_pwd|credentials?))")
 # Own rules: what must never pass even when a gitleaks rule's entropy or allowlist would let it.
-# (rule id, pattern, secret group: 0 = the whole match)
+# (rule id, pattern, secret group: 0 = the first non-empty group, else the whole match)
 OWN_RULES: tuple[tuple[str, str, int], ...] = (
-    ("credentialed-url", r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([^\s:/@'\"`<>]+:[^\s/@'\"`<>]+)@", 1),
-    ("secret-assignment",
-     r"(?:\b|_)(?:[A-Za-z0-9]+_)*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY|"
-     r"password|passwd|passphrase|secret|token|api_?key|access_key|private_key)\b['\"]?[ \t]*(?:=|:=|=>|:)"
-     r"[ \t]*['\"]?([^\s'\"`,;)\]}>]{6,})", 1),
+    # Any credential in a URL's authority: `user:pw@`, `:pw@` (redis), or a long token as the user name.
+    ("credentialed-url", r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([^\s:/@'\"`<>]*:[^\s/@'\"`<>]+)@", 1),
+    ("credentialed-url", r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_~.-]*[0-9][A-Za-z0-9_~.-]*)@", 1),
+    ("secret-assignment", _NAME + r"\b['\"]?[ \t]*(?:=|:=|=>|:)[ \t]*" + _VALUE, 0),
+    # Command-line options: `--password <pw>`, `--password=<pw>`, `--token "<pw>"`; `mysql -p<pw>`.
+    ("password-option", r"(?:^|[\s'\"])--?(?i:password|passwd|pass|pwd|token|secret|api-key|apikey)(?:=|[ \t]+)"
+     + _VALUE, 0),
+    ("password-option", r"\bmysql(?:dump|admin|import|show|check|sh)?\b[^\n|;&]*?[ \t]-p([^\s'\"`;|&]{3,})", 1),
+    # Prose: `my ssh passphrase is 'correct horse'`, `the password was hunter22`.
+    ("secret-in-prose", r"(?i:\b(?:password|passphrase|passwd|pass phrase|secret|token|api key)\b)[ \t]+"
+     r"(?i:is|was|is set to|was set to|reads)[ \t]+(?:“([^”\n]{4,200})”|‘([^’\n]{4,200})’|" + _VALUE[3:], 0),
     ("private-key",
      r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}"
      r"PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)", 0),
@@ -47,7 +60,9 @@ OWN_RULES: tuple[tuple[str, str, int], ...] = (
 # matched case-sensitively, except the assignment names, matched in the lower-cased text).
 OWN_PREFILTER: dict[str, tuple[str, ...]] = {
     "credentialed-url": ("://",),
-    "secret-assignment": ("pass", "secret", "token", "api_key", "apikey", "access_key", "private_key"),
+    "secret-assignment": ("pass", "secret", "token", "api_key", "apikey", "access", "private", "_pwd", "credential"),
+    "password-option": ("--pass", "-pass", "--pwd", "-pwd", "token", "secret", "api-key", "apikey", "mysql"),
+    "secret-in-prose": ("pass", "secret", "token", "api key"),
     "private-key": ("PRIVATE KEY",),
     "jwt": ("eyJ",),
     "provider-key": ("sk-", "gh", "github_pat_", "gl", "xox", "_live_", "_test_", "whsec_", "AKIA", "ASIA", "ABIA",
@@ -214,18 +229,24 @@ def gitleaks_findings(text: str) -> list[Finding]:
     return found
 
 
+_VALUED = frozenset({"secret-assignment", "password-option", "secret-in-prose"})
+_PLACEHOLDER = ("example", "test", "dummy", "fake", "placeholder", "changeme", "change_me", "your", "xxx", "***",
+                "...", "…", "redacted", "<", "{{", "${", "%(", "mock", "sample", "none", "null", "undefined")
+
+
 def own_findings(text: str) -> list[Finding]:
-    """Spans git-intent's own rules report: credentialed URLs, `*_PASSWORD=`-style assignments, private
-    key blocks, JWTs, provider key prefixes, and images (`data:image/…;base64`)."""
+    """Spans git-intent's own rules report: credentialed URLs, secret-named assignments (`*PASSWORD=`,
+    `"token": "…"`), password options, secrets named in prose, private key blocks, JWTs, provider key
+    prefixes, and images (`data:image/…;base64`)."""
     found = []
     lowered = text.lower()
     for rule_id, regex, group in _own():
-        haystack = lowered if rule_id == "secret-assignment" else text
+        haystack = lowered if rule_id in _VALUED else text
         if not any(word in haystack for word in OWN_PREFILTER[rule_id]):
             continue
         for match in regex.finditer(text):
-            start, end = match.span(group)
-            if rule_id == "secret-assignment" and _looks_like_code(text[start:end]):
+            start, end = _span(match, group)
+            if rule_id in _VALUED and not _literal(match, text[start:end]):
                 continue
             if end > start:
                 found.append(Finding(rule_id, start, end, f"[REDACTED:{rule_id}]"))
@@ -234,12 +255,41 @@ def own_findings(text: str) -> list[Finding]:
     return found
 
 
+def _literal(match: Any, value: str) -> bool:
+    """Whether a secret-named value is a literal secret: a quoted one unless it is a placeholder (`"test-token"`,
+    `"<your key>"`); a bare one unless it reads as code (`_looks_like_code`)."""
+    groups = match.groups()
+    quoted = len(groups) > 1 and not groups[-1]  # the last group is the bare value
+    if quoted:
+        lowered = value.lower()
+        if value.startswith(("$", "%", "[REDACTED")) or any(p in lowered for p in _PLACEHOLDER):
+            return False
+        # One word or identifier without a digit ("pass", "my-token", "phc_development_key" in test code) is
+        # read as a bare value is; a phrase with spaces is a passphrase.
+        return " " in value or not _looks_like_code(value)
+    return not _looks_like_code(value.rstrip(".:!?"))  # "the password is wrong:" is prose, not a secret
+
+
 def _looks_like_code(value: str) -> bool:
     """An assigned value that is a name, a call, an index or a variable (`os.environ[...]`, `$TOKEN`,
-    `input()`, `encoded[:idx]`), not a literal secret: brackets, or letters and dots only, or a placeholder."""
+    `input()`, `encoded[:idx]`), not a literal secret: brackets, or letters and dots only, or a placeholder.
+    Letters only but long and random (issue 21: 40 letters after "session token:") is a secret."""
     if value.startswith(("$", "%", "{", "<", "[REDACTED", "process.env", "os.")) or any(c in "()[]{}" for c in value):
         return True
+    if value.isascii() and value.isalpha() and len(value) >= 24 and _random_letters(value):
+        return False
     return not any(c.isdigit() for c in value) and all(c.isalpha() or c in "._-" for c in value)
+
+
+_CONSONANTS = re.compile(r"[b-df-hj-np-tv-z]{4,}", re.IGNORECASE)
+
+
+def _random_letters(value: str) -> bool:
+    """Letters that read as random, not as words run together: few vowels (a random run holds ~19%, words
+    run together in identifiers ~35-41%) or several clusters of 4+ consonants, and high entropy."""
+    vowels = sum(1 for c in value if c in "aeiouAEIOU") / len(value)
+    clusters = len(_CONSONANTS.findall(value))
+    return shannon(value) >= 3.7 and (vowels < 0.3 or clusters * 10 >= len(value))
 
 
 def entropy_findings(text: str) -> list[Finding]:
@@ -279,6 +329,22 @@ def home_findings(text: str) -> list[Finding]:
     return [Finding("home-path", m.start(), m.end(), "~") for m in _patterns()[1].finditer(text)]
 
 
+def secret_findings(text: str) -> list[Finding]:
+    """Every secret detector's findings on `text` as it is (gitleaks, own rules, entropy), unmerged."""
+    return [*gitleaks_findings(text), *own_findings(text), *entropy_findings(text)]
+
+
+def hidden_findings(text: str) -> list[Finding]:
+    """Secrets that show only once `text` is normalised (`normalise.py`): with its invisible characters
+    deleted, or in a run of %XX, hex or \\xNN escapes decoded. Spans are of `text`."""
+    def find(view: str) -> list[tuple[str, int, int]]:
+        return [(f.rule, f.start, f.end) for f in secret_findings(view) if f.rule != "image"]
+
+    spans = [*normalise.invisible_spans(text, find), *normalise.encoded_spans(text, find)]
+    return [Finding(rule, start, end, f"[REDACTED:{rule}]") for rule, start, end in spans]
+
+
 def all_findings(text: str) -> list[Finding]:
-    """Every detector's findings on `text`, secrets first, then home paths (unmerged, unsorted)."""
-    return [*gitleaks_findings(text), *own_findings(text), *entropy_findings(text), *home_findings(text)]
+    """Every detector's findings on `text`, secrets first (as written, then hidden forms), then home paths
+    (unmerged, unsorted)."""
+    return [*secret_findings(text), *hidden_findings(text), *home_findings(text)]

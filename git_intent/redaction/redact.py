@@ -146,6 +146,8 @@ def _walk(value: Any, keep: frozenset[str], counts: Counter[str]) -> tuple[Any, 
         counts.update(f.rule for f in done.findings)
         return done.text, done.touched
     if isinstance(value, list):
+        if _is_parts(value):
+            return _walk_parts(value, keep, counts)
         pairs = [_walk(v, keep, counts) for v in value]
         return [v for v, _ in pairs], any(t for _, t in pairs)
     if isinstance(value, dict):
@@ -163,6 +165,72 @@ def _walk(value: Any, keep: frozenset[str], counts: Counter[str]) -> tuple[Any, 
     if value is None or isinstance(value, (bool, int, float)):
         return value, False
     raise RedactionError(f"A {type(value).__name__} cannot be sealed; only JSON values can.")
+
+
+_JOINED = frozenset({"text", "reasoning"})  # the prose parts a message's writer may split anywhere
+
+
+def _is_parts(value: list[Any]) -> bool:
+    """A message's parts: two or more objects, each with a `kind` and a `text` string (an edit's `added`
+    lines have no kind: each is a line of the diff, kept or redacted alone)."""
+    return len(value) > 1 and all(isinstance(v, dict) and isinstance(v.get("text"), str) and "kind" in v
+                                  for v in value)
+
+
+def _walk_parts(parts: list[dict[str, Any]], keep: frozenset[str], counts: Counter[str]) -> tuple[Any, bool]:
+    """A message's parts redacted as one text (issue 21: a token split across two text parts kept its first
+    half): each run of text and reasoning parts is joined, redacted, and split again where they met; a secret
+    across a boundary is replaced in the part where it starts and its rest removed from the next."""
+    texts = [p["text"] for p in parts]
+    alone = [p.get("kind") not in _JOINED or _is_binary(t) for p, t in zip(parts, texts, strict=True)]
+    out_texts: list[str] = []
+    touched_parts: list[bool] = []
+    at = 0
+    while at < len(texts):  # runs of text and reasoning parts are joined; a tool call, a result, binary: alone
+        end = at + 1
+        while not alone[at] and end < len(texts) and not alone[end]:
+            end += 1
+        pieces, findings = _split_redacted(texts[at:end], keep)
+        counts.update(f.rule for f in findings)
+        out_texts += pieces
+        bounds = [0, *_cumulative(texts[at:end])]
+        touched_parts += [any(f.start < bounds[i + 1] and f.end > bounds[i] for f in findings)
+                          for i in range(end - at)]
+        at = end
+    out: list[Any] = []
+    touched = False
+    for part, text, changed in zip(parts, out_texts, touched_parts, strict=True):
+        rest, more = _walk({k: v for k, v in part.items() if k != "text"}, keep, counts)
+        rest["text"] = text
+        out.append({k: rest[k] for k in part})
+        touched = touched or changed or more
+    return out, touched
+
+
+def _cumulative(texts: list[str]) -> list[int]:
+    total, ends = 0, []
+    for text in texts:
+        total += len(text)
+        ends.append(total)
+    return ends
+
+
+def _split_redacted(texts: list[str], keep: frozenset[str]) -> tuple[list[str], tuple[Any, ...]]:
+    """`texts` redacted as one joined text, split back at the boundaries (each mapped through the replacements)."""
+    done = redact_text("".join(texts), keep)
+    if len(texts) == 1:
+        return [done.text], done.findings
+    mapped, delta, index = [], 0, 0
+    findings = sorted(done.findings, key=lambda f: f.start)
+    for boundary in _cumulative(texts)[:-1]:
+        while index < len(findings) and findings[index].end <= boundary:
+            found = findings[index]
+            delta += len(found.replacement) - (found.end - found.start)
+            index += 1
+        inside = index < len(findings) and findings[index].start < boundary
+        mapped.append(findings[index].start + delta + len(findings[index].replacement) if inside else boundary + delta)
+    cuts = [0, *mapped, len(done.text)]
+    return [done.text[cuts[i]:cuts[i + 1]] for i in range(len(texts))], done.findings
 
 
 def seal(payload: dict[str, Any], keep: frozenset[str] = frozenset()) -> Sealed:

@@ -1,5 +1,6 @@
 """The routes of `git intent serve` (starlette): each reads through the library and renders a Jinja2
-template with autoescape on, so every transcript, path and author string reaches the page escaped.
+template with autoescape on, so every transcript, path and author string reaches the page escaped, and
+with every control, bidi and invisible character shown as `\\uNNNN` (`visible`, issue 21).
 
 Pages (all reachable by links from `/`): `/files/…` (the tree at HEAD), `/file/PATH` (intent gutter and
 evidence panels; `?line=N` selects a line without JavaScript), `/sessions`, `/session/ID` (topic bar,
@@ -14,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -27,15 +29,24 @@ from ..errors import BadLocationError, IntentError, SessionNotFoundError
 from ..explain.render import short, when
 from ..git.repo import Repository
 from ..review.text import reason_of, request_of
+from ..terminal import terminal_safe
 from .pages import LEVELS, file_view, list_folder, topic_bar
 from .security import TOKEN_FIELD, ASGIApp, Guard
 
 STATIC = Path(__file__).with_name("static")
 
 
+def visible(value: Any) -> Any:
+    """Jinja's `finalize`: every string a template prints, with controls, bidi and invisible characters shown
+    (`terminal_safe`); markup stays markup (the escapes are plain ASCII)."""
+    if isinstance(value, Markup):
+        return Markup(terminal_safe(str(value)))
+    return terminal_safe(value) if isinstance(value, str) else value
+
+
 def create_app(repo: Repository, token: str) -> ASGIApp:
     """The whole application for `repo`, behind the guard (local Host, `token` on every POST)."""
-    env = Environment(loader=PackageLoader("git_intent.serve", "templates"), autoescape=True,
+    env = Environment(loader=PackageLoader("git_intent.serve", "templates"), autoescape=True, finalize=visible,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
     env.filters.update(short=short, when=when, url=lambda text: quote(str(text), safe="/"))

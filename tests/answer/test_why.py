@@ -319,3 +319,32 @@ def test_an_injected_transcript_reaches_the_model_only_as_data(injected: Path, m
         assert answer.citations == [Citation(session_id=SESSION, message_id=FOLLOW_UP, quote=INJECTION[:40])]
         assert "evil" not in answer.answer
     assert boundaries[0] != boundaries[1]
+
+
+# --- issue 21, item 2: the bytes read from a model and the answer shown are capped ----------------------------
+
+
+def test_a_huge_model_reply_is_not_read_past_the_cap_and_the_offline_answer_stands(
+        demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from git_intent.answer.agent import MAX_REPLY_BYTES
+
+    with scripted([say("The helper splits lines. " + "padding " * (MAX_REPLY_BYTES // 4))]) as server:
+        use_model(monkeypatch, server.url)
+        answer = ask_why(demo)
+    assert answer.mode == "offline"
+    assert answer.model_error == (f"The model openai/scripted at {server.url} sent a reply over "
+                                  f"{MAX_REPLY_BYTES:,} bytes; it was not read further.")
+    assert [c.message_id for c in answer.citations] == OFFLINE_CITED
+
+
+def test_a_long_model_answer_is_cut_and_says_so(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from git_intent.answer.agent import MAX_ANSWER_CHARS
+
+    text = "The helper splits lines. " + "word " * 40_000
+    with scripted([say(text)]) as server:
+        use_model(monkeypatch, server.url)
+        answer = ask_why(demo)
+    assert answer.mode == "model"
+    assert answer.answer.endswith(f"[… the model's answer was cut at {MAX_ANSWER_CHARS:,} of {len(text.strip()):,} "
+                                  "characters]")
+    assert len(answer.answer) < MAX_ANSWER_CHARS + 100
