@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -130,6 +131,7 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     run changes nothing. Notes are written in batches through git fast-import.
     """
     from ..capture.backfill import backfill as run
+    from ..sessions.drift import describe
 
     repo = open_repo()
     total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
@@ -137,14 +139,14 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
                            hidden=as_json or not sys.stderr.isatty()) as bar:
         result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bar.update)
     if as_json:
-        print_json(result.__dict__)
+        print_json(dataclasses.asdict(result))
         return
     rate = result.recorded / result.seconds if result.seconds else 0.0
     echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
          f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
          f"({rate:.0f} commits/s).")
-    if result.transcripts_skipped:
-        echo(f"{result.transcripts_skipped} files below the --transcript folders are no transcript; skipped.")
+    for line in describe(result.not_read, result.skipped_files):
+        echo(line)
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
         echo(f"  {key}  {lines} lines")
     if result.recorded and not result.sessions and not transcripts:
