@@ -104,7 +104,7 @@ def skip_reason(path: Path) -> str:
         return f"not a transcript format ({path.suffix or 'no extension'})"
     heads = head_records(path, limit=5) if path.suffix in (".jsonl", ".json") else []
     if not heads:
-        return "holds no record of any known agent's format"
+        return f"{'JSON' if path.suffix == '.json' else 'text'} in no known agent's format"
     first = heads[0]
     if isinstance(first.get("v"), int) and isinstance(first.get("agent"), str) and "cli_version" in first:
         # entireio/git-sync keeps one beside the native `full.jsonl` of the same session, which is read.
