@@ -103,11 +103,10 @@ def skip_reason(path: Path) -> str:
     if path.suffix not in (".jsonl", ".json", ".md", ".db", ".sqlite"):
         return f"not a transcript format ({path.suffix or 'no extension'})"
     heads = head_records(path, limit=5) if path.suffix in (".jsonl", ".json") else []
-    if not heads:
-        return f"{'JSON' if path.suffix == '.json' else 'text'} in no known agent's format"
-    first = heads[0]
-    if isinstance(first.get("v"), int) and isinstance(first.get("agent"), str) and "cli_version" in first:
+    if heads and isinstance(heads[0].get("v"), int) and isinstance(heads[0].get("agent"), str) and (
+            "cli_version" in heads[0]):
         # entireio/git-sync keeps one beside the native `full.jsonl` of the same session, which is read.
-        return f"Entire's condensed copy of a {first['agent']} session, not the agent's own transcript"
+        return f"Entire's condensed copy of a {heads[0]['agent']} session, not the agent's own transcript"
+    label = {".json": "JSON", ".jsonl": "JSON Lines"}.get(path.suffix, "text")
     kinds = sorted({str(r.get("type")) for r in heads if "type" in r})
-    return "JSON Lines in no known agent's format" + (f" (record types: {', '.join(kinds)})" if kinds else "")
+    return f"{label} in no known agent's format" + (f" (record types: {', '.join(kinds)})" if kinds else "")
