@@ -1,12 +1,12 @@
-"""Claude Code transcripts: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (versions 1.0 to 2.1.199).
+"""Claude Code transcripts: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (versions 1.0 to 2.1; fixtures to 2.1.143).
 
 Records are JSON objects with a `type` (user | assistant | system | summary | progress |
 file-history-snapshot | queue-operation | attachment read or passed over knowingly; newer ones such as 2.1.14x's
 `last-prompt` and `permission-mode` are skipped and counted in `ParseStats.unknown_types`), a `uuid` (our
-`message_id`), a `sessionId`, a `cwd` and an ISO-8601 `timestamp`. Edits come from `Edit`, `MultiEdit` and `Write` tool_use blocks; the
-matching tool_result record carries `toolUseResult.originalFile` (the whole file before the edit),
-from which exact line numbers follow. `structuredPatch` renders tabs as spaces, so it only gives a line
-hint when `originalFile` is missing.
+`message_id`), a `sessionId`, a `cwd` and an ISO-8601 `timestamp`. Edits come from `Edit`, `MultiEdit` and
+`Write` tool_use blocks; the matching tool_result record carries `toolUseResult.originalFile` (the whole file
+before the edit), from which exact line numbers follow. `structuredPatch` renders tabs as spaces, so it only
+gives a line hint when `originalFile` is missing.
 """
 
 from __future__ import annotations

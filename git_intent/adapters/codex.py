@@ -1,4 +1,4 @@
-"""Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl` (codex 0.1x to 0.146; other record and payload types are skipped and counted).
+"""Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl` (codex 0.1x to 0.146).
 
 Each record is `{timestamp, type, payload}` with type session_meta | turn_context | response_item |
 event_msg | compacted | world_state | .... Messages: `event_msg/user_message` (what the person typed),
@@ -6,7 +6,8 @@ event_msg | compacted | world_state | .... Messages: `event_msg/user_message` (w
 `custom_tool_call`) and their outputs. Edits come from apply_patch envelopes, in the current
 `custom_tool_call` form and the older `function_call` `shell`/`apply_patch` forms; when the matching
 `event_msg/patch_apply_end` carries a `unified_diff`, its exact lines and line numbers are used.
-Codex records have no ids, so `message_id` is `r<N>`, the 1-based ordinal of the record in the file.
+Codex records have no ids, so `message_id` is `r<N>`, the 1-based ordinal of the record in the file. Other
+record and payload types are skipped and counted (issue 19).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from ..config import lookback
 from ..git.objects import InProcessRepository
 from ..git.repo import Repository
 from ..notes import NoteRecord, note_blobs, read_notes, write_notes
-from ..sessions.discovery import candidate_sessions, transcript_files
-from ..sessions.drift import NotRead, SkippedFile, not_read
+from ..sessions.discovery import SkippedFile, candidate_sessions, transcript_files
+from ..sessions.drift import NotRead, not_read
 from ..sessions.path_mapping import PathMapper
 from .attribute import LineCredit
 from .carry import carried_edits

@@ -15,7 +15,6 @@ from ..git.repo import Repository
 from ..models import Session, utc_stamp
 from ..sessions.discovery import (
     candidate_sessions,
-    merge_copies,
     mentions_repository,
     read_readable,
     read_transcript,
@@ -23,6 +22,7 @@ from ..sessions.discovery import (
     root_commit_of,
     session_sources,
 )
+from ..sessions.merge import merge_copies
 from .edit_cache import CacheDamaged, RecordCache, Summary, discard
 from .queue import log
 

@@ -96,14 +96,22 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
         if rev or transcripts:
             raise click.UsageError("--pending takes no REV or --transcript.")
         from ..capture.worker import drain
+        from ..config import lookback
+        from ..sessions.drift import describe, drift_on_disk
 
-        done = drain(open_repo(), wait=True)
+        repo = open_repo()
+        done = drain(repo, wait=True)
+        # Which record types the transcripts behind these commits held and were not read (issue 19): only
+        # when jobs ran, as it parses the window's transcripts again.
+        done.not_read = drift_on_disk(repo, lookback(repo)) if done.processed else []
         if as_json:
-            print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
+            print_json(dataclasses.asdict(done))
         else:
             echo("".join(r.text() for r in done.results)
                  + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
+            for line in describe(done.not_read, []):
+                echo(line)
             if done.notes_ref_damage:
                 echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
                      err=True)

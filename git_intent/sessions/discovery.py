@@ -14,9 +14,8 @@ from ..adapters import adapter as named_adapter
 from ..errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from ..git.repo import Repository
 from ..models import Message, Session
-from ..transcripts.jsonl import written_since
+from ..transcripts.jsonl import head_records, written_since
 from .backup import session_copies, session_copy_path
-from .drift import SkippedFile, skip_reason
 from .merge import merge_copies
 from .parse_cache import cached_sessions
 
@@ -51,8 +50,8 @@ def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False)
 def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], list[SkippedFile]]:
     """The transcript files `paths` name, in the order given, and the files passed over with the reason: a
     file stands for itself (`read_transcript` checks it); a folder for every file below it that some adapter
-    sniffs, in sorted path order, the others passed over (`drift.skip_reason`). A folder is how transcripts recorded
-    on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
+    sniffs, in sorted path order, the others passed over (`skip_reason`). A folder is how transcripts
+    recorded on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
 
     Raises TranscriptError for a path that does not exist."""
     files: list[Path] = []
@@ -70,6 +69,33 @@ def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], list[SkippedFil
             else:
                 passed_over.append(SkippedFile(str(below), skip_reason(below)))
     return files, passed_over
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file below a `--transcript` folder that no adapter reads, and why."""
+
+    path: str
+    reason: str
+
+
+def skip_reason(path: Path) -> str:
+    """Why no adapter reads `path` (it was sniffed by none): one phrase from its name and first records."""
+    try:
+        if path.stat().st_size == 0:
+            return "empty file"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if path.suffix not in (".jsonl", ".json", ".md", ".db", ".sqlite"):
+        return f"not a transcript format ({path.suffix or 'no extension'})"
+    heads = head_records(path, limit=5) if path.suffix in (".jsonl", ".json") else []
+    if heads and isinstance(heads[0].get("v"), int) and isinstance(heads[0].get("agent"), str) and (
+            "cli_version" in heads[0]):
+        # entireio/git-sync keeps one beside the native `full.jsonl` of the same session, which is read.
+        return f"Entire's condensed copy of a {heads[0]['agent']} session, not the agent's own transcript"
+    label = {".json": "JSON", ".jsonl": "JSON Lines"}.get(path.suffix, "text")
+    kinds = sorted({str(r.get("type")) for r in heads if "type" in r})
+    return f"{label} in no known agent's format" + (f" (record types: {', '.join(kinds)})" if kinds else "")
 
 
 def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,

@@ -1,18 +1,19 @@
-"""Format drift: the record types that reading sessions passed over, per agent and version, and the files
-below a `--transcript` folder that no adapter reads, with the reason (issue 19, item 2)."""
+"""Format drift: the record types that reading sessions passed over, per agent and version, and whether an
+agent version is newer than the fixtures cover (issue 19, item 2)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from datetime import datetime, timedelta, timezone
 
 from ..adapters import adapter as named_adapter
+from ..git.repo import Repository
 from ..models import Session
-from ..transcripts.jsonl import head_records
+from .discovery import SkippedFile, candidate_sessions
 
-__all__ = ["NotRead", "SkippedFile", "describe", "not_read", "skip_reason", "version_newer"]
+__all__ = ["NotRead", "describe", "drift_on_disk", "not_read", "version_newer"]
 
 # Lines of text output that name skipped files; `--json` lists them all.
 NAMED = 3
@@ -40,14 +41,6 @@ class NotRead:
         if self.newer:
             line += f" (newer than {self.newest_tested}, the newest version git-intent's fixtures cover)"
         return line
-
-
-@dataclass
-class SkippedFile:
-    """A file below a `--transcript` folder that no adapter reads, and why."""
-
-    path: str
-    reason: str
 
 
 def not_read(sessions: Iterable[Session]) -> list[NotRead]:
@@ -93,20 +86,7 @@ def describe(entries: list[NotRead], skipped: list[SkippedFile]) -> list[str]:
     return lines
 
 
-def skip_reason(path: Path) -> str:
-    """Why no adapter reads `path` (it was sniffed by none): one phrase from its name and first records."""
-    try:
-        if path.stat().st_size == 0:
-            return "empty file"
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
-    if path.suffix not in (".jsonl", ".json", ".md", ".db", ".sqlite"):
-        return f"not a transcript format ({path.suffix or 'no extension'})"
-    heads = head_records(path, limit=5) if path.suffix in (".jsonl", ".json") else []
-    if heads and isinstance(heads[0].get("v"), int) and isinstance(heads[0].get("agent"), str) and (
-            "cli_version" in heads[0]):
-        # entireio/git-sync keeps one beside the native `full.jsonl` of the same session, which is read.
-        return f"Entire's condensed copy of a {heads[0]['agent']} session, not the agent's own transcript"
-    label = {".json": "JSON", ".jsonl": "JSON Lines"}.get(path.suffix, "text")
-    kinds = sorted({str(r.get("type")) for r in heads if "type" in r})
-    return f"{label} in no known agent's format" + (f" (record types: {', '.join(kinds)})" if kinds else "")
+def drift_on_disk(repo: Repository, window: timedelta) -> list[NotRead]:
+    """`not_read` of the sessions discovered for this work tree and written in the last `window` (what
+    `doctor` reports). Parses those transcripts: seconds on a machine with many."""
+    return not_read(candidate_sessions(repo, datetime.now(timezone.utc) - window))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import corpus, run_cli
-from support import at, blame_json, line_of, make_repo, session_cwd
+from support import SYNC, at, blame_json, claude_session, commit_synced, install, line_of, make_repo, session_cwd
 from transcript_replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 from git_intent.adapters import ADAPTERS
@@ -101,7 +101,7 @@ def test_two_copies_of_one_session_are_merged_into_one(tmp_path: Path) -> None:
     for name, transcript in (("ae/52adb63cec/0", CLAUDE_143), ("74/fd06e0aef8/0", CLAUDE_143_LATER)):
         (checkpoints / name).mkdir(parents=True)
         shutil.copy(transcript, checkpoints / name / "full.jsonl")
-        (checkpoints / name / "metadata.json").write_text('{"session_id": "%s"}\n' % CLAUDE_SESSION)
+        (checkpoints / name / "metadata.json").write_text(json.dumps({"session_id": CLAUDE_SESSION}) + "\n")
     result = _backfill(repo, "--transcript", str(checkpoints))
     assert result["sessions"] == {f"claude-code:{CLAUDE_SESSION}": 9 + 6}
     for transcript, path in ((CLAUDE_143, "internal/gitproto/refs.go"),
@@ -129,6 +129,49 @@ def test_backfill_text_names_record_types_not_read_and_skipped_files(tmp_path: P
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert "claude-code 2.1.143: not read: last-prompt (1), permission-mode (1)" in lines
-    at_skipped = lines.index("5 files below the --transcript folders are no transcript; skipped (all listed by --json):")
+    at_skipped = lines.index(
+        "5 files below the --transcript folders are no transcript; skipped (all listed by --json):")
     assert lines[at_skipped + 1:at_skipped + 4] == [
         f"  {folder / f'note-{i}.txt'}: not a transcript format (.txt)" for i in range(3)]
+
+
+def _drifted_session(repo: Path, version: str) -> str:
+    """A Claude Code session of `version` in the agent's own folder for `repo`, holding records of two types
+    no adapter reads, that wrote and committed one file; its session id."""
+    agent = claude_session(repo.resolve())
+    agent.prompt("Write steps.py.")
+    agent.write("Writing it.", repo.resolve() / "steps.py", "def step():\n    return 'a step of the pipeline'\n")
+    for record in agent.records:
+        record["version"] = version
+    agent.records[1:1] = [{"type": "last-prompt", "sessionId": agent.session_id, "leafUuid": "x"},
+                          {"type": "permission-mode", "sessionId": agent.session_id, "permissionMode": "auto"},
+                          {"type": "permission-mode", "sessionId": agent.session_id, "permissionMode": "default"}]
+    agent.save()
+    return agent.session_id
+
+
+def test_doctor_and_record_pending_say_what_was_not_read_and_which_versions_are_newer(repo: Path) -> None:
+    install(repo)
+    _drifted_session(repo, "2.1.199")
+    proc = run_cli("doctor", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["transcripts"]["ok"] is True
+    assert checks["transcripts"]["detail"] == (
+        "claude-code 2.1.199: not read: permission-mode (2), last-prompt (1) (newer than 2.1.143, the newest "
+        "version git-intent's fixtures cover). Newer than git-intent's fixtures: claude-code 2.1.199; what it "
+        "reads of them may be partial.")
+    # The hook queues the job and its worker dies right after reading it: the job waits for --pending.
+    commit_synced(repo, "steps", env={**SYNC, "GIT_INTENT_CRASH_AT": "after-journal"})
+    pending = run_cli("record", "--pending", cwd=repo)
+    assert pending.returncode == 0, pending.stderr
+    assert ("claude-code 2.1.199: not read: permission-mode (2), last-prompt (1) (newer than 2.1.143, the newest "
+            "version git-intent's fixtures cover)") in pending.stdout.splitlines()
+
+
+def test_doctor_says_nothing_was_left_unread_when_so(repo: Path) -> None:
+    proc = run_cli("doctor", "--json", cwd=repo)
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["transcripts"] == {"name": "transcripts", "ok": True, "repaired": False, "hint": None,
+                                     "detail": "The transcripts of the last 7 days hold no record type git-intent "
+                                               "does not read."}
