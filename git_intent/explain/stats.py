@@ -19,17 +19,21 @@ from ..git.repo import PINNED, Hunk, Repository, parse_added_hunks
 from ..models import Session
 from ..notes import NOTES_REF, Note, note_blobs, read_notes
 from ..sessions.discovery import find_session
+from .trailers import trailer_agent
 
 UNKNOWN_MODEL = "unknown"
 
 
 class StatusCounts(BaseModel):
     """Non-blank added lines by status: credited to an agent session, written by a person (the commit's
-    note credits no session with them), or unrecorded (the commit has no readable note)."""
+    note credits no session with them), unrecorded (the commit has no readable note), or `trailer`: lines of a
+    commit whose trailers name an agent while no transcript credits any of its lines (issue 19; counted
+    apart from both agent sessions and people)."""
 
     agent: int = 0
     human: int = 0
     unrecorded: int = 0
+    trailer: int = 0
 
 
 class SessionStats(BaseModel):
@@ -56,6 +60,7 @@ class StatsReport(BaseModel):
     lines_added: int
     by_status: StatusCounts
     by_agent: dict[str, int]
+    by_trailer_agent: dict[str, int]  # the `trailer` lines by the agent the trailers name
     by_model: dict[str, int]
     by_person: dict[str, int]
     sessions: list[SessionStats]
@@ -68,6 +73,7 @@ class StatsReport(BaseModel):
 class _Tally:
     status: Counter[str] = field(default_factory=Counter)
     person: Counter[str] = field(default_factory=Counter)
+    trailer: Counter[str] = field(default_factory=Counter)  # agent named by a trailer -> lines
     # (agent, session_id) -> message_id -> lines; and -> commits
     messages: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     commits: dict[tuple[str, str], set[str]] = field(default_factory=dict)
@@ -86,14 +92,21 @@ def range_stats(repo: Repository, revision_range: str = "HEAD") -> StatsReport:
     notes, problems = _notes(repo)
     tally = _Tally()
     commits = recorded = 0
-    for commit, author, hunks in _commits(repo, revision_range):
+    for commit, author, trailers, hunks in _commits(repo, revision_range):
         commits += 1
         note = notes.get(commit)
         if note is not None:
             recorded += 1
+        # Only when no transcript credits a line of the commit: a transcript-based attribution always wins.
+        by_trailer = trailer_agent(trailers.split("\x1f")) if note is None or not note.lines else None
         for hunk in hunks:
             for offset, text in enumerate(hunk.lines):
-                if text.strip():
+                if not text.strip():
+                    continue
+                if by_trailer is not None:
+                    tally.status["trailer"] += 1
+                    tally.trailer[by_trailer] += 1
+                else:
                     _count(tally, commit, author, note, hunk.path, hunk.start + offset)
     return _report(repo, revision_range, commits, recorded, tally, problems)
 
@@ -140,8 +153,9 @@ def _report(repo: Repository, revision_range: str, commits: int, recorded: int, 
     return StatsReport(
         range=revision_range, commits=commits, commits_recorded=recorded,
         lines_added=sum(tally.status.values()),
-        by_status=StatusCounts(agent=agent_lines, human=tally.status["human"], unrecorded=tally.status["unrecorded"]),
-        by_agent=dict(by_agent.most_common()), by_model=dict(by_model.most_common()),
+        by_status=StatusCounts(agent=agent_lines, human=tally.status["human"], unrecorded=tally.status["unrecorded"],
+                               trailer=tally.status["trailer"]),
+        by_agent=dict(by_agent.most_common()), by_trailer_agent=dict(tally.trailer.most_common()), by_model=dict(by_model.most_common()),
         by_person=dict(tally.person.most_common()), sessions=sessions,
         agent_lines_with_evidence=with_evidence,
         evidence_share=round(with_evidence / agent_lines, 4) if agent_lines else None, problems=problems)
@@ -180,29 +194,30 @@ def _notes(repo: Repository) -> tuple[dict[str, Note], list[str]]:
     return notes, problems
 
 
-def _commits(repo: Repository, revision_range: str) -> Iterator[tuple[str, str, list[Hunk]]]:
-    """(commit, author name, added hunks against the first parent) for each non-merge commit of the range,
+def _commits(repo: Repository, revision_range: str) -> Iterator[tuple[str, str, str, list[Hunk]]]:
+    """(commit, author name, trailers separated by U+001F, added hunks against the first parent) for each
+    non-merge commit of the range,
     streamed from one `git log -p -U0` (merges show no diff: their lines are counted where they were
     written)."""
     args = ["git", *PINNED, "log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--no-merges",
-            "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%H%x00%an", "--end-of-options", revision_range, "--"]
+            "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%H%x00%an%x00%(trailers:unfold,only,separator=%x1f)", "--end-of-options", revision_range, "--"]
     proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
-    current: tuple[str, str] | None = None
+    current: tuple[str, str, str] | None = None
     body: list[str] = []
     try:
         for raw in proc.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             if line.startswith("\0"):
                 if current is not None:
-                    yield current[0], current[1], parse_added_hunks("\n".join(body))
-                _, sha, author = line.split("\0", 2)
-                current, body = (sha, author), []
+                    yield current[0], current[1], current[2], parse_added_hunks("\n".join(body))
+                _, sha, author, trailers = line.split("\0", 3)
+                current, body = (sha, author, trailers), []
             else:
                 body.append(line)
         if current is not None:
-            yield current[0], current[1], parse_added_hunks("\n".join(body))
+            yield current[0], current[1], current[2], parse_added_hunks("\n".join(body))
     finally:
         proc.stdout.close()
         failed = proc.wait() != 0
