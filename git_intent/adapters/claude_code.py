@@ -1,4 +1,4 @@
-"""Claude Code transcripts: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (versions 1.0 to 2.1; fixtures to 2.1.143).
+"""Claude Code transcripts: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (versions 1.0 to 2.1).
 
 Records are JSON objects with a `type` (user | assistant | system | summary | progress |
 file-history-snapshot | queue-operation | attachment read or passed over knowingly; newer ones such as 2.1.14x's

@@ -155,7 +155,8 @@ def _report(repo: Repository, revision_range: str, commits: int, recorded: int, 
         lines_added=sum(tally.status.values()),
         by_status=StatusCounts(agent=agent_lines, human=tally.status["human"], unrecorded=tally.status["unrecorded"],
                                trailer=tally.status["trailer"]),
-        by_agent=dict(by_agent.most_common()), by_trailer_agent=dict(tally.trailer.most_common()), by_model=dict(by_model.most_common()),
+        by_agent=dict(by_agent.most_common()), by_trailer_agent=dict(tally.trailer.most_common()),
+        by_model=dict(by_model.most_common()),
         by_person=dict(tally.person.most_common()), sessions=sessions,
         agent_lines_with_evidence=with_evidence,
         evidence_share=round(with_evidence / agent_lines, 4) if agent_lines else None, problems=problems)
@@ -200,7 +201,8 @@ def _commits(repo: Repository, revision_range: str) -> Iterator[tuple[str, str, 
     streamed from one `git log -p -U0` (merges show no diff: their lines are counted where they were
     written)."""
     args = ["git", *PINNED, "log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--no-merges",
-            "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%H%x00%an%x00%(trailers:unfold,only,separator=%x1f)", "--end-of-options", revision_range, "--"]
+            "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%H%x00%an%x00%(trailers:unfold,only,separator=%x1f)",
+            "--end-of-options", revision_range, "--"]
     proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
