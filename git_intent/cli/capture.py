@@ -1,4 +1,4 @@
-"""Commands that capture links: install, hooks, record, backfill, import, carry, status, doctor, path."""
+"""Commands that capture links: install, hooks, record, backfill, import, export, carry, status, doctor, path."""
 
 from __future__ import annotations
 
@@ -164,22 +164,26 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
 
 
 @cli.command("import")
-@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider"]),
+@click.argument("records", required=False, type=click.Path(path_type=Path))
+@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider", "agent-trace"]),
               help="The tool whose records to build on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def import_(source: str, as_json: bool) -> None:
-    """Import the records another tool keeps: Entire checkpoints, git-ai notes, or Aider's chat history.
+def import_(records: Path | None, source: str, as_json: bool) -> None:
+    """Import the records another tool keeps: Entire checkpoints, git-ai notes, Aider's chat history, or
+    Agent Trace records (RECORDS: a JSON Lines file, or a folder of them).
 
     Entire's stored transcripts become backup copies and its trailer commits are recorded against them;
-    git-ai's notes name sessions whose local transcripts record those commits; Aider's `> Commit` lines
-    link commits directly. Idempotent.
+    git-ai's notes and Agent Trace records name sessions whose local transcripts record those commits;
+    Aider's `> Commit` lines link commits directly. Idempotent.
     """
     from ..interop.importers import import_records, work_size
 
+    if (records is None) == (source == "agent-trace"):
+        raise click.UsageError("RECORDS is the file or folder of `--from agent-trace`, and only of it.")
     repo = open_repo()
     with click.progressbar(length=work_size(repo, source), label=f"Importing from {source}", file=sys.stderr,
                            hidden=as_json or not sys.stderr.isatty()) as bar:
-        result = import_records(repo, source, progress=bar.update)
+        result = import_records(repo, source, progress=bar.update, path=records)
     if as_json:
         print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
         return
@@ -189,6 +193,34 @@ def import_(source: str, as_json: bool) -> None:
         echo(f"  skipped {problem}")
     if len(result.skipped) > 20:
         echo(f"  … and {len(result.skipped) - 20} more skipped")
+
+
+@cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("--format", "fmt", required=True, type=click.Choice(["agent-trace"]),
+              help="The record format: agent-trace (github cursor/agent-trace v0.1, JSON Lines).")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the records to this file instead of standard output.")
+def export(revision_range: str, fmt: str, output: Path | None) -> None:
+    """Write the links of REVISION_RANGE (default HEAD) in another tool's record format.
+
+    Agent Trace: one trace record per commit whose note credits agent lines (JSON Lines: version, id, RFC 3339
+    timestamp, vcs {git, revision}, tool, files[].conversations[] with contributor {type, model_id} and 1-based
+    ranges); each conversation's session is named under metadata["git-intent"]. `git intent import --from
+    agent-trace FILE` reads them back. Schema: docs/schemas/agent-trace.json.
+    """
+    import json
+
+    from ..interop.agent_trace import export_records
+
+    lines = (json.dumps(record.dump(), ensure_ascii=False) + "\n" for record in export_records(open_repo(),
+                                                                                             revision_range))
+    if output is None:
+        for line in lines:
+            click.echo(line, nl=False)  # JSON: escapes keep terminal controls out
+        return
+    with output.open("w", encoding="utf-8") as handle:
+        handle.writelines(lines)
 
 
 @cli.command()
