@@ -47,6 +47,9 @@ def test_a_trailer_credits_the_commit_when_no_transcript_is_here(repo: Path) -> 
     assert text.returncode == 0, text.stderr
     assert ("  written   by claude-code · agent-assisted by the commit's trailer; no transcript here · "
             "confidence 0.50") in text.stdout.splitlines()
+    why = run_cli("why", "tool.py:2", cwd=repo)
+    assert why.returncode == 0, why.stderr
+    assert "was agent-assisted by the commit's trailer; no transcript here" in why.stdout.replace("\n", " ")
     # Recorded without any transcript (the note credits no line): the trailer still speaks.
     assert run_cli("record", sha, cwd=repo).returncode == 0
     assert blame_json(repo, "tool.py:2")["lines"][0]["attribution"]["method"] == "trailer"
