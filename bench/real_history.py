@@ -28,6 +28,10 @@ git-intent never sees:
    `git-intent blame FILE:LINE` against `git blame --porcelain -L n,n` (CPU with children, and wall; the median
    of the per-line ratios), one cProfile of the CLI blame, and one blame whose commit has no note (its note
    removed: the content fallback).
+5. Checkpoints folder (issue 19): notes removed, the agents' folders emptied, and the whole checkpoints branch
+   written out as one folder (every session's copy in every checkpoint, metadata and prompts beside them) given as
+   `backfill --transcript DIR`; the same lines scored again; the files backfill skipped, by reason (none of them a
+   `full.jsonl`); bench/_checkpoint_folder.py.
 
 The ground truth (setup, extraction, scoring and the causes) lives in bench/_entire_truth.py.
 
@@ -56,6 +60,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from _checkpoint_folder import checkpoint_folder_phase
 from _common import COUNT_GIT, isolate
 from _entire_truth import Extracted, added_lines, extract, git, locate, score, setup
 
@@ -279,6 +284,7 @@ def main() -> None:
             credited = backfill_phase(root, truth, figures, say)
             reachable_at = recall_phase(truth, credited, figures, say)
             blame_phase(root, truth.work, reachable_at, args.lines, args.runs, figures, say)
+            folder_phase(root, truth, figures, say)
         finally:
             for pid_file in (runtime / "git-intent").glob("*.pid"):
                 try:
@@ -373,6 +379,30 @@ def recall_phase(truth: Truth, credited: set[str], figures: dict[str, Any], say:
                 f"(blamed to {sample['blamed_commit']}, answered {sample['status']} {sample['credited'] or ''}, "
                 f"written to {sample['written_to'][:1]})")
     return reachable_at
+
+
+def folder_phase(root: Path, truth: Truth, figures: dict[str, Any], say: Callable[[str], None]) -> None:
+    """Issue 19: the agents' folders empty and the checkpoints branch written out as one folder given to
+    `backfill --transcript DIR`, scored on the same lines as the agent-folder run above."""
+    forget(truth.work)
+
+    def run(args: list[str]) -> dict[str, Any]:
+        ran = run_cli(args, truth.work, root)
+        return {**backfill_figures("checkpoints folder", ran), "result": json.loads(ran["stdout"])}
+
+    def scored(credited: set[str]) -> dict[str, Any]:
+        found = score(truth.work, truth.trailers, truth.checkpoints, truth.extracted, truth.diffs, credited)
+        found.pop("reachable_at")
+        return found
+
+    f = figures["checkpoint_folder"] = checkpoint_folder_phase(
+        root, root / "truth", truth.work, truth.revision_range, run, scored, say)
+    for scope in ("verifiable", "reachable"):
+        a, b = figures["recall"][scope], f["recall"][scope]
+        say(f"recall, {scope} agent lines: agents' folders (--transcript of the extracted copies) "
+            f"{a['recall'] or 0:.3f} ({a['hits']} of {a['lines']}); checkpoints folder, agents' folders empty "
+            f"{b['recall'] or 0:.3f} "
+            f"({b['hits']} of {b['lines']}); difference {(a['recall'] or 0) - (b['recall'] or 0):+.3f}")
 
 
 def blame_phase(root: Path, work: Path, reachable_at: dict[str, list[str]], count: int, runs: int,

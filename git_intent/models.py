@@ -165,13 +165,17 @@ class Session(BaseModel):
 class Attribution(_Frozen):
     """The link from a line to the session and message whose edit wrote it (DESIGN.md JSON contract).
 
-    `model`: the model id the message was written with, when the transcript on this machine records it."""
+    `model`: the model id the message was written with, when the transcript on this machine records it.
+    With `method` "trailer" (issue 19) only the commit's trailers name the agent: `session_id` and
+    `message_id` are empty, `tool` is "trailer" and `confidence` is below 1."""
 
     agent: AgentName
-    session_id: str
-    message_id: str
+    session_id: str = Field(description='The agent\'s own session id; "" when method is "trailer" (no session).')
+    message_id: str = Field(description='The message whose edit wrote the line; "" when method is "trailer".')
     tool: str
-    method: str = "note"
+    method: Literal["note", "content", "trailer"] = Field(
+        default="note", description="note: recorded for this commit; content: no note, the line's exact text "
+        "matched a session's edit; trailer: no transcript credits the commit, its trailers name the agent.")
     confidence: float = 1.0
     derived_from: str | None = None
     model: str | None = None

@@ -62,6 +62,8 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("record-pending", "git intent record --pending --json", _attr(".capture.worker", "DrainResult")),
     OutputSchema("backfill", "git intent backfill [RANGE] --json", _attr(".capture.backfill", "BackfillResult")),
     OutputSchema("import", "git intent import --from SOURCE --json", _attr(".interop.importers", "ImportResult")),
+    OutputSchema("agent-trace", "git intent export --format agent-trace [RANGE] (one record per line; Agent Trace "
+                 "v0.1, github cursor/agent-trace)", _attr(".interop.agent_trace", "TraceRecord")),
     OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
     OutputSchema("review", "git intent review RANGE --json", _attr(".review.models", "ReviewAnswer")),
     OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),

@@ -31,7 +31,10 @@ class Adapter(Protocol):
     `NAME`, `discover`, `sniff` and `read` are required. `MULTI_SESSION` (default False) says that one
     file holds many sessions, so a file name does not tell which (`find_session` then reads every file);
     `read_project` (default: `read`) reads only the sessions of one repository from a store that holds
-    many projects' (OpenCode's database), to save parsing the rest.
+    many projects' (OpenCode's database), to save parsing the rest. `NEWEST_TESTED` (default None) is the
+    newest agent version (`Session.agent_version`) its fixtures cover: `doctor` says when transcripts on disk
+    are newer. A record of a type it does not know is skipped and counted (`ParseStats.unknown`), never a
+    reason to refuse the file: `sniff` goes by the records' structure.
     """
 
     NAME: str
@@ -75,6 +78,9 @@ class Registered:
         self.plugin = plugin
         self.NAME: str = name
         self.MULTI_SESSION: bool = bool(getattr(given, "MULTI_SESSION", False))
+        newest = getattr(given, "NEWEST_TESTED", None)
+        # The newest agent version its fixtures cover, for agents whose transcripts carry one (issue 19).
+        self.NEWEST_TESTED: str | None = newest if isinstance(newest, str) else None
 
     def __repr__(self) -> str:
         return f"<adapter {self.NAME}: {getattr(self.given, '__name__', type(self.given).__name__)}>"

@@ -1,11 +1,12 @@
 """Claude Code transcripts: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (versions 1.0 to 2.1).
 
-Records are JSON objects with `type` user | assistant | system | summary | progress |
-file-history-snapshot | queue-operation | attachment, a `uuid` (our `message_id`), a `sessionId`, a
-`cwd` and an ISO-8601 `timestamp`. Edits come from `Edit`, `MultiEdit` and `Write` tool_use blocks; the
-matching tool_result record carries `toolUseResult.originalFile` (the whole file before the edit),
-from which exact line numbers follow. `structuredPatch` renders tabs as spaces, so it only gives a line
-hint when `originalFile` is missing.
+Records are JSON objects with a `type` (user | assistant | system | summary | progress |
+file-history-snapshot | queue-operation | attachment read or passed over knowingly; newer ones such as 2.1.14x's
+`last-prompt` and `permission-mode` are skipped and counted in `ParseStats.unknown_types`), a `uuid` (our
+`message_id`), a `sessionId`, a `cwd` and an ISO-8601 `timestamp`. Edits come from `Edit`, `MultiEdit` and
+`Write` tool_use blocks; the matching tool_result record carries `toolUseResult.originalFile` (the whole file
+before the edit), from which exact line numbers follow. `structuredPatch` renders tabs as spaces, so it only
+gives a line hint when `originalFile` is missing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, 
 from ..transcripts.patches import text_diff_added
 
 NAME = "claude-code"
+# The newest Claude Code version the fixtures cover (fixtures/transcripts/claude-code/README.md); `doctor`
+# says when transcripts on disk come from a newer one (issue 19).
+NEWEST_TESTED = "2.1.143"
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _KNOWN = frozenset({"user", "assistant", "system", "summary", "progress", "file-history-snapshot",
                     "queue-operation", "attachment", "custom-title", "tag"})
@@ -61,18 +65,25 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are Claude Code records: a known `type` with a `uuid` or a
-    `sessionId` (Gemini CLI's records have an `id`), all but one of them as one may be damaged, and none
-    carrying Codex's `payload` or Gemini CLI's `projectHash`."""
+    """True when the file's first records are shaped as Claude Code's, whatever their types: objects with a
+    string `type` (all but one, as one may be damaged), at least one of them carrying a `uuid` or a
+    `sessionId` (Gemini CLI's records have an `id`), and none carrying Codex's `payload` or Gemini CLI's
+    `projectHash`. Types are not checked against a list: Claude Code 2.1.14x opens a file with
+    `last-prompt` and `permission-mode` records, and a list made every such file unrecognised (issue 19)."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path)
-    return not any("payload" in r or "projectHash" in r for r in heads) and mostly(heads, _looks_like_claude)
+    return (not any("payload" in r or "projectHash" in r for r in heads) and mostly(heads, _typed)
+            and any(_looks_like_claude(r) for r in heads))
+
+
+def _typed(record: dict[str, Any]) -> bool:
+    return isinstance(record.get("type"), str)
 
 
 def _looks_like_claude(record: dict[str, Any]) -> bool:
     kind = record.get("type")
-    if not isinstance(kind, str) or kind not in _KNOWN:
+    if not isinstance(kind, str):
         return False
     return "uuid" in record or isinstance(record.get("sessionId"), str) or kind in ("summary", "file-history-snapshot")
 

@@ -6,7 +6,8 @@ event_msg | compacted | world_state | .... Messages: `event_msg/user_message` (w
 `custom_tool_call`) and their outputs. Edits come from apply_patch envelopes, in the current
 `custom_tool_call` form and the older `function_call` `shell`/`apply_patch` forms; when the matching
 `event_msg/patch_apply_end` carries a `unified_diff`, its exact lines and line numbers are used.
-Codex records have no ids, so `message_id` is `r<N>`, the 1-based ordinal of the record in the file.
+Codex records have no ids, so `message_id` is `r<N>`, the 1-based ordinal of the record in the file. Other
+record and payload types are skipped and counted (issue 19).
 """
 
 from __future__ import annotations
@@ -21,12 +22,29 @@ from typing import Any
 
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
-from ..transcripts.jsonl import head_records, iter_records, loads, mostly, one_record, written_since
+from ..transcripts.jsonl import head_records, iter_records, loads, one_record, recognised, written_since
 from ..transcripts.patches import parse_apply_patch, unified_diff_added
 
 NAME = "codex"
+# The newest Codex version the fixtures cover (fixtures/transcripts/codex/README.md); `doctor` says when
+# transcripts on disk come from a newer one (issue 19).
+NEWEST_TESTED = "0.146.0"
 _KNOWN = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                     "inter_agent_communication_metadata"})
+# Payload types read or passed over knowingly (seen in 0.118-0.146 rollouts); any other is counted as
+# "<record type>/<payload type>" in `ParseStats.unknown_types`, so that drift shows (issue 19).
+_EVENTS = frozenset({"token_count", "agent_message", "exec_command_end", "exec_command_begin", "patch_apply_end",
+                     "patch_apply_begin", "user_message", "task_started", "task_complete", "collab_agent_spawn_end",
+                     "collab_waiting_end", "web_search_end", "collab_close_end", "context_compacted",
+                     "collab_agent_interaction_end", "turn_aborted", "thread_name_updated", "item_completed",
+                     "dynamic_tool_call_request", "dynamic_tool_call_response", "mcp_tool_call_end",
+                     "mcp_tool_call_begin", "entered_review_mode", "guardian_assessment", "exited_review_mode",
+                     "image_generation_end", "thread_goal_updated", "agent_reasoning", "thread_settings_applied",
+                     "sub_agent_activity", "view_image_tool_call", "error", "undo_completed",
+                     "agent_reasoning_section_break", "turn_diff", "background_event", "stream_error"})
+_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+                    "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
+                    "tool_search_output", "agent_message", "image_generation_call", "ghost_snapshot"})
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -53,12 +71,14 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are rollout records, a string `type` and an object `payload` (all
-    but one may be damaged)."""
+    """True when the file's first records are shaped as rollout records (a string `type`, all but one as one may
+    be damaged), at least one of them with an object `payload`, and none with Claude Code's `uuid` or
+    `sessionId`; record types are not checked against a list (issue 19)."""
     if path.suffix != ".jsonl":
         return False
-    return mostly(head_records(path, limit=5),
-                  lambda r: isinstance(r.get("type"), str) and isinstance(r.get("payload"), dict))
+    heads = head_records(path, limit=5)
+    return not any("uuid" in r or "sessionId" in r for r in heads) and recognised(
+        heads, lambda r: isinstance(r.get("type"), str), lambda r: isinstance(r.get("payload"), dict))
 
 
 def read(path: Path) -> list[Session]:
@@ -102,6 +122,9 @@ class _Builder:
         if kind in ("event_msg", "response_item") and not isinstance(payload.get("type"), str):
             stats.unreadable += 1  # an event or item that does not say what it is
             return
+        known = _EVENTS if kind == "event_msg" else _ITEMS if kind == "response_item" else None
+        if known is not None and payload["type"] not in known:
+            stats.unknown(f"{kind}/{payload['type']}")  # counted, then read as far as it is understood
         when = parse_timestamp(record.get("timestamp"))
         message_id = f"r{stats.records}"
         if kind == "session_meta":

@@ -28,7 +28,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
-from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, written_since
+from ..transcripts.jsonl import head_records, iter_records, one_record, recognised, written_since
 from ..transcripts.patches import parse_apply_patch, text_diff_added
 
 NAME = "cursor"
@@ -68,13 +68,15 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are `{role, message}` objects (all but one may be damaged) and none has a
-    Claude/Codex `type` or `payload`."""
+    """True when the first records are shaped as Cursor's (objects with a string `role`, of any value; all but
+    one, as one may be damaged), at least one a `{role, message}` object, and none has a Claude/Codex `type`,
+    `payload` or `sessionId`. Roles are not checked against a list (issue 19)."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path, limit=5)
-    return not any({"type", "payload", "sessionId"} & r.keys() for r in heads) and mostly(
-        heads, lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict))
+    return not any({"type", "payload", "sessionId"} & r.keys() for r in heads) and recognised(
+        heads, lambda r: isinstance(r.get("role"), str),
+        lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict))
 
 
 def read(path: Path) -> list[Session]:

@@ -126,7 +126,7 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
                 continue
             for line in answer.lines:
                 lines.append(line)
-                if line.attribution is not None and _recent(line, since):
+                if line.attribution is not None and line.attribution.session_id and _recent(line, since):
                     found = candidate(line.attribution.agent, line.attribution.session_id)
                     found.lines.append(line)
                     found.score += LINE_WEIGHT

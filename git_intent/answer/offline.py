@@ -134,6 +134,10 @@ def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
         else:
             prose.sentences.append(f"I could not find out why: {first.reason or first.status}")
         return
+    if attribution.method == "trailer":  # issue 19: no session to read
+        prose.sentences.append(f"{span} {first.reason} ({commit}; {attribution.agent}, confidence "
+                               f"{attribution.confidence:.2f}).")
+        return
     matched = (f" The commit has no note; the line was matched by its exact text (confidence "
                f"{attribution.confidence:.2f}).") if attribution.method == "content" else ""
     prose.sentences.append(f"{span} written by {attribution.agent} in session {attribution.session_id} "

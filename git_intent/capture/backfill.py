@@ -22,7 +22,8 @@ from ..config import lookback
 from ..git.objects import InProcessRepository
 from ..git.repo import Repository
 from ..notes import NoteRecord, note_blobs, read_notes, write_notes
-from ..sessions.discovery import candidate_sessions, transcript_files
+from ..sessions.discovery import SkippedFile, candidate_sessions, transcript_files
+from ..sessions.drift import NotRead, not_read
 from ..sessions.path_mapping import PathMapper
 from .attribute import LineCredit
 from .carry import carried_edits
@@ -46,8 +47,12 @@ class BackfillResult:
     lines_attributed: int = 0
     sessions: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
-    # Files below the `--transcript` folders that no adapter reads (passed over, not an error).
+    # Files below the `--transcript` folders that no adapter reads (passed over, not an error), and each
+    # with its path and reason.
     transcripts_skipped: int = 0
+    skipped_files: list[SkippedFile] = field(default_factory=list)
+    # Record types the sessions read held and git-intent did not read, per agent and version (issue 19).
+    not_read: list[NotRead] = field(default_factory=list)
 
 
 def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Iterable[Path] = (),
@@ -60,11 +65,11 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     does not exist or an unreadable file, NoteError when a batch cannot be written or does not verify.
     """
     started = time.perf_counter()
-    transcripts, skipped = transcript_files(transcripts)
+    transcripts, passed_over = transcript_files(transcripts)
     # Commit, blob and note lookups for single objects: in process (pygit2), not one `git` process each.
     repo = InProcessRepository.of(repo)
     commits = list_range(repo, revision_range)
-    result = BackfillResult(commits=len(commits), transcripts_skipped=skipped)
+    result = BackfillResult(commits=len(commits), transcripts_skipped=len(passed_over), skipped_files=passed_over)
     noted = set(note_blobs(repo))
     recorded = set() if force else _recorded(repo, [c.sha for c in commits if c.sha in noted])
     todo = [c for c in commits if c.sha not in recorded]
@@ -76,6 +81,7 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         return result
     window = lookback(repo)
     sessions = candidate_sessions(repo, min(c.time for c in todo) - window, transcripts)
+    result.not_read = not_read(sessions)
     mapper = PathMapper(repo.root, _written_paths(repo, revision_range), repo.worktrees)
     timeline = EditTimeline(sessions, mapper)
     times = {c.sha: c.time for c in commits}

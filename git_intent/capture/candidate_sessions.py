@@ -15,7 +15,6 @@ from ..git.repo import Repository
 from ..models import Session, utc_stamp
 from ..sessions.discovery import (
     candidate_sessions,
-    keep_longest,
     mentions_repository,
     read_readable,
     read_transcript,
@@ -23,6 +22,7 @@ from ..sessions.discovery import (
     root_commit_of,
     session_sources,
 )
+from ..sessions.merge import merge_copies
 from .edit_cache import CacheDamaged, Listed, RecordCache, Summary, discard, edit_message_models
 from .queue import log
 
@@ -52,8 +52,8 @@ def window_sessions(repo: Repository, since: datetime | None, low: datetime, hig
             _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
             break
     found: dict[tuple[str, str], Session] = {}
-    keep_longest(found, read_first)
-    keep_longest(found, candidate_sessions(repo, since))
+    merge_copies(found, read_first)
+    merge_copies(found, candidate_sessions(repo, since))
     return list(found.values())
 
 

@@ -14,11 +14,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..config import lookback
 from ..errors import IntentError
 from ..git.repo import Repository
 from ..notes import NOTES_REF, note_blobs, notes_ref_damage, set_aside
 from ..notes.evidence_ref import bad_objects
 from ..sessions.backup import journal_commits
+from ..sessions.drift import drift_on_disk
 from .install import HOOKS, hooks_dir, is_ours, rewrite_ref_set
 from .queue import failed, fallback_queue_dir, pending, queue_dir, requeue_failed, state_problem, worker_busy
 from .record import record_commit
@@ -29,7 +31,7 @@ class Check(BaseModel):
     """One thing doctor looked at: `ok` once it is fine (after any repair), one sentence saying what it
     found and did, and the command that fixes what doctor leaves to the user."""
 
-    name: str  # "notes-ref" | "queue" | "state" | "worker-pid" | "hooks" | "evidence"
+    name: str  # "notes-ref" | "queue" | "state" | "worker-pid" | "hooks" | "evidence" | "transcripts"
     ok: bool
     detail: str
     repaired: bool = False
@@ -59,6 +61,7 @@ def run_doctor(repo: Repository, *, repair: bool = True) -> DoctorReport:
     report.checks.append(_queue(repo, report, repair))
     report.checks.append(_hooks(repo))
     report.checks.append(_evidence(repo))
+    report.checks.append(_transcripts(repo))
     report.ok = all(c.ok for c in report.checks)
     return report
 
@@ -192,6 +195,23 @@ def _shim_python(path: Path) -> str | None:
             words = shlex.split(line[len("INTENT_PYTHON="):])
             return words[0] if words else None
     return None
+
+
+def _transcripts(repo: Repository) -> Check:
+    """Record types the last `intent.lookbackDays` of transcripts held that git-intent did not read, per agent
+    and version, and agent versions newer than the fixtures cover (issue 19): a note, so the check stays ok."""
+    window = lookback(repo)
+    try:
+        drift = drift_on_disk(repo, window)
+    except Exception as exc:  # a diagnostic must not fail on one odd transcript
+        return Check(name="transcripts", ok=True, detail=f"The transcripts on disk could not all be read ({exc}).")
+    if not drift:
+        return Check(name="transcripts", ok=True, detail=f"The transcripts of the last {window.days} days hold no "
+                                                         "record type git-intent does not read.")
+    newer = sorted({f"{d.agent} {d.version}" for d in drift if d.newer})
+    return Check(name="transcripts", ok=True, detail="; ".join(d.text() for d in drift) + (
+        f". Newer than git-intent's fixtures: {', '.join(newer)}; what it reads of them may be partial."
+        if newer else "."))
 
 
 def doctor_text(report: DoctorReport) -> str:

@@ -27,6 +27,7 @@ from ..git.repo import Repository
 from ..notes import notes_ref_damage
 from ..private import LinkedFileError, lock_file, private_dir, tighten, write_text
 from ..sessions.backup import retry_backups
+from ..sessions.drift import NotRead
 from ..terminal import terminal_safe
 from .carry import picked_source, reverted_commit, rewritten_sources
 from .install import retire_config
@@ -51,6 +52,9 @@ class DrainResult:
     retry: int = 0
     busy: bool = False
     notes_ref_damage: str | None = None
+    # Record types the window's transcripts held that were not read, per agent version; `record --pending`
+    # fills it (issue 19), the background worker does not (it would parse the transcripts again).
+    not_read: list[NotRead] = field(default_factory=list)
 
 
 def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | None = None) -> DrainResult:

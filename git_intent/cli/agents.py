@@ -98,7 +98,8 @@ def stats(revision_range: str, as_json: bool) -> None:
     """Count the lines REVISION_RANGE added (default: all of HEAD's history) by agent, model, session and person.
 
     Lines are non-blank added lines of non-merge commits: agent (a note credits a session), human (the
-    note credits none) or unrecorded (no note). Evidence: how many agent lines' messages are still on
+    note credits none), unrecorded (no note), or trailer (no transcript credits the commit's lines but its
+    trailers name an agent). Evidence: how many agent lines' messages are still on
     this machine (backup copy or the agent's own transcript).
     """
     from ..explain.render import safe
@@ -114,10 +115,14 @@ def stats(revision_range: str, as_json: bool) -> None:
              f"  agent       {status.agent:>7}  {status.agent / total:6.1%}",
              f"  human       {status.human:>7}  {status.human / total:6.1%}",
              f"  unrecorded  {status.unrecorded:>7}  {status.unrecorded / total:6.1%}"]
+    if status.trailer:  # issue 19: apart from recorded agent lines and from people
+        lines.append(f"  trailer     {status.trailer:>7}  {status.trailer / total:6.1%}  (agent-assisted by the "
+                     "commit's trailer; no transcript here)")
     if report.evidence_share is not None:
         lines.append(f"evidence on this machine for {report.agent_lines_with_evidence} of {status.agent} agent lines "
                      f"({report.evidence_share:.1%})")
-    for title, counts in (("by agent", report.by_agent), ("by model", report.by_model),
+    for title, counts in (("by agent", report.by_agent), ("by trailer", report.by_trailer_agent),
+                          ("by model", report.by_model),
                           ("by person", report.by_person)):
         if counts:
             lines.append(title)

@@ -1,7 +1,8 @@
-"""Commands that capture links: install, hooks, record, backfill, import, carry, status, doctor, path."""
+"""Commands that capture links: install, hooks, record, backfill, import, export, carry, status, doctor, path."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -114,14 +115,22 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
         if rev or transcripts:
             raise click.UsageError("--pending takes no REV or --transcript.")
         from ..capture.worker import drain
+        from ..config import lookback
+        from ..sessions.drift import describe, drift_on_disk
 
-        done = drain(open_repo(), wait=True)
+        repo = open_repo()
+        done = drain(repo, wait=True)
+        # Which record types the transcripts behind these commits held and were not read (issue 19): only
+        # when jobs ran, as it parses the window's transcripts again.
+        done.not_read = drift_on_disk(repo, lookback(repo)) if done.processed else []
         if as_json:
-            print_json({**done.__dict__, "results": [r.__dict__ for r in done.results]})
+            print_json(dataclasses.asdict(done))
         else:
             echo("".join(r.text() for r in done.results)
                  + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
                          f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
+            for line in describe(done.not_read, []):
+                echo(line)
             if done.notes_ref_damage:
                 echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
                      err=True)
@@ -158,6 +167,7 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     run changes nothing. Notes are written in batches through git fast-import.
     """
     from ..capture.backfill import backfill as run
+    from ..sessions.drift import describe
 
     repo = open_repo()
     total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
@@ -165,14 +175,14 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
                            hidden=as_json or not sys.stderr.isatty()) as bar:
         result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bar.update)
     if as_json:
-        print_json(result.__dict__)
+        print_json(dataclasses.asdict(result))
         return
     rate = result.recorded / result.seconds if result.seconds else 0.0
     echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
          f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
          f"({rate:.0f} commits/s).")
-    if result.transcripts_skipped:
-        echo(f"{result.transcripts_skipped} files below the --transcript folders are no transcript; skipped.")
+    for line in describe(result.not_read, result.skipped_files):
+        echo(line)
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
         echo(f"  {key}  {lines} lines")
     if result.recorded and not result.sessions and not transcripts:
@@ -182,22 +192,26 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
 
 
 @cli.command("import")
-@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider"]),
+@click.argument("records", required=False, type=click.Path(path_type=Path))
+@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider", "agent-trace"]),
               help="The tool whose records to build on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def import_(source: str, as_json: bool) -> None:
-    """Import the records another tool keeps: Entire checkpoints, git-ai notes, or Aider's chat history.
+def import_(records: Path | None, source: str, as_json: bool) -> None:
+    """Import the records another tool keeps: Entire checkpoints, git-ai notes, Aider's chat history, or
+    Agent Trace records (RECORDS: a JSON Lines file, or a folder of them).
 
     Entire's stored transcripts become backup copies and its trailer commits are recorded against them;
-    git-ai's notes name sessions whose local transcripts record those commits; Aider's `> Commit` lines
-    link commits directly. Idempotent.
+    git-ai's notes and Agent Trace records name sessions whose local transcripts record those commits;
+    Aider's `> Commit` lines link commits directly. Idempotent.
     """
     from ..interop.importers import import_records, work_size
 
+    if (records is None) == (source == "agent-trace"):
+        raise click.UsageError("RECORDS is the file or folder of `--from agent-trace`, and only of it.")
     repo = open_repo()
     with click.progressbar(length=work_size(repo, source), label=f"Importing from {source}", file=sys.stderr,
                            hidden=as_json or not sys.stderr.isatty()) as bar:
-        result = import_records(repo, source, progress=bar.update)
+        result = import_records(repo, source, progress=bar.update, path=records)
     if as_json:
         print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
         return
@@ -207,6 +221,34 @@ def import_(source: str, as_json: bool) -> None:
         echo(f"  skipped {problem}")
     if len(result.skipped) > 20:
         echo(f"  … and {len(result.skipped) - 20} more skipped")
+
+
+@cli.command()
+@click.argument("revision_range", default="HEAD")
+@click.option("--format", "fmt", required=True, type=click.Choice(["agent-trace"]),
+              help="The record format: agent-trace (github cursor/agent-trace v0.1, JSON Lines).")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the records to this file instead of standard output.")
+def export(revision_range: str, fmt: str, output: Path | None) -> None:
+    """Write the links of REVISION_RANGE (default HEAD) in another tool's record format.
+
+    Agent Trace: one trace record per commit whose note credits agent lines (JSON Lines: version, id, RFC 3339
+    timestamp, vcs {git, revision}, tool, files[].conversations[] with contributor {type, model_id} and 1-based
+    ranges); each conversation's session is named under metadata["git-intent"]. `git intent import --from
+    agent-trace FILE` reads them back. Schema: docs/schemas/agent-trace.json.
+    """
+    import json
+
+    from ..interop.agent_trace import export_records
+
+    lines = (json.dumps(record.dump(), ensure_ascii=False) + "\n" for record in export_records(open_repo(),
+                                                                                             revision_range))
+    if output is None:
+        for line in lines:
+            click.echo(line, nl=False)  # JSON: escapes keep terminal controls out
+        return
+    with output.open("w", encoding="utf-8") as handle:
+        handle.writelines(lines)
 
 
 @cli.command()

@@ -19,6 +19,7 @@ from .content_match import CONTENT_CONFIDENCE, ContentMatcher
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
 from .line_history import Previous, replaced_lines
+from .trailers import TRAILER_REASON, trailer_agents, trailer_attribution
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
@@ -179,6 +180,7 @@ class Explainer:
         self.matcher = ContentMatcher(repo, self.session)
         self.checked: dict[tuple[str, int], bool] = {}
         self.quoted: dict[tuple[str, ...], tuple[list[Evidence], str | None]] = {}
+        self.trailers: dict[str, str | None] = {}
 
     def note(self, commit: str) -> Note | IntentError | None:
         if commit not in self.notes:
@@ -203,8 +205,8 @@ class Explainer:
         asks this of the line a person's line replaced), else None."""
         if line.commit is None or not isinstance(self.note(line.commit), Note):
             return None
-        answer = self(path, line)
-        return answer.attribution if answer.status == "agent" else None
+        found = self(path, line).attribution
+        return found if found is not None and found.method != "trailer" else None  # a trailer names no edit
 
     def __call__(self, path: str, line: BlameLine) -> LineAnswer:
         """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason)."""
@@ -214,13 +216,15 @@ class Explainer:
         if isinstance(note, IntentError):
             return _make(path, line, "unreadable", str(note))
         if note is None:
-            return self._by_content(path, line, line.commit)
+            found = self._by_content(path, line, line.commit)
+            return self._by_trailer(path, line, found) if found.status == "unrecorded" else found
         record, matches = self.record(note, line.commit, line.orig_path, line.orig_line)
         if record is not None and not matches:
             return _make(path, line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
                          f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
         if record is None:
-            return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
+            human = _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
+            return self._by_trailer(path, line, human) if not note.lines else human
         evidence, model, reason = self._evidence(record, line.orig_path)
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
@@ -246,6 +250,17 @@ class Explainer:
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
         return _make(path, line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
                      f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
+
+    def _by_trailer(self, path: str, line: BlameLine, otherwise: LineAnswer) -> LineAnswer:
+        """The line credited to the agent the commit's trailers name (issue 19), when no transcript credits
+        a line of the commit; else `otherwise`."""
+        commit = line.commit or ""
+        if commit not in self.trailers:
+            self.trailers[commit] = trailer_agents(self.repo, [commit]).get(commit)
+        agent = self.trailers[commit]
+        if agent is None:
+            return otherwise
+        return _make(path, line, "agent", TRAILER_REASON, trailer_attribution(agent))
 
     def session(self, agent: str, session_id: str) -> Session | None:
         """The session (read once per blame), or None when no transcript of it is on this machine."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .render import safe, short
+from .trailers import TRAILER_REASON
 
 if TYPE_CHECKING:
     from .blame import BlameAnswer, LineAnswer
@@ -22,6 +23,8 @@ def label(item: Range | LineAnswer) -> str:
     attribution = item.attribution
     if attribution is None:
         return _PLAIN.get(item.status, item.status)
+    if attribution.method == "trailer":  # issue 19: no session, no message
+        return f"{attribution.agent} (trailer)"
     mark = "≈" if attribution.method == "content" else ""
     return f"{attribution.agent} {attribution.session_id[:8]}:{short(attribution.message_id)[:8]}{mark}"
 
@@ -66,6 +69,9 @@ def _legend(answer: BlameAnswer) -> list[str]:
         attribution = items[0].attribution
         if attribution is None:
             out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}")
+            continue
+        if attribution.method == "trailer":
+            out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {TRAILER_REASON}")
             continue
         how = " · found by content, no note" if attribution.method == "content" else ""
         model = f" · {attribution.model}" if attribution.model else ""

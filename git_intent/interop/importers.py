@@ -1,4 +1,4 @@
-"""`git intent import --from entire|git-ai|aider`: build on the records other tools already keep.
+"""`git intent import --from entire|git-ai|aider|agent-trace`: build on the records other tools already keep.
 
 - Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
   survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
@@ -6,11 +6,14 @@
 - git-ai: each `refs/notes/ai` note names agent sessions (`agent_id.id`); the ones whose transcripts are
   on this machine are used to record the commit line by line.
 - Aider: every `> Commit <hash>` line of `.aider.chat.history.md` links that commit to the chat.
-All three are idempotent: recording is, and copies are kept only when new or longer.
+- Agent Trace: each trace record of a file or folder names a git revision and (under git-intent's metadata) the
+  sessions of its conversations; those whose transcripts are on this machine record the commit, as for git-ai.
+All are idempotent: recording is, and copies are kept only when new or longer.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,10 +26,11 @@ from ..git.repo import Repository
 from ..models import ParseStats
 from ..sessions.backup import store_transcript
 from ..sessions.discovery import find_session
+from .agent_trace import read_trace_records, trace_sessions
 from .entire import checkpoint_trailers, read_checkpoints
 from .git_ai import read_gitai_notes
 
-SOURCES = ("entire", "git-ai", "aider")
+SOURCES = ("entire", "git-ai", "aider", "agent-trace")
 Progress = Callable[[int], None]
 
 
@@ -49,10 +53,17 @@ class ImportResult:
         self.lines_attributed += result.lines_attributed
 
 
-def import_records(repo: Repository, source: str, progress: Progress | None = None) -> ImportResult:
-    """Import from `source` (one of SOURCES). Raises IntentError for an unknown source or one with
-    nothing to import here (no checkpoints branch, no refs/notes/ai, no chat history)."""
+def import_records(repo: Repository, source: str, progress: Progress | None = None,
+                   path: Path | None = None) -> ImportResult:
+    """Import from `source` (one of SOURCES); `path` is the file or folder of trace records for "agent-trace".
+    Raises IntentError for an unknown source or one with nothing to import here (no checkpoints branch, no
+    refs/notes/ai, no chat history, no trace records at `path`)."""
     tick = progress or (lambda _n: None)
+    if source == "agent-trace":
+        if path is None:
+            raise IntentError("`import --from agent-trace` needs the file or folder of trace records.",
+                              hint="git intent import --from agent-trace traces.jsonl")
+        return _agent_trace(repo, path, tick)
     if source == "entire":
         return _entire(repo, tick)
     if source == "git-ai":
@@ -137,6 +148,42 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
         if transcripts and repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
             result.add(record_commit(repo, commit, transcripts=transcripts))
         tick(1)
+    return result
+
+
+def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
+    result = ImportResult(source="agent-trace")
+    seen: set[tuple[str, str]] = set()
+    for where, record in read_trace_records(path):
+        tick(1)
+        if isinstance(record, str):
+            result.skipped.append(f"{where}: {record}")
+            continue
+        if record.vcs is None or record.vcs.type != "git":
+            result.skipped.append(f"{where}: names no git revision")
+            continue
+        try:  # read from a file: only a hex object name reaches git (never an option)
+            if not re.fullmatch(r"[0-9a-fA-F]{4,64}", record.vcs.revision):
+                raise GitError("not an object name")
+            commit = repo.resolve(record.vcs.revision)
+        except GitError:
+            result.skipped.append(f"{where}: {record.vcs.revision[:12]} is not in this repository")
+            continue
+        transcripts: list[Path] = []
+        for agent, session_id in trace_sessions(record):
+            try:
+                session = find_session(repo, session_id, agent, exact=True, shared=False)
+            except SessionNotFoundError:
+                result.skipped.append(f"{where}: the {agent} session {session_id} is not on this machine")
+                continue
+            transcripts.append(session.transcript)
+            if (session.agent, session.session_id) not in seen:
+                seen.add((session.agent, session.session_id))
+                result.sessions += 1
+        if transcripts:
+            result.add(record_commit(repo, commit, transcripts=transcripts))
+        elif not trace_sessions(record):
+            result.skipped.append(f"{where}: names no session git-intent can look up (a trace of another tool)")
     return result
 
 

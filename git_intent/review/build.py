@@ -143,7 +143,7 @@ def tally_file(review_file: ReviewFile) -> FileTally:
             if group.status == "agent" and group.attribution is not None:
                 tally.agent += group.counted
                 key = f"{group.attribution.agent}:{group.attribution.session_id}"
-                if key not in tally.sessions:
+                if group.attribution.session_id and key not in tally.sessions:  # a trailer's line names none
                     tally.sessions.append(key)
             elif group.status == "human":
                 tally.human += group.counted
@@ -167,7 +167,7 @@ def tally_sessions(files: list[ReviewFile]) -> list[SessionReview]:
         for hunk in review_file.hunks:
             for group in hunk.groups:
                 a = group.attribution
-                if group.status != "agent" or a is None:
+                if group.status != "agent" or a is None or not a.session_id:  # a trailer's line: no session
                     continue
                 entry = found.setdefault((a.agent, a.session_id), SessionReview(
                     agent=a.agent, session_id=a.session_id, lines=0, files=[], messages=[], requests=[]))

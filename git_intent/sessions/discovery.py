@@ -14,8 +14,9 @@ from ..adapters import adapter as named_adapter
 from ..errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
 from ..git.repo import Repository
 from ..models import Message, Session
-from ..transcripts.jsonl import written_since
+from ..transcripts.jsonl import head_records, written_since
 from .backup import session_copies, session_copy_path
+from .merge import merge_copies
 from .parse_cache import cached_sessions
 
 
@@ -46,15 +47,15 @@ def read_transcript(path: Path, agent: str | None = None, *, keep: bool = False)
     return cached_sessions(path, adapter.NAME, parse) if keep and adapter.file_scoped else parse()
 
 
-def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], int]:
-    """The transcript files `paths` name, in the order given, and how many files were passed over: a file
-    stands for itself (`read_transcript` checks it); a folder for every file below it that some adapter
-    sniffs, in sorted path order, the others passed over and counted. A folder is how transcripts recorded
-    on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
+def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], list[SkippedFile]]:
+    """The transcript files `paths` name, in the order given, and the files passed over with the reason: a
+    file stands for itself (`read_transcript` checks it); a folder for every file below it that some adapter
+    sniffs, in sorted path order, the others passed over (`skip_reason`). A folder is how transcripts
+    recorded on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
 
     Raises TranscriptError for a path that does not exist."""
     files: list[Path] = []
-    passed_over = 0
+    passed_over: list[SkippedFile] = []
     for path in paths:
         if not path.exists():
             raise TranscriptError(f"The transcript file or folder {path} does not exist.",
@@ -66,8 +67,35 @@ def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], int]:
             if sniff(below) is not None:
                 files.append(below)
             else:
-                passed_over += 1
+                passed_over.append(SkippedFile(str(below), skip_reason(below)))
     return files, passed_over
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file below a `--transcript` folder that no adapter reads, and why."""
+
+    path: str
+    reason: str
+
+
+def skip_reason(path: Path) -> str:
+    """Why no adapter reads `path` (it was sniffed by none): one phrase from its name and first records."""
+    try:
+        if path.stat().st_size == 0:
+            return "empty file"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if path.suffix not in (".jsonl", ".json", ".md", ".db", ".sqlite"):
+        return f"not a transcript format ({path.suffix or 'no extension'})"
+    heads = head_records(path, limit=5) if path.suffix in (".jsonl", ".json") else []
+    if heads and isinstance(heads[0].get("v"), int) and isinstance(heads[0].get("agent"), str) and (
+            "cli_version" in heads[0]):
+        # entireio/git-sync keeps one beside the native `full.jsonl` of the same session, which is read.
+        return f"Entire's condensed copy of a {heads[0]['agent']} session, not the agent's own transcript"
+    label = {".json": "JSON", ".jsonl": "JSON Lines"}.get(path.suffix, "text")
+    kinds = sorted({str(r.get("type")) for r in heads if "type" in r})
+    return f"{label} in no known agent's format" + (f" (record types: {', '.join(kinds)})" if kinds else "")
 
 
 def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
@@ -76,7 +104,7 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     """Sessions that may have written lines of this work tree since `since`.
 
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
-    given explicitly, and the backup copies; when one session appears twice, the longest copy wins.
+    given explicitly, and the backup copies; copies of one session are merged into one (`merge.merge_copies`).
     With `containing`, only discovered files and copies whose bytes hold one of those strings are read
     (a byte search costs far less than parsing: blame's content fallback, issue 14).
     Unreadable discovered files are skipped, and a sentence for each damaged one (say, a corrupt OpenCode
@@ -86,19 +114,19 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     """
     found: dict[tuple[str, str], Session] = {}
     for path in extra:
-        keep_longest(found, read_transcript(path))
+        merge_copies(found, read_transcript(path))
     needles = repository_needles(repo)
     root_commit = root_commit_of(repo)
     for source in session_sources(repo, since):
         if containing and not mentions_repository(source.path, list(containing)):
             continue
         if source.copy or source.adapter is None:
-            keep_longest(found, read_readable([(source.agent, source.path)], problems, keep=keep))
+            merge_copies(found, read_readable([(source.agent, source.path)], problems, keep=keep))
             continue
         if not mentions_repository(source.path, needles):
             continue
         try:  # a store of many projects' sessions (OpenCode) parses only this repository's
-            keep_longest(found, read_transcript(source.path, source.agent, keep=True) if keep and (
+            merge_copies(found, read_transcript(source.path, source.agent, keep=True) if keep and (
                 source.adapter.file_scoped) else source.adapter.read_project(
                     source.path, project_id=root_commit, root=repo.root, since=since))
         except Exception as exc:  # one odd file must not stop the others
@@ -163,7 +191,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     # OpenCode's database, Gemini's chats) is read whole.
     paths += [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
               if session_id in p.name or adapters[n].MULTI_SESSION]
-    keep_longest(matches, (s for s in read_readable(paths, keep=True) if s.session_id == session_id
+    merge_copies(matches, (s for s in read_readable(paths, keep=True) if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))
@@ -230,14 +258,6 @@ def _report(problems: list[str] | None, path: Path, exc: Exception) -> None:
         problems.append(str(exc))
     elif not isinstance(exc, TranscriptError):
         problems.append(f"The transcript {path} could not be read ({type(exc).__name__}: {exc}); it is skipped.")
-
-
-def keep_longest(found: dict[tuple[str, str], Session], sessions: Iterable[Session]) -> None:
-    """Add `sessions` to `found` by (agent, session_id); of two copies of one session the longer wins."""
-    for session in sessions:
-        key = (session.agent, session.session_id)
-        if key not in found or len(session.messages) > len(found[key].messages):
-            found[key] = session
 
 
 def resolve_reference(repo: Repository, reference: str) -> tuple[Session, Message | None]:

@@ -167,6 +167,15 @@ def mostly(records: list[dict[str, Any]], looks_right: Callable[[dict[str, Any]]
     return good >= 1 and good >= len(records) - 1
 
 
+def recognised(records: list[dict[str, Any]], shaped: Callable[[dict[str, Any]], bool],
+               marked: Callable[[dict[str, Any]], bool]) -> bool:
+    """Whether the first records of a file are one agent's by their structure, not by a list of types: all
+    but one (one may be damaged) `shaped` as the agent's records of any type, and at least one `marked` as
+    surely the agent's (a message with its ids). An unknown record type at the head of a file, as Claude
+    Code 2.1.14x's `last-prompt`, must not make the file unrecognised (issue 19)."""
+    return mostly(records, shaped) and any(marked(record) for record in records)
+
+
 def _decode_line(line: str, stats: ParseStats) -> Iterator[dict[str, Any]]:
     scan = _Scan(line)
     mend = _SURROGATE_ESCAPE.search(line) is not None

@@ -77,6 +77,14 @@ TABLE: dict[str, Expected] = {
     f"{CX}/git-sync__a42e22b7f6bc__torn-line-excerpt.jsonl":
         Expected("codex", "git-sync__a42e22b7f6bc__torn-line-excerpt", 6, 1, 0, 0, 0, 0),
     SANITIZED_CX: Expected("codex", "019fc8be-3658-7ca3-9e29-000000000000", 118, 19, 0, 3, 0, 0),
+    # Issue 19's excerpts: Claude Code 2.1.143 opening with `last-prompt`/`permission-mode` (8 records: 3 head
+    # records, a prompt, 2 Edits and their 2 results), codex 0.130 (one apply_patch over 12 files).
+    f"{CC}/git-sync__ae52adb63cec__2.1.143-excerpt.jsonl":
+        Expected("claude-code", "ff0a7d3f-e73b-48cc-a5d1-49b930a82fdf", 8, 5, 2, 1, 0, 9),
+    f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl":
+        Expected("claude-code", "ff0a7d3f-e73b-48cc-a5d1-49b930a82fdf", 8, 5, 2, 1, 0, 6),
+    f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl":
+        Expected("codex", "019e27f2-b7de-71c3-a0f9-70d6539231ba", 7, 3, 12, 1, 0, 12),
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl":
         Expected("claude-code", "cc432c40-914a-4c1a-a972-0103199a736a", 45, 31, 2, 2, 0, 62),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl":

@@ -103,7 +103,10 @@ def test_backfill_reads_every_transcript_below_a_folder(tmp_path: Path) -> None:
     assert result["transcripts_skipped"] == 2
     text = run_cli("backfill", "--force", "--transcript", str(elsewhere), cwd=repo)
     assert text.returncode == 0, text.stderr
-    assert "2 files below the --transcript folders are no transcript; skipped." in text.stdout
+    assert "2 files below the --transcript folders are no transcript; skipped:" in text.stdout
+    assert f"  {elsewhere / 'README.txt'}: not a transcript format (.txt)" in text.stdout.splitlines()
+    assert [f["path"] for f in result["skipped_files"]] == [
+        str(elsewhere / "README.txt"), str(elsewhere / "project-1" / "settings.json")]
 
 
 def test_backfill_of_a_missing_transcript_path_is_one_sentence(repo: Path) -> None:

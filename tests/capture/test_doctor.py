@@ -163,7 +163,7 @@ def test_doctor_queues_failed_jobs_again_and_removes_a_stale_pid(repo: Path) -> 
     assert (fixed["requeued"], fixed["recorded"], fixed["still_failed"]) == (1, 1, 0)
     assert {c["name"]: (c["ok"], c["repaired"]) for c in fixed["checks"]} == {
         "state": (True, False), "notes-ref": (True, False), "worker-pid": (True, True), "queue": (True, True),
-        "hooks": (True, False), "evidence": (True, False)}
+        "hooks": (True, False), "evidence": (True, False), "transcripts": (True, False)}
     assert not (state / "worker.pid").exists() and not list((state / "queue").iterdir())
     agent_blame(repo, session_id)
 

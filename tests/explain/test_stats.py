@@ -35,8 +35,8 @@ def test_stats_of_all_history(demo_repo: Path) -> None:
     # the person's baseline (333 non-blank lines, recorded, no agent) and the session's commit (32 lines)
     assert {k: report[k] for k in ("range", "commits", "commits_recorded", "lines_added", "by_status")} == {
         "range": "HEAD", "commits": 2, "commits_recorded": 2, "lines_added": 365,
-        "by_status": {"agent": 32, "human": 333, "unrecorded": 0}}
-    assert report["by_agent"] == {"claude-code": 32}
+        "by_status": {"agent": 32, "human": 333, "unrecorded": 0, "trailer": 0}}
+    assert (report["by_agent"], report["by_trailer_agent"]) == ({"claude-code": 32}, {})
     # the model comes from the parsed transcript once adapters record it (issue 12, item 4)
     assert report["by_model"] in ({"unknown": 32}, {"claude-opus-4-5-20251101": 32})
     assert report["by_person"] == {"A Person": 333}
@@ -53,7 +53,7 @@ def test_unrecorded_commits_ranges_and_missing_evidence(demo_repo: Path) -> None
     git(demo_repo, "add", "notes.txt")
     git(demo_repo, "commit", "-q", "-m", "by hand, no hook")
     report = stats(demo_repo)
-    assert report["by_status"] == {"agent": 32, "human": 333, "unrecorded": 3}
+    assert report["by_status"] == {"agent": 32, "human": 333, "unrecorded": 3, "trailer": 0}
     assert report["by_person"] == {"A Person": 333, "Test Person": 3}
     assert (report["commits"], report["commits_recorded"]) == (3, 2)
 
@@ -79,7 +79,7 @@ def test_a_foreign_note_counts_as_unrecorded_with_a_warning(demo_repo: Path) -> 
     git(demo_repo, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "not ours", "HEAD~1")
     proc = run_cli("stats", "--json", cwd=demo_repo)
     report = json.loads(proc.stdout)
-    assert report["by_status"] == {"agent": 32, "human": 0, "unrecorded": 333}
+    assert report["by_status"] == {"agent": 32, "human": 0, "unrecorded": 333, "trailer": 0}
     sha = git(demo_repo, "rev-parse", "HEAD~1").strip()
     assert report["problems"] == [f"The note on {sha[:12]} in refs/notes/intent is not a git-intent record; "
                                   f"the lines of that commit count as unrecorded."]

@@ -48,7 +48,8 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True for a file named `.aider.chat.history.md`, or a `.md` whose first line is an aider session header."""
+    """True for a file named `.aider.chat.history.md`, or a `.md` with an aider session header among its first
+    4 KB (lines before it, of any shape, are passed over: issue 19)."""
     if path.name == HISTORY:
         return True
     if path.suffix != ".md":
@@ -58,8 +59,7 @@ def sniff(path: Path) -> bool:
             head = handle.read(4096)
     except OSError:
         return False
-    first = next((line for line in head.splitlines() if line.strip()), "")
-    return bool(HEADER.match(first))
+    return any(HEADER.match(line) for line in head.splitlines())
 
 
 def read(path: Path) -> list[Session]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...models import Edit, Message, ParseStats, Session
-from ...transcripts.jsonl import head_records, iter_records, loads, mostly, one_record
+from ...transcripts.jsonl import head_records, iter_records, loads, one_record, recognised
 from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message, str_of
 from .project import SNIFF_BYTES, discover, gemini_dir, project_hash, project_root
 
@@ -45,9 +45,10 @@ UNMATCHED_REWIND = "$rewindTo:unmatched"
 
 def sniff(path: Path) -> bool:
     """True for a Gemini chat file: a legacy object or JSONL metadata line opening with `sessionId` and naming
-    a `projectHash`, or JSONL whose first records are Gemini records (`$set`, `$rewindTo`, or a message with an
-    `id` and a Gemini `type`; all but one, as one may be damaged) and none has Claude Code's `uuid`/`message`
-    or Codex's `payload`."""
+    a `projectHash`, or JSONL whose first records are shaped as Gemini records (a `$` operation, or an object
+    with a string `id` or `type`; all but one, as one may be damaged), at least one a Gemini record (`$set`,
+    `$rewindTo`, or a message with an `id` and a Gemini `type`), and none has Claude Code's `uuid`/`message`
+    or Codex's `payload`. Other types are not a reason to refuse the file (issue 19)."""
     if path.suffix not in (".json", ".jsonl"):
         return False
     try:
@@ -58,7 +59,13 @@ def sniff(path: Path) -> bool:
     if _HEADER.match(head) and '"projectHash"' in head:
         return True
     heads = head_records(path, limit=5, max_bytes=SNIFF_BYTES)
-    return not any(_foreign(r) for r in heads) and mostly(heads, _is_gemini_record)
+    return not any(_foreign(r) for r in heads) and recognised(heads, _shaped, _is_gemini_record)
+
+
+def _shaped(record: dict[str, Any]) -> bool:
+    """Shaped as a Gemini record of any type: a `$` operation, or an object with a string `id` or `type`."""
+    return any(key.startswith("$") for key in record) or isinstance(record.get("id"), str) or isinstance(
+        record.get("type"), str)
 
 
 def _foreign(record: dict[str, Any]) -> bool:

@@ -1,0 +1,224 @@
+"""Agent Trace records (github cursor/agent-trace, spec v0.1.0, CC BY 4.0) written from and read into git-intent's
+notes: one trace record per commit, as JSON Lines (issue 19, item 6).
+
+The models mirror the spec's `schemas.ts` (TraceRecord, File, Conversation, Range, Contributor, Vcs, Tool); their
+JSON Schema is docs/schemas/agent-trace.json. `schemas.ts` writes the version pattern with a doubled backslash
+(`/^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$/` in a regex literal matches a backslash, not a dot): the version is validated
+here as x.y.z, as the spec's README shows it. A conversation is one session's lines in one file; the spec has no
+field for a session id, so each conversation's agent and session id are kept under the record's
+`metadata["git-intent"]["conversations"]` (file path and conversation index), which `import --from agent-trace`
+reads back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
+
+from .. import __version__
+from ..errors import IntentError, SessionNotFoundError
+from ..git.repo import Repository
+from ..notes import read_notes
+from ..sessions.discovery import find_session
+from ..transcripts.jsonl import loads
+
+__all__ = ["SPEC_VERSION", "TraceRecord", "export_records", "read_trace_records", "trace_sessions"]
+
+SPEC_VERSION = "0.1.0"
+METADATA_KEY = "git-intent"
+# uuid5 namespace of the record ids: a commit's record keeps its id from one export to the next.
+_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/cursor/agent-trace#git-intent")
+# models.dev's provider prefixes for the model ids transcripts record (`claude-opus-4-5-20251101`).
+_PROVIDERS = (("claude", "anthropic"), ("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+              ("codex", "openai"), ("gemini", "google"))
+
+
+def _optional_not_null(schema: dict[str, Any]) -> None:
+    """The spec's optional fields are left out, never null: `anyOf [X, null]` becomes X, without a default
+    (so docs/schemas/agent-trace.json says what `schemas.ts` says)."""
+    for prop in schema.get("properties", {}).values():
+        options = prop.get("anyOf")
+        if isinstance(options, list) and {"type": "null"} in options:
+            rest = [o for o in options if o != {"type": "null"}]
+            prop.pop("anyOf")
+            prop.pop("default", None)
+            prop.update(rest[0] if len(rest) == 1 else {"anyOf": rest})
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="allow", json_schema_extra=_optional_not_null)
+
+
+class Tool(_Spec):
+    """The tool that generated the trace."""
+
+    name: str
+    version: str
+
+
+class Contributor(_Spec):
+    """Who produced the ranges: `type` human | ai | mixed | unknown, and the model id (models.dev convention)."""
+
+    type: Literal["human", "ai", "mixed", "unknown"]
+    model_id: str | None = Field(default=None, max_length=250)
+
+
+class Range(_Spec):
+    """Lines `start_line..end_line` (1-based, inclusive) of the file at the revision."""
+
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    content_hash: str | None = None
+    contributor: Contributor | None = None
+
+
+class RelatedResource(_Spec):
+    """Another resource related to a conversation."""
+
+    type: str
+    url: AnyUrl
+
+
+class Conversation(_Spec):
+    """The ranges one conversation produced in a file; `url` where the conversation can be looked up."""
+
+    url: AnyUrl | None = None
+    contributor: Contributor | None = None
+    ranges: list[Range]
+    related: list[RelatedResource] | None = None
+
+
+class File(_Spec):
+    """A file (path relative to the repository root) and the conversations that contributed to it."""
+
+    path: str
+    conversations: list[Conversation]
+
+
+class Vcs(_Spec):
+    """The revision the ranges are lines of."""
+
+    type: Literal["git", "jj", "hg", "svn"]
+    revision: str
+
+
+class TraceRecord(_Spec):
+    """One Agent Trace record: spec `version` (x.y.z), a uuid `id`, an RFC 3339 `timestamp`, `vcs`, `tool`,
+    `files`, and vendor `metadata`."""
+
+    version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
+    id: uuid.UUID
+    timestamp: datetime
+    vcs: Vcs | None = None
+    tool: Tool | None = None
+    files: list[File]
+    metadata: dict[str, Any] | None = None
+
+    def dump(self) -> dict[str, Any]:
+        """The record as JSON, the fields it does not set left out (the spec's optional fields are absent, not
+        null)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[TraceRecord]:
+    """One record per commit of `revision_range` (newest first, as `git log`) whose note credits lines to
+    agent sessions; the lines are those the note credits, grouped per file and session. Raises IntentError
+    for a range git does not understand."""
+    listing = repo.git("log", "--no-merges", "--format=%H %cI", "--end-of-options", revision_range, check=False)
+    if not listing and not repo.succeeds("rev-parse", "-q", "--verify", "--end-of-options", revision_range):
+        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
+                          hint="Examples: HEAD, main~5..main, v1.0..")
+    commits = dict(line.split(" ", 1) for line in listing.splitlines() if line)
+    notes = read_notes(repo, list(commits))
+    models = _Models(repo)
+    for commit, stamp in commits.items():
+        note = notes.get(commit)
+        if note is None or not note.lines:
+            continue
+        grouped: dict[str, dict[tuple[str, str], list[Any]]] = {}
+        for record in note.lines:
+            grouped.setdefault(record.path, {}).setdefault((record.agent, record.session_id), []).append(record)
+        files: list[File] = []
+        conversations: list[dict[str, Any]] = []
+        for path, by_session in grouped.items():
+            file = File(path=path, conversations=[])
+            for index, ((agent, session_id), records) in enumerate(by_session.items()):
+                model = models.of(agent, session_id, records[0].message_id)
+                file.conversations.append(Conversation(
+                    contributor=Contributor(type="ai", model_id=model),
+                    ranges=[Range(start_line=r.start, end_line=r.end) for r in sorted(records, key=lambda r: r.start)]))
+                conversations.append({"path": path, "conversation": index, "agent": agent, "session_id": session_id,
+                                      "message_ids": list(dict.fromkeys(r.message_id for r in records))})
+            files.append(file)
+        yield TraceRecord(version=SPEC_VERSION, id=uuid.uuid5(_NAMESPACE, commit), timestamp=datetime.fromisoformat(
+            stamp), vcs=Vcs(type="git", revision=commit), tool=Tool(name="git-intent", version=__version__),
+            files=files, metadata={METADATA_KEY: {"conversations": conversations}})
+
+
+class _Models:
+    """The model id of a session's message, models.dev style (`anthropic/claude-…`), each session read once;
+    None when its transcript is not on this machine or records none."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+        self.found: dict[tuple[str, str], Any] = {}
+
+    def of(self, agent: str, session_id: str, message_id: str) -> str | None:
+        key = (agent, session_id)
+        if key not in self.found:
+            try:
+                self.found[key] = find_session(self.repo, session_id, agent, exact=True, shared=False)
+            except SessionNotFoundError:
+                self.found[key] = None
+        session = self.found[key]
+        message = session.message(message_id) if session is not None else None
+        model = getattr(message, "model", None)
+        if not isinstance(model, str) or not model:
+            return None
+        if "/" in model:
+            return model[:250]
+        provider = next((p for prefix, p in _PROVIDERS if model.lower().startswith(prefix)), None)
+        return (f"{provider}/{model}" if provider else model)[:250]
+
+
+def read_trace_records(path: Path) -> Iterator[tuple[str, TraceRecord | str]]:
+    """(where, record) for every line of `path` (a JSON Lines file, or every `*.jsonl` and `*.json` file below
+    a folder, in sorted order); a line that is not a valid trace record gives (where, why) instead. Raises
+    IntentError when `path` does not exist."""
+    if not path.exists():
+        raise IntentError(f"The Agent Trace file or folder {path} does not exist.",
+                          hint="Give a JSON Lines file of trace records, or a folder holding them.")
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")) if (
+        path.is_dir()) else [path]
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            yield str(file), f"cannot be read ({exc.strerror})"
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{file}:{number}"
+            try:
+                yield where, TraceRecord.model_validate(loads(line))
+            except (ValueError, ValidationError) as exc:
+                first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+                yield where, (f"not a trace record ({'.'.join(map(str, first['loc']))}: {first['msg']})" if first
+                              else "not JSON")
+
+
+def trace_sessions(record: TraceRecord) -> list[tuple[str, str]]:
+    """The (agent, session id) pairs a record names under `metadata["git-intent"]`, in order, once each."""
+    ours = (record.metadata or {}).get(METADATA_KEY)
+    conversations = ours.get("conversations") if isinstance(ours, dict) else None
+    found: dict[tuple[str, str], None] = {}
+    for item in conversations if isinstance(conversations, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("agent"), str) and isinstance(item.get("session_id"), str):
+            found[(item["agent"], item["session_id"])] = None
+    return list(found)

@@ -1,0 +1,150 @@
+"""Issue 19, item 1: every adapter recognises a transcript by its structure. Records of a type it does not know,
+at the head of the file (the first line included), in the middle and at the end, are skipped and counted;
+the file is still sniffed as its agent's, and its sessions keep every message and edit the clean file has, so
+its lines are still credited."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import corpus
+
+from git_intent.adapters import ADAPTERS, sniff
+from git_intent.models import Session
+
+T = ("transcripts",)
+
+
+def _jsonl(source: Path, target: Path, head: list[dict[str, Any]], middle: list[dict[str, Any]],
+           end: list[dict[str, Any]]) -> Path:
+    """`source`'s lines with `head` before the first, `middle` after the middle one and `end` after the last."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    mid = len(lines) // 2
+    dumped = [json.dumps(r) for r in head] + lines[:mid] + [json.dumps(r) for r in middle] + lines[mid:] + [
+        json.dumps(r) for r in end]
+    target.write_text("\n".join(dumped) + "\n", encoding="utf-8")
+    return target
+
+
+def _claude(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "claude-code", "entire-cli__c9883595c929__queue-operation.jsonl")
+    sid = json.loads(source.read_text(encoding="utf-8").splitlines()[1]).get("sessionId", "s")
+    future = {"type": "future-kind", "sessionId": sid, "value": 1}
+    # The first line holds a type no Claude Code version wrote yet, without a uuid or a sessionId.
+    head = [{"type": "opening-banner", "text": "x"}, {"type": "last-prompt", "leafUuid": "u", "sessionId": sid}]
+    return source, _jsonl(source, tmp / "s.jsonl", head, [future], [future, {"type": "pr-link", "sessionId": sid}]), {
+        "opening-banner": 1, "last-prompt": 1, "future-kind": 2, "pr-link": 1}
+
+
+def _codex(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "codex", "git-sync__8feaf84a600f__apply-patch.jsonl")
+    stamp = "2026-04-30T08:00:00.000Z"
+    head = [{"timestamp": stamp, "type": "rollout_banner", "payload": {"text": "x"}}]
+    middle = [{"timestamp": stamp, "type": "event_msg", "payload": {"type": "future_event", "n": 1}},
+              {"timestamp": stamp, "type": "response_item", "payload": {"type": "future_item"}}]
+    end = [{"timestamp": stamp, "type": "future_record", "payload": {}}]
+    return source, _jsonl(source, tmp / "rollout.jsonl", head, middle, end), {
+        "rollout_banner": 1, "event_msg/future_event": 1, "response_item/future_item": 1, "future_record": 1}
+
+
+def _gemini(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "gemini", "git-ai__gemini-session-simple.jsonl")
+    future = {"id": "future-1", "timestamp": "2025-12-06T18:25:20.000Z", "type": "future_kind", "content": "x"}
+    return source, _jsonl(source, tmp / "session-x.jsonl", [{**future, "id": "future-0"}],
+                          [future], [{**future, "id": "future-2"}]), {"future_kind": 3}
+
+
+def _cursor(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "cursor", "git-ai__cursor-session-simple.jsonl")
+    future = {"role": "future_role", "message": {"content": [{"type": "text", "text": "x"}]}}
+    return source, _jsonl(source, tmp / source.name, [future, {"role": "banner"}], [future], [future]), {
+        "future_role": 3, "banner": 1}
+
+
+def _aider(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "aider", "aider__chat-history__excerpt.md")
+    text = source.read_text(encoding="utf-8")
+    session = text.index("# aider chat started at", 1)
+    # Lines of no shape aider writes: before the first header, between two sessions, at the end.
+    odd = "<!-- written by aider v9: a line of a kind this adapter has never seen -->\n\n"
+    target = tmp / "history.md"
+    target.write_text(odd + text[:session] + odd + text[session:] + "\n" + odd, encoding="utf-8")
+    return source, target, {}
+
+
+def _opencode(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "opencode", "synthetic__opencode-sqlite", "opencode.db")
+    target = tmp / "opencode.db"
+    shutil.copy(source, target)
+    with sqlite3.connect(target) as conn:
+        rows = conn.execute("SELECT message_id, session_id, MIN(time_created), MAX(time_created) FROM part "
+                            "WHERE message_id LIKE 'msg-assistant%' GROUP BY message_id").fetchall()
+        message, session, first, last = rows[0]
+        for name, when in (("head", first - 1), ("middle", (first + last) // 2), ("end", last + 1)):
+            conn.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (
+                f"prt-future-{name}", message, session, when, when, json.dumps({"type": "future-part"})))
+    return source, target, {"future-part": 3}
+
+
+BUILDERS: dict[str, Callable[[Path], tuple[Path, Path, dict[str, int]]]] = {
+    "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
+    "opencode": _opencode}
+
+
+def test_every_adapter_is_covered() -> None:
+    assert set(BUILDERS) == set(ADAPTERS)
+
+
+def _edits(sessions: list[Session], ids: bool = True) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Each edit's path, message id (or "" without `ids`) and added lines."""
+    return [(e.path, e.message_id if ids else "", tuple(a.text for a in e.added)) for s in sessions for e in s.edits]
+
+
+def _messages(sessions: list[Session]) -> list[tuple[str, str]]:
+    return [(m.message_id, m.role) for s in sessions for m in s.messages]
+
+
+@pytest.mark.parametrize("agent", sorted(BUILDERS))
+def test_unknown_records_at_head_middle_and_end_are_skipped_and_counted(agent: str, tmp_path: Path) -> None:
+    source, changed, counted = BUILDERS[agent](tmp_path)
+    found = sniff(changed)
+    assert found is not None and found.NAME == agent
+    clean, read = ADAPTERS[agent].read(source), ADAPTERS[agent].read(changed)
+    # Codex's and Cursor's message ids are record ordinals: the inserted records shift them.
+    ids = agent not in ("codex", "cursor")
+    assert _edits(clean) and _edits(read, ids) == _edits(clean, ids)
+    if agent == "aider":
+        # Aider's log has no record types: a line of no known shape is the assistant's text (as aider's own
+        # `split_chat_history_markdown` reads it), so it adds replies but never loses one or an edit.
+        assert len(_messages(read)) == len(_messages(clean)) + 3
+    elif agent not in ("codex", "cursor"):
+        assert _messages(read) == _messages(clean)
+    else:
+        assert [role for _, role in _messages(read)] == [role for _, role in _messages(clean)]
+    unknown: dict[str, int] = {}
+    for session in read:
+        for kind, count in session.stats.unknown_types.items():
+            unknown[kind] = unknown.get(kind, 0) + count
+    for session in clean:
+        for kind, count in session.stats.unknown_types.items():
+            unknown[kind] -= count
+    assert {k: v for k, v in unknown.items() if v} == counted
+
+
+def test_a_claude_code_file_opening_with_many_unknown_records_is_still_claude_code(tmp_path: Path) -> None:
+    """Claude Code 2.1.14x: a run of records of new types before the first message."""
+    source = corpus(*T, "claude-code", "entire-cli__c9883595c929__queue-operation.jsonl")
+    kinds = ["last-prompt", "mode", "permission-mode", "ai-title", "pr-link", "bridge-session", "agent-name"]
+    head = [{"type": kind, "sessionId": "0c7c5b1e-0000-4000-8000-000000000000"} for kind in kinds * 3]
+    changed = _jsonl(source, tmp_path / "s.jsonl", head, [], [])
+    found = sniff(changed)
+    assert found is not None and found.NAME == "claude-code"
+    (session,) = found.read(changed)
+    assert _edits([session]) == _edits(ADAPTERS["claude-code"].read(source))
+    assert {k: session.stats.unknown_types[k] for k in kinds} == dict.fromkeys(kinds, 3)
