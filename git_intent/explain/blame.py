@@ -221,7 +221,7 @@ class Explainer:
                          f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
         if record is None:
             return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
-        evidence, model, reason = self._evidence(record, line.orig_path)
+        evidence, model, reason = self._evidence(record, line.orig_path, line.content)
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from, model=model)
@@ -240,7 +240,8 @@ class Explainer:
         evidence: list[Evidence] = []
         model = None
         if found.session is not None:
-            evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path)
+            evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path,
+                                          line.content)
         attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
                                   tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
@@ -261,22 +262,23 @@ class Explainer:
                 self.sessions[key] = exc
         return self.sessions[key]
 
-    def _evidence(self, record: LinesRecord, path: str) -> tuple[list[Evidence], str | None, str | None]:
+    def _evidence(self, record: LinesRecord, path: str, content: str) -> tuple[list[Evidence], str | None, str | None]:
         """(evidence, model, reason): reason is the sentence when the session cannot be read."""
         session = self._session(record.agent, record.session_id)
         if isinstance(session, IntentError):
             return [], None, str(session)
-        evidence, model = self._quote(session, record.message_id, record.call_id, None, path)
+        evidence, model = self._quote(session, record.message_id, record.call_id, None, path, content)
         return evidence, model, None
 
     def _quote(self, session: Session, message_id: str, call_id: str | None, edit: Edit | None,
-               path: str) -> tuple[list[Evidence], str | None]:
-        key = (session.agent, session.session_id, message_id, call_id or "", path)
+               path: str, content: str = "") -> tuple[list[Evidence], str | None]:
+        # Keyed by the line's text too: the reason picker prefers the message naming its words (issue 20).
+        key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip())
         if key not in self.quoted:
             found = edit if edit is not None else find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
             # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
-            evidence = gather_evidence(session, message_id, found, path)
+            evidence = gather_evidence(session, message_id, found, path, content)
             if type(session) is not Session:  # a SharedSession: the share package is loaded only then
                 from ..sessions.shared import mark_shared
 

@@ -38,7 +38,10 @@ from git_intent.git.repo import Repository
 
 __all__ = ["demo", "injected", "templates"]  # fixtures used by the tests below
 
-OFFLINE_CITED = [REQUEST, REASONING, EDIT, FOLLOW_UP]
+# The reason picker (issue 20) quotes the message nearest the edit that names the line's words
+# (`lineWithNewline`, `maxSize`), once fenced code is left out: not REASONING, which names fewer.
+PICKED_REASON = "ac23b196-cbdd-4c7a-8e47-12bee6ff6c63"
+OFFLINE_CITED = [REQUEST, PICKED_REASON, EDIT, FOLLOW_UP]
 OTHER_MESSAGE = "dabe33ec-88ee-4a88-acf0-c7730793efed"  # the other session's first prompt, never shown
 
 
@@ -61,8 +64,7 @@ def test_offline_answer_quotes_request_reason_edit_and_what_followed(demo: Path)
     assert [c.quote for c in answer.citations] == [
         "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84 - A single JSONL line "
         "larger than MaxChunkSize passes through without validation or error",
-        "Since JSONL lines are complete JSON objects that can't be split without breaking JSON validity, the "
-        "correct approach is to return an error.",
+        "Since JSONL lines are complete JSON objects, we can't split them without breaking JSON validity.",
         "if len(lineWithNewline) > maxSize {",
         "Now let me add a test case for this behavior."]
     assert answer.dropped_citations == []
