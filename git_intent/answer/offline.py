@@ -108,8 +108,8 @@ def _groups(lines: list[LineAnswer]) -> list[list[LineAnswer]]:
     groups: list[list[LineAnswer]] = []
     for line in lines:
         last = groups[-1][-1] if groups else None
-        if last and (last.path, last.line + 1, last.commit, last.status, last.attribution) == (
-                line.path, line.line, line.commit, line.status, line.attribution):
+        if last and (last.path, last.line + 1, last.commit, last.status, last.attribution, last.symbol) == (
+                line.path, line.line, line.commit, line.status, line.attribution, line.symbol):
             groups[-1].append(line)
         else:
             groups.append([line])
@@ -221,7 +221,9 @@ def plural(count: int, noun: str) -> str:
 
 def _span(group: list[LineAnswer]) -> str:
     first, last = group[0], group[-1]
-    return f"Line {first.line} of {first.path}" if first is last else f"Lines {first.line}-{last.line} of {first.path}"
+    where = f" (in {first.symbol})" if first.symbol else ""
+    return (f"Line {first.line} of {first.path}{where}" if first is last
+            else f"Lines {first.line}-{last.line} of {first.path}{where}")
 
 
 def _content(group: list[LineAnswer]) -> str:

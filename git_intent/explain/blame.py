@@ -19,6 +19,7 @@ from .content_match import CONTENT_CONFIDENCE, ContentMatcher
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
 from .line_history import Previous, replaced_lines
+from .symbols import Symbol, enclosing
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
@@ -29,7 +30,9 @@ class LineAnswer(BaseModel):
     """One line of a blame answer: the DESIGN.md contract fields, plus `status` and `reason`.
 
     `previous`: for a person's line, the agent's line it replaced (issue 9, item 15). `moved_in`: with
-    `--moves`, the commit that moved or copied the line here when the answer follows it to an older one."""
+    `--moves`, the commit that moved or copied the line here when the answer follows it to an older one.
+    `symbol`: the function, method or class around the line in the file blamed (`func ChunkJSONL`), when
+    tree-sitter has a grammar for its language (explain/symbols.py; issue 20)."""
 
     path: str
     line: int
@@ -43,6 +46,7 @@ class LineAnswer(BaseModel):
     authored_at: datetime | None = None
     previous: Previous | None = None
     moved_in: str | None = None
+    symbol: str | None = None
 
 
 class BlameAnswer(BaseModel):
@@ -170,10 +174,13 @@ def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameL
 
 class Explainer:
     """Explains blamed lines (`explainer(path, line)`) with caches shared across calls: each note, session
-    and quoted edit is read once. Used by one blame call, or by a whole review."""
+    and quoted edit is read once, each file parsed once for its symbols. Used by one blame call (lines of the
+    work tree), or by a whole review (lines of `revision`)."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, revision: str | None = None) -> None:
         self.repo = repo
+        self.revision = revision
+        self.symbols: dict[str, list[Symbol]] = {}
         self.notes: dict[str, Note | IntentError | None] = {}
         self.sessions: dict[str, Session | IntentError] = {}
         self.matcher = ContentMatcher(repo, self.session)
@@ -206,28 +213,48 @@ class Explainer:
         answer = self(path, line)
         return answer.attribution if answer.status == "agent" else None
 
+    def symbol(self, path: str, line: int) -> Symbol | None:
+        """The definition around `line` of `path` (the work tree's file, or the file at `revision`)."""
+        if path not in self.symbols:
+            from .symbols import file_symbols  # tree-sitter is loaded on the first symbol asked for
+
+            try:
+                source = (self.repo.show_file(self.revision, path) if self.revision
+                          else (self.repo.root / path).read_bytes())
+            except (OSError, IntentError):
+                source = b""
+            self.symbols[path] = file_symbols(path, source)
+        return enclosing(self.symbols[path], line)
+
     def __call__(self, path: str, line: BlameLine) -> LineAnswer:
-        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason)."""
+        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason,
+        symbol)."""
+        found = self.symbol(path, line.final_line) if line.commit is not None else None
+        answer = self._answer(path, line, found.name if found else None)
+        answer.symbol = found.label if found else None
+        return answer
+
+    def _answer(self, path: str, line: BlameLine, symbol: str | None) -> LineAnswer:
         if line.commit is None:
             return _make(path, line, "uncommitted", "This line is not committed yet.")
         note = self.note(line.commit)
         if isinstance(note, IntentError):
             return _make(path, line, "unreadable", str(note))
         if note is None:
-            return self._by_content(path, line, line.commit)
+            return self._by_content(path, line, line.commit, symbol)
         record, matches = self.record(note, line.commit, line.orig_path, line.orig_line)
         if record is not None and not matches:
             return _make(path, line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
                          f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
         if record is None:
             return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
-        evidence, model, reason = self._evidence(record, line.orig_path, line.content)
+        evidence, model, reason = self._evidence(record, line.orig_path, line.content, symbol)
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from, model=model)
         return _make(path, line, "agent", reason, attribution, evidence)
 
-    def _by_content(self, path: str, line: BlameLine, commit: str) -> LineAnswer:
+    def _by_content(self, path: str, line: BlameLine, commit: str, symbol: str | None) -> LineAnswer:
         found = self.matcher.match(commit, line.orig_path, line.content)
         if found is None:
             where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index
@@ -241,7 +268,7 @@ class Explainer:
         model = None
         if found.session is not None:
             evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path,
-                                          line.content)
+                                          line.content, symbol)
         attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
                                   tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
@@ -262,23 +289,24 @@ class Explainer:
                 self.sessions[key] = exc
         return self.sessions[key]
 
-    def _evidence(self, record: LinesRecord, path: str, content: str) -> tuple[list[Evidence], str | None, str | None]:
+    def _evidence(self, record: LinesRecord, path: str, content: str, symbol: str | None
+                  ) -> tuple[list[Evidence], str | None, str | None]:
         """(evidence, model, reason): reason is the sentence when the session cannot be read."""
         session = self._session(record.agent, record.session_id)
         if isinstance(session, IntentError):
             return [], None, str(session)
-        evidence, model = self._quote(session, record.message_id, record.call_id, None, path, content)
+        evidence, model = self._quote(session, record.message_id, record.call_id, None, path, content, symbol)
         return evidence, model, None
 
     def _quote(self, session: Session, message_id: str, call_id: str | None, edit: Edit | None,
-               path: str, content: str = "") -> tuple[list[Evidence], str | None]:
-        # Keyed by the line's text too: the reason picker prefers the message naming its words (issue 20).
-        key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip())
+               path: str, content: str = "", symbol: str | None = None) -> tuple[list[Evidence], str | None]:
+        # Keyed by the line's text and symbol too: the reason picker prefers the message naming them (issue 20).
+        key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip(), symbol or "")
         if key not in self.quoted:
             found = edit if edit is not None else find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
             # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
-            evidence = gather_evidence(session, message_id, found, path, content)
+            evidence = gather_evidence(session, message_id, found, path, content, symbol)
             if type(session) is not Session:  # a SharedSession: the share package is loaded only then
                 from ..sessions.shared import mark_shared
 

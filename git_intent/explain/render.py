@@ -20,7 +20,8 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .log import LogEntry
     from .session_list import SessionSummary
 
-_LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow-up": "then said"}
+_LABELS = {"request": "asked", "confirmed": "confirmed", "reasoning": "reasoning", "edit": "edit",
+           "follow-up": "then said"}
 
 
 def when(stamp: datetime | None) -> str:
@@ -50,13 +51,13 @@ def blame_text(answer: BlameAnswer, width: int = 100) -> str:
 
 def _same(a: LineAnswer, b: LineAnswer) -> bool:
     return (a.commit == b.commit and a.status == b.status and a.attribution == b.attribution
-            and a.previous == b.previous and a.moved_in == b.moved_in)
+            and a.previous == b.previous and a.moved_in == b.moved_in and a.symbol == b.symbol)
 
 
 def _group(group: list[LineAnswer], width: int) -> list[str]:
     first, last = group[0], group[-1]
     span = f"{first.path}:{first.line}" + (f"-{last.line}" if last.line != first.line else "")
-    out = [span]
+    out = [f"{span}  in {first.symbol}" if first.symbol else span]
     out += [f"  {line.line:>5} │ {line.content}" for line in group[:12]]
     if len(group) > 12:
         out.append(f"        … {len(group) - 12} more lines")
@@ -93,8 +94,8 @@ def _evidence(item: Evidence, width: int) -> list[str]:
     label = _LABELS[item.kind]
     if item.kind == "edit":
         body = item.text.splitlines()[:16]
-    else:
-        text = textwrap.shorten(" ".join(item.text.split()), width=320, placeholder=" …")
+    else:  # the passage the reason picker chose, when it chose one (issue 20)
+        text = textwrap.shorten(" ".join((item.passage or item.text).split()), width=320, placeholder=" …")
         body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
     shared = (" (shared, redacted)" if item.redacted else " (shared)") if item.source == "shared" else ""
     head = f"  {label:<9} {when(item.timestamp)} [{short(item.message_id)}]{shared}"

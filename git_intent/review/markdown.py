@@ -143,7 +143,8 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
 
 
 def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int]) -> str:
-    where = f"{'line' if group.start == group.end else 'lines'} {span(group)}"
+    where = f"{'line' if group.start == group.end else 'lines'} {span(group)}" + (
+        f" in {inline(group.symbol)}" if group.symbol else "")
     a = group.attribution
     if group.status == "agent" and a is not None:
         out = [f"{where} · {inline(a.agent)} {_cite(a.session_id, a.message_id)} · {inline(a.tool)}"
@@ -157,7 +158,7 @@ def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int])
                     fenced(request.text, REQUEST_CHARS, f"{request.session_id}:{request.message_id}")]
         if quotes and earlier is None and reason is not None:
             out += [f"because {_cite(reason.session_id, reason.message_id)}:\n",
-                    fenced(reason.text, REASON_CHARS, f"{reason.session_id}:{reason.message_id}")]
+                    fenced(reason.passage or reason.text, REASON_CHARS, f"{reason.session_id}:{reason.message_id}")]
         return "\n".join(out)
     if group.status == "human":
         commits = ", ".join(_code(c[:12]) for c in group.commits)

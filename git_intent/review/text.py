@@ -20,15 +20,16 @@ def cite(session_id: str, message_id: str) -> str:
 
 def quote(item: Evidence, width: int = QUOTE_CHARS) -> str:
     """An evidence item's text on one line, shortened, in quotes, then its citation."""
-    text = textwrap.shorten(" ".join(item.text.split()), width=width, placeholder=" …") or "(no text)"
+    text = textwrap.shorten(" ".join((item.passage or item.text).split()), width=width, placeholder=" …") \
+        or "(no text)"
     return f"“{text}” {cite(item.session_id, item.message_id)}"
 
 
 def reason_of(group: ReviewGroup) -> Evidence | None:
-    """The assistant's stated reason for a group's edit: its last reasoning before the edit, else the
-    words it said after."""
+    """The assistant's stated reason for a group's edit: the reasoning the reason picker put first
+    (explain/reasons.py), else the words it said after."""
     reasons = [e for e in group.evidence if e.kind == "reasoning"]
-    return reasons[-1] if reasons else next((e for e in group.evidence if e.kind == "follow-up"), None)
+    return reasons[0] if reasons else next((e for e in group.evidence if e.kind == "follow-up"), None)
 
 
 def request_of(group: ReviewGroup) -> Evidence | None:
@@ -108,7 +109,8 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
     a = group.attribution
     if group.status == "agent" and a is not None:
         out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
-               + (f" · {a.method}" if a.method != "note" else "") + f" · {group.counted} line(s)"]
+               + (f" · {a.method}" if a.method != "note" else "") + f" · {group.counted} line(s)"
+               + (f" · in {group.symbol}" if group.symbol else "")]
         request, reason = request_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
         if earlier is not None:
