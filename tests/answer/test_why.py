@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from scripted_model import Fail, Hang, call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, why
 from git_intent.answer.models import Citation
+from git_intent.cli.answer import answer_text
 from git_intent.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository
 
@@ -69,7 +72,7 @@ def test_offline_answer_quotes_request_reason_edit_and_what_followed(demo: Path)
         "Now let me add a test case for this behavior."]
     assert answer.dropped_citations == []
     assert answer.answer.splitlines()[0] == (
-        f"Line 86 of {PATH} was written by claude-code in session {SESSION} (commit "
+        f"Line 86 of {PATH} (in func ChunkJSONL) was written by claude-code in session {SESSION} (commit "
         f"{answer.lines[0].commit[:12]} by Soph on 2026-01-22 20:00) with Edit.")  # type: ignore[index]
     assert [line.line for line in answer.lines] == [86] and answer.lines[0].attribution is not None
     assert answer.sessions == [SESSION]
@@ -249,9 +252,25 @@ def test_a_failing_server_gives_the_offline_answer_with_the_model_error(demo: Pa
         use_model(monkeypatch, server.url)
         answer = ask_why(demo)
     assert len(server.requests) == 1  # no retries
-    assert answer.mode == "offline" and answer.steps == 0
+    assert answer.mode == "offline" and answer.steps == 1  # the failed call was made: counted (issue 20)
     assert answer.model_error is not None
     assert answer.model_error.startswith(f"The model openai/scripted at {server.url} failed (HTTP 500): ")
+    assert [c.message_id for c in answer.citations] == OFFLINE_CITED
+    assert "\noffline · 1 model call failed · read ~" in answer_text(answer)
+
+
+def test_a_refused_connection_is_named_as_such_and_costs_no_wait(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the connection is refused
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    use_model(monkeypatch, url, timeout="20")
+    started = time.monotonic()
+    answer = ask_why(demo)
+    assert time.monotonic() - started < 20
+    assert answer.mode == "offline" and answer.steps == 1
+    assert answer.model_error == (f"The model openai/scripted at {url} could not be reached (the connection was "
+                                  "refused or failed).")
+    assert "HTTP 500" not in answer.model_error
     assert [c.message_id for c in answer.citations] == OFFLINE_CITED
 
 
