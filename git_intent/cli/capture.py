@@ -146,7 +146,7 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     if result.transcripts_skipped:
         echo(f"{result.transcripts_skipped} files below the --transcript folders are no transcript; skipped.")
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
-        echo(f"  {key}  {lines} lines")
+        echo(f"  {key}  {lines} line{'' if lines == 1 else 's'}")
     if result.recorded and not result.sessions and not transcripts:
         # Discovery keeps only transcripts that name this work tree: another machine's name their own paths.
         echo("No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere (another "

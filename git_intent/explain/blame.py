@@ -107,7 +107,7 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None) -> Loca
     if end is None:
         return Location(path=full.relative_to(repo.root).as_posix(), start=1, end=count, whole=True)
     if end > count:
-        raise BadLocationError(f"{path_text} has {count} lines; line {end} is past its end.")
+        raise BadLocationError(f"{path_text} has {count} line{'' if count == 1 else 's'}; line {end} is past its end.")
     return Location(path=full.relative_to(repo.root).as_posix(), start=start, end=end)
 
 

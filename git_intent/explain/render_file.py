@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .render import safe, short
+from .render import count, safe, short
 
 if TYPE_CHECKING:
     from .blame import BlameAnswer, LineAnswer
@@ -50,7 +50,7 @@ def _summary(path: str, answer: BlameAnswer) -> str:
         counts[key] = counts.get(key, 0) + 1
     parts = ", ".join(f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     ranges = f"{len(answer.ranges)} range" + ("s" if len(answer.ranges) != 1 else "")
-    return f"{path} · {len(answer.lines)} lines · {ranges} · {parts}"
+    return f"{path} · {count(len(answer.lines), 'line')} · {ranges} · {parts}"
 
 
 def _legend(answer: BlameAnswer) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..explain.render import safe, short
+from ..explain.render import count, safe, short
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 from .text import cite, first_quote, reason_of, request_of, span
 
@@ -133,7 +133,7 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
     quoted: dict[tuple[str, str], int] = {}
     for hunk in review_file.hunks:
         out.append(f"<b>@@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@</b>"
-                   + ("" if hunk.groups else f" ({hunk.removed} lines removed)") + "\n")
+                   + ("" if hunk.groups else f" ({count(hunk.removed, 'line')} removed)") + "\n")
         for group in hunk.groups:
             out.append(_group(group, quotes, quoted))
     if not quotes and any(g.status == "agent" for h in review_file.hunks for g in h.groups):

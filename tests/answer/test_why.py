@@ -73,7 +73,7 @@ def test_offline_answer_quotes_request_reason_edit_and_what_followed(demo: Path)
     assert answer.dropped_citations == []
     assert answer.answer.splitlines()[0] == (
         f"Line 86 of {PATH} (in func ChunkJSONL) was written by claude-code in session {SESSION} (commit "
-        f"{answer.lines[0].commit[:12]} by Soph on 2026-01-22 20:00) with Edit.")  # type: ignore[index]
+        f"{answer.lines[0].commit[:12]} by Soph on 2026-01-22 20:00 UTC) with Edit.")  # type: ignore[index]
     assert [line.line for line in answer.lines] == [86] and answer.lines[0].attribution is not None
     assert answer.sessions == [SESSION]
     quoted = sum(-(-len(c.quote) // 4) for c in answer.citations if c.quote)

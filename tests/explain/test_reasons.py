@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import install, run_cli
 from support import claude_session as session
 from support import commit_synced as commit
+from support import install, run_cli
 
 from git_intent.answer import why
 from git_intent.explain.reasons import is_confirmation
