@@ -17,7 +17,10 @@ its elisions ("…"), every piece of 4 characters or more found in the truth tex
 
 Figures per history: `why PATH:LINE --offline` quotes the request; quotes one of the 3 nearest reasons (of the lines
 that have one); `ask "Why does PATH have the line `…`?" --path PATH --offline` cites the edit's turn among its first
-2 citations; `ask` median seconds; `why` minus `blame` median milliseconds on the same line (in process, warm).
+2 citations (also over the lines whose text occurs once in the file: a line quoted from many places names no one
+edit); `ask` median seconds; `why` minus `blame` median milliseconds on the same line (in process, warm). The why
+figures are also given over the lines blame credits to the session that wrote them (the rest are attribution
+misses, which no reason picker can mend).
 
 Run (setup and backfill take ~1-2 min a history; `--keep DIR` keeps the sandbox and `--reuse DIR` measures again
 in it without redoing them):
@@ -237,14 +240,24 @@ def measure(work: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
         first_two = list(dict.fromkeys(cited))[:2]
         ask_ok = any(s == case["session_id"] and m in case["turn"] for s, m in first_two)
         line = blame.lines[0]
-        rows.append({"location": location, "request_ok": request_ok, "reason_ok": reason_ok, "ask_ok": ask_ok,
+        unique = (work / case["path"]).read_text(encoding="utf-8", errors="replace").count(case["text"]) == 1
+        rows.append({"location": location, "unique": unique, "request_ok": request_ok, "reason_ok": reason_ok,
+                     "ask_ok": ask_ok,
                      "ask_s": ask_s, "why_ms": why_ms, "blame_ms": blame_ms, "status": line.status,
                      "credited": line.attribution.session_id if line.attribution else None,
                      "expected": case["session_id"], "answer": answer.answer, "ask": asked.answer,
                      "request": (case["request"] or "")[:120], "reasons": [r[:120] for r in case["reasons"]]})
     n = len(rows)
     with_reason = [r for r in rows if r["reason_ok"] is not None]
+    right = [r for r in rows if r["credited"] == r["expected"]]
+    right_reason = [r for r in right if r["reason_ok"] is not None]
+    unique = [r for r in rows if r["unique"]]
     return {"lines": n,
+            "credited_right_why_quotes_request": sum(r["request_ok"] for r in right) / len(right) if right else None,
+            "credited_right_why_quotes_near_reason": (sum(bool(r["reason_ok"]) for r in right_reason)
+                                                      / len(right_reason) if right_reason else None),
+            "unique_lines": len(unique),
+            "ask_turn_in_first_two_unique": sum(r["ask_ok"] for r in unique) / len(unique) if unique else None,
             "why_quotes_request": sum(r["request_ok"] for r in rows) / n if n else None,
             "why_quotes_near_reason": (sum(bool(r["reason_ok"]) for r in with_reason) / len(with_reason)
                                        if with_reason else None),
@@ -304,8 +317,13 @@ def main() -> None:
     print(f"  why quotes one of the 3 nearest reasons ({f['lines_with_reason']} lines)    "
           f"{f['why_quotes_near_reason']:.2f}")
     print(f"  ask: the edit's turn among its first 2 citations         {f['ask_turn_in_first_two']:.2f}")
+    print(f"    of the {f['unique_lines']} lines whose text occurs once in the file            "
+          f"{f['ask_turn_in_first_two_unique']:.2f}")
     print(f"  ask median time                                          {f['ask_median_s']:.2f} s")
     print(f"  why minus blame, median                                  {f['why_minus_blame_median_ms']:.0f} ms")
+    print(f"  of the {f['credited_right']} lines blame credits to the session that wrote them: why quotes the request "
+          f"{f['credited_right_why_quotes_request']:.2f}, one of the 3 nearest reasons "
+          f"{f['credited_right_why_quotes_near_reason']:.2f}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
 # and the edit say what and how; the reasoning around them is opened only where the answer needs it.
-EVIDENCE_CHARS = {"request": 600, "edit": 600, "reasoning": 240, "follow-up": 240}
+EVIDENCE_CHARS = {"request": 600, "edit": 600, "reasoning": 240, "confirmed": 240, "follow-up": 240}
 MAX_BLAME_LINES = 40
 DEFAULT_VIEW_BUDGET = 1500  # tokens of a view_context rendering unless the model asks for another
 MIN_VIEW_BUDGET = 200
@@ -245,7 +245,13 @@ def _evidence(reading: Reading, line: LineAnswer, item: dict[str, Any]) -> dict[
     if session is not None and message is not None:
         reading.mark(session, message)
     text, limit = str(item["text"]), EVIDENCE_CHARS.get(str(item["kind"]), 300)
-    if len(text) > limit:
+    passage = item.pop("passage", None)
+    if len(text) > limit and passage:  # the words the reason picker chose (issue 20), not the message's opening
+        text = str(passage)[:limit].rstrip()
+        reading.send(text, (item["session_id"], item["message_id"]))
+        text += f" … [the passage explaining the edit; message_detail({item['session_id']}, {item['message_id']}) " \
+                "shows the message whole]"
+    elif len(text) > limit:
         text = text[:limit].rstrip()
         reading.send(text, (item["session_id"], item["message_id"]))
         text += f" … [clipped; message_detail({item['session_id']}, {item['message_id']}) shows it whole]"
