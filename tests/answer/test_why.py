@@ -163,6 +163,11 @@ def test_a_well_behaved_model_reads_little_and_its_citations_are_verified(demo: 
     assert answer.limits is not None and answer.limits.model_dump() == {
         "max_steps": 8, "max_tokens": 20000, "reached": None}
     first = server.requests[0]
+    # The model's blame tool answers with the same picker as blame and the offline answer (issue 20, item 5).
+    blamed = json.loads(tool_results(server.requests[1])[0].split("\n", 1)[1].rsplit("\n<<<END DATA", 1)[0])
+    line = blamed["lines"][0]
+    assert line["symbol"] == "func ChunkJSONL"
+    assert [e["message_id"] for e in line["evidence"] if e["kind"] == "reasoning"][0] == PICKED_REASON
     assert [t["function"]["name"] for t in first["tools"]] == [
         "blame", "view_context", "message_detail", "set_fidelity", "search"]
     assert first["model"] == "scripted" and "tool_choice" not in first
