@@ -27,7 +27,7 @@ LOG_WEIGHT = 1.0
 # A line of code the question quotes (`…`) found in the files asked about: the session whose edit wrote it is
 # the answer (issue 20: `ask "Why does PATH have the line `…`?" --path PATH` cited the edit's turn first in
 # 0.62-0.70 of lines when the line was searched as words).
-QUOTED_LINE_WEIGHT = 10.0
+QUOTED_LINE_WEIGHT = 100.0  # more than any sum of hits (<= 1 each, SEARCH_LIMIT of them) and named lines
 LINES_PER_QUOTE = 3
 _STOP = frozenset("""a an and are as at be been but by can could did do does doing done for from had has have how
 i in into is it its me my of on or our should so than that the their them then there these they this those to
