@@ -23,6 +23,7 @@ from .symbols import Symbol, enclosing
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
+PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
 _LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
@@ -133,7 +134,9 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
     span = (None, None) if where.whole else (where.start, where.end)
     blamed = repo.blame(where.path, *span)
-    resolver = Explainer(repo)
+    # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
+    # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
+    resolver = Explainer(repo, precise=not where.whole and where.end - where.start < PRECISE_LINES)
     try:
         for commit in dict.fromkeys(line.commit for line in blamed if line.commit):
             if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
@@ -177,9 +180,10 @@ class Explainer:
     and quoted edit is read once, each file parsed once for its symbols. Used by one blame call (lines of the
     work tree), or by a whole review (lines of `revision`)."""
 
-    def __init__(self, repo: Repository, revision: str | None = None) -> None:
+    def __init__(self, repo: Repository, revision: str | None = None, *, precise: bool = True) -> None:
         self.repo = repo
         self.revision = revision
+        self.precise = precise
         self.symbols: dict[str, list[Symbol]] = {}
         self.notes: dict[str, Note | IntentError | None] = {}
         self.sessions: dict[str, Session | IntentError] = {}
@@ -248,7 +252,7 @@ class Explainer:
                          f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
         if record is None:
             return _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
-        evidence, model, reason = self._evidence(record, line.orig_path, line.content, symbol)
+        evidence, model, reason = self._evidence(record, line.orig_path, *self._terms(line, symbol))
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from, model=model)
@@ -268,12 +272,16 @@ class Explainer:
         model = None
         if found.session is not None:
             evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path,
-                                          line.content, symbol)
+                                          *self._terms(line, symbol))
         attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
                                   tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
         return _make(path, line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
                      f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
+
+    def _terms(self, line: BlameLine, symbol: str | None) -> tuple[str, str | None]:
+        """What the reason picker ranks by for this line: its text and symbol, or nothing (once per edit)."""
+        return (line.content, symbol) if self.precise else ("", None)
 
     def session(self, agent: str, session_id: str) -> Session | None:
         """The session (read once per blame), or None when no transcript of it is on this machine."""
