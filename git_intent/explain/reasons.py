@@ -112,7 +112,7 @@ def _terms(path: str | None, content: str | None, symbol: str | None) -> list[tu
         found.append((symbol.lower(), 3))
     if content:
         words = {w.lower() for w in _WORD.findall(content) if w.lower() not in _COMMON}
-        found += [(w, 1) for w in sorted(words, key=len, reverse=True)[:6]]
+        found += [(w, 1) for w in sorted(words, key=lambda w: (-len(w), w))[:6]]  # ties by name: stable
     return found
 
 
