@@ -22,7 +22,7 @@ from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
 # and the edit say what and how; the reasoning around them is opened only where the answer needs it.
-EVIDENCE_CHARS = {"request": 600, "edit": 600, "reasoning": 240, "confirmed": 240, "follow-up": 240}
+EVIDENCE_CHARS = {"request": 600, "edit": 400, "reasoning": 240, "confirmed": 240, "follow-up": 200}
 MAX_BLAME_LINES = 40
 DEFAULT_VIEW_BUDGET = 1500  # tokens of a view_context rendering unless the model asks for another
 MIN_VIEW_BUDGET = 200
