@@ -60,6 +60,7 @@ def _legend(answer: BlameAnswer) -> list[str]:
     for item in answer.ranges:
         spans.setdefault(label(item), []).append(item)
     out: list[str] = []
+    readable = {line.attribution.session_id for line in answer.lines if line.attribution and line.evidence}
     for name, items in spans.items():
         lines = ", ".join(f"{r.start}" if r.start == r.end else f"{r.start}-{r.end}" for r in items[:8])
         lines += f" (+{len(items) - 8} ranges)" if len(items) > 8 else ""
@@ -69,8 +70,10 @@ def _legend(answer: BlameAnswer) -> list[str]:
             continue
         how = " · found by content, no note" if attribution.method == "content" else ""
         model = f" · {attribution.model}" if attribution.model else ""
-        out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {attribution.tool}{model}{how}  "
-                   f"→ git intent show {attribution.session_id}:{short(attribution.message_id)}")
+        # `show` only where it works: the session's transcript (or its shared evidence) is here (issue 20).
+        more = (f"  → git intent show {attribution.session_id}:{short(attribution.message_id)}"
+                if attribution.session_id in readable else "")
+        out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {attribution.tool}{model}{how}{more}")
     # Unreadable notes are warnings on stderr, printed there once.
     by_commit: dict[str | None, str] = {}
     for line in answer.lines:

@@ -51,3 +51,16 @@ def test_blame_says_which_date_and_points_at_show_only_when_show_works() -> None
 def test_log_says_which_date_it_shows() -> None:
     entry = LogEntry(commit="d" * 40, committed_at=STAMP, author="Ann", subject="fix", recorded=True, sessions=[])
     assert log_text([entry]).startswith(f"{'d' * 12}  committed 2026-01-22 20:00 UTC  Ann  fix\n")
+
+
+def test_the_whole_file_legend_points_at_show_only_for_sessions_that_can_be_read() -> None:
+    from git_intent.explain.file_ranges import group_ranges
+    from git_intent.explain.render_file import gutter_text
+
+    here, gone = _line(True), _line(False).model_copy(update={"line": 4})
+    gone.attribution = gone.attribution.model_copy(update={"session_id": "s2"})  # type: ignore[union-attr]
+    text = gutter_text(BlameAnswer(lines=[here, gone], ranges=group_ranges([here, gone]), whole_file=True))
+    legend = [row for row in text.splitlines() if "lines 3" in row or "lines 4" in row]
+    assert len(legend) == 2, text
+    assert legend[0].endswith("→ git intent show s1:m1") and "git intent show" not in legend[1]
+    assert "a.py · 2 lines · " in text
