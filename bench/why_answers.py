@@ -185,7 +185,8 @@ def answer_figures(corpus: Path, root: Path) -> list[dict[str, Any]]:
             repo = Repository(folder)
             for location, expected in pick_lines(folder, commit_row["commit"], calls):
                 offline = why(repo, location, offline=True, cwd=folder)
-                asked = next((s for s in offline.answer.split("\n") if s.startswith("The user asked")), "")
+                asked = next((s for s in offline.answer.split("\n")
+                              if s.startswith(("The user asked", "The user answered"))), "")
                 asked_ids = re.findall(r"\[[^:\]]+:([^\]]+)\]", asked)
                 with scripted(well_behaved(location)) as server:
                     os.environ.update({"GIT_INTENT_MODEL": "openai/scripted", "GIT_INTENT_API_BASE": server.url})

@@ -4,7 +4,13 @@ documents itself."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from git_intent.cli import cli
 
@@ -50,3 +56,37 @@ def test_the_top_level_keeps_only_the_core_and_the_entry_points() -> None:
     top = sorted(p.stem for p in (ROOT / "git_intent").glob("*.py"))
     assert len(top) <= 14, top
     assert max(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "git_intent").rglob("*.py")) <= 450
+
+
+def test_man_pages_are_current() -> None:
+    expected = _generator("gen_man").render()  # type: ignore[attr-defined]
+    found = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs" / "man").glob("*.1"))}
+    assert found == expected, "docs/man is stale: run .venv/bin/python docs/gen_man.py"
+
+
+@pytest.mark.slow
+def test_git_intent_help_opens_the_man_page_the_wheel_installs(tmp_path: Path) -> None:
+    """Issue 20: `git intent --help` runs `man git-intent`; the wheel must carry the page to share/man/man1."""
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("git_intent", "docs/man"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(source)],
+                   check=True, capture_output=True)
+    wheel = next((tmp_path / "dist").glob("git_intent-*.whl"))
+    prefix = tmp_path / "prefix"
+    subprocess.run([*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix), str(wheel)],
+                   check=True, capture_output=True)
+    page = prefix / "share" / "man" / "man1" / "git-intent.1"
+    assert page.is_file() and (page.parent / "git-intent-blame.1").is_file()
+    env = {**os.environ, "MANPATH": str(prefix / "share" / "man"), "MANPAGER": "cat", "PAGER": "cat",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "MANWIDTH": "80"}
+    located = subprocess.run(["man", "-w", "git-intent"], env=env, capture_output=True, text=True)
+    assert located.stdout.strip() == str(page), located.stderr
+    shown = subprocess.run(["git", "intent", "--help"], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "GIT-INTENT(1)" in shown.stdout and "git-intent - Why is this line here?" in shown.stdout
+    assert "No manual entry" not in shown.stderr

@@ -96,8 +96,8 @@ def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]],
             reason = "token" if toolbox.exhausted else "step"
             run.reached = "tokens" if toolbox.exhausted else "steps"
             messages.append({"role": "user", "content": FINAL.format(reason=reason)})
+        run.steps = step  # counted before the call: a call that fails was made (issue 20: "1 model call failed")
         reply = _complete(litellm, settings, messages, final)
-        run.steps = step
         usage = getattr(reply, "usage", None)
         run.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
         run.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
@@ -168,8 +168,22 @@ def _sentence(settings: ModelSettings, exc: Exception) -> str:
     where = f" at {settings.api_base}" if settings.api_base else ""
     if "Timeout" in name:
         return f"The model {settings.model}{where} did not answer within {settings.timeout:g} s (intent.timeout)."
-    if "Connection" in name:
-        return f"The model {settings.model}{where} could not be reached."
+    if "Connection" in name or _refused(exc):
+        # litellm reports a refused connection as an InternalServerError with status 500: not what happened.
+        return f"The model {settings.model}{where} could not be reached (the connection was refused or failed)."
     detail = " ".join(str(exc).split())[:200]
     code = f" (HTTP {status})" if isinstance(status, int) else ""
     return f"The model {settings.model}{where} failed{code}: {detail}"
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether `exc` or what caused it is a failed connection (refused, reset, no route, unknown host)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionError) or "Connect" in type(current).__name__ or any(
+                text in str(current) for text in ("Connection refused", "Connection error", "Errno 111")):
+            return True
+        current = current.__cause__ or current.__context__
+    return False

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..config import model_settings
 from ..errors import IntentError
+from ..explain.reasons import is_request
 from ..explain.render import when
 from ..fidelity.topics import request_text, sentences
 from ..git.repo import Repository
@@ -118,7 +119,7 @@ def _hit(prose: Prose, session: Session, hit: Hit, query: str) -> None:
     if quoted is None:
         return
     index = session.messages.index(message)
-    request = next((session.messages[i] for i in range(index, -1, -1) if session.messages[i].is_prompt), None)
+    request = next((session.messages[i] for i in range(index, -1, -1) if is_request(session.messages[i])), None)
     if request is not None and (session.session_id, request.message_id) not in prose.read:
         prose.sentences.append(f"Asked {prose.quote(session, request, request_text(request), 200)}, "
                                f"the agent said {quoted}.")
@@ -129,7 +130,7 @@ def _hit(prose: Prose, session: Session, hit: Hit, query: str) -> None:
 def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
     message = session.message(hit.message_id)
     index = session.messages.index(message) if message else -1
-    request = next((session.messages[i] for i in range(index, -1, -1) if session.messages[i].is_prompt), None)
+    request = next((session.messages[i] for i in range(index, -1, -1) if is_request(session.messages[i])), None)
     if message is not None and request is not None:
         prose.sentences.append(f"The best matching message {prose.cite(session, message)} answers the request "
                                f"{prose.quote(session, request, request_text(request), 240)}.")

@@ -7,25 +7,19 @@ whitespace-normalised, so the same citation check as a model's answer verifies e
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..explain.blame import LineAnswer
+from ..explain.evidence import Evidence
+from ..explain.reasons import is_request
 from ..explain.render import when
-from ..fidelity.topics import estimate_tokens, is_acknowledgement, request_text, sentences
+from ..fidelity.topics import estimate_tokens, request_text, sentences
 from ..models import Edit, Message, Session
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading
 
 QUOTE_CHARS = 300
 MAX_GROUPS = 6  # runs of lines explained in one answer; the rest are counted
-# Words that give a reason (strong) or name the problem being fixed (weak): the sentence with the most
-# weight, of at least REASON_CHARS characters, is the agent's "why".
-_BECAUSE = re.compile(r"\b(?:because|since|so that|to avoid|in order to|otherwise|instead of|rather than|"
-                      r"can(?:no|')t|won't|must not|would (?:break|fail|lose))\b", re.IGNORECASE)
-_PROBLEM = re.compile(r"\b(?:the (?:issue|problem|bug|fix|cause)|needs? to|should|must|prevent|ensure|fails?|"
-                      r"error|correct approach|better)\b", re.IGNORECASE)
-REASON_CHARS = 40
 
 
 @dataclass
@@ -105,7 +99,8 @@ def why_prose(reading: Reading, lines: list[LineAnswer]) -> Prose:
         prose.sentences.append("")
     if len(groups) > MAX_GROUPS:
         rest = sum(len(g) for g in groups[MAX_GROUPS:])
-        prose.sentences.append(f"{rest} more lines come from other edits; `git intent blame` lists them all.")
+        prose.sentences.append(f"{rest} more {plural(rest, 'line')} {'comes' if rest == 1 else 'come'} from other "
+                               "edits; `git intent blame` lists them all.")
     return prose
 
 
@@ -113,8 +108,8 @@ def _groups(lines: list[LineAnswer]) -> list[list[LineAnswer]]:
     groups: list[list[LineAnswer]] = []
     for line in lines:
         last = groups[-1][-1] if groups else None
-        if last and (last.path, last.line + 1, last.commit, last.status, last.attribution) == (
-                line.path, line.line, line.commit, line.status, line.attribution):
+        if last and (last.path, last.line + 1, last.commit, last.status, last.attribution, last.symbol) == (
+                line.path, line.line, line.commit, line.status, line.attribution, line.symbol):
             groups[-1].append(line)
         else:
             groups.append([line])
@@ -131,6 +126,7 @@ def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
         if first.status == "human":
             prose.sentences.append(f"{span} written by a person ({commit}): no agent edit recorded for that "
                                    "commit wrote it.")
+            _replaced(prose, reading, first)
         else:
             prose.sentences.append(f"I could not find out why: {first.reason or first.status}")
         return
@@ -149,40 +145,50 @@ def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
         reason = first.reason or "the session's transcript is not on this machine."
         prose.sentences.append(f"I could not find out why: {reason}")
         return
-    _asked(prose, session, index)
-    _reasoning(prose, session, index)
+    _asked(prose, session, first.evidence)
+    _reasoning(prose, session, first.evidence)
     _edit(prose, session, index, group)
     _next(prose, session, index, group)
 
 
-def _asked(prose: Prose, session: Session, index: int) -> None:
-    prompts = [i for i in range(index, -1, -1) if session.messages[i].is_prompt]
-    if not prompts:
+def _replaced(prose: Prose, reading: Reading, line: LineAnswer) -> None:
+    """A person's line that replaced an agent's: what the agent wrote there, as blame shows it (issue 20)."""
+    was = line.previous
+    if was is None:
         return
-    nearest = session.messages[prompts[0]]
-    if is_acknowledgement(nearest.text):
-        task = next((session.messages[i] for i in prompts[1:] if not is_acknowledgement(session.messages[i].text)),
-                    None)
-        if task is not None:
-            prose.sentences.append(f"The user asked {prose.quote(session, task, request_text(task))}, then said "
-                                   f"{prose.quote(session, nearest, nearest.text)}.")
-            return
-    prose.sentences.append(f"The user asked {prose.quote(session, nearest, request_text(nearest))}.")
+    by = was.attribution
+    session = reading.try_session(by.session_id, by.agent)
+    message = session.message(by.message_id) if session else None
+    cited = (f" {prose.cite(session, message)}" if session is not None and message is not None
+             else f" (session {by.session_id})")
+    prose.sentences.append(f"It replaced a line {by.agent} wrote in commit {was.commit[:12]}{cited}, was: "
+                           f"{delimit(clip_quote(was.content, 160))}.")
 
 
-def _reasoning(prose: Prose, session: Session, index: int) -> None:
-    start = next((i for i in range(index, -1, -1) if session.messages[i].is_prompt), -1) + 1
-    spoken = [m for m in session.messages[start:index + 1] if m.role == "assistant" and m.text.strip()][-3:]
-    if not spoken:
+def _asked(prose: Prose, session: Session, evidence: list[Evidence]) -> None:
+    """The request the reason picker found (explain/reasons.py), with what a bare confirmation confirmed."""
+    request = next((e for e in evidence if e.kind == "request"), None)
+    message = session.message(request.message_id) if request else None
+    if message is None:
         return
-    scored = [(2 * len(_BECAUSE.findall(s)) + len(_PROBLEM.findall(s)), n, message, s)
-              for n, message in enumerate(spoken) for s in sentences(message.text) if len(s) >= REASON_CHARS]
-    best = max(scored, key=lambda row: (row[0], row[1]), default=None)  # most weight, then the latest message
-    if best is not None and best[0] > 0:
-        prose.sentences.append(f"The agent explained {prose.quote(session, best[2], best[3])}.")
+    said = prose.quote(session, message, request_text(message))
+    confirmed = next((e for e in evidence if e.kind == "confirmed"), None)
+    proposal = session.message(confirmed.message_id) if confirmed else None
+    if confirmed is not None and proposal is not None:
+        prose.sentences.append(f"The user answered {said} to the agent's "
+                               f"{prose.quote(session, proposal, confirmed.passage or proposal.text)}.")
         return
-    message = spoken[-1]
-    prose.sentences.append(f"The agent said {prose.quote(session, message, ' '.join(sentences(message.text)[:2]))}.")
+    prose.sentences.append(f"The user asked {said}.")
+
+
+def _reasoning(prose: Prose, session: Session, evidence: list[Evidence]) -> None:
+    """The passage of the reason the picker put first: the agent's words nearest the edit that name it."""
+    reason = next((e for e in evidence if e.kind == "reasoning"), None)
+    message = session.message(reason.message_id) if reason else None
+    if reason is None or message is None:
+        return
+    text = reason.passage or " ".join(sentences(message.text)[:2])
+    prose.sentences.append(f"The agent explained {prose.quote(session, message, text)}.")
 
 
 def _edit(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -> None:
@@ -196,7 +202,7 @@ def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
     after = session.messages[index + 1:]
     said = next((m for m in after if m.role == "assistant" and any(p.kind == "text" and p.text.strip()
                                                                    for p in m.parts)), None)
-    prompt = next((m for m in after if m.is_prompt), None)
+    prompt = next((m for m in after if is_request(m)), None)
     if said is not None and (prompt is None or after.index(said) < after.index(prompt)):
         text = " ".join(p.text for p in said.parts if p.kind == "text")
         words = " ".join(sentences(text)[:2])
@@ -210,13 +216,18 @@ def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
             changed = next(c for c in content if c in (later[-1].old_text or ""))
             prose.sentences.append(f"Later in the session an edit changed {prose.quote(session, message, changed)} "
                                    "again; the committed line is the one above.")
-    if prompt is not None:
-        prose.sentences.append(f"Next the user said {prose.quote(session, prompt, request_text(prompt), 200)}.")
+
+
+def plural(count: int, noun: str) -> str:
+    """`noun` as it reads after `count`: "1 line", "2 lines"."""
+    return noun if count == 1 else f"{noun}s"
 
 
 def _span(group: list[LineAnswer]) -> str:
     first, last = group[0], group[-1]
-    return f"Line {first.line} of {first.path}" if first is last else f"Lines {first.line}-{last.line} of {first.path}"
+    where = f" (in {first.symbol})" if first.symbol else ""
+    return (f"Line {first.line} of {first.path}{where}" if first is last
+            else f"Lines {first.line}-{last.line} of {first.path}{where}")
 
 
 def _content(group: list[LineAnswer]) -> str:

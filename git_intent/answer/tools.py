@@ -22,7 +22,7 @@ from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
 # and the edit say what and how; the reasoning around them is opened only where the answer needs it.
-EVIDENCE_CHARS = {"request": 600, "edit": 600, "reasoning": 240, "follow-up": 240}
+EVIDENCE_CHARS = {"request": 600, "edit": 400, "reasoning": 240, "confirmed": 240, "follow-up": 200}
 MAX_BLAME_LINES = 40
 DEFAULT_VIEW_BUDGET = 1500  # tokens of a view_context rendering unless the model asks for another
 MIN_VIEW_BUDGET = 200
@@ -180,11 +180,11 @@ class Toolbox:
                 "view_context shows the result.")
 
     def search(self, args: _Search) -> str:
-        from ..index import refresh
+        from ..index import ingest
         from ..index.search import search
 
         if not self._indexed:
-            refresh(self.reading.repo)
+            ingest(self.reading.repo)
             self._indexed = True
         hits = search(self.reading.repo, args.query, since=self.since, file=args.path,
                       limit=SEARCH_HITS * 5 if args.session_id else SEARCH_HITS)
@@ -219,8 +219,8 @@ class Toolbox:
 
 def lines_json(reading: Reading, lines: list[LineAnswer]) -> str:
     """Blame lines as `blame --json` prints them, for the model: each evidence message once (later
-    lines of the same edit say `evidence_as_line`), texts clipped to EVIDENCE_CHARS by kind; marks and counts
-    what is shown."""
+    lines of the same edit say `evidence_as_line`), only the first (picked) reasoning, texts clipped to
+    EVIDENCE_CHARS by kind; marks and counts what is shown."""
     out: list[dict[str, Any]] = []
     first: dict[tuple[str, str], int] = {}
     for line in lines:
@@ -233,7 +233,11 @@ def lines_json(reading: Reading, lines: list[LineAnswer]) -> str:
         else:
             if key is not None:
                 first[key] = line.line
-            item["evidence"] = [_evidence(reading, line, e.model_dump(mode="json")) for e in line.evidence]
+            # The reason the picker put first, not the other nearby ones: one message_detail away (issue 20, item 5:
+            # a one-line question reads under 10% of the session).
+            first_reason = next((n for n, e in enumerate(line.evidence) if e.kind == "reasoning"), None)
+            picked = [e for n, e in enumerate(line.evidence) if e.kind != "reasoning" or n == first_reason]
+            item["evidence"] = [_evidence(reading, line, e.model_dump(mode="json")) for e in picked]
         out.append(item)
     return json.dumps({"lines": out}, ensure_ascii=False)
 
@@ -245,7 +249,13 @@ def _evidence(reading: Reading, line: LineAnswer, item: dict[str, Any]) -> dict[
     if session is not None and message is not None:
         reading.mark(session, message)
     text, limit = str(item["text"]), EVIDENCE_CHARS.get(str(item["kind"]), 300)
-    if len(text) > limit:
+    passage = item.pop("passage", None)
+    if len(text) > limit and passage:  # the words the reason picker chose (issue 20), not the message's opening
+        text = str(passage)[:limit].rstrip()
+        reading.send(text, (item["session_id"], item["message_id"]))
+        text += f" … [the passage explaining the edit; message_detail({item['session_id']}, {item['message_id']}) " \
+                "shows the message whole]"
+    elif len(text) > limit:
         text = text[:limit].rstrip()
         reading.send(text, (item["session_id"], item["message_id"]))
         text += f" … [clipped; message_detail({item['session_id']}, {item['message_id']}) shows it whole]"

@@ -38,7 +38,7 @@ class RecordResult:
         """One sentence on what `record` did."""
         head = (f"{self.commit[:12]}: {self.lines_attributed} of {self.lines_added} added lines credited "
                 f"to agent sessions")
-        sessions = "; ".join(f"{key} ({n} lines)" for key, n in self.sessions.items())
+        sessions = "; ".join(f"{key} ({n} line{'' if n == 1 else 's'})" for key, n in self.sessions.items())
         tail = ("kept the existing note, which credits more lines" if self.kept_existing
                 else "note written" if self.note_written else "note unchanged")
         return f"{head}{': ' + sessions if sessions else ''}. {tail[0].upper() + tail[1:]}.\n"

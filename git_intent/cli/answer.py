@@ -83,7 +83,18 @@ def answer_text(answer: Any) -> str:
         out.append(f"  dropped {dropped.marker or dropped.session_id + ':' + dropped.message_id}: {dropped.reason}")
     usage = answer.usage
     mode = f"{answer.mode} ({answer.model})" if answer.model and answer.mode == "model" else answer.mode
-    out += ["", f"{mode} · {answer.steps} model calls · read ~{usage.transcript_tokens_read:,} of "
+    out += ["", f"{mode} · {model_calls(answer)} · read ~{usage.transcript_tokens_read:,} of "
                 f"{usage.session_tokens_total:,} session tokens" + (f" · {usage.prompt_tokens:,} prompt + "
                 f"{usage.completion_tokens:,} completion tokens" if usage.prompt_tokens else "")]
     return safe("\n".join(out).strip("\n") + "\n")
+
+
+def model_calls(answer: Any) -> str:
+    """"0 model calls", "3 model calls", "1 model call failed", "3 model calls, the last failed": a call that
+    failed is counted and named (issue 20)."""
+    calls = answer.steps
+    failed = answer.mode == "offline" and answer.model_error is not None and answer.limits.reached is None \
+        and calls > 0
+    if failed:
+        return "1 model call failed" if calls == 1 else f"{calls} model calls, the last failed"
+    return f"{calls} model call" + ("" if calls == 1 else "s")

@@ -184,7 +184,7 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     for line in describe(result.not_read, result.skipped_files):
         echo(line)
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
-        echo(f"  {key}  {lines} lines")
+        echo(f"  {key}  {lines} line{'' if lines == 1 else 's'}")
     if result.recorded and not result.sessions and not transcripts:
         # Discovery keeps only transcripts that name this work tree: another machine's name their own paths.
         echo("No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere (another "

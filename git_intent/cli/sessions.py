@@ -43,11 +43,8 @@ def index(rebuild: bool, as_json: bool) -> None:
              f"{result.edits_added} edits written in {result.seconds:.1f} s.")
 
 
-def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False, if_changed: bool = False) -> Any:
-    from ..index import ingest, is_current
-
-    if if_changed and is_current(repo):
-        return None
+def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:
+    from ..index import ingest
 
     bar_state: dict[str, Any] = {}
 
@@ -86,7 +83,7 @@ def search(query: str, agent: str | None, since: Any, path: str | None, limit: i
     from ..index.search import search as run
 
     repo = open_repo()
-    _ingest(repo, quiet=as_json, if_changed=True)
+    _ingest(repo, quiet=as_json)
     problems: list[str] = []
     hits = run(repo, query, agent=agent, since=since, file=path, limit=limit, problems=problems)
     for problem in problems:

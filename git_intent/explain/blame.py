@@ -19,10 +19,12 @@ from .content_match import CONTENT_CONFIDENCE, ContentMatcher
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
 from .line_history import Previous, replaced_lines
+from .symbols import Symbol, enclosing
 from .trailers import TRAILER_REASON, trailer_agents, trailer_attribution
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
+PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
 _LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
@@ -30,7 +32,9 @@ class LineAnswer(BaseModel):
     """One line of a blame answer: the DESIGN.md contract fields, plus `status` and `reason`.
 
     `previous`: for a person's line, the agent's line it replaced (issue 9, item 15). `moved_in`: with
-    `--moves`, the commit that moved or copied the line here when the answer follows it to an older one."""
+    `--moves`, the commit that moved or copied the line here when the answer follows it to an older one.
+    `symbol`: the function, method or class around the line in the file blamed (`func ChunkJSONL`), when
+    tree-sitter has a grammar for its language (explain/symbols.py; issue 20)."""
 
     path: str
     line: int
@@ -44,6 +48,7 @@ class LineAnswer(BaseModel):
     authored_at: datetime | None = None
     previous: Previous | None = None
     moved_in: str | None = None
+    symbol: str | None = None
 
 
 class BlameAnswer(BaseModel):
@@ -104,7 +109,7 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None) -> Loca
     if end is None:
         return Location(path=full.relative_to(repo.root).as_posix(), start=1, end=count, whole=True)
     if end > count:
-        raise BadLocationError(f"{path_text} has {count} lines; line {end} is past its end.")
+        raise BadLocationError(f"{path_text} has {count} line{'' if count == 1 else 's'}; line {end} is past its end.")
     return Location(path=full.relative_to(repo.root).as_posix(), start=start, end=end)
 
 
@@ -130,7 +135,9 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
     span = (None, None) if where.whole else (where.start, where.end)
     blamed = repo.blame(where.path, *span)
-    resolver = Explainer(repo)
+    # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
+    # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
+    resolver = Explainer(repo, precise=not where.whole and where.end - where.start < PRECISE_LINES)
     try:
         for commit in dict.fromkeys(line.commit for line in blamed if line.commit):
             if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
@@ -171,10 +178,14 @@ def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameL
 
 class Explainer:
     """Explains blamed lines (`explainer(path, line)`) with caches shared across calls: each note, session
-    and quoted edit is read once. Used by one blame call, or by a whole review."""
+    and quoted edit is read once, each file parsed once for its symbols. Used by one blame call (lines of the
+    work tree), or by a whole review (lines of `revision`)."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, revision: str | None = None, *, precise: bool = True) -> None:
         self.repo = repo
+        self.revision = revision
+        self.precise = precise
+        self.symbols: dict[str, list[Symbol]] = {}
         self.notes: dict[str, Note | IntentError | None] = {}
         self.sessions: dict[str, Session | IntentError] = {}
         self.matcher = ContentMatcher(repo, self.session)
@@ -208,15 +219,35 @@ class Explainer:
         found = self(path, line).attribution
         return found if found is not None and found.method != "trailer" else None  # a trailer names no edit
 
+    def symbol(self, path: str, line: int) -> Symbol | None:
+        """The definition around `line` of `path` (the work tree's file, or the file at `revision`)."""
+        if path not in self.symbols:
+            from .symbols import file_symbols  # tree-sitter is loaded on the first symbol asked for
+
+            try:
+                source = (self.repo.show_file(self.revision, path) if self.revision
+                          else (self.repo.root / path).read_bytes())
+            except (OSError, IntentError):
+                source = b""
+            self.symbols[path] = file_symbols(path, source)
+        return enclosing(self.symbols[path], line)
+
     def __call__(self, path: str, line: BlameLine) -> LineAnswer:
-        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason)."""
+        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason,
+        symbol)."""
+        found = self.symbol(path, line.final_line) if line.commit is not None else None
+        answer = self._answer(path, line, found.name if found else None)
+        answer.symbol = found.label if found else None
+        return answer
+
+    def _answer(self, path: str, line: BlameLine, symbol: str | None) -> LineAnswer:
         if line.commit is None:
             return _make(path, line, "uncommitted", "This line is not committed yet.")
         note = self.note(line.commit)
         if isinstance(note, IntentError):
             return _make(path, line, "unreadable", str(note))
         if note is None:
-            found = self._by_content(path, line, line.commit)
+            found = self._by_content(path, line, line.commit, symbol)
             return self._by_trailer(path, line, found) if found.status == "unrecorded" else found
         record, matches = self.record(note, line.commit, line.orig_path, line.orig_line)
         if record is not None and not matches:
@@ -225,13 +256,13 @@ class Explainer:
         if record is None:
             human = _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
             return self._by_trailer(path, line, human) if not note.lines else human
-        evidence, model, reason = self._evidence(record, line.orig_path)
+        evidence, model, reason = self._evidence(record, line.orig_path, *self._terms(line, symbol))
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from, model=model)
         return _make(path, line, "agent", reason, attribution, evidence)
 
-    def _by_content(self, path: str, line: BlameLine, commit: str) -> LineAnswer:
+    def _by_content(self, path: str, line: BlameLine, commit: str, symbol: str | None) -> LineAnswer:
         found = self.matcher.match(commit, line.orig_path, line.content)
         if found is None:
             where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index
@@ -244,7 +275,8 @@ class Explainer:
         evidence: list[Evidence] = []
         model = None
         if found.session is not None:
-            evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path)
+            evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path,
+                                          *self._terms(line, symbol))
         attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
                                   tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
@@ -262,6 +294,10 @@ class Explainer:
             return otherwise
         return _make(path, line, "agent", TRAILER_REASON, trailer_attribution(agent))
 
+    def _terms(self, line: BlameLine, symbol: str | None) -> tuple[str, str | None]:
+        """What the reason picker ranks by for this line: its text and symbol, or nothing (once per edit)."""
+        return (line.content, symbol) if self.precise else ("", None)
+
     def session(self, agent: str, session_id: str) -> Session | None:
         """The session (read once per blame), or None when no transcript of it is on this machine."""
         found = self._session(agent, session_id)
@@ -276,22 +312,24 @@ class Explainer:
                 self.sessions[key] = exc
         return self.sessions[key]
 
-    def _evidence(self, record: LinesRecord, path: str) -> tuple[list[Evidence], str | None, str | None]:
+    def _evidence(self, record: LinesRecord, path: str, content: str, symbol: str | None
+                  ) -> tuple[list[Evidence], str | None, str | None]:
         """(evidence, model, reason): reason is the sentence when the session cannot be read."""
         session = self._session(record.agent, record.session_id)
         if isinstance(session, IntentError):
             return [], None, str(session)
-        evidence, model = self._quote(session, record.message_id, record.call_id, None, path)
+        evidence, model = self._quote(session, record.message_id, record.call_id, None, path, content, symbol)
         return evidence, model, None
 
     def _quote(self, session: Session, message_id: str, call_id: str | None, edit: Edit | None,
-               path: str) -> tuple[list[Evidence], str | None]:
-        key = (session.agent, session.session_id, message_id, call_id or "", path)
+               path: str, content: str = "", symbol: str | None = None) -> tuple[list[Evidence], str | None]:
+        # Keyed by the line's text and symbol too: the reason picker prefers the message naming them (issue 20).
+        key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip(), symbol or "")
         if key not in self.quoted:
             found = edit if edit is not None else find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
             # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
-            evidence = gather_evidence(session, message_id, found, path)
+            evidence = gather_evidence(session, message_id, found, path, content, symbol)
             if type(session) is not Session:  # a SharedSession: the share package is loaded only then
                 from ..sessions.shared import mark_shared
 

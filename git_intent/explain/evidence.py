@@ -9,22 +9,28 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..models import Edit, Message, Role, Session
+from .reasons import is_request, pick
 
 MAX_TEXT = 2000
 
 
 class Evidence(BaseModel):
     """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`; `source` is "shared"
-    when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text)."""
+    when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text).
+
+    `kind` "confirmed": the assistant's question or plan a bare confirmation ("yes", "go ahead") confirmed.
+    `passage`: for "reasoning" and "confirmed", the sentence or two of `text` the reason picker chose to quote
+    (explain/reasons.py; issue 20): the first "reasoning" is the one that explains the edit."""
 
     session_id: str
     message_id: str
     role: Role
     timestamp: datetime | None
     text: str
-    kind: Literal["request", "reasoning", "edit", "follow-up"]
+    kind: Literal["request", "confirmed", "reasoning", "edit", "follow-up"]
     source: Literal["transcript", "shared"] = "transcript"
     redacted: bool = False
+    passage: str | None = None
 
 
 def clip(text: str, limit: int = MAX_TEXT, pointer: str | None = None) -> str:
@@ -45,29 +51,30 @@ def find_edit(session: Session, message_id: str, call_id: str | None, path_suffi
     return found[0] if found else None
 
 
-def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: str | None = None
-                    ) -> list[Evidence]:
-    """Evidence for the edit made in `message_id`: the request that led to it, up to three assistant
-    messages of reasoning or commentary before it, the edit itself, and the assistant's next words.
-    `path` names the edited file in the work tree (the transcript may hold another machine's path).
-    Empty when the message is not in the session."""
-    index = next((i for i, m in enumerate(session.messages) if m.message_id == message_id), None)
-    if index is None:
+def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: str | None = None,
+                    content: str | None = None, symbol: str | None = None) -> list[Evidence]:
+    """Evidence for the edit made in `message_id`, as the reason picker chose it (explain/reasons.py): the
+    request that opened the edit's turn, what a bare confirmation confirmed, up to three assistant messages
+    of reasoning (the one that explains the edit first: it names the file, `symbol` or words of `content`,
+    else it is the nearest), the edit itself, and the assistant's next words. `path` names the edited file in
+    the work tree (the transcript may hold another machine's path). Empty when the message is not in the
+    session."""
+    picked = pick(session, message_id, path=path, content=content, symbol=symbol)
+    if picked is None:
         return []
-    sid = session.session_id
+    sid, index = session.session_id, picked.edit_index
     found: list[Evidence] = []
-    request = next((i for i in range(index, -1, -1) if session.messages[i].is_prompt), None)
-    if request is not None:
-        found.append(_quote(sid, session.messages[request], "request"))
-    start = request + 1 if request is not None else 0
-    words = [m for m in session.messages[start:index + 1] if m.role == "assistant" and m.text.strip()]
-    found += [_quote(sid, m, "reasoning") for m in words[-3:]]
+    if picked.request is not None:
+        found.append(_quote(sid, picked.request, "request"))
+    if picked.confirmed is not None:
+        found.append(_quote(sid, picked.confirmed.message, "confirmed", picked.confirmed.passage))
+    found += [_quote(sid, r.message, "reasoning", r.passage) for r in picked.reasons]
     target = session.messages[index]
     found.append(Evidence(session_id=sid, message_id=target.message_id, role="assistant",
                           timestamp=edit.timestamp if edit and edit.timestamp else target.timestamp,
                           text=render_edit(edit, path) if edit else _tool_calls(target), kind="edit"))
     for message in session.messages[index + 1:]:
-        if message.is_prompt:
+        if is_request(message):
             break
         if message.role == "assistant" and any(p.kind == "text" and p.text.strip() for p in message.parts):
             found.append(_quote(sid, message, "follow-up"))
@@ -91,11 +98,12 @@ def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
     return "\n".join([head, *body])
 
 
-def _quote(session_id: str, message: Message, kind: Literal["request", "reasoning", "follow-up"]) -> Evidence:
+def _quote(session_id: str, message: Message, kind: Literal["request", "confirmed", "reasoning", "follow-up"],
+           passage: str | None = None) -> Evidence:
     text = message.text if message.role != "tool" else "\n".join(p.text for p in message.parts)
     return Evidence(session_id=session_id, message_id=message.message_id, role=message.role,
                     timestamp=message.timestamp, text=clip(text, pointer=f"{session_id}:{message.message_id}"),
-                    kind=kind)
+                    kind=kind, passage=passage)
 
 
 def _tool_calls(message: Message) -> str:

@@ -20,12 +20,30 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .log import LogEntry
     from .session_list import SessionSummary
 
-_LABELS = {"request": "asked", "reasoning": "reasoning", "edit": "edit", "follow-up": "then said"}
+_LABELS = {"request": "asked", "confirmed": "confirmed", "reasoning": "reasoning", "edit": "edit",
+           "follow-up": "then said"}
 
 
 def when(stamp: datetime | None) -> str:
-    """A timestamp as `YYYY-MM-DD HH:MM` (its own zone), or "unknown time"."""
-    return stamp.strftime("%Y-%m-%d %H:%M") if stamp else "unknown time"
+    """A timestamp as `YYYY-MM-DD HH:MM UTC` (or with its own offset, `+02:00`), or "unknown time": a time
+    without its zone reads as local time and is off by hours for most readers (issue 20)."""
+    if stamp is None:
+        return "unknown time"
+    offset = stamp.utcoffset()
+    minutes = int(offset.total_seconds() // 60) if offset is not None else None
+    zone = ("" if minutes is None else "UTC" if minutes == 0
+            else f"{'+' if minutes > 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}")
+    return f"{stamp.strftime('%Y-%m-%d %H:%M')} {zone}".rstrip()
+
+
+def count(n: int, noun: str) -> str:
+    """`n` and `noun`, singular for one: "1 line", "12 lines" (issue 20)."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def cut(text: str, width: int) -> str:
+    """`text` on one line, shortened at a word to `width` characters; a cut row ends with "…" (issue 20)."""
+    return textwrap.shorten(text, width=width, placeholder=" …")
 
 
 def short(message_id: str) -> str:
@@ -50,18 +68,18 @@ def blame_text(answer: BlameAnswer, width: int = 100) -> str:
 
 def _same(a: LineAnswer, b: LineAnswer) -> bool:
     return (a.commit == b.commit and a.status == b.status and a.attribution == b.attribution
-            and a.previous == b.previous and a.moved_in == b.moved_in)
+            and a.previous == b.previous and a.moved_in == b.moved_in and a.symbol == b.symbol)
 
 
 def _group(group: list[LineAnswer], width: int) -> list[str]:
     first, last = group[0], group[-1]
     span = f"{first.path}:{first.line}" + (f"-{last.line}" if last.line != first.line else "")
-    out = [span]
+    out = [f"{span}  in {first.symbol}" if first.symbol else span]
     out += [f"  {line.line:>5} │ {line.content}" for line in group[:12]]
     if len(group) > 12:
-        out.append(f"        … {len(group) - 12} more lines")
+        out.append(f"        … {len(group) - 12} more {'line' if len(group) == 13 else 'lines'}")
     if first.commit:
-        out.append(f"  commit    {first.commit[:12]}  {first.author or ''}  {when(first.authored_at)}")
+        out.append(f"  commit    {first.commit[:12]}  {first.author or ''}  authored {when(first.authored_at)}")
     attribution = first.attribution
     if attribution is None:
         out.append(f"  written   by a person: {first.reason}" if first.status == "human"
@@ -88,7 +106,8 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
         out += _evidence(item, width)
     if first.reason:
         out.append(f"  note      {first.reason}")
-    out.append(f"  more      git intent show {attribution.session_id}:{short(attribution.message_id)}")
+    if first.evidence:  # `show` works only where the session can be read (issue 20): no dead pointer
+        out.append(f"  more      git intent show {attribution.session_id}:{short(attribution.message_id)}")
     return out
 
 
@@ -96,8 +115,8 @@ def _evidence(item: Evidence, width: int) -> list[str]:
     label = _LABELS[item.kind]
     if item.kind == "edit":
         body = item.text.splitlines()[:16]
-    else:
-        text = textwrap.shorten(" ".join(item.text.split()), width=320, placeholder=" …")
+    else:  # the passage the reason picker chose, when it chose one (issue 20)
+        text = textwrap.shorten(" ".join((item.passage or item.text).split()), width=320, placeholder=" …")
         body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
     shared = (" (shared, redacted)" if item.redacted else " (shared)") if item.source == "shared" else ""
     head = f"  {label:<9} {when(item.timestamp)} [{short(item.message_id)}]{shared}"
@@ -138,14 +157,14 @@ def message_text(message: Message) -> str:
 
 def _one_line(message: Message) -> str:
     text = message.text or " ".join(f"[{p.kind} {p.tool or ''}]".strip() for p in message.parts)
-    return f"{message.message_id:<38} {message.role:<9} {textwrap.shorten(' '.join(text.split()), 80)}"
+    return f"{message.message_id:<38} {message.role:<9} {cut(' '.join(text.split()), 80)}"
 
 
 def log_text(entries: list[LogEntry]) -> str:
     """One block per commit: sha, date, subject, then its sessions."""
     out: list[str] = []
     for entry in entries:
-        out.append(f"{entry.commit[:12]}  {when(entry.committed_at)}  {entry.author}  {entry.subject}")
+        out.append(f"{entry.commit[:12]}  committed {when(entry.committed_at)}  {entry.author}  {entry.subject}")
         if entry.problem:
             out.append(f"    {entry.problem}")
         elif not entry.recorded:
@@ -153,7 +172,7 @@ def log_text(entries: list[LogEntry]) -> str:
         elif not entry.sessions:
             out.append(f"    no agent lines ({entry.lines_added or 0} added lines by people)")
         for credit in entry.sessions:
-            out.append(f"    {credit.agent:<12} {credit.session_id}  {credit.lines} lines")
+            out.append(f"    {credit.agent:<12} {credit.session_id}  {count(credit.lines, 'line')}")
     return safe("\n".join(out) + ("\n" if out else ""))
 
 
@@ -176,10 +195,10 @@ def sessions_text(found: list[SessionSummary]) -> str:
 def digest_text(digest: Digest) -> str:
     """The session digest: goals, decisions, files and what changed, open questions."""
     out = ["digest"]
-    out += [f"  goal      {textwrap.shorten(' '.join(g.text.split()), 110)}" for g in digest.goals[:6]]
-    out += [f"  decided   {textwrap.shorten(' '.join(d.text.split()), 110)}" for d in digest.decisions[:5]]
+    out += [f"  goal      {cut(' '.join(g.text.split()), 110)}" for g in digest.goals[:6]]
+    out += [f"  decided   {cut(' '.join(d.text.split()), 110)}" for d in digest.decisions[:5]]
     out += [f"  file      {f.path}  +{f.added} -{f.removed}" for f in digest.files[:10]]
-    out += [f"  open      {textwrap.shorten(' '.join(q.text.split()), 110)}" for q in digest.open_questions[:3]]
+    out += [f"  open      {cut(' '.join(q.text.split()), 110)}" for q in digest.open_questions[:3]]
     return safe("\n".join(out) + "\n\n")
 
 
@@ -190,7 +209,7 @@ def context_text(rendered: RenderedContext, commits: dict[str, list[str]]) -> st
     for entry in rendered.topic_map:
         linked = " ".join(c[:12] for c in commits.get(entry.topic_id, []))
         out.append(f"  {entry.topic_id:<4} {entry.fidelity:<11} {entry.share:>5.0%} {entry.tokens:>7} tok  "
-                   f"{textwrap.shorten(entry.label, 60)}" + (f"  [{linked}]" if linked else ""))
+                   f"{cut(entry.label, 60)}" + (f"  [{linked}]" if linked else ""))
     out += [f"warning: {w}" for w in rendered.warnings]
     return safe("\n".join(out) + "\n\n" + rendered.text.rstrip() + "\n")
 
@@ -202,5 +221,5 @@ def hits_text(hits: list[Hit]) -> str:
     out: list[str] = []
     for hit in hits:
         out.append(f"{hit.score:.2f}  {hit.agent:<12} {when(hit.timestamp)}  git intent show {hit.show}")
-        out.append(f"      {textwrap.shorten(hit.snippet, 200)}")
+        out.append(f"      {cut(hit.snippet, 200)}")
     return safe("\n".join(out) + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .render import safe, short
+from .render import count, safe, short
 from .trailers import TRAILER_REASON
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def _summary(path: str, answer: BlameAnswer) -> str:
         counts[key] = counts.get(key, 0) + 1
     parts = ", ".join(f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     ranges = f"{len(answer.ranges)} range" + ("s" if len(answer.ranges) != 1 else "")
-    return f"{path} · {len(answer.lines)} lines · {ranges} · {parts}"
+    return f"{path} · {count(len(answer.lines), 'line')} · {ranges} · {parts}"
 
 
 def _legend(answer: BlameAnswer) -> list[str]:
@@ -63,6 +63,7 @@ def _legend(answer: BlameAnswer) -> list[str]:
     for item in answer.ranges:
         spans.setdefault(label(item), []).append(item)
     out: list[str] = []
+    readable = {line.attribution.session_id for line in answer.lines if line.attribution and line.evidence}
     for name, items in spans.items():
         lines = ", ".join(f"{r.start}" if r.start == r.end else f"{r.start}-{r.end}" for r in items[:8])
         lines += f" (+{len(items) - 8} ranges)" if len(items) > 8 else ""
@@ -75,8 +76,10 @@ def _legend(answer: BlameAnswer) -> list[str]:
             continue
         how = " · found by content, no note" if attribution.method == "content" else ""
         model = f" · {attribution.model}" if attribution.model else ""
-        out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {attribution.tool}{model}{how}  "
-                   f"→ git intent show {attribution.session_id}:{short(attribution.message_id)}")
+        # `show` only where it works: the session's transcript (or its shared evidence) is here (issue 20).
+        more = (f"  → git intent show {attribution.session_id}:{short(attribution.message_id)}"
+                if attribution.session_id in readable else "")
+        out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {attribution.tool}{model}{how}{more}")
     # Unreadable notes are warnings on stderr, printed there once.
     by_commit: dict[str | None, str] = {}
     for line in answer.lines:

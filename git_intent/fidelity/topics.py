@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
-from rapidfuzz import fuzz
 
 from ..models import Edit, Message, Part, Session
 
@@ -322,6 +321,8 @@ def _starts_topic(prompt: Message, requests: list[str], dirs: set[str], turn_dir
     text = request_text(prompt)
     if is_acknowledgement(text):
         return False
+    from rapidfuzz import fuzz  # here, not at import: offline `why` uses this module and never this (issue 20)
+
     if any(fuzz.token_sort_ratio(text[:600].lower(), r[:600].lower()) >= SIMILAR_REQUEST for r in requests):
         return False
     shifted = bool(dirs and turn_dirs and not dirs & turn_dirs)

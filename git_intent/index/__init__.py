@@ -9,9 +9,9 @@ Notes and the backup stay the truth (STYLE.md habit 5): deleting index.db loses 
 from __future__ import annotations
 
 from .base import stamp
-from .load import BATCH_SIZE, IngestResult, ingest, is_current, refresh, repair
+from .load import BATCH_SIZE, IngestResult, ingest, repair, unchanged
 from .migrations import MIGRATIONS, migrate
 from .store import INDEX_NAME, damaged, index_path, open_index
 
-__all__ = ["BATCH_SIZE", "INDEX_NAME", "MIGRATIONS", "IngestResult", "damaged", "index_path", "ingest", "is_current",
-           "migrate", "open_index", "refresh", "repair", "stamp"]
+__all__ = ["BATCH_SIZE", "INDEX_NAME", "MIGRATIONS", "IngestResult", "damaged", "index_path", "ingest", "migrate",
+           "open_index", "repair", "stamp", "unchanged"]

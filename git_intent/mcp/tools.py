@@ -41,10 +41,10 @@ def show(repo: Repository, session_id: str, message_id: str | None = None) -> JS
 def search(repo: Repository, query: str, agent: str | None = None, path: str | None = None,
            limit: int = 20) -> JSON:
     """`git intent search QUERY --json`, after bringing the index up to date as the command does."""
-    from ..index import refresh
+    from ..index import ingest
     from ..index.search import search as run
 
-    refresh(repo)
+    ingest(repo)
     return [h.model_dump(mode="json") for h in run(repo, query, agent=agent, file=path, limit=limit)]
 
 

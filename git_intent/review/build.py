@@ -50,7 +50,7 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
     this machine, become statuses and `problems`, never exceptions.
     """
     rng = resolve_range(repo, spec)
-    explain = Explainer(repo)
+    explain = Explainer(repo, rng.end, precise=False)  # one reason per edit, not a pick per line
     blamed = [(diff_file, _blame_file(repo, rng.end, diff_file, explain)) for diff_file in diff_files(
         repo, rng.base, rng.end)]
     for _, hunks in blamed:  # blame's own `previous` (line_history), one file at a time: keyed by line number
@@ -132,7 +132,7 @@ def _group(run: list[_Line]) -> ReviewGroup:
         lines=[ReviewLine(line=line.number, content=line.content, commit=line.answer.commit,
                           author=line.answer.author, previous=line.previous) for line in run],
         attribution=first.attribution, evidence=first.evidence, commits=commits,
-        author=first.author if first.status == "human" else None, reason=first.reason)
+        author=first.author if first.status == "human" else None, reason=first.reason, symbol=first.symbol)
 
 
 def tally_file(review_file: ReviewFile) -> FileTally:

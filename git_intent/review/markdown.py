@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..explain.render import safe, short
+from ..explain.render import count, safe, short
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 from .text import cite, first_quote, reason_of, request_of, span
 
@@ -133,7 +133,7 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
     quoted: dict[tuple[str, str], int] = {}
     for hunk in review_file.hunks:
         out.append(f"<b>@@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@</b>"
-                   + ("" if hunk.groups else f" ({hunk.removed} lines removed)") + "\n")
+                   + ("" if hunk.groups else f" ({count(hunk.removed, 'line')} removed)") + "\n")
         for group in hunk.groups:
             out.append(_group(group, quotes, quoted))
     if not quotes and any(g.status == "agent" for h in review_file.hunks for g in h.groups):
@@ -143,7 +143,8 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
 
 
 def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int]) -> str:
-    where = f"{'line' if group.start == group.end else 'lines'} {span(group)}"
+    where = f"{'line' if group.start == group.end else 'lines'} {span(group)}" + (
+        f" in {inline(group.symbol)}" if group.symbol else "")
     a = group.attribution
     if group.status == "agent" and a is not None:
         out = [f"{where} · {inline(a.agent)} {_cite(a.session_id, a.message_id)} · {inline(a.tool)}"
@@ -157,7 +158,7 @@ def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int])
                     fenced(request.text, REQUEST_CHARS, f"{request.session_id}:{request.message_id}")]
         if quotes and earlier is None and reason is not None:
             out += [f"because {_cite(reason.session_id, reason.message_id)}:\n",
-                    fenced(reason.text, REASON_CHARS, f"{reason.session_id}:{reason.message_id}")]
+                    fenced(reason.passage or reason.text, REASON_CHARS, f"{reason.session_id}:{reason.message_id}")]
         return "\n".join(out)
     if group.status == "human":
         commits = ", ".join(_code(c[:12]) for c in group.commits)

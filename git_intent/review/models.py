@@ -31,7 +31,7 @@ class ReviewGroup(BaseModel):
     """Consecutive added lines of a hunk with one attribution: an agent's message (`agent`), one person
     (`human`), or a commit without a usable record (`unrecorded`, `unreadable`). Blank lines join the
     group around them and are not counted. `attribution`, `evidence` and `reason` are blame's, from
-    the group's first non-blank line."""
+    the group's first non-blank line, and so is `symbol` (the function, method or class around it)."""
 
     status: Status
     start: int
@@ -42,6 +42,7 @@ class ReviewGroup(BaseModel):
     commits: list[str] = Field(default_factory=list)
     author: str | None = None
     reason: str | None = None
+    symbol: str | None = None
 
     @property
     def counted(self) -> int:

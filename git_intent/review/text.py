@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from ..explain.evidence import Evidence
-from ..explain.render import safe, short
+from ..explain.render import count, safe, short
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 QUOTE_CHARS = 240  # a quoted request or reason, whitespace collapsed
@@ -20,15 +20,16 @@ def cite(session_id: str, message_id: str) -> str:
 
 def quote(item: Evidence, width: int = QUOTE_CHARS) -> str:
     """An evidence item's text on one line, shortened, in quotes, then its citation."""
-    text = textwrap.shorten(" ".join(item.text.split()), width=width, placeholder=" …") or "(no text)"
+    text = textwrap.shorten(" ".join((item.passage or item.text).split()), width=width, placeholder=" …") \
+        or "(no text)"
     return f"“{text}” {cite(item.session_id, item.message_id)}"
 
 
 def reason_of(group: ReviewGroup) -> Evidence | None:
-    """The assistant's stated reason for a group's edit: its last reasoning before the edit, else the
-    words it said after."""
+    """The assistant's stated reason for a group's edit: the reasoning the reason picker put first
+    (explain/reasons.py), else the words it said after."""
     reasons = [e for e in group.evidence if e.kind == "reasoning"]
-    return reasons[-1] if reasons else next((e for e in group.evidence if e.kind == "follow-up"), None)
+    return reasons[0] if reasons else next((e for e in group.evidence if e.kind == "follow-up"), None)
 
 
 def request_of(group: ReviewGroup) -> Evidence | None:
@@ -44,7 +45,7 @@ def span(group: ReviewGroup) -> str:
 def review_text(answer: ReviewAnswer) -> str:
     """The whole review for a terminal (transcript text escaped: no control characters survive)."""
     out = [f"review {answer.range} · base {answer.base[:12]} · end {answer.end[:12]} · "
-           f"{len(answer.files)} file(s), {len(answer.sessions)} session(s)", ""]
+           f"{count(len(answer.files), 'file')}, {count(len(answer.sessions), 'session')}", ""]
     width = max([len(row.path) for row in answer.summary] + [10])
     out.append(f"  {'file':<{width}}  {'agent':>6}  {'person':>6}  {'unrecorded':>10}  sessions")
     for row in [*answer.summary, answer.totals]:
@@ -66,8 +67,8 @@ def review_text(answer: ReviewAnswer) -> str:
 
 
 def _session(session: SessionReview) -> list[str]:
-    out = [f"  {session.agent} {session.session_id}  {session.lines} line(s) in {len(session.files)} file(s), "
-           f"{len(session.messages)} message(s)"]
+    out = [f"  {session.agent} {session.session_id}  {count(session.lines, 'line')} in "
+           f"{count(len(session.files), 'file')}, {count(len(session.messages), 'message')}"]
     if session.summary is not None:
         out += [f"    {line}" for line in textwrap.wrap(session.summary.text, 96)]
     out += [f"    asked   {quote(item)}" for item in session.requests[:5]]
@@ -84,7 +85,7 @@ def _file(review_file: ReviewFile) -> list[str]:
     quoted: dict[tuple[str, str], int] = {}  # (session, message) -> first line quoted for it in this file
     for hunk in review_file.hunks:
         out.append(f"  @@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@"
-                   + ("" if hunk.groups else f"  ({hunk.removed} line(s) removed)"))
+                   + ("" if hunk.groups else f"  ({count(hunk.removed, 'line')} removed)"))
         for group in hunk.groups:
             out += _group(group, quoted)
     return out
@@ -108,7 +109,8 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
     a = group.attribution
     if group.status == "agent" and a is not None:
         out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
-               + (f" · {a.method}" if a.method != "note" else "") + f" · {group.counted} line(s)"]
+               + (f" · {a.method}" if a.method != "note" else "") + f" · {count(group.counted, 'line')}"
+               + (f" · in {group.symbol}" if group.symbol else "")]
         request, reason = request_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
         if earlier is not None:
@@ -121,7 +123,7 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
             out.append(f"{pad}{group.reason or 'the session is not on this machine: no words to quote'}")
     elif group.status == "human":
         commits = ", ".join(c[:12] for c in group.commits)
-        out = [f"{head}person {group.author or 'unknown'} · commit {commits} · {group.counted} line(s)"]
+        out = [f"{head}person {group.author or 'unknown'} · commit {commits} · {count(group.counted, 'line')}"]
         for line in group.changed[:5]:
             p = line.previous
             assert p is not None

@@ -126,13 +126,13 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         return page(request, "review.html", spec=spec, answer=answer, commits=commits, head_files=head_files())
 
     def search(request: Request) -> Response:
-        from ..index import refresh
+        from ..index import ingest
         from ..index.search import search as run
 
         query = request.query_params.get("q", "").strip()
         hits = []
         if query:
-            refresh(repo)
+            ingest(repo)
             hits = run(repo, query, limit=30)
         return page(request, "search.html", query=query, hits=hits)
 

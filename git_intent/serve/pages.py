@@ -60,6 +60,7 @@ class Panel:
     commit: str | None = None
     author: str | None = None
     reason: str | None = None
+    symbol: str | None = None
 
     def items(self, kind: str) -> list[Evidence]:
         """The evidence items of one kind (`request`, `reasoning`, `edit`, `follow-up`)."""
@@ -134,7 +135,7 @@ def _panel(line: LineAnswer, panels: dict[str, Panel], colours: dict[str, str]) 
     if key not in panels:
         panels[key] = Panel(panel_id=f"p{len(panels)}", css=css, status=line.status, title=title,
                             first_line=line.line, attribution=a, evidence=line.evidence, commit=line.commit,
-                            author=line.author, reason=line.reason)
+                            author=line.author, reason=line.reason, symbol=line.symbol)
     return panels[key]
 
 

@@ -202,11 +202,13 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
         if found is not None:
             return found
     if not matches:
+        # What is known first (issue 20): the id matches nothing here; why that may be comes after, as a hint.
         raise SessionNotFoundError(
-            f"No transcript of session {session_id} was found in the backup or the agents' folders, and "
+            f"No session matches {session_id}: no transcript of it is in the backup or the agents' folders, and "
             f"none is shared on refs/intent/evidence.",
-            hint="The agent may have deleted it, or it ran on another machine: `git intent fetch` brings what "
-                 "its author shared (`git config intent.share evidence` there).")
+            hint="Check the id: `git intent sessions` lists this repository's sessions. If a note names it, its "
+                 "transcript was deleted or made on another machine: `git intent fetch` brings what its author "
+                 "shared (`git config intent.share evidence` there).")
     listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
     raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
 

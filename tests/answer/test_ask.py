@@ -47,6 +47,17 @@ def test_the_best_matching_session_comes_first_and_every_citation_is_verified(pa
     assert 0 < chunking.usage.transcript_tokens_read < chunking.usage.session_tokens_total
 
 
+def test_a_quoted_line_is_answered_from_the_turn_whose_edit_wrote_it(pair: Path) -> None:
+    """Issue 20, item 3: the session whose edit wrote the quoted line comes first, and the answer's first
+    citation is the request that opened that edit's turn, quoted."""
+    path = "cmd/entire/cli/agent/chunking.go"
+    answer = question(pair, f"Why does {path} have the line `if len(lineWithNewline) > maxSize {{`?", path=path)
+    assert answer.sessions[0] == SESSION
+    assert [line.line for line in answer.lines] == [86]
+    assert answer.citations[0].message_id == REQUEST and answer.citations[0].quote
+    assert answer.answer.splitlines()[1].startswith(f"Line 86 of {path} (in func ChunkJSONL) was written by ")
+
+
 def test_path_and_since_limit_the_sessions(pair: Path) -> None:
     only_gemini = question(pair, "why does it return an error or log a warning?", path="cmd/entire/cli/agent/geminicli")
     assert only_gemini.sessions == [OTHER_SESSION]

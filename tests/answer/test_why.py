@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +35,16 @@ from scripted_model import Fail, Hang, call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, why
 from git_intent.answer.models import Citation
+from git_intent.cli.answer import answer_text
 from git_intent.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository
 
 __all__ = ["demo", "injected", "templates"]  # fixtures used by the tests below
 
-OFFLINE_CITED = [REQUEST, REASONING, EDIT, FOLLOW_UP]
+# The reason picker (issue 20) quotes the message nearest the edit that names the line's words
+# (`lineWithNewline`, `maxSize`), once fenced code is left out: not REASONING, which names fewer.
+PICKED_REASON = "ac23b196-cbdd-4c7a-8e47-12bee6ff6c63"
+OFFLINE_CITED = [REQUEST, PICKED_REASON, EDIT, FOLLOW_UP]
 OTHER_MESSAGE = "dabe33ec-88ee-4a88-acf0-c7730793efed"  # the other session's first prompt, never shown
 
 
@@ -61,14 +67,13 @@ def test_offline_answer_quotes_request_reason_edit_and_what_followed(demo: Path)
     assert [c.quote for c in answer.citations] == [
         "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84 - A single JSONL line "
         "larger than MaxChunkSize passes through without validation or error",
-        "Since JSONL lines are complete JSON objects that can't be split without breaking JSON validity, the "
-        "correct approach is to return an error.",
+        "Since JSONL lines are complete JSON objects, we can't split them without breaking JSON validity.",
         "if len(lineWithNewline) > maxSize {",
         "Now let me add a test case for this behavior."]
     assert answer.dropped_citations == []
     assert answer.answer.splitlines()[0] == (
-        f"Line 86 of {PATH} was written by claude-code in session {SESSION} (commit "
-        f"{answer.lines[0].commit[:12]} by Soph on 2026-01-22 20:00) with Edit.")  # type: ignore[index]
+        f"Line 86 of {PATH} (in func ChunkJSONL) was written by claude-code in session {SESSION} (commit "
+        f"{answer.lines[0].commit[:12]} by Soph on 2026-01-22 20:00 UTC) with Edit.")  # type: ignore[index]
     assert [line.line for line in answer.lines] == [86] and answer.lines[0].attribution is not None
     assert answer.sessions == [SESSION]
     quoted = sum(-(-len(c.quote) // 4) for c in answer.citations if c.quote)
@@ -158,6 +163,11 @@ def test_a_well_behaved_model_reads_little_and_its_citations_are_verified(demo: 
     assert answer.limits is not None and answer.limits.model_dump() == {
         "max_steps": 8, "max_tokens": 20000, "reached": None}
     first = server.requests[0]
+    # The model's blame tool answers with the same picker as blame and the offline answer (issue 20, item 5).
+    blamed = json.loads(tool_results(server.requests[1])[0].split("\n", 1)[1].rsplit("\n<<<END DATA", 1)[0])
+    line = blamed["lines"][0]
+    assert line["symbol"] == "func ChunkJSONL"
+    assert [e["message_id"] for e in line["evidence"] if e["kind"] == "reasoning"][0] == PICKED_REASON
     assert [t["function"]["name"] for t in first["tools"]] == [
         "blame", "view_context", "message_detail", "set_fidelity", "search"]
     assert first["model"] == "scripted" and "tool_choice" not in first
@@ -247,9 +257,25 @@ def test_a_failing_server_gives_the_offline_answer_with_the_model_error(demo: Pa
         use_model(monkeypatch, server.url)
         answer = ask_why(demo)
     assert len(server.requests) == 1  # no retries
-    assert answer.mode == "offline" and answer.steps == 0
+    assert answer.mode == "offline" and answer.steps == 1  # the failed call was made: counted (issue 20)
     assert answer.model_error is not None
     assert answer.model_error.startswith(f"The model openai/scripted at {server.url} failed (HTTP 500): ")
+    assert [c.message_id for c in answer.citations] == OFFLINE_CITED
+    assert "\noffline · 1 model call failed · read ~" in answer_text(answer)
+
+
+def test_a_refused_connection_is_named_as_such_and_costs_no_wait(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the connection is refused
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    use_model(monkeypatch, url, timeout="20")
+    started = time.monotonic()
+    answer = ask_why(demo)
+    assert time.monotonic() - started < 20
+    assert answer.mode == "offline" and answer.steps == 1
+    assert answer.model_error == (f"The model openai/scripted at {url} could not be reached (the connection was "
+                                  "refused or failed).")
+    assert "HTTP 500" not in answer.model_error
     assert [c.message_id for c in answer.citations] == OFFLINE_CITED
 
 

@@ -109,7 +109,8 @@ def test_show_unknown_session(app_repo: Path) -> None:
     unknown = str(uuid.uuid4())
     proc = run_cli("show", unknown, cwd=app_repo)
     sentence = assert_one_error(proc)
-    assert unknown in sentence
+    assert sentence.startswith(f"No session matches {unknown}: ")  # what is known, before any guess
+    assert "deleted" not in sentence and "`git intent sessions` lists" in proc.stderr
     proc = run_cli("show", f"{unknown}:abc", cwd=app_repo)
     assert unknown in assert_one_error(proc)
     proc = run_cli("show", ":abc", cwd=app_repo)

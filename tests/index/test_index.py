@@ -135,8 +135,9 @@ def test_ingest_stores_messages_edits_and_touched_paths(scenario: Scenario) -> N
 def test_incremental_ingest_skips_unchanged_and_writes_only_the_appended_message(scenario: Scenario) -> None:
     r = Repository(scenario.repo)
     ingest(r)
-    again = ingest(r)
-    assert (again.transcripts_skipped, again.sessions_skipped, again.rows_written) == (1, 1, 0)
+    again = ingest(r)  # nothing changed: not a transcript parsed (issue 20), nothing written
+    assert (again.transcripts, again.sessions, again.sessions_skipped, again.rows_written) == (0, 0, 0, 0)
+    assert load.unchanged(r)
     db = open_index(r)
     before = rows(db, "messages", "id", "message_id")
     db.close()
@@ -154,6 +155,25 @@ def test_incremental_ingest_skips_unchanged_and_writes_only_the_appended_message
     db.close()
     assert [h.show for h in search(r, "covers tool results")][:1] == [scenario.ref(new)]
     snapshot(r)  # the FTS index matches its content
+
+
+def test_an_unchanged_index_is_known_without_parsing_a_transcript(scenario: Scenario,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    r = Repository(scenario.repo)
+    assert not load.unchanged(r)  # no index yet
+    ingest(r)
+    import git_intent.sessions.discovery as discovery
+
+    def no_parse(*_: Any, **__: Any) -> Any:
+        raise AssertionError("an unchanged index parsed the transcripts")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(discovery, "candidate_sessions", no_parse)
+        assert ingest(r).rows_written == 0
+    scenario.claude.say("One more word.")
+    scenario.claude.save()
+    assert not load.unchanged(r)  # a transcript grew: ingest reads again
+    assert ingest(r).messages_added == 1 and load.unchanged(r)
 
 
 def test_a_changed_message_is_replaced_in_rows_and_full_text_index(scenario: Scenario) -> None:
@@ -452,35 +472,3 @@ def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Pa
         "git notes": [f"{claude}:r321", f"{claude}:r540", f"{claude}:r504"],
     }
     assert {query: [hit.show for hit in search(r, query, limit=3)] for query in expected} == expected
-
-
-def test_refresh_reads_nothing_while_no_transcript_changed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`search`, `ask`, MCP and `serve` bring the index up to date through `refresh` (issue 22): with every
-    transcript unchanged it parses none; a grown transcript, or a new one, is ingested as before."""
-    from git_intent.adapters import claude_code
-    from git_intent.index import is_current, refresh
-
-    root = repo.resolve()
-    session = ClaudeSession(cwd=root, clock=Clock(datetime(2026, 11, 1, tzinfo=timezone.utc)))
-    session.prompt("Add a chunker")
-    session.write("Writing it.", root / "chunker.py", CHUNKER)
-    session.save()
-    opened = Repository(root)
-    reads: list[Path] = []
-    real = claude_code.read
-
-    def counted(path: Path) -> Any:
-        reads.append(path)
-        return real(path)
-
-    monkeypatch.setattr(claude_code, "read", counted)
-    assert not is_current(opened)  # no index yet
-    first = refresh(opened)
-    assert first is not None and first.sessions == 1 and len(reads) == 1
-    assert is_current(opened) and refresh(opened) is None and len(reads) == 1
-    assert {h.session_id for h in search(opened, "chunker")} == {session.session_id}
-    session.prompt("Now a budget check")
-    session.save()
-    assert not is_current(opened)
-    grown = refresh(opened)
-    assert grown is not None and grown.messages_added == 1 and len(reads) == 2

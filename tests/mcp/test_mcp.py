@@ -120,7 +120,7 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
         assert error_text(missing) == "no/such.go is not a file in the work tree."
         assert error_text(await client.call_tool("blame", {"path": FILE, "line": 0})) \
             == "The blame tool's argument `line` is not valid: Input should be greater than or equal to 1."
-        assert "No transcript of session" in error_text(await client.call_tool("show", {"session_id": "nope"}))
+        assert "No session matches nope:" in error_text(await client.call_tool("show", {"session_id": "nope"}))
         assert error_text(await client.call_tool("log", {"range": "--output=/tmp/x"})) \
             == "'--output=/tmp/x' is not a revision or range of this repository."
         assert error_text(await client.call_tool("set_fidelity", {"session_id": SESSION, "target": "t9",
