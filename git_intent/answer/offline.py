@@ -171,6 +171,10 @@ def _asked(prose: Prose, session: Session, evidence: list[Evidence]) -> None:
     message = session.message(request.message_id) if request else None
     if message is None:
         return
+    if request is not None and request.passage:  # a continued session: quoted from its compaction summary
+        prose.sentences.append(f"The user asked {prose.quote(session, message, request.passage)} (as the "
+                               "compaction summary lists it).")
+        return
     said = prose.quote(session, message, request_text(message))
     confirmed = next((e for e in evidence if e.kind == "confirmed"), None)
     proposal = session.message(confirmed.message_id) if confirmed else None

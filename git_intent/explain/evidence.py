@@ -20,7 +20,8 @@ class Evidence(BaseModel):
 
     `kind` "confirmed": the assistant's question or plan a bare confirmation ("yes", "go ahead") confirmed.
     `passage`: for "reasoning" and "confirmed", the sentence or two of `text` the reason picker chose to quote
-    (explain/reasons.py; issue 20): the first "reasoning" is the one that explains the edit."""
+    (explain/reasons.py; issue 20): the first "reasoning" is the one that explains the edit. For a "request"
+    quoted from a compaction summary (a continued session), the prompt the summary lists."""
 
     session_id: str
     message_id: str
@@ -65,7 +66,7 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: 
     sid, index = session.session_id, picked.edit_index
     found: list[Evidence] = []
     if picked.request is not None:
-        found.append(_quote(sid, picked.request, "request"))
+        found.append(_quote(sid, picked.request, "request", picked.request_passage))
     if picked.confirmed is not None:
         found.append(_quote(sid, picked.confirmed.message, "confirmed", picked.confirmed.passage))
     found += [_quote(sid, r.message, "reasoning", r.passage) for r in picked.reasons]

@@ -24,6 +24,7 @@ _CONFIRM = re.compile(
     r"(?:option |number )?\w{1,2}|let'?s (?:do|go|proceed)(?: (?:it|this|that|with it))?|implement (?:it|that|this)"
     r"|fix (?:it|them|that|all)|thanks?(?: you)?)\b[\s,.!]*)+\W*$", re.IGNORECASE)
 _SUMMARY = "this session is being continued from a previous conversation"
+_LISTED = re.compile(r'^\s*-\s+"(.+)"\s*$', re.MULTILINE)
 # Words that give a reason (strong) or name the problem being fixed (weak): a tie-breaker among passages.
 _BECAUSE = re.compile(r"\b(?:because|since|so that|to avoid|in order to|otherwise|instead of|rather than|"
                       r"can(?:no|')t|won't|must not|would (?:break|fail|lose))\b", re.IGNORECASE)
@@ -51,7 +52,10 @@ class Reason:
 class Picked:
     """What explains the edit in `session.messages[edit_index]`.
 
-    `request`: the typed prompt that opened the edit's turn (never a compaction summary), or None;
+    `request`: the typed prompt that opened the edit's turn (never a compaction summary), or None; when the
+    transcript holds no prompt before the edit but a compaction summary that lists the user's messages (Claude
+    Code's "All user messages:"), the summary, with `request_passage` the last prompt it lists: the prompt it
+    summarises, quoted from it;
     `confirmed`: when that prompt is a bare confirmation, the assistant message it confirmed, with the passage
     (its question or plan); `reasons`: up to 3 of the turn's assistant messages nearest before the edit, the
     one to quote first, then the others nearest first."""
@@ -60,6 +64,7 @@ class Picked:
     request: Message | None
     confirmed: Reason | None
     reasons: tuple[Reason, ...]
+    request_passage: str | None = None
 
 
 def is_confirmation(text: str) -> bool:
@@ -70,7 +75,17 @@ def is_confirmation(text: str) -> bool:
 
 def is_request(message: Message) -> bool:
     """A typed prompt that can open a turn: not a compaction summary pasted in as a user message."""
-    return message.is_prompt and not message.is_summary and not message.text.lstrip().lower().startswith(_SUMMARY)
+    return message.is_prompt and not _is_summary(message)
+
+
+def _is_summary(message: Message) -> bool:
+    return message.is_summary or message.text.lstrip().lower().startswith(_SUMMARY)
+
+
+def _listed_prompts(text: str) -> list[str]:
+    """The user's messages a Claude Code compaction summary lists ("All user messages:" then `- "…"` rows)."""
+    at = text.lower().find("all user messages")
+    return _LISTED.findall(text[at:]) if at >= 0 else []
 
 
 def pick(session: Session, message_id: str, *, path: str | None = None, content: str | None = None,
@@ -90,11 +105,16 @@ def pick(session: Session, message_id: str, *, path: str | None = None, content:
     reasons = [_reason(m, terms) for m in reversed(spoken)]  # nearest first
     best = max(range(len(reasons)), key=lambda i: (reasons[i].names, -i), default=None)
     ordered = ([reasons[best]] + reasons[:best] + reasons[best + 1:]) if best is not None else []
+    passage = None
+    if request is None:  # a continued session: the prompt the summary lists last, quoted from the summary
+        summary = next((m for m in reversed(messages[:index]) if _is_summary(m)), None)
+        listed = _listed_prompts(summary.text) if summary is not None else []
+        request, passage = (summary, listed[-1]) if summary is not None and listed else (None, None)
     confirmed = None
     if request is not None and opened is not None and is_confirmation(request.text):
         before = next((m for m in reversed(messages[:opened]) if m.role == "assistant" and m.text.strip()), None)
         confirmed = Reason(before, _proposal(before.text), 0) if before is not None else None
-    return Picked(index, request, confirmed, tuple(ordered))
+    return Picked(index, request, confirmed, tuple(ordered), passage)
 
 
 def split_sentences(text: str) -> list[str]:

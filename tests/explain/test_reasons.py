@@ -13,9 +13,10 @@ from support import commit_synced as commit
 from support import install, run_cli
 
 from git_intent.answer import why
-from git_intent.explain.reasons import is_confirmation
+from git_intent.explain.reasons import is_confirmation, pick
 from git_intent.explain.symbols import enclosing, file_symbols
 from git_intent.git.repo import Repository
+from git_intent.models import Message, Part, Session
 
 BODY = "def price(amount):\n    total = amount * 1.19\n    return round(total, 2)\n"
 SUMMARY = ("This session is being continued from a previous conversation that ran out of context. The "
@@ -118,3 +119,24 @@ def test_symbols_name_the_enclosing_definition_and_a_language_without_grammar_ha
     go = file_symbols("x.go", b"package x\n\nfunc (s *Syncer) Run() error {\n\treturn nil\n}\n\nfunc F() {}\n")
     assert [s.label for s in go] == ["func (s *Syncer) Run", "func F"]
     assert file_symbols("notes.txt", b"def f():\n") == [] and file_symbols("a.py", b"") == []
+
+
+def _message(message_id: str, role: str, text: str, **flags: bool) -> Message:
+    return Message(message_id=message_id, role=role, parts=(Part(kind="text", text=text),), **flags)  # type: ignore[arg-type]
+
+
+def test_a_compaction_summary_is_never_the_request_the_prompt_it_lists_is() -> None:
+    summary = _message("m1", "user", f'{SUMMARY}\n\n6. All user messages:\n   - "Fix the parser"\n'
+                                     '   - "and add a test for empty input"\n\n7. Pending Tasks: none', is_summary=True)
+    said = _message("m2", "assistant", "Adding the empty-input test to parser_test.py now.")
+    edit = Message(message_id="m3", role="assistant", parts=(Part(kind="tool_call", tool="Edit", text="{}"),))
+    continued = Session(agent="claude-code", session_id="s", transcript=Path("s.jsonl"),
+                        messages=[summary, said, edit])
+    picked = pick(continued, "m3", path="parser_test.py")
+    assert picked is not None and picked.request is summary
+    assert picked.request_passage == "and add a test for empty input"
+    assert [r.message.message_id for r in picked.reasons] == ["m2"]
+    typed = _message("m0", "user", "Fix the parser", is_prompt=True)
+    same_file = continued.model_copy(update={"messages": [typed, summary, said, edit]})
+    picked = pick(same_file, "m3")
+    assert picked is not None and picked.request is typed and picked.request_passage is None

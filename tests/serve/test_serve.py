@@ -150,6 +150,7 @@ def test_the_file_view_works_without_javascript(built: ReviewRepo, url: str) -> 
     panel = page[page.index(f'id="{shown[0]}"'):]
     panel = panel[:panel.index("</section>")]
     assert "Handle single lines exceeding MaxChunkSize" in panel
+    assert '<p class="muted symbol">in <code>func ChunkJSONL</code></p>' in panel  # issue 20: the symbol
     assert f'<tr id="L{built.changed_line - 1}"' in page and 'class="selected"' in page
 
 
