@@ -48,6 +48,7 @@ from typing import Any
 from _common import isolate
 from _entire_truth import git, locate, same_file
 from real_history import prepare, run_cli
+from why_answers import records
 
 DEFAULT_LINES = 40
 _FOLD = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
@@ -71,24 +72,8 @@ def located(quote: str, truth: str) -> bool:
 # -- the raw transcripts, read plainly -------------------------------------------------------------------------
 
 def objects(path: Path) -> Iterator[dict[str, Any]]:
-    decoder = json.JSONDecoder()
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        i = 0
-        while i < len(line):
-            while i < len(line) and line[i].isspace():
-                i += 1
-            if i >= len(line):
-                break
-            try:
-                value, i = decoder.raw_decode(line, i)
-            except ValueError:
-                nxt = line.find('{"', i + 1)
-                if nxt < 0:
-                    break
-                i = nxt
-                continue
-            if isinstance(value, dict):
-                yield value
+    """Every JSON object of a JSON Lines file, glued objects included (why_answers.py's plain reader)."""
+    return (value for _, value in records(path))
 
 
 def steps(path: Path, agent: str) -> list[dict[str, Any]]:

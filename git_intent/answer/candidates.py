@@ -121,22 +121,9 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
         found.hits.append(hit)
         found.score += hit.score
     lines: list[LineAnswer] = []
-    for where in [w for text in quoted for w in _grep_line(repo, text, paths)]:
-        try:
-            answer = blame_lines(repo, where, cwd=repo.root)
-        except IntentError:
-            continue
-        for line in answer.lines:
-            lines.append(line)
-            if line.attribution is not None and _recent(line, since):
-                found = candidate(line.attribution.agent, line.attribution.session_id)
-                found.lines.append(line)
-                found.score += QUOTED_LINE_WEIGHT
-    for name in names:
-        located = _grep(repo, name, paths)
-        if not located:
-            for agent, session_id in _log_sessions(repo, name):
-                candidate(agent, session_id).score += LOG_WEIGHT
+
+    def credit(located: list[str], weight: float) -> None:
+        """Blame each `PATH:LINE` located; a session that wrote one gains `weight`."""
         for where in located:
             try:
                 answer = blame_lines(repo, where, cwd=repo.root)
@@ -147,7 +134,15 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
                 if line.attribution is not None and line.attribution.session_id and _recent(line, since):
                     found = candidate(line.attribution.agent, line.attribution.session_id)
                     found.lines.append(line)
-                    found.score += LINE_WEIGHT
+                    found.score += weight
+
+    credit([w for text in quoted for w in _grep_line(repo, text, paths)], QUOTED_LINE_WEIGHT)
+    for name in names:
+        located = _grep(repo, name, paths)
+        if not located:
+            for agent, session_id in _log_sessions(repo, name):
+                candidate(agent, session_id).score += LOG_WEIGHT
+        credit(located, LINE_WEIGHT)
     ranked = sorted(by_session.values(), key=lambda c: (-c.score, c.session_id))
     return Found(candidates=ranked, lines=lines, identifiers=names, paths=paths, searched=query)
 

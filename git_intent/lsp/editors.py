@@ -18,16 +18,14 @@ left it, and otherwise removes only the marked block (or our own file). The reco
 from __future__ import annotations
 
 import base64
-import difflib
-import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..capture.user_config import config_diff, digest, missing_dirs, read_config, remove_if_empty, write_config
 from ..errors import IntentError
 from . import EDITORS
 
@@ -97,20 +95,20 @@ def install_editor(editor: str) -> Change:
     no file to write (zed, vscode) or a file that cannot be read or written (it is left untouched)."""
     config = _writable(editor_config(editor))
     assert config.path is not None
-    current = _read(config.path)
+    current = read_config(config.path)
     edited = _with_block(config, current)
     if edited == current:
         return Change(f"{config.path}: already has git-intent; unchanged.", "")
     record = _load_record()
     saved = record.get(editor)
-    if saved is None or current is None or _digest(current) != saved["written"]:
+    if saved is None or current is None or digest(current) != saved["written"]:
         saved = {"path": str(config.path), "original": base64.b64encode(current).decode() if current else None,
-                 "created_dirs": [str(p) for p in _missing_dirs(config.path.parent)]}
-    _write(config.path, edited)
-    record[editor] = {**saved, "written": _digest(edited or b"")}
+                 "created_dirs": [str(p) for p in missing_dirs(config.path.parent)]}
+    write_config(config.path, edited, new_mode=0o644)
+    record[editor] = {**saved, "written": digest(edited or b"")}
     _save_record(record)
     return Change(f"{config.path}: {'created' if current is None else 'added git-intent'}.",
-                  _diff(config.path, current, edited))
+                  config_diff(config.path, current, edited))
 
 
 def uninstall_editor(editor: str) -> Change | None:
@@ -121,21 +119,21 @@ def uninstall_editor(editor: str) -> Change | None:
     saved = record.pop(editor, None)
     path = Path(saved["path"]) if saved else config.path
     assert path is not None
-    current = _read(path)
+    current = read_config(path)
     change: Change | None = None
-    if saved is not None and current is not None and _digest(current) == saved["written"]:
+    if saved is not None and current is not None and digest(current) == saved["written"]:
         original = base64.b64decode(saved["original"]) if saved["original"] is not None else None
-        _write(path, original)
+        write_config(path, original)
         for folder in saved.get("created_dirs", []):
-            _remove_if_empty(Path(folder))
+            remove_if_empty(Path(folder))
         what = "restored as it was before install" if original is not None else "removed (install created it)"
-        change = Change(f"{path}: {what}.", _diff(path, current, original))
+        change = Change(f"{path}: {what}.", config_diff(path, current, original))
     elif current is not None:
         edited = _without_block(config, current)
         if edited != current:
-            _write(path, edited)
+            write_config(path, edited)
             change = Change(f"{path}: removed the git-intent block (the file changed since install, so the rest "
-                            f"of it is kept).", _diff(path, current, edited))
+                            f"of it is kept).", config_diff(path, current, edited))
     _save_record(record)
     return change
 
@@ -187,58 +185,6 @@ def _decode(config: EditorConfig, current: bytes | None) -> str:
 
 def _lua_list(parts: list[str]) -> str:
     return "{" + ", ".join(json.dumps(part) for part in parts) + "}"
-
-
-def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
-    before = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    after = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, "/dev/null" if old is None else str(path),
-                                 "/dev/null" if new is None else str(path), n=2)
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise IntentError(f"{path} cannot be read: {exc.strerror}.") from None
-
-
-def _write(path: Path, data: bytes | None) -> None:
-    """Replace `path` atomically with `data` (keeping its mode), or delete it."""
-    try:
-        if data is None:
-            path.unlink(missing_ok=True)
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o644)
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise IntentError(f"{path} cannot be written: {exc.strerror}.") from None
-
-
-def _missing_dirs(folder: Path) -> list[Path]:
-    missing = []
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    return missing  # deepest first, the order to remove them in
-
-
-def _remove_if_empty(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _record_path() -> Path:

@@ -22,19 +22,17 @@ install left it, and otherwise removes only git-intent's entry. The record lives
 from __future__ import annotations
 
 import base64
-import difflib
-import hashlib
 import importlib.util
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..capture.user_config import config_diff, digest, missing_dirs, read_config, remove_if_empty, write_config
 from ..errors import IntentError
 from ..git.repo import Repository
 from ..private import private_dir
@@ -133,21 +131,21 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
     changes: list[Change] = []
     for target in targets:
         saved = record.get(str(target.path))
-        current = _read(target.path)
-        if saved is not None and current is not None and _digest(current) == saved["written"]:
+        current = read_config(target.path)
+        if saved is not None and current is not None and digest(current) == saved["written"]:
             original = base64.b64decode(saved["original"]) if saved["original"] is not None else None
-            _write(target.path, original)
+            write_config(target.path, original)
             for folder in saved.get("created_dirs", []):
-                _remove_if_empty(Path(folder))
+                remove_if_empty(Path(folder))
             what = "restored as it was before install" if original is not None else "removed (install created it)"
-            changes.append(Change(target.path, f"{target.path}: {what}.", _diff(target.path, current, original)))
+            changes.append(Change(target.path, f"{target.path}: {what}.", config_diff(target.path, current, original)))
         elif current is not None:
             edited = _edit(target, current, adding=False)
             if edited != current:
-                _write(target.path, edited)
+                write_config(target.path, edited)
                 changes.append(Change(target.path, f"{target.path}: removed the git-intent entry (the file changed "
                                                    f"since install, so the rest of it is kept).",
-                                      _diff(target.path, current, edited)))
+                                      config_diff(target.path, current, edited)))
     _record_path(agent, project).unlink(missing_ok=True)
     return changes
 
@@ -156,7 +154,7 @@ def _apply(agent: str, project: Repository | None, targets: list[Target], *, add
     record = _load_record(agent, project)
     edits: list[tuple[Target, bytes | None, bytes | None]] = []
     for target in targets:  # parse everything first: a file that cannot be read stops before any write
-        current = _read(target.path)
+        current = read_config(target.path)
         edits.append((target, current, _edit(target, current, adding=adding)))
     changes: list[Change] = []
     for target, current, edited in edits:
@@ -164,15 +162,15 @@ def _apply(agent: str, project: Repository | None, targets: list[Target], *, add
             changes.append(Change(target.path, f"{target.path}: already has git-intent; unchanged.", ""))
             continue
         saved = record.get(str(target.path))
-        if saved is None or current is None or _digest(current) != saved["written"]:
+        if saved is None or current is None or digest(current) != saved["written"]:
             saved = {"original": base64.b64encode(current).decode() if current is not None else None,
-                     "created_dirs": [str(p) for p in _missing_dirs(target.path.parent)]}
+                     "created_dirs": [str(p) for p in missing_dirs(target.path.parent)]}
         created = current is None
-        _write(target.path, edited)
-        record[str(target.path)] = {**saved, "written": _digest(edited or b"")}
+        write_config(target.path, edited)
+        record[str(target.path)] = {**saved, "written": digest(edited or b"")}
         _save_record(agent, project, record)
         changes.append(Change(target.path, f"{target.path}: {'created' if created else 'added git-intent'}.",
-                              _diff(target.path, current, edited)))
+                              config_diff(target.path, current, edited)))
     return changes
 
 
@@ -260,59 +258,6 @@ def _edit_toml(text: str, target: Target, adding: bool) -> str:
 def _same_ending(out: str, text: str) -> str:
     """`out` ending in a blank line only if `text` did (the table's separator is not wanted at the end)."""
     return out.rstrip("\n") + "\n" if out.endswith("\n\n") and not text.endswith("\n\n") and out.strip() else out
-
-
-def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
-    before = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    after = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, "/dev/null" if old is None else str(path),
-                                 "/dev/null" if new is None else str(path), n=2)
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise IntentError(f"{path} cannot be read: {exc.strerror}.") from None
-
-
-def _write(path: Path, data: bytes | None) -> None:
-    """Replace `path` atomically with `data` (keeping its mode; 0600 for a new file), or delete it."""
-    try:
-        if data is None:
-            path.unlink(missing_ok=True)
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        if path.exists():
-            shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise IntentError(f"{path} cannot be written: {exc.strerror}.") from None
-
-
-def _missing_dirs(folder: Path) -> list[Path]:
-    missing = []
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    return missing  # deepest first, the order to remove them in
-
-
-def _remove_if_empty(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _record_path(agent: str, project: Repository | None) -> Path:

@@ -78,6 +78,10 @@ def test_post_merge_through_git_intent_hook_carries_a_cherry_picked_copy(repo: P
     git(repo, "commit", "-q", "-m", "d")
     assert run_cli("record", cwd=repo).returncode == 0
     git(repo, "checkout", "-q", "main")
+    # Another parent: a cherry-pick onto the same parent within the same second is the very same commit.
+    (repo / "e.txt").write_text("e line\n")
+    git(repo, "add", "e.txt")
+    git(repo, "commit", "-q", "-m", "e")
     git(repo, "cherry-pick", "side")
     copy = git(repo, "rev-parse", "HEAD").strip()
     state = repo / ".git" / "intent" / "queue"

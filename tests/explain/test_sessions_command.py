@@ -6,7 +6,6 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import pytest
 from conftest import git, run_cli
 from support import ClaudeSession, Clock
 
@@ -39,10 +38,9 @@ def test_sessions_lists_this_repositorys_sessions_and_their_commits(repo: Path, 
 
 
 def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_parse_would(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: Path, reads: list[Path]) -> None:
     """The listing comes from the record cache (issue 22): a second call parses nothing, a grown transcript
     is parsed again, and every field equals what parsing every transcript gives."""
-    from git_intent.adapters import claude_code
     from git_intent.explain.session_list import list_sessions
     from git_intent.git.repo import Repository
     from git_intent.sessions.discovery import candidate_sessions
@@ -54,14 +52,6 @@ def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_p
     session.write("Writing it.", root / "helper.py", "def helper_function(value):\n    return value * 3\n")
     session.save()
     opened = Repository(root)
-    reads: list[Path] = []
-    real = claude_code.read
-
-    def counted(path: Path) -> object:
-        reads.append(path)
-        return real(path)
-
-    monkeypatch.setattr(claude_code, "read", counted)
     first = list_sessions(opened)
     assert len(reads) == 1
     assert list_sessions(opened) == first and len(reads) == 1

@@ -98,24 +98,16 @@ def test_a_bad_range_is_a_known_error(demo_repo: Path, tmp_path: Path) -> None:
     assert proc.returncode == 1 and "has no commits yet" in proc.stderr
 
 
-def test_stats_reads_no_transcript_the_record_cache_knows(demo_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stats_reads_no_transcript_the_record_cache_knows(demo_repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         reads: list[Path]) -> None:
     """Issue 22: the credited messages' models and presence come from the record cache, so a second `stats`
     parses no transcript and loads no session, with the same report."""
-    from git_intent.adapters import claude_code
     from git_intent.explain import stats as stats_module
     from git_intent.explain.stats import range_stats
     from git_intent.git.repo import Repository
 
     repo = Repository(demo_repo)
     expected = stats(demo_repo)
-    reads: list[Path] = []
-    real = claude_code.read
-
-    def counted(path: Path) -> Any:
-        reads.append(path)
-        return real(path)
-
-    monkeypatch.setattr(claude_code, "read", counted)
     range_stats(repo)  # fills the record cache if the CLI run above did not
     reads.clear()
 

@@ -69,7 +69,7 @@ def test_neovim_hovers_an_agent_line_and_a_human_line_and_shows_code_lenses(tmp_
     shown_agent, shown_human = ("\n".join(lines) for lines in result["floats"])
     (tmp_path / "hover.txt").write_text(shown_agent, encoding="utf-8")
     assert f"more      git intent show {SESSION}:b2f3c599" in shown_agent
-    assert "asked     2026-01-22 19:57 [00696767]" in shown_agent
+    assert "asked     2026-01-22 19:57 UTC [00696767]" in shown_agent
     assert "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84" in shown_agent
     assert "written   by a person: No agent edit recorded for this commit wrote this line." in shown_human
 

@@ -4,6 +4,7 @@ unsaved edits mapped back through the buffer's diff."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,11 +33,13 @@ def test_hover_shows_the_request_on_an_agent_line_and_no_agent_on_a_human_line(d
         agent = await server.hover(document, 85)
         assert agent is not None
         assert agent.startswith(f"**claude\\-code** wrote this line · session `{SESSION}` · message `b2f3c599`\n")
-        assert "asked     2026-01-22 19:57 [00696767]\n            Handle single lines exceeding MaxChunkSize" in agent
+        assert ("asked     2026-01-22 19:57 UTC [00696767]\n"
+                "            Handle single lines exceeding MaxChunkSize") in agent
         assert f"  more      git intent show {SESSION}:b2f3c599\n" in agent
-        assert "  commit    7131aa3fef5b  Soph  2026-01-22 20:00\n" in agent
+        assert "  commit    7131aa3fef5b  Soph  authored 2026-01-22 20:00 UTC\n" in agent
         # the reasoning quotes a ```go block: the fence around blame's text is longer than any run inside
-        assert agent.count("\n````text\n") == 1 and agent.rstrip().endswith("\n````")
+        fence = re.search(r"\n(`{3,})text\n", agent)  # longer than any backtick run in the quoted text
+        assert fence is not None and agent.count(fence.group(0)) == 1 and agent.rstrip().endswith("\n" + fence.group(1))
         human = await server.hover(document, 10)
         assert human is not None
         assert human.startswith("**No agent wrote this line**: a person did (`A Person`).\n")
