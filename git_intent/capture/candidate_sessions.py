@@ -70,36 +70,10 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
                    read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
                    ) -> list[Session]:
     found: dict[tuple[str, str], _Candidate] = {}
-
-    def consider(key: tuple[str, str], candidate: _Candidate) -> None:
-        if key not in found or candidate.messages > found[key].messages:
-            found[key] = candidate
-
     for session in read_first:
-        consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
-    needles = repository_needles(repo)
-    root_commit = root_commit_of(repo)
+        _consider(found, (session.agent, session.session_id), _Candidate(len(session.messages), session=session))
     with RecordCache(repo) as cache:
-        cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
-        for source in session_sources(repo, since):
-            adapter = source.adapter
-            if adapter is not None and adapter.file_scoped:
-                mentions = None if source.copy else partial(mentions_repository, source.path, needles)
-                for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
-                    consider((summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
-                continue
-            if source.copy or adapter is None:  # only a backup copy can have no adapter left
-                sessions = list(read_readable([(source.agent, source.path)]))
-            elif not mentions_repository(source.path, needles):
-                continue
-            else:
-                try:
-                    sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root,
-                                                    since=since)
-                except Exception:  # one odd file must not stop the others
-                    continue
-            for session in sessions:
-                consider((session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        _gather(repo, cache, since, found)
         cache.prune(since)
         low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
         # Read whole, or cached with an edit that may fall in the window: the others add no edit.
@@ -109,6 +83,34 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
         cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
         sessions = [c.session if c.session is not None else next(cached) for c in chosen]
     return sessions
+
+
+def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
+            found: dict[tuple[str, str], _Candidate]) -> None:
+    """Every session of the sources written since `since` into `found`, the longest copy of each: the files
+    an adapter reads alone through the cache (summaries only), the others (a store of many projects, a
+    backup copy no adapter reads any more) read whole."""
+    needles = repository_needles(repo)
+    cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
+    root_commit = root_commit_of(repo)
+    for source in session_sources(repo, since):
+        adapter = source.adapter
+        if adapter is not None and adapter.file_scoped:
+            mentions = None if source.copy else partial(mentions_repository, source.path, needles)
+            for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
+                _consider(found, (summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+            continue
+        if source.copy or adapter is None:  # only a backup copy can have no adapter left
+            sessions = list(read_readable([(source.agent, source.path)]))
+        elif not mentions_repository(source.path, needles):
+            continue
+        else:
+            try:
+                sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root, since=since)
+            except Exception:  # one odd file must not stop the others
+                continue
+        for session in sessions:
+            _consider(found, (session.agent, session.session_id), _Candidate(len(session.messages), session=session))
 
 
 @dataclass(frozen=True)
@@ -132,45 +134,22 @@ def listed_sessions(repo: Repository) -> list[ListedSession]:
     """Every session of this repository's transcripts and backup copies (the longest copy of each), for
     `git intent sessions`: transcripts are parsed once per version of the file through the record cache,
     where `candidate_sessions` parsed every one on every call (2.5 s on entireio/git-sync, issue 22). A
-    damaged or unusable cache falls back to parsing, as `window_sessions` does."""
-    try:
-        return _listed(repo)
-    except CacheDamaged:
-        discard(repo)
-    except Exception as exc:
-        _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
-        return [_whole(s) for s in candidate_sessions(repo, None)]
-    return _listed(repo)
-
-
-def _listed(repo: Repository) -> list[ListedSession]:
-    found: dict[tuple[str, str], _Candidate] = {}
-    needles = repository_needles(repo)
-    root_commit = root_commit_of(repo)
-    with RecordCache(repo) as cache:
-        for source in session_sources(repo, None):
-            adapter = source.adapter
-            if adapter is not None and adapter.file_scoped:
-                mentions = None if source.copy else partial(mentions_repository, source.path, needles)
-                for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
-                    _consider(found, (summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
-                continue
-            if source.copy or adapter is None:
-                sessions = list(read_readable([(source.agent, source.path)]))
-            elif not mentions_repository(source.path, needles):
-                continue
-            else:
-                try:
-                    sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root)
-                except Exception:  # one odd file must not stop the others
-                    continue
-            for session in sessions:
-                _consider(found, (session.agent, session.session_id),
-                          _Candidate(len(session.messages), session=session))
-        cached = iter(cache.listing([c.summary for c in found.values() if c.session is None and c.summary]))
-        listed = [_whole(c.session) if c.session is not None else _from_cache(next(cached))
-                  for c in found.values()]
-    return listed
+    damaged cache is deleted and rebuilt, and any other failure of it falls back to parsing, as in
+    `window_sessions`."""
+    for _ in (1, 2):
+        try:
+            found: dict[tuple[str, str], _Candidate] = {}
+            with RecordCache(repo) as cache:
+                _gather(repo, cache, None, found)
+                cached = iter(cache.listing([c.summary for c in found.values() if c.session is None and c.summary]))
+                return [_whole(c.session) if c.session is not None else _from_cache(next(cached))
+                        for c in found.values()]
+        except CacheDamaged:
+            discard(repo)
+        except Exception as exc:
+            _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
+            break
+    return [_whole(s) for s in candidate_sessions(repo, None)]
 
 
 def _consider(found: dict[tuple[str, str], _Candidate], key: tuple[str, str], candidate: _Candidate) -> None:
