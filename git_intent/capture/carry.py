@@ -9,7 +9,6 @@ the source commit, become edits that the target commit's added lines are matched
 from __future__ import annotations
 
 import re
-import subprocess
 
 from ..errors import IntentError
 from ..git.repo import Repository
@@ -96,9 +95,14 @@ def picked_source(repo: Repository, commit: str) -> list[str]:
 
 
 def _patch_id(repo: Repository, commit: str) -> str:
-    diff = repo.git("show", "--format=", "--no-color", commit)
-    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=repo.root, input=diff, capture_output=True, text=True)
-    return proc.stdout.split(" ", 1)[0]
+    return next(iter(patch_ids(repo, repo.git("show", "--format=", "--no-color", commit)).values()), "")
+
+
+def patch_ids(repo: Repository, diffs: str) -> dict[str, str]:
+    """`git patch-id --stable` of `diffs` (a `git log -p` or one diff): commit (zeros for a bare diff) ->
+    patch id. Read through `Repository.git`, so a diff that is not UTF-8 cannot fail it."""
+    rows = (line.split() for line in repo.git("patch-id", "--stable", input_text=diffs, check=False).splitlines())
+    return {row[1]: row[0] for row in rows if len(row) == 2}
 
 
 def commits_in(repo: Repository, revision_range: str) -> list[str]:

@@ -24,13 +24,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 from dataclasses import dataclass, field
 
 from ..errors import IntentError
 from ..git.repo import Repository
 from ..notes import note_blobs, write_note
 from ..private import private_dir, write_text
+from .carry import patch_ids
 from .record import RecordResult, attribute_commit, note_records, summarize
 
 LIMIT = 200  # newest non-merge commits on branches looked at per run (a forge lands a handful per fetch)
@@ -148,7 +148,7 @@ class _Combined:
     def get(self, base: str, tip: str) -> _Patch:
         if (base, tip) not in self.cache:
             diff = _diff(self.repo, base, tip)
-            self.cache[(base, tip)] = _Patch(_patch_id(diff), _hunks(diff))
+            self.cache[(base, tip)] = _Patch(next(iter(patch_ids(self.repo, diff).values()), ""), _hunks(diff))
         return self.cache[(base, tip)]
 
 
@@ -223,21 +223,16 @@ def _diff(repo: Repository, old: str, new: str) -> str:
                     old, new, check=False)
 
 
-def _patch_id(diff: str) -> str:
-    proc = subprocess.run(["git", "patch-id", "--stable"], input=diff, capture_output=True, text=True)
-    return proc.stdout.split(" ", 1)[0]
-
-
 def _patches(repo: Repository, commits: list[str]) -> dict[str, _Patch]:
     """commit -> the patch of its first-parent diff, for many commits in two git processes (one `git log
     -p`, one `git patch-id --stable` over all of it); an empty commit has an empty patch id."""
     if not commits:
         return {}
-    log = subprocess.run(["git", "log", "--no-walk=unsorted", "--stdin", "-p", "--no-color", "--no-ext-diff",
-                          "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--format=commit %H"],
-                         cwd=repo.root, input="\n".join(commits) + "\n", capture_output=True, text=True).stdout
-    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=repo.root, input=log, capture_output=True, text=True)
-    ids = {row[1]: row[0] for row in (line.split() for line in proc.stdout.splitlines()) if len(row) == 2}
+    # Through Repository.git: pinned settings, and a diff that is not UTF-8 decoded with replacements.
+    log = repo.git("log", "--no-walk=unsorted", "--stdin", "-p", "--no-color", "--no-ext-diff", "--no-renames",
+                   "--src-prefix=a/", "--dst-prefix=b/", "--format=commit %H", input_text="\n".join(commits) + "\n",
+                   check=False)
+    ids = patch_ids(repo, log)
     patches: dict[str, _Patch] = {}
     for part in re.split(r"^commit (?=[0-9a-f]{40}$)", log, flags=re.M)[1:]:
         commit, _, diff = part.partition("\n")

@@ -233,3 +233,17 @@ def test_a_commit_sharing_lines_but_not_a_patch_with_an_open_branch_is_not_credi
     person = git(team.forge, "rev-parse", "HEAD").strip()
     assert json.loads(ok("fetch", "--json", cwd=team.author))["carried"] == []
     assert note_text(team.author, person) is None
+
+
+def test_a_diff_that_is_not_utf8_has_a_patch(repo: Path) -> None:
+    """A file in latin-1 (byte 0xe9) made `git patch-id`'s reader raise UnicodeDecodeError, so every `record`
+    and `fetch` ended in exit 3 after its work (review of issue 24)."""
+    from git_intent.capture.landed import _patches
+    from git_intent.git.repo import Repository
+
+    (repo / "latin.txt").write_bytes(b"caf\xe9\n")
+    git(repo, "add", "latin.txt")
+    git(repo, "commit", "-q", "-m", "latin-1")
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    patch = _patches(Repository(repo), [commit])[commit]
+    assert len(patch.patch_id) == 40 and patch.hunks
