@@ -230,8 +230,13 @@ def gitleaks_findings(text: str) -> list[Finding]:
 
 
 _VALUED = frozenset({"secret-assignment", "password-option", "secret-in-prose"})
-_PLACEHOLDER = ("example", "test", "dummy", "fake", "placeholder", "changeme", "change_me", "your", "xxx", "***",
-                "...", "…", "redacted", "<", "{{", "${", "%(", "mock", "sample", "none", "null", "undefined")
+# A quoted value holding one of these marks is a template, whatever else it says ("<your key>", "${TOKEN}").
+_PLACEHOLDER_MARKS = ("xxx", "***", "...", "…", "<", "{{", "${", "%(")
+# A one-word value that is one of these words, or made of them ("test-token", "your_key"), is a placeholder.
+# Whole words only: as substrings they spared "Yourkiddo9" and "my latest horse" (review of issue 21); a
+# phrase with spaces is a passphrase, so the words do not spare it ("none of yours").
+_PLACEHOLDER_WORDS = re.compile(r"(?<![a-z])(?:example|test|dummy|fake|placeholder|changeme|change_me|your|redacted|"
+                                r"mock|sample|none|null|undefined)(?![a-z])")
 
 
 def own_findings(text: str) -> list[Finding]:
@@ -262,7 +267,9 @@ def _literal(match: Any, value: str) -> bool:
     quoted = len(groups) > 1 and not groups[-1]  # the last group is the bare value
     if quoted:
         lowered = value.lower()
-        if value.startswith(("$", "%", "[REDACTED")) or any(p in lowered for p in _PLACEHOLDER):
+        if value.startswith(("$", "%", "[REDACTED")) or any(mark in lowered for mark in _PLACEHOLDER_MARKS):
+            return False
+        if " " not in value.strip() and _PLACEHOLDER_WORDS.search(lowered):
             return False
         # One word or identifier without a digit ("pass", "my-token", "phc_development_key" in test code) is
         # read as a bare value is; a phrase with spaces is a passphrase.

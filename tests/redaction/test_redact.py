@@ -82,37 +82,6 @@ def test_redaction_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:
         redact_text("anything")
 
 
-def test_a_failing_redactor_writes_and_pushes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_share import World
-
-    from git_intent.git.repo import Repository
-    from git_intent.share.remote import push
-
-    world = World(tmp_path)
-    git(world.a, "config", "intent.share", "evidence")
-    monkeypatch.chdir(world.a)
-    monkeypatch.setattr(detectors, "all_findings", lambda text: 1 / 0)
-    with pytest.raises(RedactionError):
-        push(Repository(world.a))
-    assert git(world.a, "for-each-ref", "refs/intent/") == ""
-    assert git(world.remote, "for-each-ref", "refs/intent/", "refs/notes/") == ""
-    # The scan the sharing tests rely on does see secrets when redaction is bypassed.
-    from test_share import all_objects, leaked
-
-    from git_intent.share import collect
-
-    monkeypatch.setattr(collect, "seal", lambda payload, keep: Sealed(
-        data=json.dumps(payload).encode(), token=Sealed.__dataclass_fields__["token"].default or _token()))
-    collect.share_commits(Repository(world.a), [world.commit], "evidence")
-    assert leaked(all_objects(world.a), world.prompts)
-
-
-def _token() -> object:
-    from git_intent.redaction import redact
-
-    return redact._SEAL
-
-
 def test_redact_check_lists_findings_and_redact_prints_the_text(tmp_path: Path) -> None:
     fakes = {f.family: f for f in plant(1)}
     path = tmp_path / "notes.txt"

@@ -107,3 +107,18 @@ def test_only_text_and_reasoning_parts_are_joined_and_an_edits_added_lines_keep_
     assert [a["text"] for a in sealed["edits"][0]["added"]] == [code, "x = 1"]  # a line of the diff: kept
     assert [p["text"] for p in sealed["messages"][0]["parts"]] == [
         '{"a": "ghp_0123456789', "abcdefghij", "klmnopqrstuvwxyz0123"]  # a tool call is not joined to text
+
+
+@pytest.mark.parametrize("text", ['"passphrase": "my latest horse"', 'the passphrase is "contest horse river"',
+                                  'curl --token "latest horse river"', '"secret": "Yourkiddo9"',
+                                  "my ssh passphrase is 'none of yours'"])
+def test_a_placeholder_word_inside_a_secret_does_not_spare_it(text: str) -> None:
+    """Placeholder words spare a value only as whole words of a one-word value (review of issue 21: as
+    substrings, "test" in "latest" and "your" in "Yourkiddo9" let these through)."""
+    assert "[REDACTED:" in redact_text(text).text
+
+
+@pytest.mark.parametrize("text", ['"token": "test-token"', '"password": "<your password>"',
+                                  '"api_key": "your_api_key"', '"secret": "${SECRET}"'])
+def test_placeholders_are_still_spared(text: str) -> None:
+    assert redact_text(text).text == text

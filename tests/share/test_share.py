@@ -245,3 +245,34 @@ def test_forget_removes_a_session_from_the_remote_and_other_clones_cannot_bring_
     # Shared again? Never from here: the commit stays recorded, the session stays forgotten.
     ok("push", cwd=world.a)
     assert git(world.remote, "ls-tree", "-r", "--name-only", "refs/intent/evidence", "evidence/") == ""
+
+
+def test_a_failing_redactor_writes_and_pushes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Moved from tests/redaction: it needs this file's World and object scan."""
+    from git_intent.errors import RedactionError
+    from git_intent.git.repo import Repository
+    from git_intent.redaction import detectors
+    from git_intent.redaction.redact import Sealed
+    from git_intent.share.remote import push
+
+    world = World(tmp_path)
+    git(world.a, "config", "intent.share", "evidence")
+    monkeypatch.chdir(world.a)
+    monkeypatch.setattr(detectors, "all_findings", lambda text: 1 / 0)
+    with pytest.raises(RedactionError):
+        push(Repository(world.a))
+    assert git(world.a, "for-each-ref", "refs/intent/") == ""
+    assert git(world.remote, "for-each-ref", "refs/intent/", "refs/notes/") == ""
+    # The scan the sharing tests rely on does see secrets when redaction is bypassed.
+    from git_intent.share import collect
+
+    monkeypatch.setattr(collect, "seal", lambda payload, keep: Sealed(
+        data=json.dumps(payload).encode(), token=Sealed.__dataclass_fields__["token"].default or _seal_token()))
+    collect.share_commits(Repository(world.a), [world.commit], "evidence")
+    assert leaked(all_objects(world.a), world.prompts)
+
+
+def _seal_token() -> object:
+    from git_intent.redaction import redact
+
+    return redact._SEAL
