@@ -21,7 +21,7 @@ from ..notes import NOTES_REF, note_blobs, notes_ref_damage, set_aside
 from ..notes.evidence_ref import bad_objects
 from ..sessions.backup import journal_commits
 from ..sessions.drift import drift_on_disk
-from .install import HOOKS, hooks_dir, is_ours, rewrite_ref_set
+from .install import HOOKS, LANDED_HOOKS, hooks_dir, is_ours, rewrite_ref_set
 from .queue import failed, fallback_queue_dir, pending, queue_dir, requeue_failed, state_problem, worker_busy
 from .record import record_commit
 from .worker import drain
@@ -173,7 +173,7 @@ def _worker_pid(repo: Repository, repair: bool) -> Check:
 def _hooks(repo: Repository) -> Check:
     folder = hooks_dir(repo)
     problems = []
-    for hook in HOOKS:
+    for hook in (*HOOKS, *LANDED_HOOKS):  # the forge-merge hooks too: an install before issue 24 lacks them
         path = folder / hook
         if not is_ours(path):
             problems.append(f"{hook} is not git-intent's")
@@ -182,7 +182,8 @@ def _hooks(repo: Repository) -> Check:
         if python is None or not os.access(python, os.X_OK):
             problems.append(f"{hook} calls a Python that is gone ({python})")
     if not problems:
-        return Check(name="hooks", ok=True, detail=f"The {' and '.join(HOOKS)} hooks in {folder} are git-intent's.")
+        return Check(name="hooks", ok=True, detail=f"The {', '.join((*HOOKS, *LANDED_HOOKS))} hooks in {folder} are "
+                     "git-intent's.")
     return Check(name="hooks", ok=False, detail=f"In {folder}: {'; '.join(problems)} (fine when a hook manager "
                                                  "runs `git-intent-hook`).",
                  hint="Run `git intent install` to write them with this Python.")

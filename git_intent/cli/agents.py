@@ -61,17 +61,18 @@ def mcp(repo_path: Path | None) -> None:
     the JSON of the matching command's --json. Register it in an agent with
     `git intent install --agent NAME`. Needs the mcp extra: pip install 'git-intent[mcp]'.
     """
+    import importlib.util
+
     from ..mcp.early import serve
 
+    if importlib.util.find_spec("mcp") is None:
+        raise IntentError("The MCP server needs the mcp extra, which is not installed.",
+                          hint="pip install 'git-intent[mcp]'")
     if repo_path is not None and not repo_path.exists():
         if "${" not in str(repo_path):
             raise IntentError(f"--repo {repo_path} does not exist.")
         repo_path = None  # an agent that did not expand ${workspaceFolder}: serve where it started us
-    try:
-        serve(repo_path or Path.cwd())
-    except ImportError as exc:
-        raise IntentError("The MCP server needs the mcp extra, which is not installed.",
-                          hint="pip install 'git-intent[mcp]'") from exc
+    serve(repo_path or Path.cwd())
 
 
 @cli.command()

@@ -241,8 +241,9 @@ def export(revision_range: str, fmt: str, output: Path | None) -> None:
 
     from ..interop.agent_trace import export_records
 
-    lines = (json.dumps(record.dump(), ensure_ascii=False) + "\n" for record in export_records(open_repo(),
-                                                                                             revision_range))
+    # Whole before any output: a bad range must not leave -o FILE emptied.
+    lines = [json.dumps(record.dump(), ensure_ascii=False) + "\n" for record in export_records(open_repo(),
+                                                                                             revision_range)]
     if output is None:
         for line in lines:
             click.echo(line, nl=False)  # JSON: escapes keep terminal controls out

@@ -13,7 +13,6 @@ Anything else (another first message, another version) is replayed untouched and
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import sys
@@ -136,9 +135,7 @@ def _drain(fd: int, forward: threading.Thread) -> None:
 
 def serve(start: Path) -> None:
     """`git intent mcp`: serve the repository containing `start` on stdin/stdout, answering `initialize` before
-    the SDK is loaded. Raises ImportError when the `mcp` extra is not installed (before reading stdin)."""
-    if importlib.util.find_spec("mcp") is None:
-        raise ImportError("mcp")
+    the SDK is loaded (the caller checks that the `mcp` extra is installed)."""
     from .. import __version__
     from . import INSTRUCTIONS
 

@@ -127,3 +127,11 @@ def test_the_schema_says_what_the_spec_says() -> None:
            "files": [{"path": "a", "conversations": [{"ranges": [{"start_line": 0, "end_line": 1}],
                                                        "contributor": None}]}]}
     assert len(list(VALIDATOR.iter_errors(bad))) == 2
+
+
+def test_export_to_a_file_with_a_bad_range_leaves_the_file_as_it_was(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text("kept\n", encoding="utf-8")
+    proc = run_cli("export", "--format", "agent-trace", "-o", str(out), "nosuch..range", cwd=repo)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: ")
+    assert out.read_text(encoding="utf-8") == "kept\n"
