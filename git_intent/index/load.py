@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Iterable, Sized
+from collections.abc import Callable, Collection, Iterable, Sequence, Sized
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 from sqlite_utils import Database
@@ -84,14 +85,16 @@ def ingest(repo: Repository, sessions: Iterable[Session] | None = None, *, rebui
     started = time.perf_counter()
     prune = sessions is None
     problems: list[str] = []
+    read: list[tuple[str, Path]] = []  # every file the catalog read, copies of sessions kept elsewhere included
     if sessions is None and not rebuild and unchanged(repo):
         return IngestResult(seconds=time.perf_counter() - started)
     if sessions is None:
         from ..sessions.discovery import candidate_sessions  # catalog reads every agent's files; only load it here
 
-        sessions = candidate_sessions(repo, None, problems=problems)
+        sessions = candidate_sessions(repo, None, problems=problems, read=read)
     with lock(repo.state_dir / "index.lock"):
-        result = _load(repo, sessions, rebuild=rebuild, prune=prune, progress=progress, problems=problems)
+        result = _load(repo, sessions, rebuild=rebuild, prune=prune, progress=progress, problems=problems,
+                       read=read)
     result.warnings = problems
     result.seconds = time.perf_counter() - started
     return result
@@ -139,19 +142,20 @@ def repair(repo: Repository, exc: BaseException) -> list[str]:
 
 
 def _load(repo: Repository, sessions: Iterable[Session], *, rebuild: bool, prune: bool,
-          progress: Callable[[int, int], None] | None, problems: list[str]) -> IngestResult:
+          progress: Callable[[int, int], None] | None, problems: list[str],
+          read: Sequence[tuple[str, Path]] = ()) -> IngestResult:
     """One ingest under the lock. Damage found past the file's header (a corrupt page) sets the index
     aside and loads a new one, when `sessions` can be read twice."""
     db = open_index(repo, problems)
     try:
-        return _Ingest(db).run(sessions, rebuild=rebuild, prune=prune, progress=progress)
+        return _Ingest(db).run(sessions, rebuild=rebuild, prune=prune, progress=progress, read=read)
     except sqlite3.Error as exc:
         if not damaged(exc) or not isinstance(sessions, Collection):
             raise
         db.close()
         problems.append(set_aside(index_path(repo), exc))
         db = open_index(repo, problems)
-        return _Ingest(db).run(sessions, rebuild=True, prune=prune, progress=progress)
+        return _Ingest(db).run(sessions, rebuild=True, prune=prune, progress=progress, read=read)
     finally:
         db.close()
 
@@ -163,7 +167,7 @@ class _Ingest:
         self.buffers: dict[str, list[Row]] = {"sessions": [], "messages": [], "edits": [], "touches": []}
 
     def run(self, sessions: Iterable[Session], *, rebuild: bool, prune: bool,
-            progress: Callable[[int, int], None] | None) -> IngestResult:
+            progress: Callable[[int, int], None] | None, read: Sequence[tuple[str, Path]] = ()) -> IngestResult:
         if rebuild:
             self._clear()
         known_files = {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, size, mtime_ns FROM transcripts")}
@@ -193,6 +197,8 @@ class _Ingest:
             if progress is not None:
                 progress(done, total)
         self._flush()
+        for agent, source in read:  # files whose sessions merged into a copy recorded above: known unchanged too
+            files.setdefault(str(source), (agent, transcript_stat(source)))
         if prune:
             self._prune(set(known) - set(seen))
             with transaction(self.db):

@@ -100,7 +100,7 @@ def skip_reason(path: Path) -> str:
 
 def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
                        containing: Sequence[bytes] = (), problems: list[str] | None = None,
-                       keep: bool = False) -> list[Session]:
+                       keep: bool = False, read: list[tuple[str, Path]] | None = None) -> list[Session]:
     """Sessions that may have written lines of this work tree since `since`.
 
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
@@ -110,7 +110,9 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     Unreadable discovered files are skipped, and a sentence for each damaged one (say, a corrupt OpenCode
     store) is appended to `problems` when given; unreadable `extra` files raise TranscriptError. `keep`
     keeps the parses of files read whole (`read_transcript`): for a caller that asks again (blame's content
-    fallback), not for one that reads many files once (capture, backfill, the index).
+    fallback), not for one that reads many files once (capture, backfill, the index). `read`, when given,
+    gets (agent, path) of every discovered file and copy read: the index records them all, so it can tell
+    that nothing changed although copies of one session merge into one (`index.load.unchanged`).
     """
     found: dict[tuple[str, str], Session] = {}
     for path in extra:
@@ -122,9 +124,13 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
             continue
         if source.copy or source.adapter is None:
             merge_copies(found, read_readable([(source.agent, source.path)], problems, keep=keep))
+            if read is not None:
+                read.append((source.agent, source.path))
             continue
         if not mentions_repository(source.path, needles):
             continue
+        if read is not None:
+            read.append((source.agent, source.path))
         try:  # a store of many projects' sessions (OpenCode) parses only this repository's
             merge_copies(found, read_transcript(source.path, source.agent, keep=True) if keep and (
                 source.adapter.file_scoped) else source.adapter.read_project(

@@ -176,6 +176,24 @@ def test_an_unchanged_index_is_known_without_parsing_a_transcript(scenario: Scen
     assert ingest(r).messages_added == 1 and load.unchanged(r)
 
 
+def test_an_index_with_a_backup_copy_of_its_session_is_known_unchanged(scenario: Scenario) -> None:
+    """`record` keeps a copy of every credited session in the backup: two files, one merged session. Both are
+    recorded, so the next search parses nothing (review of issues 20 and 22: only the copy the session was
+    indexed from was, and `unchanged` was never true in real use)."""
+    from git_intent.sessions.backup import session_copy_path
+
+    r = Repository(scenario.repo)
+    copy = session_copy_path(r, "claude-code", scenario.claude.session_id)
+    assert copy is not None
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(scenario.transcript.read_bytes())
+    ingest(r)
+    assert load.unchanged(r)
+    scenario.claude.say("One more word.")
+    scenario.claude.save()
+    assert not load.unchanged(r)
+
+
 def test_a_changed_message_is_replaced_in_rows_and_full_text_index(scenario: Scenario) -> None:
     r = Repository(scenario.repo)
     ingest(r)
