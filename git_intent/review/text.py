@@ -7,6 +7,7 @@ import textwrap
 
 from ..explain.evidence import Evidence
 from ..explain.render import count, safe, short
+from ..explain.trailers import TRAILER_REASON
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 QUOTE_CHARS = 240  # a quoted request or reason, whitespace collapsed
@@ -107,6 +108,9 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
     head = f"  {span(group):<9} "
     pad = " " * 12
     a = group.attribution
+    if group.status == "agent" and a is not None and a.method == "trailer":  # issue 19: no session to quote
+        return [f"{head}{a.agent} · {TRAILER_REASON} · {count(group.counted, 'line')}"
+                + (f" · in {group.symbol}" if group.symbol else "")]
     if group.status == "agent" and a is not None:
         out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
                + (f" · {a.method}" if a.method != "note" else "") + f" · {count(group.counted, 'line')}"

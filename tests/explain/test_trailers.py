@@ -86,3 +86,16 @@ def test_stats_counts_trailer_lines_apart(repo: Path) -> None:
     text = run_cli("stats", cwd=repo).stdout
     share = f"{3 / report['lines_added']:6.1%}"
     assert f"  trailer           3  {share}  (agent-assisted by the commit's trailer; no transcript here)" in text
+
+
+def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
+    """Review printed `claude-code · session  · message  · trailer` for a trailer's lines (review of issue 19)."""
+    commit_file(repo, "tool.py", "def tool():\n    return 42\n", f"add the tool\n\n{CLAUDE}\n")
+    text = run_cli("review", "HEAD~1..HEAD", cwd=repo)
+    assert text.returncode == 0, text.stderr
+    assert ("  1-2       claude-code · agent-assisted by the commit's trailer; no transcript here · 2 lines · in def tool"
+            in text.stdout.splitlines())
+    markdown = run_cli("review", "HEAD~1..HEAD", "--format", "markdown", cwd=repo)
+    assert markdown.returncode == 0, markdown.stderr
+    assert "lines 1-2 in def tool · claude-code · agent-assisted by the commit's trailer; no transcript here" in markdown.stdout
+    assert "session  ·" not in text.stdout and "<code>:</code>" not in markdown.stdout
