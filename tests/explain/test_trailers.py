@@ -93,9 +93,9 @@ def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
     commit_file(repo, "tool.py", "def tool():\n    return 42\n", f"add the tool\n\n{CLAUDE}\n")
     text = run_cli("review", "HEAD~1..HEAD", cwd=repo)
     assert text.returncode == 0, text.stderr
-    assert ("  1-2       claude-code · agent-assisted by the commit's trailer; no transcript here · 2 lines · in def tool"
-            in text.stdout.splitlines())
+    reason = "agent-assisted by the commit's trailer; no transcript here"
+    assert f"  1-2       claude-code · {reason} · 2 lines · in def tool" in text.stdout.splitlines()
     markdown = run_cli("review", "HEAD~1..HEAD", "--format", "markdown", cwd=repo)
     assert markdown.returncode == 0, markdown.stderr
-    assert "lines 1-2 in def tool · claude-code · agent-assisted by the commit's trailer; no transcript here" in markdown.stdout
+    assert f"lines 1-2 in def tool · claude-code · {reason}" in markdown.stdout
     assert "session  ·" not in text.stdout and "<code>:</code>" not in markdown.stdout
