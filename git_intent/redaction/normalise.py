@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterator
 
 import re2  # google-re2: the "is there any?" scans, ~5x faster than `re` on text with no match (the common case)
 
-# Unicode format characters (category Cf) a reader does not see: soft hyphen, Arabic and Syriac marks, zero-width
-# space/joiners, bidi marks and overrides, word joiner and invisible operators, BOM, interlinear annotation, the
-# tag characters U+E0000-U+E007F. Deleted before matching: a token with one inside is still the token.
-INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-                       "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U0001bca0-\U0001bca3"
-                       "\U0001d173-\U0001d17a\U000e0000-\U000e007f]")
+from ..terminal import INVISIBLE as _INVISIBLE
+
+# The format characters a reader does not see (`terminal.INVISIBLE`, which text output shows as escapes) and the
+# bidi overrides and isolates. Deleted before matching: a token with one inside is still the token.
+INVISIBLE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(
+    {*_INVISIBLE, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})) + "]")
 # Runs start only where a run can start (the lookbehind): a scan from every position would be quadratic.
 _PERCENT = re.compile(r"(?<![A-Za-z0-9._~+/=%-])(?:[A-Za-z0-9._~+/=-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+/=-]*")
 # Printable ASCII is 0x20-0x7e: each byte's first hex digit is 2-7 (a SHA fails within a few bytes).
