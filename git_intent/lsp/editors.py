@@ -154,9 +154,10 @@ def _with_block(config: EditorConfig, current: bytes | None) -> bytes:
     if not config.comment:  # a file of our own
         return config.text.encode("utf-8")
     text = _decode(config, current)
-    if _markers(config)[0] in text:
-        return current or b""
     begin, end = _markers(config)
+    start, stop = text.find(begin), text.find(end)
+    if start >= 0 and stop > start:  # installed before: the block is written again (the command may have moved)
+        return f"{text[:start]}{begin}\n{config.text}{text[stop:]}".encode()
     separator = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
     return f"{text}{separator}{begin}\n{config.text}{end}\n".encode()
 

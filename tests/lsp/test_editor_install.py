@@ -86,3 +86,18 @@ def test_write_for_an_editor_without_a_config_file_says_so(editor: str, config_h
                                            f"language server into.")
     assert run_cli("install", "--write", cwd=isolated_env).returncode == 2
     assert os.listdir(isolated_env) == [".gitconfig"] or not config_home.exists()
+
+
+def test_a_second_install_writes_the_block_again_with_the_current_command(config_home: Path,
+                                                                          isolated_env: Path) -> None:
+    """After the venv moved, `install --editor` replaces its block instead of keeping the stale command."""
+    helix = config_home / "helix" / "languages.toml"
+    helix.parent.mkdir(parents=True)
+    helix.write_text('[editor]\nline-number = "relative"\n', encoding="utf-8")
+    assert run_cli("install", "--editor", "helix", "--write", cwd=isolated_env).returncode == 0
+    fresh = helix.read_text(encoding="utf-8")
+    helix.write_text(fresh.replace(server_command()[0], "/gone/venv/bin/git-intent"), encoding="utf-8")
+    proc = run_cli("install", "--editor", "helix", "--write", cwd=isolated_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "-command = \"/gone/venv/bin/git-intent\"" in proc.stdout
+    assert helix.read_text(encoding="utf-8") == fresh
