@@ -74,7 +74,7 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
         _consider(found, (session.agent, session.session_id), _Candidate(len(session.messages), session=session))
     with RecordCache(repo) as cache:
         _gather(repo, cache, since, found)
-        cache.prune(since)
+        cache.prune()
         low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
         # Read whole, or cached with an edit that may fall in the window: the others add no edit.
         chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (

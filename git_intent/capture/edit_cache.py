@@ -13,6 +13,7 @@ deleted and rebuilt (`CacheDamaged`). Kept apart from index.db (docs/design.md, 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -197,15 +198,13 @@ class RecordCache:
                        message_models=rows[(s.path, s.idx)][3])
                 for s in summaries]
 
-    def prune(self, before: datetime | None) -> None:
-        """Forget files not looked up by this cache's lookups whose last change is older than `before` (out
-        of the look-back, or deleted long ago): the cache holds about one look-back's transcripts."""
-        if before is None:
-            return
-        cutoff = before.timestamp() * 1e9
+    def prune(self) -> None:
+        """Forget the files this cache's lookups did not see that are gone from disk (deleted by their agent,
+        or by the user). Files out of a commit's look-back are kept: `git intent sessions` and `stats` list
+        every session (issue 22), and forgetting them at every commit made each listing parse them again."""
         try:
-            for key, known in list(self.files.items()):
-                if key not in self.seen and known[1] < cutoff:
+            for key in list(self.files):
+                if key not in self.seen and not os.path.exists(key):
                     self._forget(key)
         except sqlite3.Error as exc:
             _reraise(exc)

@@ -64,3 +64,30 @@ def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_p
     [listed] = grown
     assert (listed.messages, listed.edits, listed.files, listed.started_at, listed.ended_at) == (
         len(whole.messages), len(whole.edits), ["helper.py", "second.py"], whole.started_at, whole.ended_at)
+
+
+def test_a_transcript_out_of_the_look_back_stays_cached_across_a_record(repo: Path, reads: list[Path]) -> None:
+    """`record` looks only at its look-back; it used to forget every older transcript, so the next `sessions`
+    parsed them all again (review of issue 22)."""
+    import os
+
+    from git_intent.capture.record import record_commit
+    from git_intent.explain.session_list import list_sessions
+    from git_intent.git.repo import Repository
+
+    root = repo.resolve()
+    old = ClaudeSession(cwd=root, clock=Clock(datetime.now(timezone.utc) - timedelta(days=40)))
+    old.prompt("Add a helper")
+    old.write("Writing it.", root / "helper.py", "def helper_function(value):\n    return value * 3\n")
+    path = old.save()
+    stamp = (datetime.now(timezone.utc) - timedelta(days=40)).timestamp()
+    os.utime(path, (stamp, stamp))
+    opened = Repository(root)
+    assert [s.session_id for s in list_sessions(opened)] == [old.session_id]
+    assert len(reads) == 1
+    (root / "other.txt").write_text("a person's line\n")
+    git(root, "add", "other.txt")
+    git(root, "commit", "-q", "-m", "by hand")
+    record_commit(opened)
+    assert [s.session_id for s in list_sessions(opened)] == [old.session_id]
+    assert len(reads) == 1
