@@ -139,9 +139,11 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
     resolver = Explainer(repo, precise=not where.whole and where.end - where.start < PRECISE_LINES)
     try:
-        for commit in dict.fromkeys(line.commit for line in blamed if line.commit):
+        commits = list(dict.fromkeys(line.commit for line in blamed if line.commit))
+        for commit in commits:
             if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
                 resolver.matcher.prepare(commit, [(b.orig_path, b.content) for b in blamed if b.commit == commit])
+        resolver.read_trailers(commits)
         answers = [resolver(where.path, line) for line in blamed]
         if moves:
             moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
@@ -216,7 +218,8 @@ class Explainer:
         asks this of the line a person's line replaced), else None."""
         if line.commit is None or not isinstance(self.note(line.commit), Note):
             return None
-        found = self(path, line).attribution
+        # `_answer`, not `self(...)`: the line is the parent's, so the work tree's symbol there means nothing.
+        found = self._answer(path, line, None).attribution
         return found if found is not None and found.method != "trailer" else None  # a trailer names no edit
 
     def symbol(self, path: str, line: int) -> Symbol | None:
@@ -282,6 +285,15 @@ class Explainer:
         gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
         return _make(path, line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
                      f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
+
+    def read_trailers(self, commits: list[str]) -> None:
+        """The trailers of the commits whose notes credit no line (those `_by_trailer` may ask about), in one
+        `git log` rather than one per commit."""
+        wanted = [c for c in commits if c not in self.trailers
+                  and not (isinstance(note := self.note(c), Note) and note.lines)]
+        if wanted:
+            found = trailer_agents(self.repo, wanted)
+            self.trailers.update({c: found.get(c) for c in wanted})
 
     def _by_trailer(self, path: str, line: BlameLine, otherwise: LineAnswer) -> LineAnswer:
         """The line credited to the agent the commit's trailers name (issue 19), when no transcript credits
