@@ -132,7 +132,10 @@ def _group(run: list[_Line]) -> ReviewGroup:
         lines=[ReviewLine(line=line.number, content=line.content, commit=line.answer.commit,
                           author=line.answer.author, previous=line.previous) for line in run],
         attribution=first.attribution, evidence=first.evidence, commits=commits,
-        author=first.author if first.status == "human" else None, reason=first.reason, symbol=first.symbol)
+        author=first.author if first.status == "human" else None, reason=first.reason,
+        # A group may span definitions (it groups by attribution): named only when all its lines share one.
+        symbol=first.symbol if all(line.answer.symbol == first.symbol for line in run if line.content.strip())
+        else None)
 
 
 def tally_file(review_file: ReviewFile) -> FileTally:

@@ -99,3 +99,13 @@ def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
     assert markdown.returncode == 0, markdown.stderr
     assert f"lines 1-2 in def tool · claude-code · {reason}" in markdown.stdout
     assert "session  ·" not in text.stdout and "<code>:</code>" not in markdown.stdout
+
+
+def test_a_review_group_spanning_two_definitions_names_neither(repo: Path) -> None:
+    """Review groups lines by attribution; its `symbol` is the group's only when every line shares it (review
+    of issue 20: lines of `class A` were shown `in def f`)."""
+    commit_file(repo, "two.py", "def f():\n    return 1\n\n\nclass A:\n    x = 2\n", f"add two\n\n{CLAUDE}\n")
+    proc = run_cli("review", "HEAD~1..HEAD", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    groups = [g for f in json.loads(proc.stdout)["files"] for h in f["hunks"] for g in h["groups"]]
+    assert [(g["start"], g["end"], g["symbol"]) for g in groups] == [(1, 6, None)]
