@@ -18,6 +18,7 @@ import traceback
 from pathlib import Path
 
 from ..private import append_text, private_dir, write_text  # standard library only, like this module
+from . import SHIMS
 from .queue import log, worker_busy
 
 _HOOK_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_REFLOG_ACTION", "GIT_EDITOR")
@@ -57,7 +58,6 @@ def drain() -> None:
                              start_new_session=True, close_fds=True)
 
 
-SHIMS = ("post-commit", "post-rewrite", "post-merge", "post-checkout")
 
 
 def render_shim(hook: str, python: str | None = None) -> str:

@@ -27,13 +27,14 @@ from ..git.repo import Repository
 from ..notes import NOTES_REF, empty_notes_commit
 from ..private import private_dir, tighten_tree, write_text
 from ..sessions.backup import ensure_excluded
+from . import SHIMS
 from .hook import render_shim
 
 MARKER = "git-intent-hook-marker"
-HOOKS = ("post-commit", "post-rewrite")
+HOOKS = SHIMS[:2]  # post-commit, post-rewrite
 # New commits arriving from a forge (a pull, a checkout after a fetch): their records are carried by patch
 # identity from the recorded commits they squash or rebase (issue 24, capture/landed.py).
-LANDED_HOOKS = ("post-merge", "post-checkout")
+LANDED_HOOKS = SHIMS[2:]  # post-merge, post-checkout
 PUSH_HOOK = "pre-push"  # opt-in (`install --push-notes`): a plain `git push` also pushes the notes
 # cat_sort_uniq merges JSON Lines notes safely.
 CONFIG = (("notes.intent.mergeStrategy", "cat_sort_uniq"),)

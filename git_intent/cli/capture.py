@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..capture import SHIMS
 from ._base import cli, echo, open_repo, print_json
 from .agents import agent_options, register_agents
 from .editors import configure_editor, editor_options
@@ -49,7 +50,7 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("hook", type=click.Choice(["post-commit", "post-rewrite", "post-merge", "post-checkout"]))
+@click.argument("hook", type=click.Choice(SHIMS))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook(hook: str, args: tuple[str, ...]) -> None:
     """Run git-intent's HOOK from another hook manager (husky, pre-commit, a shared hooks folder).
