@@ -2,7 +2,7 @@
 # git-intent's pull-request comment (issue 24): fetch the team's records, review the pull request's range
 # as Markdown, and create or update one comment on the pull request with `gh`; optionally fail the check
 # when too few added lines are recorded. Run by action.yml (the composite GitHub Action at the repository
-# root); tests/ci/test_action.py runs it with a stub `gh` on PATH.
+# root); tests/share/test_ci_action.py runs it with a stub `gh` on PATH.
 #
 # Environment:
 #   INTENT_BASE          the pull request's base commit (or branch); the range starts at its merge base with HEAD

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
-from ..transcripts.jsonl import head_records, iter_records, mostly, one_record, written_since
+from ..transcripts.jsonl import head_records, iter_records, one_record, recognised, written_since
 from ..transcripts.patches import text_diff_added
 
 NAME = "claude-code"
@@ -73,8 +73,8 @@ def sniff(path: Path) -> bool:
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path)
-    return (not any("payload" in r or "projectHash" in r for r in heads) and mostly(heads, _typed)
-            and any(_looks_like_claude(r) for r in heads))
+    return not any("payload" in r or "projectHash" in r for r in heads) and recognised(heads, _typed,
+                                                                                        _looks_like_claude)
 
 
 def _typed(record: dict[str, Any]) -> bool:

@@ -232,7 +232,6 @@ def main(argv: list[str]) -> int:
     with GIT_INTENT_HOOK_SYNC=1), each result on stdout and each problem on stderr (both go to hook.log).
     Never fails a commit: always returns 0."""
     try:
-
         # Both streams go to hook.log, which people read with cat and tail: escaped like the CLI's output.
         done = drain(Repository(), wait="--wait" in argv,
                      say=lambda text: print(terminal_safe(text), file=sys.stderr, flush=True))
