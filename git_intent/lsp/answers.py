@@ -17,9 +17,8 @@ from pathlib import Path
 
 from ..errors import IntentError, NotARepositoryError
 from ..explain.blame import BlameAnswer, LineAnswer, blame_lines
-from ..explain.file_ranges import Status, group_ranges
+from ..explain.file_ranges import Range, group_ranges
 from ..git.repo import Repository, run_git
-from ..models import Attribution
 from ..notes import NOTES_REF
 from .line_map import LineMap, map_lines, split_lines
 
@@ -67,17 +66,6 @@ class FileAnswer:
         found = map_lines(self.disk, split_lines(buffer))
         self.maps = {version: found} if version is not None else {}
         return found
-
-
-@dataclass(frozen=True)
-class BufferRange:
-    """A run of buffer lines (1-based, inclusive) with one attribution, and the answer of its first line."""
-
-    start: int
-    end: int
-    status: Status
-    attribution: Attribution | None
-    first: LineAnswer
 
 
 class Answers:
@@ -199,7 +187,7 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
             return Unanswered(READING)
 
     def ranges(self, path: Path, buffer: str | None = None, version: int | None = None
-               ) -> list[BufferRange] | Unanswered | None:
+               ) -> list[Range] | Unanswered | None:
         """The buffer's runs of lines with one status and attribution (lines it added are "uncommitted");
         waits for the file's whole answer."""
         found = self.file(path)
@@ -214,11 +202,10 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
             else:
                 rows.append(LineAnswer(path=found.path, line=number, content="", commit=None, attribution=None,
                                        evidence=[], status="uncommitted", reason=NOT_COMMITTED))
-        at = {row.line: row for row in rows}
-        return [BufferRange(r.start, r.end, r.status, r.attribution, at[r.start]) for r in group_ranges(rows)]
+        return group_ranges(rows)  # buffer line numbers: `rows` are numbered as the buffer's lines
 
 
-def agent_ranges(ranges: list[BufferRange]) -> list[BufferRange]:
+def agent_ranges(ranges: list[Range]) -> list[Range]:
     """The ranges an agent wrote (what code lenses are shown above)."""
     return [r for r in ranges if r.status == "agent" and r.attribution is not None]
 

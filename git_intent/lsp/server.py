@@ -23,8 +23,9 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..errors import IntentError
+from ..explain.file_ranges import Range
 from ..explain.render import message_text
-from .answers import Answers, BufferRange, Unanswered, agent_ranges
+from .answers import Answers, Unanswered, agent_ranges
 from .documents import SCHEME, SessionDocument, document_text, parse_uri
 from .markdown import hover_markdown, lens_title, sentence_markdown
 
@@ -155,7 +156,7 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
     return server
 
 
-def _line_range(found: BufferRange) -> types.Range:
+def _line_range(found: Range) -> types.Range:
     return types.Range(start=types.Position(line=found.start - 1, character=0),
                        end=types.Position(line=found.end - 1, character=0))
 
