@@ -7,6 +7,7 @@ raises `ReplyTooLarge` once more than the cap has arrived, so the rest is never 
 
 from __future__ import annotations
 
+import urllib.request
 from collections.abc import Iterator
 
 import httpx
@@ -34,8 +35,8 @@ class _CappedStream(httpx.SyncByteStream):
 
 
 class _CappedTransport(httpx.HTTPTransport):
-    def __init__(self, cap: int) -> None:
-        super().__init__()
+    def __init__(self, cap: int, proxy: str | None = None) -> None:
+        super().__init__(proxy=proxy)
         self.cap = cap
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -46,9 +47,18 @@ class _CappedTransport(httpx.HTTPTransport):
 
 
 def capped_client(cap: int) -> httpx.Client:
-    """An httpx client (redirects followed, proxies and certificates from the environment as httpx reads
-    them) whose responses raise ReplyTooLarge past `cap` bytes."""
-    return httpx.Client(transport=_CappedTransport(cap), follow_redirects=True)
+    """An httpx client (redirects followed, certificates as httpx reads them, the environment's proxies and
+    `no_proxy`) whose responses raise ReplyTooLarge past `cap` bytes.
+
+    httpx reads proxies from the environment only for a client without its own transport, so they are
+    mounted here: each proxied scheme, and each `no_proxy` host without one."""
+    proxies = urllib.request.getproxies()
+    mounts: dict[str, httpx.BaseTransport | None] = {
+        f"{scheme}://": _CappedTransport(cap, proxies[scheme]) for scheme in ("http", "https") if proxies.get(scheme)}
+    for host in (h.strip() for h in proxies.get("no", "").split(",")):
+        if host and host != "*":
+            mounts[f"all://*{host}" if host.startswith(".") else f"all://{host}"] = _CappedTransport(cap)
+    return httpx.Client(transport=_CappedTransport(cap), mounts=mounts, follow_redirects=True)
 
 
 def over_cap(exc: BaseException) -> bool:

@@ -374,3 +374,23 @@ def test_a_long_model_answer_is_cut_and_says_so(demo: Path, monkeypatch: pytest.
     assert answer.answer.endswith(f"[… the model's answer was cut at {MAX_ANSWER_CHARS:,} of {len(text.strip()):,} "
                                   "characters]")
     assert len(answer.answer) < MAX_ANSWER_CHARS + 100
+
+
+def test_the_capped_client_keeps_the_environments_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx reads proxies from the environment only for a client without its own transport: the capped client
+    mounts them itself (review of issue 21: a model behind HTTPS_PROXY was unreachable)."""
+    import httpx
+
+    from git_intent.answer.reply_cap import _CappedTransport, capped_client
+
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,.corp.example")
+    client = capped_client(100)
+    proxied = client._transport_for_url(httpx.URL("https://api.example.com/v1"))
+    direct = client._transport_for_url(httpx.URL("https://models.corp.example/v1"))
+    plain = client._transport_for_url(httpx.URL("http://api.example.com/v1"))
+    assert all(isinstance(t, _CappedTransport) for t in (proxied, direct, plain))
+    assert proxied is not direct and proxied is not plain and direct is not plain
+    assert client._transport_for_url(httpx.URL("http://localhost:8000/v1")) is not proxied
