@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -275,8 +276,8 @@ def ingest_figures(repo: Repository, args: argparse.Namespace, rng: random.Rando
 
     # incremental: the last session again, grown by one message (its 1,000 rows compared, 1 written)
     last = kept[-1]
-    more = last.model_copy(update={"messages": [*last.messages, Message(
-        message_id="m999999", role="user", timestamp=start, parts=(Part(kind="text", text="one more"),))]})
+    more = replace(last, messages=[*last.messages, Message(
+        message_id="m999999", role="user", timestamp=start, parts=(Part(kind="text", text="one more"),))])
     t0 = time.perf_counter()
     step = ingest(repo, [more])
     incremental_ms = (time.perf_counter() - t0) * 1000

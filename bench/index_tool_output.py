@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from _common import isolate
@@ -45,10 +46,10 @@ def copies(sessions: list[Session], count: int, cap: int | None) -> list[Session
     out = []
     for k in range(count):
         for session in sessions:
-            messages = session.messages if cap is None else [m.model_copy(update={"parts": tuple(
-                p.model_copy(update={"text": p.text[:cap]}) if p.kind == "tool_result" else p for p in m.parts)})
+            messages = session.messages if cap is None else [replace(m, parts=tuple(
+                replace(p, text=p.text[:cap]) if p.kind == "tool_result" else p for p in m.parts))
                 for m in session.messages]
-            out.append(session.model_copy(update={"session_id": f"{session.session_id}-{k}", "messages": messages}))
+            out.append(replace(session, session_id=f"{session.session_id}-{k}", messages=messages))
     return out
 
 

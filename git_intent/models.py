@@ -2,15 +2,22 @@
 
 Models carry no storage identity (STYLE.md habit 6): ids are the agents' own (`session_id`, `message_id`),
 and where a record lives (note, backup, index) is decided by the layers above.
+
+They are stdlib dataclasses (issue 22): building pydantic's validators cost every command ~100 ms of
+start-up, and `blame` needs none of them. pydantic stays the one authority for their JSON, their schemas
+and the validation of what is read from outside: `to_json` and `validate` build a `TypeAdapter` the first
+time a type needs one (field metadata carries the constraints: `pattern`, `description`, `exclude`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 # An agent is named by its adapter (`git_intent.adapters`): the built-ins claude-code, codex, opencode,
 # gemini-cli, cursor and aider, or a plug-in's name. The registry checks the sessions its adapters read
@@ -18,7 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 # teammate's plug-in may have written it. The shape keeps a name safe as a folder name (the backup files
 # sessions under it) and in a note.
 AGENT_NAME = r"^[a-z0-9][a-z0-9._-]{0,63}$"
-AgentName = Annotated[str, StringConstraints(pattern=AGENT_NAME)]
+AgentName = str  # checked by `AGENT` where read from outside
+AGENT: dict[str, Any] = {"pattern": AGENT_NAME}  # the field metadata of an agent name (pydantic's `Field` arguments)
+FORBID: dict[str, Any] = {"extra": "forbid"}  # `__pydantic_config__` of a type that rejects unknown fields
+T = TypeVar("T")
 Role = Literal["user", "assistant", "tool", "system"]
 PartKind = Literal["text", "reasoning", "tool_call", "tool_result"]
 
@@ -42,12 +52,47 @@ def utc_stamp(when: datetime) -> str:
     return when.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
 
 
-class Part(_Frozen):
+def adapter(kind: Any) -> TypeAdapter[Any]:
+    """pydantic's `TypeAdapter` for `kind` (a dataclass, a model or a type expression), built once per
+    process on first use; importing pydantic is part of that first use."""
+    built = _ADAPTERS.get(kind)
+    if built is None:
+        from pydantic import TypeAdapter
+
+        built = _ADAPTERS[kind] = TypeAdapter(kind)
+    return built
+
+
+def to_json(value: Any, **options: Any) -> Any:
+    """`value` (a dataclass of this package, or a list of them) as JSON-ready Python data, by pydantic:
+    datetimes as ISO-8601 text, tuples as lists, fields marked `exclude` left out. `options` are
+    `TypeAdapter.dump_python`'s (`exclude`, `exclude_none`, `by_alias`)."""
+    kind = list[type(value[0])] if isinstance(value, list) and value else type(value)  # type: ignore[misc]
+    return adapter(kind).dump_python(value, mode="json", **options)
+
+
+def validate(kind: type[T], data: Any) -> T:
+    """`data` (decoded JSON or Python values) validated by pydantic as a `kind`.
+
+    Raises: pydantic.ValidationError when it is not one."""
+    result: T = adapter(kind).validate_python(data)
+    return result
+
+
+def validate_json(kind: type[T], data: str | bytes) -> T:
+    """JSON text validated by pydantic-core as a `kind`. Raises: pydantic.ValidationError."""
+    result: T = adapter(kind).validate_json(data)
+    return result
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Part:
     """A piece of a message: text, reasoning, a tool call (with its arguments) or a tool result."""
+
+    __pydantic_config__ = FORBID
 
     kind: PartKind
     text: str = ""
@@ -56,7 +101,8 @@ class Part(_Frozen):
     is_error: bool = False
 
 
-class Message(_Frozen):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Message:
     """One turn of a session, addressable as `SESSION:MESSAGE` by `message_id`.
 
     `is_prompt` marks a user turn typed by a person (not a tool result, a command echo or an injected
@@ -64,6 +110,8 @@ class Message(_Frozen):
     assistant turn was written with, as the transcript records it (Claude Code `message.model`, Codex
     `turn_context.model`), when it does.
     """
+
+    __pydantic_config__ = FORBID
 
     message_id: str
     role: Role
@@ -79,14 +127,18 @@ class Message(_Frozen):
         return "\n\n".join(p.text for p in self.parts if p.kind in ("text", "reasoning") and p.text)
 
 
-class AddedLine(_Frozen):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AddedLine:
     """A line an edit wrote: its text and, when known, its 1-based line number after the edit."""
+
+    __pydantic_config__ = FORBID
 
     text: str
     line: int | None = None
 
 
-class Edit(_Frozen):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Edit:
     """A file change made by one tool call.
 
     `path` is the path exactly as the transcript recorded it (often absolute, possibly from another
@@ -95,6 +147,8 @@ class Edit(_Frozen):
     and after the edit when the transcript records it (Claude Code's `originalFile`), for `replay`;
     they are left out of JSON output.
     """
+
+    __pydantic_config__ = FORBID
 
     path: str
     tool: str
@@ -105,41 +159,43 @@ class Edit(_Frozen):
     old_text: str | None = None
     new_text: str = ""
     added: tuple[AddedLine, ...] = ()
-    before: str | None = Field(default=None, exclude=True, repr=False)
-    after: str | None = Field(default=None, exclude=True, repr=False)
+    before: str | None = field(default=None, repr=False, metadata={"exclude": True})
+    after: str | None = field(default=None, repr=False, metadata={"exclude": True})
 
 
-class ParseStats(BaseModel):
+@dataclass(kw_only=True)
+class ParseStats:
     """What reading a transcript skipped: counts, never exceptions (transcripts are messy by nature)."""
 
     records: int = 0
     unreadable: int = 0
     duplicates: int = 0  # records whose id was already read (skipped)
-    unknown_types: dict[str, int] = Field(default_factory=dict)
+    unknown_types: dict[str, int] = field(default_factory=dict)
 
     def unknown(self, record_type: str) -> None:
         """Count one record of a type the adapter does not know."""
         self.unknown_types[record_type] = self.unknown_types.get(record_type, 0) + 1
 
 
-class Session(BaseModel):
+@dataclass(kw_only=True)
+class Session:
     """One agent run parsed from a transcript file.
 
     `session_id` is the agent's own id (Claude Code `sessionId`, Codex `session_meta.payload.id`);
     `aliases` holds other ids met in the same file (resumed sessions, parent hook records).
     """
 
-    agent: AgentName
+    agent: AgentName = field(metadata=AGENT)
     session_id: str
     transcript: Path
     cwd: str | None = None
-    cwds: list[str] = Field(default_factory=list)
+    cwds: list[str] = field(default_factory=list)
     parent_session_id: str | None = None
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
     agent_version: str | None = None
-    messages: list[Message] = Field(default_factory=list)
-    edits: list[Edit] = Field(default_factory=list)
-    stats: ParseStats = Field(default_factory=ParseStats)
+    messages: list[Message] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    stats: ParseStats = field(default_factory=ParseStats)
 
     @property
     def started_at(self) -> datetime | None:
@@ -162,20 +218,25 @@ class Session(BaseModel):
         return found[0] if len(found) == 1 else None
 
 
-class Attribution(_Frozen):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Attribution:
     """The link from a line to the session and message whose edit wrote it (DESIGN.md JSON contract).
 
     `model`: the model id the message was written with, when the transcript on this machine records it.
     With `method` "trailer" (issue 19) only the commit's trailers name the agent: `session_id` and
     `message_id` are empty, `tool` is "trailer" and `confidence` is below 1."""
 
-    agent: AgentName
-    session_id: str = Field(description='The agent\'s own session id; "" when method is "trailer" (no session).')
-    message_id: str = Field(description='The message whose edit wrote the line; "" when method is "trailer".')
+    __pydantic_config__ = FORBID
+
+    agent: AgentName = field(metadata=AGENT)
+    session_id: str = field(metadata={
+        "description": 'The agent\'s own session id; "" when method is "trailer" (no session).'})
+    message_id: str = field(metadata={
+        "description": 'The message whose edit wrote the line; "" when method is "trailer".'})
     tool: str
-    method: Literal["note", "content", "trailer"] = Field(
-        default="note", description="note: recorded for this commit; content: no note, the line's exact text "
-        "matched a session's edit; trailer: no transcript credits the commit, its trailers name the agent.")
+    method: Literal["note", "content", "trailer"] = field(default="note", metadata={
+        "description": "note: recorded for this commit; content: no note, the line's exact text matched a "
+        "session's edit; trailer: no transcript credits the commit, its trailers name the agent."})
     confidence: float = 1.0
     derived_from: str | None = None
     model: str | None = None

@@ -1,10 +1,12 @@
-"""The answer to a why or ask question: prose, checked citations, what was read and what it cost (issue 10)."""
+"""The answer to a why or ask question: prose, checked citations, what was read and what it cost (issue 10).
+
+Stdlib dataclasses, as blame's answer is (issue 22: an offline `why` builds no pydantic validator);
+`models.to_json` prints them and `git intent schema` describes them through pydantic."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from ..explain.blame import LineAnswer
 
@@ -12,7 +14,8 @@ Mode = Literal["model", "offline"]
 DropReason = Literal["unknown_message", "not_read", "quote_mismatch", "malformed"]
 
 
-class Citation(BaseModel):
+@dataclass(kw_only=True)
+class Citation:
     """A `[session_id:message_id]` marker of the answer that code verified: the message exists in that
     session, was read during this answer, and `quote` (the quoted span right before the marker in the same
     sentence, or None) occurs in it, whitespace-normalised. Ids are full ids, never prefixes."""
@@ -23,7 +26,8 @@ class Citation(BaseModel):
     verified: Literal[True] = True
 
 
-class DroppedCitation(BaseModel):
+@dataclass(kw_only=True)
+class DroppedCitation:
     """A citation removed from the answer, with the quote it carried. `reason` is a fixed code:
     `unknown_message` (no such message in that session), `not_read` (never shown to the model in this
     answer), `quote_mismatch` (the quote does not occur in the message), `malformed` (not two ids, or an
@@ -36,7 +40,8 @@ class DroppedCitation(BaseModel):
     quote: str | None = None
 
 
-class Usage(BaseModel):
+@dataclass(kw_only=True)
+class Usage:
     """What the answer cost. `prompt_tokens`/`completion_tokens` come from the provider's replies (0
     offline). `transcript_tokens_read` estimates (characters / 4, the index's estimator) the distinct
     transcript text sent to the model (offline: the quoted evidence); `session_tokens_total` the whole
@@ -48,7 +53,8 @@ class Usage(BaseModel):
     session_tokens_total: int = 0
 
 
-class Limits(BaseModel):
+@dataclass(kw_only=True)
+class Limits:
     """The limits the answer ran under: model calls (`intent.maxSteps`) and transcript tokens read
     (`intent.maxTokens`); `reached` names the one that stopped the sub-agent, if any."""
 
@@ -57,7 +63,8 @@ class Limits(BaseModel):
     reached: Literal["steps", "tokens"] | None = None
 
 
-class WhyAnswer(BaseModel):
+@dataclass(kw_only=True)
+class WhyAnswer:
     """`git intent why|ask --json` (docs/json.md). `lines` holds the blame lines consulted, as in
     `blame --json` (the asked lines for `why`); `sessions` the ids of the sessions consulted, best match
     first; `steps` the model calls made (0 offline). `model_error` is one sentence when a configured
@@ -67,12 +74,12 @@ class WhyAnswer(BaseModel):
     mode: Mode
     model: str | None = None
     answer: str
-    citations: list[Citation] = Field(default_factory=list)
-    dropped_citations: list[DroppedCitation] = Field(default_factory=list)
-    lines: list[LineAnswer] = Field(default_factory=list)
-    sessions: list[str] = Field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    dropped_citations: list[DroppedCitation] = field(default_factory=list)
+    lines: list[LineAnswer] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
     steps: int = 0
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)
     limits: Limits | None = None
     model_error: str | None = None
     hint: str | None = None

@@ -17,7 +17,7 @@ from ..explain.render import message_text
 from ..fidelity.budget import render_context
 from ..fidelity.choices import FidelityError, FidelityState, set_level
 from ..fidelity.topics import Topic
-from ..models import Session
+from ..models import Session, to_json
 from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
@@ -224,7 +224,7 @@ def lines_json(reading: Reading, lines: list[LineAnswer]) -> str:
     out: list[dict[str, Any]] = []
     first: dict[tuple[str, str], int] = {}
     for line in lines:
-        item = line.model_dump(mode="json", exclude={"author", "authored_at"})
+        item = to_json(line, exclude={"author", "authored_at"})
         attribution = line.attribution
         key = (attribution.session_id, attribution.message_id) if attribution else None
         if key is not None and key in first:
@@ -237,7 +237,7 @@ def lines_json(reading: Reading, lines: list[LineAnswer]) -> str:
             # a one-line question reads under 10% of the session).
             first_reason = next((n for n, e in enumerate(line.evidence) if e.kind == "reasoning"), None)
             picked = [e for n, e in enumerate(line.evidence) if e.kind != "reasoning" or n == first_reason]
-            item["evidence"] = [_evidence(reading, line, e.model_dump(mode="json")) for e in picked]
+            item["evidence"] = [_evidence(reading, line, to_json(e)) for e in picked]
         out.append(item)
     return json.dumps({"lines": out}, ensure_ascii=False)
 

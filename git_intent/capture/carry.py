@@ -9,6 +9,7 @@ the source commit, become edits that the target commit's added lines are matched
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..errors import IntentError
 from ..git.repo import Repository
@@ -40,7 +41,7 @@ def carried_edits(repo: Repository, sources: list[str], target: str | None = Non
                 continue  # a range git copied from another commit that no longer fits this one
             credit = record.credit
             if credit.derived_from is None and source != target:
-                credit = credit.model_copy(update={"derived_from": source})
+                credit = replace(credit, derived_from=source)
             session = sessions.get((record.agent, record.session_id)) or SessionRecord(
                 agent=record.agent, session_id=record.session_id, lines_attributed=0)
             edit = Edit(path=record.path, tool=record.tool, message_id=record.message_id, call_id=record.call_id,

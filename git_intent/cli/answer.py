@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..models import to_json
 from ._base import cli, echo, open_repo, print_json
 
 _CITATION = re.compile(r"\[([A-Za-z0-9._-]+):([A-Za-z0-9._-]+)\]")
@@ -54,7 +55,7 @@ def ask(question: str, path: str | None, since: datetime | None, as_json: bool, 
 
 def _print(answer: Any, as_json: bool) -> None:
     if as_json:
-        print_json(answer.model_dump(mode="json"))
+        print_json(to_json(answer))
     else:
         echo(answer_text(answer), nl=False)
     if answer.model_error:

@@ -52,11 +52,12 @@ def blame(location: str, as_json: bool, moves: bool) -> None:
 def show(reference: str, as_json: bool, brief: bool) -> None:
     """Print SESSION or SESSION:MESSAGE at full fidelity (ids or unique prefixes)."""
     from ..explain.render import message_text, session_text
+    from ..models import to_json
     from ..sessions.discovery import resolve_reference
 
     session, message = resolve_reference(open_repo(), reference)
     if as_json:
-        print_json((message or session).model_dump(mode="json"))
+        print_json(to_json(message or session))
     elif message is not None:
         echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
     else:

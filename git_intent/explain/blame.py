@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from ..errors import BadLocationError, IntentError
 from ..git.repo import BlameLine, Repository
-from ..models import Attribution, Edit, Session
+from ..models import Attribution, Edit, Session, to_json
 from ..notes import LinesRecord, Note, read_note, still_matches
 from ..sessions.discovery import find_session
 from .content_match import CONTENT_CONFIDENCE, ContentMatcher
@@ -28,7 +26,8 @@ PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
 _LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
-class LineAnswer(BaseModel):
+@dataclass(kw_only=True)
+class LineAnswer:
     """One line of a blame answer: the DESIGN.md contract fields, plus `status` and `reason`.
 
     `previous`: for a person's line, the agent's line it replaced (issue 9, item 15). `moved_in`: with
@@ -51,19 +50,21 @@ class LineAnswer(BaseModel):
     symbol: str | None = None
 
 
-class BlameAnswer(BaseModel):
+@dataclass(kw_only=True)
+class BlameAnswer:
     """`{"lines": [...], "ranges": [...]}` plus, outside the JSON contract, `problems` (one sentence per
     note that could not be read: the only lines left unanswered, for which the CLI exits 1) and
     `whole_file` (no line was asked for: the CLI prints a gutter)."""
 
     lines: list[LineAnswer]
-    ranges: list[Range] = []
-    problems: list[str] = []
+    ranges: list[Range] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     whole_file: bool = False
 
     def contract(self) -> dict[str, Any]:
         """The `--json` object (docs/json.md): `lines` and `ranges`."""
-        return self.model_dump(mode="json", exclude={"problems", "whole_file"})
+        result: dict[str, Any] = to_json(self, exclude={"problems", "whole_file"})
+        return result
 
 
 @dataclass(frozen=True)
@@ -172,10 +173,9 @@ def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameL
 
     if rank(other) <= rank(plain):
         return plain
-    return other.model_copy(update={
-        "moved_in": line.commit,
-        "reason": other.reason or f"Commit {line.commit[:12]} moved or copied this line here; git blame -M -C "
-                                  f"follows it to {moved.commit[:12]}, whose note credits it."})
+    return replace(other, moved_in=line.commit, reason=other.reason or (
+        f"Commit {line.commit[:12]} moved or copied this line here; git blame -M -C follows it to "
+        f"{moved.commit[:12]}, whose note credits it."))
 
 
 class Explainer:

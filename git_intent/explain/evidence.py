@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
-
-from pydantic import BaseModel
 
 from ..models import Edit, Message, Role, Session
 from .reasons import is_request, pick
@@ -14,7 +13,8 @@ from .reasons import is_request, pick
 MAX_TEXT = 2000
 
 
-class Evidence(BaseModel):
+@dataclass(kw_only=True)
+class Evidence:
     """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`; `source` is "shared"
     when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text).
 

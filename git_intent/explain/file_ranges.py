@@ -4,9 +4,8 @@ range, so a 1,000-line file reads as a few dozen ranges."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol
-
-from pydantic import BaseModel
 
 from ..models import Attribution
 
@@ -22,7 +21,8 @@ class _Line(Protocol):
     def attribution(self) -> Attribution | None: ...
 
 
-class Range(BaseModel):
+@dataclass(kw_only=True)
+class Range:
     """Lines `start..end` (1-based, inclusive) that share a status and an attribution (None for a
     person's, unrecorded, uncommitted or unreadable lines). A person's lines of several commits form
     one range; the lines themselves name their commits."""

@@ -14,8 +14,6 @@ import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
 from ..errors import IntentError
 from ..git.repo import PINNED, BlameLine, Repository
 from ..models import Attribution
@@ -28,7 +26,8 @@ Credit = Callable[[str, BlameLine], Attribution | None]
 """(path, a blamed line of the parent) -> the attribution of that line when an agent wrote it, else None."""
 
 
-class Previous(BaseModel):
+@dataclass(kw_only=True)
+class Previous:
     """The agent's line that a person's line replaced: where it stood (the commit that wrote it, its path
     and 1-based line there), its text, and blame's `attribution` for it. The same shape as a review's
     `previous` (review/models.py `PreviousLine`)."""

@@ -11,12 +11,11 @@ import json
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from ..models import Edit, Message, Part, Session
+from ..models import FORBID, Edit, Message, Part, Session
 
 CHARS_PER_TOKEN = 4  # token estimates are characters / 4, the usual rule of thumb for English and code
 
@@ -53,18 +52,20 @@ _KEY_ARGS = ("file_path", "path", "cmd", "command", "pattern", "query", "search_
              "subagent_type", "target", "targets", "session_id", "explanation")
 
 
-class KeyFact(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class KeyFact:
     """A sentence worth keeping verbatim: a fact or constraint the user stated, or a decision the
     assistant stated, with the message it came from."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    __pydantic_config__ = FORBID
 
     text: str
     message_id: str
     source: Literal["user", "assistant"]
 
 
-class Topic(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Topic:
     """Consecutive messages of a session about one intent.
 
     `topic_id` is "t1", "t2", … in session order (stable for a given transcript); `files` are the paths
@@ -72,7 +73,7 @@ class Topic(BaseModel):
     messages in tokens (characters / 4); `first_at`/`last_at` are None when no message has a timestamp.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    __pydantic_config__ = FORBID
 
     topic_id: str
     label: str

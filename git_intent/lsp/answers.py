@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import IntentError, NotARepositoryError
@@ -198,7 +198,7 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
         for number, disk_line in enumerate(lines.to_disk, 1):
             answer = found.by_line.get(disk_line) if disk_line is not None else None
             if answer is not None:
-                rows.append(answer.model_copy(update={"line": number}))
+                rows.append(replace(answer, line=number))
             else:
                 rows.append(LineAnswer(path=found.path, line=number, content="", commit=None, attribution=None,
                                        evidence=[], status="uncommitted", reason=NOT_COMMITTED))

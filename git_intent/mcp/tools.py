@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import IntentError
 from ..git.repo import Repository
+from ..models import to_json
 
 JSON = dict[str, Any] | list[Any]
 
@@ -35,7 +36,8 @@ def show(repo: Repository, session_id: str, message_id: str | None = None) -> JS
     from ..sessions.discovery import resolve_reference
 
     session, message = resolve_reference(repo, f"{session_id}:{message_id}" if message_id else session_id)
-    return (message or session).model_dump(mode="json")
+    shown: dict[str, Any] = to_json(message or session)
+    return shown
 
 
 def search(repo: Repository, query: str, agent: str | None = None, path: str | None = None,
@@ -92,7 +94,8 @@ def why(repo: Repository, path: str, line: int, end_line: int | None = None) -> 
         raise AnswerUnavailableError("why/ask are not available in this build.") from None
     location = f"{path}:{line}" + (f"-{end_line}" if end_line is not None else "")
     answer: Any = run(repo, location)
-    return answer.model_dump(mode="json")  # type: ignore[no-any-return]
+    answered: dict[str, Any] = to_json(answer)
+    return answered
 
 
 def ask(repo: Repository, question: str, path: str | None = None) -> JSON:
@@ -105,4 +108,5 @@ def ask(repo: Repository, question: str, path: str | None = None) -> JSON:
     except ImportError:
         raise AnswerUnavailableError("why/ask are not available in this build.") from None
     answer: Any = run(repo, question, path=path)
-    return answer.model_dump(mode="json")  # type: ignore[no-any-return]
+    answered: dict[str, Any] = to_json(answer)
+    return answered

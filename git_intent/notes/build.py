@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 from .records import CommitRecord, Credit, LinesRecord, SessionRecord, range_digest
 
@@ -45,9 +45,8 @@ def build_note(commit: str, lines: Sequence[CreditedLine], sessions: Mapping[tup
             key: tuple[str, str] = (c.credit.agent, c.credit.session_id)
             counts[key] = counts.get(key, 0) + (1 if c.text.strip() else 0)
     for key, count in counts.items():
-        template = sessions.get(key) or SessionRecord.model_validate(
-            {"agent": key[0], "session_id": key[1], "lines_attributed": 0})
-        records.append(template.model_copy(update={"lines_attributed": count}))
+        template = sessions.get(key) or SessionRecord(agent=key[0], session_id=key[1], lines_attributed=0)
+        records.append(replace(template, lines_attributed=count))
     return records
 
 
@@ -55,8 +54,9 @@ def lines_record(run: Sequence[CreditedLine]) -> LinesRecord:
     """The lines record of a run of consecutive lines of one path with one credit."""
     first = run[0]
     assert first.credit is not None
-    return LinesRecord.model_validate({**first.credit.model_dump(), "path": first.path, "start": first.line,
-                                       "end": run[-1].line, "sha": range_digest([c.text for c in run])})
+    credit = first.credit
+    return LinesRecord(**{f.name: getattr(credit, f.name) for f in fields(Credit)}, path=first.path,
+                       start=first.line, end=run[-1].line, sha=range_digest([c.text for c in run]))
 
 
 def _continues(last: CreditedLine, current: CreditedLine) -> bool:

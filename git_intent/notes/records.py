@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-
-from ..models import AgentName
+from ..models import AGENT, AGENT_NAME, AgentName
 
 NOTE_SCHEMA: Literal["git-intent/1"] = "git-intent/1"
 Match = str  # "exact" | "fuzzy" today; a newer writer may add kinds, so any string is read
-_POSITION = frozenset({"schema_", "kind", "path", "start", "end", "sha"})
+_POSITION = frozenset({"schema", "kind", "path", "start", "end", "sha"})
+# Unknown fields of a newer writer, kept so a carried or rewritten record copies them (pydantic's
+# extra="allow" before issue 22); never compared by hash, always by value.
+_EXTRA: Any = field(default_factory=dict, hash=False, repr=False, metadata={"exclude": True})
 
 
 def range_digest(lines: Sequence[str]) -> str:
@@ -36,17 +38,16 @@ def range_digest(lines: Sequence[str]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-class Credit(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Credit:
     """Who wrote a line, as a lines record says it: everything of the record except where the lines are.
 
     `match` is "exact" or "fuzzy" (near match, `confidence` < 1); `derived_from` is the commit a carried
-    credit first came from. Unknown fields of newer writers are kept (extra="allow"), so carrying a
-    credit to another commit copies every field of the source record.
+    credit first came from. `extra` holds the fields of a newer writer this version does not know, so
+    carrying a credit to another commit copies every field of the source record.
     """
 
-    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
-
-    agent: AgentName
+    agent: AgentName = field(metadata=AGENT)
     session_id: str
     message_id: str
     tool: str
@@ -54,23 +55,25 @@ class Credit(BaseModel):
     confidence: float
     call_id: str | None = None
     derived_from: str | None = None
+    extra: Mapping[str, Any] = _EXTRA
 
 
+@dataclass(frozen=True, kw_only=True)
 class LinesRecord(Credit):
     """kind "lines": lines `start..end` (1-based, inclusive) of `path` at the commit, credited to a
     session's message; `sha` is `range_digest` of those lines."""
 
-    schema_: Literal["git-intent/1"] = Field(default=NOTE_SCHEMA, alias="schema")
+    schema: Literal["git-intent/1"] = NOTE_SCHEMA
     kind: Literal["lines"] = "lines"
     path: str
-    start: int = Field(ge=1)
-    end: int = Field(ge=1)
+    start: int = field(metadata={"ge": 1})
+    end: int = field(metadata={"ge": 1})
     sha: str
 
     @property
     def credit(self) -> Credit:
         """The record without its position (path, lines, digest): what carrying copies."""
-        return Credit.model_validate({k: v for k, v in self.model_dump().items() if k not in _POSITION})
+        return Credit(**{f.name: getattr(self, f.name) for f in fields(Credit)})
 
     def covers(self, path: str, line: int) -> bool:
         """Whether line `line` of `path` lies in this range."""
@@ -83,31 +86,31 @@ class LinesRecord(Credit):
         return range_digest(file_lines[self.start - 1:self.end]) == self.sha
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
-
-    schema_: Literal["git-intent/1"] = Field(default=NOTE_SCHEMA, alias="schema")
-
-
-class CommitRecord(_Record):
+@dataclass(frozen=True, kw_only=True)
+class CommitRecord:
     """kind "commit": the commit a note was recorded for, and counts of its non-blank added lines."""
 
+    schema: Literal["git-intent/1"] = NOTE_SCHEMA
     kind: Literal["commit"] = "commit"
     commit: str
     lines_added: int
     lines_attributed: int
     recorded_by: str
+    extra: Mapping[str, Any] = _EXTRA
 
 
-class SessionRecord(_Record):
+@dataclass(frozen=True, kw_only=True)
+class SessionRecord:
     """kind "session": a session credited in the note and how many non-blank lines it wrote there."""
 
+    schema: Literal["git-intent/1"] = NOTE_SCHEMA
     kind: Literal["session"] = "session"
-    agent: AgentName
+    agent: AgentName = field(metadata=AGENT)
     session_id: str
     lines_attributed: int
     parent_session_id: str | None = None
     transcript_sha256: str | None = None
+    extra: Mapping[str, Any] = _EXTRA
 
     @property
     def key(self) -> tuple[str, str]:
@@ -115,8 +118,8 @@ class SessionRecord(_Record):
         return self.agent, self.session_id
 
 
-NoteRecord = Annotated[CommitRecord | SessionRecord | LinesRecord, Field(discriminator="kind")]
-_RECORD: TypeAdapter[CommitRecord | SessionRecord | LinesRecord] = TypeAdapter(NoteRecord)
+NoteRecord = CommitRecord | SessionRecord | LinesRecord
+_KINDS: dict[str, type[NoteRecord]] = {"commit": CommitRecord, "session": SessionRecord, "lines": LinesRecord}
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class Note:
     """The records of one commit's note, and its lines that are not git-intent records (`foreign`)."""
 
     commit: str
-    records: tuple[CommitRecord | SessionRecord | LinesRecord, ...]
+    records: tuple[NoteRecord, ...]
     foreign: tuple[str, ...] = ()
 
     @property
@@ -184,20 +187,86 @@ def nesting(value: Any, limit: int) -> int:
     return deepest
 
 
-def parse_record(value: Any) -> CommitRecord | SessionRecord | LinesRecord | None:
+def parse_record(value: Any) -> NoteRecord | None:
     """A decoded JSON value as a git-intent record, or None when it is not one (wrong schema or shape, or
-    nested deeper than MAX_DEPTH: issue 21, such a record read but could not be rendered again)."""
+    nested deeper than MAX_DEPTH: issue 21, such a record read but could not be rendered again).
+
+    pydantic decides (issue 22): a record whose known fields already have exactly their types is built
+    without it (every record git-intent writes), and any other goes to pydantic's lax validation, so a
+    record is read the same either way (tests/notes/test_record_reader.py)."""
     if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA or nesting(value, MAX_DEPTH) > MAX_DEPTH:
         return None
+    kind = _KINDS.get(value.get("kind"))  # type: ignore[arg-type]
+    if kind is None:
+        return None
+    known, extra = _split(kind, value)
+    if _plain(kind, known):
+        return kind(**known, extra=extra)
+    return _validated(kind, known, extra)
+
+
+_FIELDS: dict[type, dict[str, tuple[bool, tuple[type, ...]]]] = {}
+
+
+def _spec(kind: type) -> dict[str, tuple[bool, tuple[type, ...]]]:
+    """Field name -> (required, the exact Python types a plain record holds there), from the dataclass."""
+    spec = _FIELDS.get(kind)
+    if spec is None:
+        spec = {}
+        for f in fields(kind):
+            if f.name != "extra":
+                hint = str(f.type)
+                required = f.default is MISSING and f.default_factory is MISSING
+                spec[f.name] = (required, (int,) if hint == "int" else (float, int) if hint == "float"
+                                else (str, type(None)) if hint == "str | None" else (str,))
+        _FIELDS[kind] = spec
+    return spec
+
+
+def _split(kind: type, value: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    spec = _spec(kind)
+    known = {k: v for k, v in value.items() if k in spec}
+    extra = {k: v for k, v in value.items() if k not in spec and k != "extra" and v is not None}
+    return known, extra
+
+
+_AGENT = re.compile(AGENT_NAME)
+
+
+def _plain(kind: type, known: dict[str, Any]) -> bool:
+    """Whether every known field holds exactly its type (no bool for a number, no coercion needed) and
+    meets its constraint; floats given as integers are made floats here, as pydantic would."""
+    for name, (required, types) in _spec(kind).items():
+        if name not in known:
+            if required:
+                return False
+            continue
+        item = known[name]
+        if type(item) not in types:
+            return False
+        if types[0] is float and type(item) is int:
+            known[name] = float(item)
+    if isinstance(known.get("start"), int) and (known["start"] < 1 or known["end"] < 1):
+        return False
+    agent = known.get("agent")
+    return agent is None or _AGENT.match(agent) is not None
+
+
+def _validated(kind: type[NoteRecord], known: dict[str, Any], extra: dict[str, Any]) -> NoteRecord | None:
+    from pydantic import ValidationError
+
+    from ..models import validate
+
     try:
-        return _RECORD.validate_python(value)
+        record = validate(kind, known)
     except ValidationError:
         return None
+    return replace(record, extra=extra)
 
 
 def parse_note(commit: str, text: str) -> Note:
     """Parse note text; lines that are not git-intent records are kept in `foreign`, never raised."""
-    records: list[CommitRecord | SessionRecord | LinesRecord] = []
+    records: list[NoteRecord] = []
     foreign: list[str] = []
     for line in text.splitlines():
         if not line.strip():
@@ -215,13 +284,19 @@ def parse_note(commit: str, text: str) -> Note:
     return Note(commit=commit, records=tuple(records), foreign=tuple(foreign))
 
 
-def render_record(record: CommitRecord | SessionRecord | LinesRecord) -> str:
+def record_fields(record: NoteRecord) -> dict[str, Any]:
+    """A record's fields as JSON-ready values, a newer writer's unknown fields included, nulls left out."""
+    values = {**record.extra}
+    values.update((f.name, getattr(record, f.name)) for f in fields(record) if f.name != "extra")
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def render_record(record: NoteRecord) -> str:
     """One record as compact JSON with sorted keys and no nulls (equal records give equal bytes)."""
-    return json.dumps(record.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=True)
+    return json.dumps(record_fields(record), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def render_note(records: Sequence[CommitRecord | SessionRecord | LinesRecord], foreign: Sequence[str] = ()) -> str:
+def render_note(records: Sequence[NoteRecord], foreign: Sequence[str] = ()) -> str:
     """Note text: one JSON object per line, sorted and without duplicates, each ending in "\\n".
 
     `foreign` lines (another tool's, or damaged ones) come first, verbatim and in their order: the notes

@@ -10,6 +10,7 @@ and the agent's own file are two more copies of one session. They are one sessio
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 
 from ..models import Edit, Message, ParseStats, Session
@@ -42,10 +43,9 @@ def merge_session(one: Session, other: Session) -> Session:
     if not extra and not edits and aliases == sorted(longer.aliases):
         return longer
     messages = _in_time_order([*longer.messages, *extra])
-    return longer.model_copy(update={
-        "messages": messages, "edits": [*longer.edits, *edits], "aliases": aliases,
-        "cwds": [*longer.cwds, *(c for c in shorter.cwds if c not in longer.cwds)],
-        "stats": _stats(longer.stats, shorter.stats)})
+    return replace(longer, messages=messages, edits=[*longer.edits, *edits], aliases=aliases,
+                   cwds=[*longer.cwds, *(c for c in shorter.cwds if c not in longer.cwds)],
+                   stats=_stats(longer.stats, shorter.stats))
 
 
 def _edit_key(edit: Edit) -> tuple[str, str | None, str, str]:

@@ -24,8 +24,8 @@ Callers treat what they get as read-only: the memo hands the same objects to eve
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import pickle
 import threading
 import time
 from collections import OrderedDict
@@ -109,28 +109,22 @@ def _own_folder() -> Path:
 
 
 def _load(key: str) -> list[Session] | None:
-    """The sessions stored under `key`, or None when there is no usable file. Format: per session, one line
-    of `Session.model_dump_json()` then one line of `[[before, after], ...]` per edit (`Edit.before` and
-    `after` are left out of JSON output, and `replay` needs them)."""
-    stored = cache_folder() / f"{key}.jsonl"
+    """The sessions stored under `key`, or None when there is no usable file. Format: the pickled list
+    (protocol 5; issue 22: loading a session back through pydantic cost blame its ~100 ms import, pickle
+    loads it in C). Only this user's own 0600 files in their 0700 folder are read, written by this
+    parser fingerprint (models.py included), so a pickle never meets another definition of the types."""
+    stored = cache_folder() / f"{key}.pickle"
     try:
         with stored.open("rb") as handle:
-            lines = handle.read().splitlines()
+            info = os.fstat(handle.fileno())
+            if info.st_uid != os.getuid() or info.st_mode & 0o077:
+                return None  # not written by this user's git-intent: never unpickled
+            sessions = pickle.loads(handle.read())
         os.utime(stored)  # pruning keeps what was used last, not what was written last
-        if len(lines) % 2:
+        if not isinstance(sessions, list) or not all(type(s) is Session for s in sessions):
             return None
-        sessions = []
-        for session_line, files_line in zip(lines[::2], lines[1::2], strict=True):
-            session = Session.model_validate_json(session_line)
-            files = json.loads(files_line)
-            if len(files) != len(session.edits):
-                return None
-            session.edits = [edit.model_copy(update={"before": before, "after": after})
-                             if before is not None or after is not None else edit
-                             for edit, (before, after) in zip(session.edits, files, strict=True)]
-            sessions.append(session)
         return sessions
-    except (OSError, ValueError, TypeError):  # missing, torn or from elsewhere: parse again
+    except Exception:  # missing, torn or from elsewhere: parse again
         return None
 
 
@@ -139,17 +133,15 @@ def _store(key: str, sessions: list[Session]) -> None:
     temporary file renamed into place (removed if the write fails: no partial transcript text is left,
     issue 9); then prune."""
     try:
-        data = b"".join(session.model_dump_json().encode("utf-8") + b"\n"
-                        + json.dumps([[e.before, e.after] for e in session.edits]).encode("utf-8") + b"\n"
-                        for session in sessions)
+        data = pickle.dumps(sessions, protocol=5)
         folder = private_dir(_own_folder(), "sessions")  # never tightens the user's ~/.cache itself
-    except (OSError, ValueError):  # text JSON cannot hold (a lone surrogate), a read-only home: parse again
+    except (OSError, ValueError, pickle.PicklingError):  # a read-only home: parse again
         return
     temporary = folder / f".{key}.{os.getpid()}.tmp"
     try:
         with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_NOFOLLOW), "wb") as out:
             out.write(data)
-        os.replace(temporary, folder / f"{key}.jsonl")
+        os.replace(temporary, folder / f"{key}.pickle")
     except OSError:  # a full disk: the next call parses again
         try:
             os.unlink(temporary)
@@ -170,8 +162,10 @@ def _prune(folder: Path) -> None:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if entry.name.endswith(".jsonl"):
+            if entry.name.endswith(".pickle"):
                 entries.append((info.st_mtime_ns, info.st_size, entry.path))
+            elif entry.name.endswith(".jsonl"):  # the JSON format before issue 22: never read again
+                _unlink(entry.path)
             elif entry.name.endswith(".tmp") and now - info.st_mtime > 3600:
                 _unlink(entry.path)
     except OSError:

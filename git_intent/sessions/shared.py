@@ -9,14 +9,13 @@ unreadable transcripts are, and `git intent doctor` names them.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from ..git.repo import Repository
-from ..models import AddedLine, Edit, Message, Part, Session, parse_timestamp
+from ..models import Session, parse_timestamp, validate
 from ..notes import evidence_ref as store
 from ..terminal import terminal_safe
 
@@ -27,13 +26,14 @@ _WARNED: set[str] = set()
 MAX_PART_CHARS = 64 * 1024
 
 
+@dataclass(kw_only=True)
 class SharedSession(Session):
     """A session read from the shared store: `level` (evidence | sessions), the ids of the messages
     whose text redaction changed, and the shared topic summaries."""
 
     level: str = "evidence"
-    redacted_ids: list[str] = []
-    topics: list[dict[str, Any]] = []
+    redacted_ids: list[str] = field(default_factory=list)
+    topics: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _shared(repo: Repository) -> dict[str, dict[str, str]]:
@@ -81,7 +81,7 @@ def readable_session(payload: dict[str, Any], where: str) -> SharedSession | Non
     """`session_from_payload`, or None when the payload does not hold a readable session (never raises)."""
     try:
         return session_from_payload(payload, where)
-    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):  # pydantic's ValidationError too
         return None
 
 
@@ -94,28 +94,30 @@ def _warn(oid: str, where: str, problem: str) -> None:
 
 
 def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
-    """Build a SharedSession from a decoded blob. Raises ValidationError/ValueError for a malformed one."""
-    messages, redacted = [], []
+    """Build a SharedSession from a decoded blob, shape-checked by pydantic (`models.validate`: someone
+    else wrote it). Raises ValueError (pydantic's ValidationError is one) or KeyError/TypeError/
+    AttributeError for a malformed one."""
+    messages, edits, redacted = [], [], []
     for item in payload.get("messages", []):
-        parts = tuple(Part(kind=p["kind"], text=capped(p.get("text") or ""), tool=p.get("tool"),
-                           call_id=p.get("call_id"), is_error=bool(p.get("is_error"))) for p in item.get("parts", []))
-        messages.append(Message(message_id=item["message_id"], role=item["role"], timestamp=_when(item),
-                                parts=parts, is_prompt=bool(item.get("is_prompt")),
-                                is_summary=bool(item.get("is_summary"))))
+        parts = [{"kind": p["kind"], "text": capped(p.get("text") or ""), "tool": p.get("tool"),
+                  "call_id": p.get("call_id"), "is_error": bool(p.get("is_error"))} for p in item.get("parts", [])]
+        messages.append({"message_id": item["message_id"], "role": item["role"], "timestamp": _when(item),
+                         "parts": parts, "is_prompt": bool(item.get("is_prompt")),
+                         "is_summary": bool(item.get("is_summary"))})
         if item.get("redacted"):
             redacted.append(item["message_id"])
-    edits = []
     for item in payload.get("edits", []):
-        edits.append(Edit(path=item["path"], tool=item["tool"], message_id=item["message_id"],
-                          call_id=item.get("call_id"), timestamp=_when(item), kind=item.get("kind", "update"),
-                          old_text=capped(item.get("old_text")), new_text=capped(item.get("new_text") or ""),
-                          added=tuple(AddedLine(text=a["text"], line=a.get("line")) for a in item.get("added", []))))
+        edits.append({"path": item["path"], "tool": item["tool"], "message_id": item["message_id"],
+                      "call_id": item.get("call_id"), "timestamp": _when(item), "kind": item.get("kind", "update"),
+                      "old_text": capped(item.get("old_text")), "new_text": capped(item.get("new_text") or ""),
+                      "added": [{"text": a["text"], "line": a.get("line")} for a in item.get("added", [])]})
         if item.get("redacted"):
             redacted.append(item["message_id"])
-    return SharedSession(agent=payload["agent"], session_id=payload["session_id"], transcript=Path(where),
-                         agent_version=payload.get("agent_version"), messages=messages, edits=edits,
-                         level=str(payload.get("level", "evidence")), redacted_ids=sorted(set(redacted)),
-                         topics=[t for t in payload.get("topics", []) if isinstance(t, dict)])
+    return validate(SharedSession, {
+        "agent": payload["agent"], "session_id": payload["session_id"], "transcript": Path(where),
+        "agent_version": payload.get("agent_version"), "messages": messages, "edits": edits,
+        "level": str(payload.get("level", "evidence")), "redacted_ids": sorted(set(redacted)),
+        "topics": [t for t in payload.get("topics", []) if isinstance(t, dict)]})
 
 
 def capped(text: Any) -> Any:
@@ -135,5 +137,5 @@ def mark_shared(session: Session, evidence: list[Any]) -> list[Any]:
     if not isinstance(session, SharedSession):
         return evidence
     redacted = set(session.redacted_ids)
-    return [e.model_copy(update={"source": "shared", "redacted": e.message_id in redacted}) for e in evidence]
+    return [replace(e, source="shared", redacted=e.message_id in redacted) for e in evidence]
 

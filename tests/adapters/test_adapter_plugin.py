@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from git_intent import adapters
 from git_intent.errors import TranscriptError
-from git_intent.models import Session
+from git_intent.models import Session, validate
+from git_intent.notes import parse_record
 
 # A complete third-party adapter, as docs/adapters.md describes: a module with NAME, discover, sniff and
 # read (no MULTI_SESSION, no read_project: the registry fills in their defaults). Its format is JSON Lines:
@@ -168,8 +169,12 @@ def test_an_adapter_reads_only_sessions_of_its_own_name(tmp_path: Path) -> None:
 
 
 def test_agent_names_are_open_but_shaped() -> None:
-    """A note may name an agent this machine has no adapter for (a teammate's plug-in): it validates."""
-    assert Session(agent="notes-agent", session_id="s", transcript=Path("x")).agent == "notes-agent"
+    """A note may name an agent this machine has no adapter for (a teammate's plug-in): it validates, where
+    it is read from outside (pydantic, through `models.validate`; and a note's records)."""
+    assert validate(Session, {"agent": "notes-agent", "session_id": "s", "transcript": "x"}).agent == "notes-agent"
     for bad in ("Not A Name!", "", "../../etc", "a" * 65):
         with pytest.raises(ValidationError):
-            Session(agent=bad, session_id="s", transcript=Path("x"))
+            validate(Session, {"agent": bad, "session_id": "s", "transcript": "x"})
+        record = {"schema": "git-intent/1", "kind": "session", "agent": bad, "session_id": "s", "lines_attributed": 1}
+        assert parse_record(record) is None
+    assert parse_record({**record, "agent": "notes-agent"}) is not None

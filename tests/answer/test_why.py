@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ def test_offline_answer_quotes_request_reason_edit_and_what_followed(demo: Path)
     assert [line.line for line in answer.lines] == [86] and answer.lines[0].attribution is not None
     assert answer.sessions == [SESSION]
     quoted = sum(-(-len(c.quote) // 4) for c in answer.citations if c.quote)
-    assert answer.usage.model_dump() == {"prompt_tokens": 0, "completion_tokens": 0,
+    assert asdict(answer.usage) == {"prompt_tokens": 0, "completion_tokens": 0,
                                          "transcript_tokens_read": quoted, "session_tokens_total": 5856}
     assert answer.hint is not None and "git config intent.model" in answer.hint
 
@@ -160,7 +161,7 @@ def test_a_well_behaved_model_reads_little_and_its_citations_are_verified(demo: 
     assert answer.dropped_citations == []
     assert (answer.usage.prompt_tokens, answer.usage.completion_tokens) == (400, 80)  # the server's counts
     assert 0 < answer.usage.transcript_tokens_read < answer.usage.session_tokens_total * 0.15
-    assert answer.limits is not None and answer.limits.model_dump() == {
+    assert answer.limits is not None and asdict(answer.limits) == {
         "max_steps": 8, "max_tokens": 20000, "reached": None}
     first = server.requests[0]
     # The model's blame tool answers with the same picker as blame and the offline answer (issue 20, item 5).

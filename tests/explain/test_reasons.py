@@ -4,6 +4,7 @@ evidence, the offline `why` built from it, review's reason, and tree-sitter's sy
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,6 @@ def test_a_compaction_summary_is_never_the_request_the_prompt_it_lists_is() -> N
     assert picked.request_passage == "and add a test for empty input"
     assert [r.message.message_id for r in picked.reasons] == ["m2"]
     typed = _message("m0", "user", "Fix the parser", is_prompt=True)
-    same_file = continued.model_copy(update={"messages": [typed, summary, said, edit]})
+    same_file = replace(continued, messages=[typed, summary, said, edit])
     picked = pick(same_file, "m3")
     assert picked is not None and picked.request is typed and picked.request_passage is None

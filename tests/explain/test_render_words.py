@@ -3,6 +3,7 @@ their noun, a cut row ends with "…", and `more:` points only at a command that
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 from git_intent.explain.blame import BlameAnswer, LineAnswer
@@ -57,8 +58,8 @@ def test_the_whole_file_legend_points_at_show_only_for_sessions_that_can_be_read
     from git_intent.explain.file_ranges import group_ranges
     from git_intent.explain.render_file import gutter_text
 
-    here, gone = _line(True), _line(False).model_copy(update={"line": 4})
-    gone.attribution = gone.attribution.model_copy(update={"session_id": "s2"})  # type: ignore[union-attr]
+    here, gone = _line(True), replace(_line(False), line=4)
+    gone.attribution = replace(gone.attribution, session_id="s2")  # type: ignore[union-attr]
     text = gutter_text(BlameAnswer(lines=[here, gone], ranges=group_ranges([here, gone]), whole_file=True))
     legend = [row for row in text.splitlines() if "lines 3" in row or "lines 4" in row]
     assert len(legend) == 2, text

@@ -11,7 +11,7 @@ from conftest import CORPUS, corpus
 from git_intent.fidelity.budget import LARGE_OUTPUT, RenderedContext, render_context
 from git_intent.fidelity.choices import FidelityError, FidelityState, set_level
 from git_intent.fidelity.topics import fact_sentences, segment_topics
-from git_intent.models import Message, Part, Session
+from git_intent.models import Message, Part, Session, to_json
 from git_intent.sessions.discovery import read_transcript
 
 CODEX_PATCH = ("transcripts", "codex", "git-sync__8feaf84a600f__apply-patch.jsonl")
@@ -85,11 +85,11 @@ def test_codex_session_renders_recent_turns_full_and_the_rest_as_message_summari
 
 def test_rendering_is_deterministic_and_never_changes_the_session() -> None:
     session = read(*CODEX_COMPACTED)
-    before = session.model_dump()
+    before = to_json(session)
     chosen = state(t2="full", t5="hidden", m_r8="summary")
     first = render(session, chosen, budget=3000)
     assert render(session, chosen, budget=3000) == first
-    assert session.model_dump() == before
+    assert to_json(session) == before
 
 
 def test_older_topics_render_as_topic_summaries_and_the_last_as_message_summaries() -> None:

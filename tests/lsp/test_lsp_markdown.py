@@ -3,6 +3,7 @@ CommonMark renderer with raw HTML allowed (the worst an editor does), no link, i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from hypothesis import given
@@ -44,7 +45,7 @@ def test_a_hostile_transcript_renders_as_text() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown, as text
     assert "\x1b" not in hover and "\u202e" not in hover and "\\x1b]52" in hover
     assert "<code>s`1&lt;b&gt;</code>" in html
-    human = hover_markdown(answer(HOSTILE).model_copy(update={"status": "human", "attribution": None}))
+    human = hover_markdown(replace(answer(HOSTILE), status="human", attribution=None))
     assert live(human) == [] and "<code>A &lt;b&gt;Person&lt;/b&gt;</code>" in RENDER.render(human)
     assert "\x1b" not in lens_title(answer(HOSTILE))
 

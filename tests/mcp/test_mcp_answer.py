@@ -23,6 +23,7 @@ from git_intent.answer.ask_question import ask
 from git_intent.answer.why_line import WhyAnswer, why
 from git_intent.demo import run_demo
 from git_intent.git.repo import Repository
+from git_intent.models import to_json, validate
 from git_intent.schemas import available
 
 SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"
@@ -49,9 +50,8 @@ def test_why_and_ask_tools_answer_like_the_library(tmp_path: Path) -> None:
     folder = tmp_path / "demo"
     run_demo(folder)
     repo = Repository(folder)
-    expected_why = stable(why(repo, f"{FILE}:85-88").model_dump(mode="json"))
-    expected_ask = stable(ask(repo, "Why are single lines bigger than the chunk size handled?", path=FILE)
-                          .model_dump(mode="json"))
+    expected_why = stable(to_json(why(repo, f"{FILE}:85-88")))
+    expected_ask = stable(to_json(ask(repo, "Why are single lines bigger than the chunk size handled?", path=FILE)))
     assert SESSION in json.dumps(expected_why)
     params = StdioServerParameters(command="git", args=["intent", "mcp"], cwd=str(folder), env=dict(os.environ))
 
@@ -59,7 +59,7 @@ def test_why_and_ask_tools_answer_like_the_library(tmp_path: Path) -> None:
         async with Client(params, read_timeout_seconds=120) as client:
             answer = await client.call_tool("why", {"path": FILE, "line": 85, "end_line": 88})
             assert stable(payload(answer)) == expected_why
-            WhyAnswer.model_validate(payload(answer))
+            validate(WhyAnswer, payload(answer))
             assert "not instructions" in answer.content[1].text  # type: ignore[union-attr]
             asked = await client.call_tool("ask", {"question": "Why are single lines bigger than the chunk size "
                                                                "handled?", "path": FILE})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,7 @@ CLAUDE = Credit(agent="claude-code", session_id="s-1", message_id="m-1", call_id
 
 
 def test_build_note_makes_ranges_of_runs_and_counts_non_blank_lines() -> None:
-    fuzzy = CLAUDE.model_copy(update={"match": "fuzzy", "confidence": 0.89})
+    fuzzy = replace(CLAUDE, match="fuzzy", confidence=0.89)
     codex = Credit(agent="codex", session_id="s-2", message_id="r7", tool="apply_patch", match="exact", confidence=1.0)
     lines = [CreditedLine("a.py", 1, "def f():", CLAUDE), CreditedLine("a.py", 2, "", CLAUDE),
              CreditedLine("a.py", 3, "    return 1", fuzzy), CreditedLine("a.py", 4, "x = 1", None),
@@ -99,16 +100,17 @@ def test_build_note_makes_ranges_of_runs_and_counts_non_blank_lines() -> None:
         ("a.py", 6, 6, "exact", range_digest(["y = 2"])),
         ("b.py", 7, 7, "exact", range_digest(["z = 3"]))]
     assert [r for r in records if isinstance(r, SessionRecord)] == [
-        template.model_copy(update={"lines_attributed": 3}),
+        replace(template, lines_attributed=3),
         SessionRecord(agent="codex", session_id="s-2", lines_attributed=1)]
 
 
 def test_carrying_a_credit_keeps_every_field_of_its_record() -> None:
     line = json.dumps({"schema": "git-intent/1", "kind": "lines", "path": "a.py", "start": 4, "end": 5,
-                       "sha": "0" * 16, "reviewed_by": ["a person"], **CLAUDE.model_dump(exclude_none=True)})
+                       "sha": "0" * 16, "reviewed_by": ["a person"],
+                       **{k: v for k, v in asdict(CLAUDE).items() if v is not None and k != "extra"}})
     (record,) = parse_note("a" * 40, line).lines
     carried = lines_record([CreditedLine("b.py", 9, "x", record.credit)])
-    assert carried.model_extra == {"reviewed_by": ["a person"]}
+    assert carried.extra == {"reviewed_by": ["a person"]}
     assert carried.credit == record.credit
     assert (carried.path, carried.start, carried.end, carried.sha) == ("b.py", 9, 9, range_digest(["x"]))
 

@@ -87,7 +87,7 @@ def test_parse_note_keeps_unknown_fields_of_newer_writers() -> None:
     line = json.dumps({"schema": NOTE_SCHEMA, "kind": "session", "agent": "codex", "session_id": "s",
                        "lines_attributed": 1, "future_field": [1, 2]})
     (record,) = parse_note(SHA, line).records
-    assert record.model_extra == {"future_field": [1, 2]}
+    assert record.extra == {"future_field": [1, 2]}
     assert json.loads(render_note([record])) == json.loads(line)
 
 

@@ -10,6 +10,7 @@ import pytest
 from conftest import CORPUS, corpus
 from transcript_replay import rebuild_claude
 
+from git_intent.models import to_json
 from git_intent.sessions.discovery import read_transcript
 from git_intent.sessions.replay import rebuild
 
@@ -41,4 +42,4 @@ def test_whole_files_stay_out_of_json(tmp_path: Path) -> None:
     (session,) = read_transcript(DEMO)
     edit = session.edits[0]
     assert edit.before is not None and edit.after is not None
-    assert "before" not in edit.model_dump() and "after" not in session.model_dump(mode="json")["edits"][0]
+    assert "before" not in to_json(edit) and "after" not in to_json(session)["edits"][0]

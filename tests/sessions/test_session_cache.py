@@ -34,7 +34,7 @@ def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(path: Path, m
     monkeypatch.setattr(parse_cache, "DISK_MIN_BYTES", 0)
     fresh = read_transcript(path)
     assert read_transcript(path, keep=True) == fresh  # parsed, then written
-    stored = list(parse_cache.cache_folder().glob("*.jsonl")) if parse_cache.cache_folder().is_dir() else []
+    stored = list(parse_cache.cache_folder().glob("*.pickle")) if parse_cache.cache_folder().is_dir() else []
     if sniff(path).NAME not in FILE_SCOPED:  # OpenCode's stores read other files: never kept
         assert stored == [] and not parse_cache._memo
         return
@@ -70,7 +70,7 @@ def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: 
     path = tmp_path / "session.jsonl"
     shutil.copyfile(BIG, path)
     fresh = read_transcript(path, "claude-code", keep=True)
-    stored = parse_cache.cache_folder() / f"{_only_key()}.jsonl"
+    stored = parse_cache.cache_folder() / f"{_only_key()}.pickle"
     stored.write_bytes(stored.read_bytes()[: stored.stat().st_size // 2])  # torn
     parse_cache._memo.clear()
     assert read_transcript(path, "claude-code", keep=True) == fresh
@@ -90,13 +90,13 @@ def test_the_cache_keeps_the_files_used_last_and_leaves_no_partial_file(tmp_path
         read_transcript(paths[-1], "claude-code", keep=True)
         if number == 0:
             first = _only_key()
-            os.utime(parse_cache.cache_folder() / f"{first}.jsonl", ns=(1, 1))  # written long ago ...
+            os.utime(parse_cache.cache_folder() / f"{first}.pickle", ns=(1, 1))  # written long ago ...
         if number == 1:
-            (second,) = {p.stem for p in parse_cache.cache_folder().glob("*.jsonl")} - {first}
-            os.utime(parse_cache.cache_folder() / f"{second}.jsonl", ns=(2, 2))  # written after the first
+            (second,) = {p.stem for p in parse_cache.cache_folder().glob("*.pickle")} - {first}
+            os.utime(parse_cache.cache_folder() / f"{second}.pickle", ns=(2, 2))  # written after the first
             parse_cache._memo.clear()
             read_transcript(paths[0], "claude-code", keep=True)  # ... but read again now
-    kept = {p.stem for p in parse_cache.cache_folder().glob("*.jsonl")}
+    kept = {p.stem for p in parse_cache.cache_folder().glob("*.pickle")}
     assert len(kept) == 2 and first in kept and second not in kept
 
     def full_disk(*_: object) -> None:
@@ -106,7 +106,7 @@ def test_the_cache_keeps_the_files_used_last_and_leaves_no_partial_file(tmp_path
     grown = tmp_path / "s3.jsonl"
     shutil.copyfile(BIG, grown)
     assert read_transcript(grown, "claude-code", keep=True) == read_transcript(grown)
-    assert sorted(p.name for p in parse_cache.cache_folder().iterdir()) == sorted(f"{k}.jsonl" for k in kept)
+    assert sorted(p.name for p in parse_cache.cache_folder().iterdir()) == sorted(f"{k}.pickle" for k in kept)
 
 
 def test_a_changed_parser_never_reads_an_old_parse(tmp_path: Path, reads: list[Path]) -> None:
@@ -149,7 +149,7 @@ def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Pat
 
 
 def _only_key() -> str:
-    (file,) = parse_cache.cache_folder().glob("*.jsonl")
+    (file,) = parse_cache.cache_folder().glob("*.pickle")
     return file.stem
 
 

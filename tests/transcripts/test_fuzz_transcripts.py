@@ -22,7 +22,7 @@ import pytest
 from conftest import CORPUS, run_cli
 
 from git_intent.errors import TranscriptError
-from git_intent.models import Session
+from git_intent.models import Session, to_json
 from git_intent.sessions.discovery import read_transcript
 
 SEED = 20260501
@@ -211,7 +211,7 @@ def check_one_record(fixture: Fixture, kind: str, original: list[Session], got: 
     after = sum(len(s.messages) for s in got)
     assert after >= before - (2 if markdown else 1), f"{where}: {before} messages became {after}"
     for session in got:
-        session.model_dump_json().encode("utf-8")  # every string encodable: no lone surrogate survives
+        json.dumps(to_json(session), ensure_ascii=False).encode("utf-8")  # every string encodable: no lone surrogate survives
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=[f.rel for f in FIXTURES])

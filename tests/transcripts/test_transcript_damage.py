@@ -20,7 +20,7 @@ from conftest import corpus, git, run_cli
 
 from git_intent.adapters import codex, cursor, gemini_cli, opencode
 from git_intent.adapters.claude_code import encode_project
-from git_intent.models import Session
+from git_intent.models import Session, to_json
 
 CODEX_ROLLOUT = ("transcripts", "codex", "git-sync__8feaf84a600f__apply-patch.jsonl")
 CODEX_ID = "019ddd6f-3680-7fb3-8f93-e567af97d303"
@@ -80,7 +80,7 @@ def test_surrogate_pairs_stay_whole_and_lone_halves_are_mended(tmp_path: Path) -
     (session,) = read_transcript(path)
     assert [m.text for m in session.messages] == ["a whole pair \U0001f600 and a cut \ufffd",
                                                   "a low half \ufffd alone"]
-    session.model_dump_json().encode("utf-8")
+    json.dumps(to_json(session), ensure_ascii=False).encode("utf-8")
 
 
 # --- item 4: fields of the wrong type ----------------------------------------------------------------------
