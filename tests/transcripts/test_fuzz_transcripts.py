@@ -211,7 +211,8 @@ def check_one_record(fixture: Fixture, kind: str, original: list[Session], got: 
     after = sum(len(s.messages) for s in got)
     assert after >= before - (2 if markdown else 1), f"{where}: {before} messages became {after}"
     for session in got:
-        json.dumps(to_json(session), ensure_ascii=False).encode("utf-8")  # every string encodable: no lone surrogate survives
+        # every string encodable: no lone surrogate survives
+        json.dumps(to_json(session), ensure_ascii=False).encode("utf-8")
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=[f.rel for f in FIXTURES])
