@@ -25,7 +25,10 @@ def isolate(root: Path) -> Path:
         "GIT_AUTHOR_NAME": "Bench Person", "GIT_AUTHOR_EMAIL": "bench@example.com",
         "GIT_COMMITTER_NAME": "Bench Person", "GIT_COMMITTER_EMAIL": "bench@example.com",
     })
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC"):
+    # PYTHONDONTWRITEBYTECODE (set in some sandboxes) makes every child compile the package from source: ~40
+    # ms a command that no installed copy pays (pip writes the bytecode). The warm-up rounds write it here.
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC",
+                 "PYTHONDONTWRITEBYTECODE"):
         os.environ.pop(name, None)
     return home
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import stat
 import subprocess
 import time
@@ -154,12 +155,11 @@ def status_json(repo: Path) -> dict[str, Any]:
 def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from git_intent.capture.record import record_commit
-    from git_intent.sessions import backup
 
     transcript = agent_commit(repo, "settings.py")
     session_id = transcript.stem
     with monkeypatch.context() as patch:
-        patch.setattr(backup.shutil, "copyfileobj", full_disk_after(200))
+        patch.setattr(shutil, "copyfileobj", full_disk_after(200))
         result = record_commit(Repository(repo), "HEAD")
     assert result.note_written and result.lines_attributed == 3
     assert backup_files(repo) == []  # no tmp*.tmp holding the first 200 bytes of the transcript
@@ -192,11 +192,10 @@ def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
 
 def test_a_backup_whose_transcript_is_gone_is_not_pending_forever(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from git_intent.capture.record import record_commit
-    from git_intent.sessions import backup
 
     transcript = agent_commit(repo, "settings.py")
     with monkeypatch.context() as patch:
-        patch.setattr(backup.shutil, "copyfileobj", full_disk_after(10))
+        patch.setattr(shutil, "copyfileobj", full_disk_after(10))
         record_commit(Repository(repo), "HEAD")
     assert status_json(repo)["pending_backups"] == 1
     transcript.unlink()  # the agent deleted it (Claude Code does after 30 days)

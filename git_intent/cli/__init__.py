@@ -7,7 +7,6 @@ error (a paste-ready report in `<git common dir>/intent/error.log`), 130 interru
 from __future__ import annotations
 
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -15,8 +14,7 @@ import click
 from .. import __version__
 from ..errors import IntentError
 from ..private import LinkedFileError
-from . import agents, answer, capture, editors, explain, review, sessions, share  # noqa: F401  (each module registers its commands)
-from ._base import cli, echo, open_repo
+from ._base import cli, echo, open_repo  # the command modules load when their command is looked up
 
 __all__ = ["cli", "main"]
 
@@ -48,6 +46,8 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception:
+        import traceback
+
         where = _write_error_log(traceback.format_exc())
         echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
         echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),

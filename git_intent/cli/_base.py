@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+from collections.abc import MutableMapping
 from typing import Any
 
 import click
@@ -41,7 +43,51 @@ Exit codes (every command, with or without --json; git blame's rule):
   130  interrupted"""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
+# The module that registers each command, imported when that command runs (issue 22: importing all eight
+# command modules cost every command ~5 ms). tests/cli/test_cli.py holds this table to what the modules register.
+COMMAND_MODULES = {
+    "mcp": "agents", "schema": "agents", "stats": "agents", "why": "answer", "ask": "answer", "lsp": "editors",
+    "install": "capture", "hook": "capture", "uninstall": "capture", "record": "capture", "backfill": "capture",
+    "import": "capture", "export": "capture", "status": "capture", "doctor": "capture", "carry": "capture",
+    "path": "capture", "blame": "explain", "show": "explain", "log": "explain", "demo": "explain",
+    "review": "review", "serve": "review", "sessions": "sessions", "index": "sessions", "search": "sessions",
+    "context": "sessions", "fidelity": "sessions", "push": "share", "fetch": "share", "share": "share",
+    "redact": "share", "audit": "share",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands' modules are imported when a command is looked up by name (`COMMAND_MODULES`),
+    and all of them when the whole list is read (`--help`, the docs, click-man)."""
+
+    _loaded = False
+    _commands: MutableMapping[str, click.Command]
+
+    @property
+    def commands(self) -> MutableMapping[str, click.Command]:
+        if not self._loaded:
+            self._loaded = True  # first: the modules register through add_command while they load
+            for module in dict.fromkeys(COMMAND_MODULES.values()):
+                importlib.import_module(f".{module}", __package__)
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: MutableMapping[str, click.Command]) -> None:
+        self._commands = value
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        self._commands[name] = cmd
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self._commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(f".{COMMAND_MODULES[cmd_name]}", __package__)
+        return self._commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="git-intent")
 def cli() -> None:
     """Why is this line here? Links commits to the coding-agent sessions and messages that wrote them.

@@ -5,20 +5,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import BadLocationError, IntentError
+from ..errors import BadLocationError, GitError, IntentError
 from ..git.repo import BlameLine, Repository
 from ..models import Attribution, Edit, Session, to_json
 from ..notes import LinesRecord, Note, read_note, still_matches
 from ..sessions.discovery import find_session
-from .content_match import CONTENT_CONFIDENCE, ContentMatcher
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
 from .line_history import Previous, replaced_lines
 from .symbols import Symbol, enclosing
 from .trailers import TRAILER_REASON, trailer_agents, trailer_attribution
+
+if TYPE_CHECKING:
+    from .content_match import ContentMatcher
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
@@ -127,15 +130,18 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     where = parse_location(repo, location, cwd)
     if where.end < where.start:  # an empty file
         return BlameAnswer(lines=[], whole_file=where.whole)
-    if not repo.is_tracked(where.path):
+    span = (None, None) if where.whole else (where.start, where.end)
+    try:
+        blamed = repo.blame(where.path, *span)
+    except GitError:  # asked only then (issue 22: one git process less on every blame)
+        if repo.is_tracked(where.path):
+            raise
         rows = (repo.root / where.path).read_bytes().split(b"\n")
         lines = [LineAnswer(path=where.path, line=n, content=rows[n - 1].decode("utf-8", "replace"), commit=None,
                             attribution=None, evidence=[], status="uncommitted",
                             reason=f"{where.path} is not tracked by git yet.")
                  for n in range(where.start, where.end + 1)]
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
-    span = (None, None) if where.whole else (where.start, where.end)
-    blamed = repo.blame(where.path, *span)
     # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
     # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
     resolver = Explainer(repo, precise=not where.whole and where.end - where.start < PRECISE_LINES)
@@ -155,7 +161,7 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         for number, previous in replaced_lines(repo, humans, resolver.credit).items():
             at[number].previous = previous
     finally:
-        resolver.matcher.close()
+        resolver.close()
     problems = list(dict.fromkeys(a.reason for a in answers if a.status == "unreadable" and a.reason))
     return BlameAnswer(lines=answers, ranges=group_ranges(answers), problems=problems, whole_file=where.whole)
 
@@ -190,10 +196,22 @@ class Explainer:
         self.symbols: dict[str, list[Symbol]] = {}
         self.notes: dict[str, Note | IntentError | None] = {}
         self.sessions: dict[str, Session | IntentError] = {}
-        self.matcher = ContentMatcher(repo, self.session)
         self.checked: dict[tuple[str, int], bool] = {}
         self.quoted: dict[tuple[str, ...], tuple[list[Evidence], str | None]] = {}
         self.trailers: dict[str, str | None] = {}
+
+    @cached_property
+    def matcher(self) -> ContentMatcher:
+        """The content fallback for commits without a note, made when one is met (issue 22: most blames
+        never need it)."""
+        from .content_match import ContentMatcher
+
+        return ContentMatcher(self.repo, self.session)
+
+    def close(self) -> None:
+        """Release what the content fallback opened (the session index), if it was made."""
+        if "matcher" in self.__dict__:
+            self.matcher.close()
 
     def note(self, commit: str) -> Note | IntentError | None:
         if commit not in self.notes:
@@ -225,14 +243,14 @@ class Explainer:
     def symbol(self, path: str, line: int) -> Symbol | None:
         """The definition around `line` of `path` (the work tree's file, or the file at `revision`)."""
         if path not in self.symbols:
-            from .symbols import file_symbols  # tree-sitter is loaded on the first symbol asked for
+            from .symbols import cached_file_symbols  # tree-sitter is loaded on the first symbol not kept
 
             try:
                 source = (self.repo.show_file(self.revision, path) if self.revision
                           else (self.repo.root / path).read_bytes())
             except (OSError, IntentError):
                 source = b""
-            self.symbols[path] = file_symbols(path, source)
+            self.symbols[path] = cached_file_symbols(path, source)
         return enclosing(self.symbols[path], line)
 
     def __call__(self, path: str, line: BlameLine) -> LineAnswer:
@@ -266,6 +284,8 @@ class Explainer:
         return _make(path, line, "agent", reason, attribution, evidence)
 
     def _by_content(self, path: str, line: BlameLine, commit: str, symbol: str | None) -> LineAnswer:
+        from .content_match import CONTENT_CONFIDENCE
+
         found = self.matcher.match(commit, line.orig_path, line.content)
         if found is None:
             where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index

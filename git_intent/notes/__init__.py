@@ -7,7 +7,8 @@ documented in docs/json.md ("The note on refs/notes/intent").
 
 from __future__ import annotations
 
-from .build import CreditedLine, build_note, lines_record
+from typing import TYPE_CHECKING, Any
+
 from .records import (
     NOTE_SCHEMA,
     CommitRecord,
@@ -21,7 +22,6 @@ from .records import (
     range_digest,
     render_note,
 )
-from .repair import SetAside, set_aside
 from .store import (
     NOTES_REF,
     empty_notes_commit,
@@ -36,6 +36,24 @@ from .store import (
     write_note,
     write_notes,
 )
+
+if TYPE_CHECKING:
+    from .build import CreditedLine, build_note, lines_record
+    from .repair import SetAside, set_aside
+
+# Building and repairing notes is capture's work: imported when first asked for, so reading a note (blame)
+# does not load them (issue 22).
+_LATER = {"CreditedLine": "build", "build_note": "build", "lines_record": "build", "SetAside": "repair",
+          "set_aside": "repair"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LATER:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LATER[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "NOTES_REF",

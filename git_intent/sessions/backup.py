@@ -12,8 +12,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -163,6 +161,9 @@ def _write_copy(repo: Repository, agent: str, source: Path, dest: Path) -> None:
     removing the temporary file: a full disk must not leave transcript text in a stray file (issue 9)."""
     ensure_excluded(repo)
     folder = private_dir(repo.backup_dir, "sessions", agent)
+    import shutil  # only a copy needs them (issue 22: blame reads the backup, never writes it)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
     try:
         with os.fdopen(fd, "wb") as out, source.open("rb") as src:
@@ -267,6 +268,8 @@ def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes,
             return dest
     ensure_excluded(repo)
     folder = private_dir(repo.backup_dir, "sessions", agent)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:

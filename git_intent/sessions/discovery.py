@@ -181,16 +181,17 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     """
     if not session_id:
         raise SessionNotFoundError("An empty session id names no session.")
-    # Only the named agent's adapter is imported when the caller knows it (a note always does).
-    known = named_adapter(agent) if agent else None
-    adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
-    names = [agent] if agent else list(adapters)
+    # Only the named agent's adapter is imported when the caller knows it (a note always does), and only
+    # once the backup copy is not found: a kept parse of the copy is read without any (issue 22).
+    names = [agent] if agent else list(all_adapters())
     for name in names:
         copy = session_copy_path(repo, name, session_id)
         if copy is not None and copy.is_file():
             for session in read_readable([(name, copy)], keep=True):
                 if session.session_id == session_id:
                     return session
+    known = named_adapter(agent) if agent else None
+    adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
     matches: dict[tuple[str, str], Session] = {}
     paths: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
     # Most agents name a transcript after its session; a file holding many sessions (Aider's history,

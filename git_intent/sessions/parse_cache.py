@@ -6,17 +6,18 @@ a transcript's bytes are tool output the parse drops). Two layers:
 
 - a small in-process memo, for the callers that ask about the same sessions again and again (the resident
   process, the MCP server, `review` and `serve`);
-- for transcripts of at least `DISK_MIN_BYTES`, one file per transcript in the user's cache folder
+- for transcripts of at least `DISK_MIN_BYTES`, one pickle per transcript in the user's cache folder
   (`${XDG_CACHE_HOME:-~/.cache}/git-intent/sessions/`, folders 0700, files 0600): the transcript itself
-  lies in the same user's home, so the parse is no more exposed than its source.
+  lies in the same user's home, so the parse is no more exposed than its source. `keep` and `load_kept`
+  are the same store for other derived values (explain/symbols.py keeps a file's symbols there).
 
 The key is the file's absolute path, size, mtime (ns), inode and device (and its `-wal`'s), the agent it was
 read as, the time zone, the package version and the state of the parser's files, so a grown or replaced
 transcript and a changed parser never meet an old parse. Only what depends on the file alone is kept (the
 caller's rule: an adapter without `read_project`; OpenCode's stores read other files and are parsed every
-time). A cache file that cannot be read is ignored and written again; the folder keeps the most recently
+time). A cache file that cannot be read is ignored and written again; each folder keeps the most recently
 used files, `KEEP_FILES` and `KEEP_BYTES` at most. Only plain `Session`s go to disk (a plug-in's subclass
-would lose its own fields in JSON).
+may not be importable where the cache is read).
 
 Callers treat what they get as read-only: the memo hands the same objects to every caller.
 """
@@ -32,12 +33,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..models import Session
 from ..private import open_private, private_dir
 
-DISK_MIN_BYTES = 256 * 1024  # parsing ~0.25 MB costs ~4 ms, about what opening and loading a cache file does
+DISK_MIN_BYTES = 16 * 1024  # loading a pickle costs well under a ms; parsing imports the adapter (~5 ms) first
 KEEP_FILES = 200
 KEEP_BYTES = 512 * 1024 * 1024
 MEMO_ENTRIES = 16
@@ -100,49 +102,59 @@ def _stamp(info: os.stat_result) -> str:
 
 def cache_folder() -> Path:
     """`${XDG_CACHE_HOME:-~/.cache}/git-intent/sessions` (not created here)."""
-    return _own_folder() / "sessions"
+    return cache_root() / "sessions"
 
 
-def _own_folder() -> Path:
+def cache_root() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "git-intent"
 
 
 def _load(key: str) -> list[Session] | None:
-    """The sessions stored under `key`, or None when there is no usable file. Format: the pickled list
-    (protocol 5; issue 22: loading a session back through pydantic cost blame its ~100 ms import, pickle
-    loads it in C). Only this user's own 0600 files in their 0700 folder are read, written by this
-    parser fingerprint (models.py included), so a pickle never meets another definition of the types."""
-    stored = cache_folder() / f"{key}.pickle"
+    """The sessions stored under `key`, or None when there is no usable file."""
+    sessions = load_kept(cache_folder(), key)
+    if not isinstance(sessions, list) or not all(type(s) is Session for s in sessions):
+        return None
+    return sessions
+
+
+def _store(key: str, sessions: list[Session]) -> None:
+    keep(cache_root(), "sessions", key, sessions)
+
+
+def load_kept(folder: Path, key: str) -> Any:
+    """The value `keep` stored in `folder` under `key`, or None when there is no usable file. Format: a
+    pickle (protocol 5; issue 22: loading a session back through pydantic cost blame its ~100 ms import,
+    pickle loads it in C). Only this user's own 0600 files are unpickled, written under keys that hold
+    the parser fingerprint (models.py included), so a pickle never meets another definition of its types."""
+    stored = folder / f"{key}.pickle"
     try:
         with stored.open("rb") as handle:
             info = os.fstat(handle.fileno())
             if info.st_uid != os.getuid() or info.st_mode & 0o077:
                 return None  # not written by this user's git-intent: never unpickled
-            sessions = pickle.loads(handle.read())
+            value = pickle.loads(handle.read())
         os.utime(stored)  # pruning keeps what was used last, not what was written last
-        if not isinstance(sessions, list) or not all(type(s) is Session for s in sessions):
-            return None
-        return sessions
-    except Exception:  # missing, torn or from elsewhere: parse again
+        return value
+    except Exception:  # missing, torn or from elsewhere: computed again
         return None
 
 
-def _store(key: str, sessions: list[Session]) -> None:
-    """Write `sessions` under `key`, whole or not at all: the bytes are built first, then written to a 0600
-    temporary file renamed into place (removed if the write fails: no partial transcript text is left,
-    issue 9); then prune."""
+def keep(base: Path, name: str, key: str, value: Any) -> None:
+    """Store `value` under `key` in the private folder `base/name`, whole or not at all: the bytes are built
+    first, then written to a 0600 temporary file renamed into place (removed if the write fails: no partial
+    transcript text is left, issue 9); then prune. Never raises: a cache that cannot be written is skipped."""
     try:
-        data = pickle.dumps(sessions, protocol=5)
-        folder = private_dir(_own_folder(), "sessions")  # never tightens the user's ~/.cache itself
-    except (OSError, ValueError, pickle.PicklingError):  # a read-only home: parse again
+        data = pickle.dumps(value, protocol=5)
+        folder = private_dir(base, name)  # never tightens the user's ~/.cache itself
+    except (OSError, ValueError, pickle.PicklingError):  # a read-only home: computed again next time
         return
     temporary = folder / f".{key}.{os.getpid()}.tmp"
     try:
         with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_NOFOLLOW), "wb") as out:
             out.write(data)
         os.replace(temporary, folder / f"{key}.pickle")
-    except OSError:  # a full disk: the next call parses again
+    except OSError:  # a full disk: the next call computes again
         try:
             os.unlink(temporary)
         except OSError:

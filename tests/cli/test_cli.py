@@ -123,3 +123,13 @@ def test_demo_keep(tmp_path: Path) -> None:
     blame = run_cli("blame", "cmd/entire/cli/agent/chunking.go:86", "--json", cwd=keep)
     assert blame.returncode == 0, blame.stderr
     assert json.loads(blame.stdout)["lines"][0]["attribution"]["session_id"] == DEMO_SESSION
+
+
+def test_each_command_is_looked_up_in_the_module_that_registers_it() -> None:
+    """The lazy group imports `COMMAND_MODULES[name]` to run `name` (issue 22): the table must name every
+    command, and the module each one's function lives in."""
+    from git_intent.cli._base import COMMAND_MODULES
+
+    registered = {name: command.callback.__module__.rsplit(".", 1)[1] for name, command in cli.commands.items()
+                  if command.callback is not None}
+    assert registered == COMMAND_MODULES

@@ -148,6 +148,19 @@ def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Pat
     assert git(demo.repo, "status", "--porcelain") == ""
 
 
+def test_a_cache_file_others_could_write_is_never_unpickled(tmp_path: Path, reads: list[Path]) -> None:
+    """Pickles run code when loaded (issue 22 moved the cache to them): only this user's 0600 files are read."""
+    path = tmp_path / "session.jsonl"
+    shutil.copyfileobj(BIG.open("rb"), path.open("wb"))
+    fresh = read_transcript(path, "claude-code", keep=True)
+    stored = parse_cache.cache_folder() / f"{_only_key()}.pickle"
+    stored.write_bytes(b"cos\nsystem\n(S'touch planted'\ntR.")  # a pickle that runs a command
+    os.chmod(stored, 0o644)  # as a file someone else could have written
+    parse_cache._memo.clear()
+    assert read_transcript(path, "claude-code", keep=True) == fresh
+    assert len(reads) == 2 and not (tmp_path / "planted").exists() and not Path("planted").exists()
+
+
 def _only_key() -> str:
     (file,) = parse_cache.cache_folder().glob("*.pickle")
     return file.stem
