@@ -8,15 +8,25 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-import click
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import IntentError
 from ..private import LinkedFileError
-from ._base import cli, echo, open_repo  # the command modules load when their command is looked up
+from .plain import echo, is_plain_blame, open_repo, show_blame
+
+if TYPE_CHECKING:
+    from ._base import cli
 
 __all__ = ["cli", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "cli":  # the click group, imported when asked for: `blame LOCATION` runs without click
+        from ._base import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _fail(exc: IntentError) -> None:
@@ -27,18 +37,17 @@ def _fail(exc: IntentError) -> None:
 
 
 def main() -> None:
-    """Console-script entry point with the one top-level error handler."""
+    """Console-script entry point with the one top-level error handler. `blame LOCATION` is answered without
+    click (`plain.py`); every other call is parsed by it (the command modules load when their command is
+    looked up)."""
     try:
-        cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        echo("Interrupted.", err=True)
-        sys.exit(130)
+        if is_plain_blame(sys.argv[1:]):
+            show_blame(sys.argv[2])
+        else:
+            _click_main()
     except KeyboardInterrupt:
         echo("Interrupted.", err=True)
         sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
     except IntentError as exc:
         _fail(exc)
     except LinkedFileError as exc:  # a state file planted as a link: refused, one sentence (issue 21)
@@ -53,6 +62,21 @@ def main() -> None:
         echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
              err=True)
         sys.exit(3)
+
+
+def _click_main() -> None:
+    import click
+
+    from ._base import cli
+
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        echo("Interrupted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
 
 
 def _write_error_log(report: str) -> Path | None:

@@ -3,33 +3,15 @@
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import MutableMapping
 from typing import Any
 
 import click
 
 from .. import __version__
-from ..terminal import json_safe, terminal_safe
+from .plain import echo, open_repo, print_json
 
-
-def print_json(value: Any) -> None:
-    """Print `value` as indented JSON (non-ASCII kept but for characters that could drive a terminal, which
-    are `\\u` escapes; unknown types through str)."""
-    click.echo(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
-
-
-def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
-    """Print text output: every command's text goes through here, so nothing read from a transcript, a note
-    or a shared store can drive the terminal (escape sequences, C1 controls, bidi overrides; issue 9)."""
-    click.echo(terminal_safe(message), err=err, nl=nl)
-
-
-def open_repo() -> Any:
-    """The repository of the current directory (raises NotARepositoryError outside one)."""
-    from ..git.repo import Repository
-
-    return Repository()
+__all__ = ["cli", "echo", "open_repo", "print_json"]
 
 
 EXIT_CODES = """\b
@@ -69,6 +51,8 @@ class LazyGroup(click.Group):
             self._loaded = True  # first: the modules register through add_command while they load
             for module in dict.fromkeys(COMMAND_MODULES.values()):
                 importlib.import_module(f".{module}", __package__)
+            # by name: the same order whichever command was looked up first (click-man lists them in this order)
+            self._commands = dict(sorted(self._commands.items()))
         return self._commands
 
     @commands.setter

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ._base import cli, echo, open_repo, print_json
+from .plain import show_blame
 
 
 @cli.command()
@@ -27,22 +28,7 @@ def blame(location: str, as_json: bool, moves: bool) -> None:
     Exits 0 whenever it answered, whatever the lines' statuses (agent, human, unrecorded, uncommitted);
     1 when it could not: a bad path or range, or a note that cannot be read (warned once on stderr).
     """
-    from ..explain.blame import blame_lines
-    from ..explain.render import blame_text
-
-    answer = blame_lines(open_repo(), location, moves=moves)
-    if as_json:
-        print_json(answer.contract())
-    elif answer.whole_file:
-        from ..explain.render_file import gutter_text
-
-        echo(gutter_text(answer), nl=False)
-    else:
-        echo(blame_text(answer), nl=False)
-    for problem in answer.problems:
-        echo(f"warning: {problem}", err=True)
-    if answer.problems:
-        sys.exit(1)  # a note could not be read: that part of the question has no answer
+    show_blame(location, as_json=as_json, moves=moves)
 
 
 @cli.command()

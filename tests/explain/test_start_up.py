@@ -1,6 +1,6 @@
 """What a plain `git intent blame` and an offline `why` import (issue 22): the answers people wait on most
 start with no pydantic, no grammar pack once a file's symbols are kept, no adapter once a parse is kept, and
-none of the other commands' modules. Measured by `python -X importtime` of the real CLI on the demo."""
+none of the other commands' modules; `blame LOCATION` without click (cli/plain.py). Measured by `python -X importtime` of the real CLI on the demo."""
 
 from __future__ import annotations
 
@@ -35,14 +35,16 @@ def imported(args: list[str], cwd: Path) -> set[str]:
             and "|" in line}
 
 
-@pytest.mark.parametrize("args", [["blame", LINE], ["why", LINE, "--offline"]], ids=["blame", "why"])
-def test_a_plain_answer_imports_only_what_it_needs(args: list[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("args", "also_never"), [(["blame", LINE], ("click",)), (["why", LINE, "--offline"], ())],
+                         ids=["blame", "why"])
+def test_a_plain_answer_imports_only_what_it_needs(args: list[str], also_never: tuple[str, ...], tmp_path: Path
+                                                   ) -> None:
     run_demo(tmp_path / "demo")
     first = imported(args, tmp_path / "demo")
     assert "git_intent.explain.blame" in first and "git_intent.sessions.parse_cache" in first  # it measured
-    assert [m for m in first if m.startswith(NEVER)] == []
+    assert [m for m in first if m.startswith(NEVER + also_never)] == []
     warm = imported(args, tmp_path / "demo")
-    assert [m for m in warm if m.startswith(NEVER + WARM_NEVER)] == []
+    assert [m for m in warm if m.startswith(NEVER + also_never + WARM_NEVER)] == []
 
 
 def test_json_output_still_goes_through_pydantic(tmp_path: Path) -> None:
