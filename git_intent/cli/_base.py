@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import MutableMapping
-from typing import Any
 
 import click
 
