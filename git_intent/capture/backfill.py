@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..config import lookback
@@ -29,7 +29,7 @@ from .attribute import LineCredit
 from .carry import carried_edits
 from .commit_range import RangeCommit, added_hunks_of, list_range
 from .record import RecordResult, back_up_many, credit_lines, implicit_sources, note_records, summarize
-from .timeline import WINDOW_SLACK, EditTimeline
+from .timeline import WINDOW_SLACK, EditTimeline, window_start
 
 # Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
 # resumes after the last batch written.
@@ -80,11 +80,14 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         result.seconds = time.perf_counter() - started
         return result
     window = lookback(repo)
-    sessions = candidate_sessions(repo, min(c.time for c in todo) - window, transcripts)
+    times = {c.sha: c.time for c in commits}
+    # (parent's commit time, author date, start of the window) of each commit: a rebased commit's window
+    # reaches back from its author date (`timeline.window_start`), so discovery must too.
+    spans = {c.sha: _span(repo, c, times, window) for c in todo}
+    sessions = candidate_sessions(repo, min(start for _, _, start in spans.values()), transcripts)
     result.not_read = not_read(sessions)
     mapper = PathMapper(repo.root, _written_paths(repo, revision_range), repo.worktrees)
     timeline = EditTimeline(sessions, mapper)
-    times = {c.sha: c.time for c in commits}
     digests: dict[Path, str | None] = {}
     hunks = added_hunks_of(repo, todo)
     for start in range(0, len(todo), BATCH):
@@ -92,15 +95,15 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         done: list[tuple[str, list[LineCredit], RecordResult]] = []
         for commit in todo[start:start + BATCH]:
             sha, added = next(hunks)
-            after = _parent_time(repo, commit, times)
+            after, authored, earliest = spans[sha]
             # Only a commit with a note can carry credits (from the commits its note names, or its own with
             # --force off); the others, nearly all of a first backfill, skip reading one.
             carried = carried_edits(repo, implicit_sources(repo, sha, keep_own=not force), sha) if sha in noted else []
             # Without carried credits only the edits of the files the commit added lines to can count; a
             # carried credit's live twin may be an edit of another file of the same message.
             paths = None if carried else {h.path for h in added}
-            fresh = timeline.window((after or commit.time) - window, after, commit.time, paths)
-            credits = credit_lines(added, carried, fresh, repo.commit_times(sha)[1] + WINDOW_SLACK if fresh else None)
+            fresh = timeline.window(earliest, after, commit.time, paths)
+            credits = credit_lines(added, carried, fresh, authored + WINDOW_SLACK if fresh else None)
             summary = summarize(sha, credits)
             batch[sha] = note_records(sha, credits, digests)
             done.append((sha, credits, summary))
@@ -127,6 +130,13 @@ def _written_paths(repo: Repository, revision_range: str) -> frozenset[str]:
                        "--diff-merges=first-parent",  # a file a merge alone wrote (git lists none for merges)
                        "--end-of-options", revision_range, check=False)
     return head | {path for path in written.split("\0") if path}
+
+
+def _span(repo: Repository, commit: RangeCommit, times: dict[str, datetime], window: timedelta
+          ) -> tuple[datetime | None, datetime, datetime]:
+    """(first parent's commit time, author date, earliest time an edit may explain a line) of `commit`."""
+    after, authored = _parent_time(repo, commit, times), repo.commit_times(commit.sha)[1]
+    return after, authored, window_start(after, commit.time, authored, window)
 
 
 def _parent_time(repo: Repository, commit: RangeCommit, times: dict[str, datetime]) -> datetime | None:

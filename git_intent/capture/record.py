@@ -19,7 +19,7 @@ from ..sessions.path_mapping import PathMapper
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .candidate_sessions import window_sessions
 from .carry import carried_edits
-from .timeline import WINDOW_SLACK, EditTimeline
+from .timeline import WINDOW_SLACK, EditTimeline, window_start
 
 
 @dataclass
@@ -54,8 +54,9 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     stamped onto a rebased commit).
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
-    and after the parent commit minus the look-back (`config.lookback`; edits before the parent only
-    explain exact matches: people commit an agent's work in pieces). Idempotent: an identical note is not
+    and after the parent commit, or the author date when earlier (a rebased commit), minus the look-back
+    (`config.lookback`, `timeline.window_start`; edits before the parent only explain exact matches: people
+    commit an agent's work in pieces). Idempotent: an identical note is not
     rewritten, and a note that credited more lines than a new run can (a transcript since deleted)
     is kept. Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file,
     NoteError when the written note does not read back.
@@ -83,7 +84,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     parents = repo.parents(commit)
     committed, authored = repo.commit_times(commit)
     after = repo.commit_time(parents[0]) if parents else None
-    earliest = (after or committed) - (lookback(repo) if window is None else window)
+    earliest = window_start(after, committed, authored, lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit)))
     carried = carried_edits(repo, sources, commit)
     hunks = repo.added_hunks(commit, parents)

@@ -83,6 +83,9 @@ TABLE: dict[str, Expected] = {
         Expected("claude-code", "ff0a7d3f-e73b-48cc-a5d1-49b930a82fdf", 8, 5, 2, 1, 0, 9),
     f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl":
         Expected("claude-code", "ff0a7d3f-e73b-48cc-a5d1-49b930a82fdf", 8, 5, 2, 1, 0, 6),
+    # Issue 20's excerpt: Claude Code 2.1.91, 3 head records, 2 prompts, 3 Edits (one per file) and their results.
+    f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl":
+        Expected("claude-code", "c7d001b2-f56b-4999-82ed-3af83b6837b6", 10, 8, 3, 2, 0, 101),
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl":
         Expected("codex", "019e27f2-b7de-71c3-a0f9-70d6539231ba", 7, 3, 12, 1, 0, 12),
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl":

@@ -295,6 +295,7 @@ SHELL_CORPUS: dict[str, tuple[int, int]] = {
     f"{CX}/sanitized__schema-coverage-0.146.jsonl": (2, 0),
     f"{CC}/git-sync__ae52adb63cec__2.1.143-excerpt.jsonl": (0, 0),  # issue 19's excerpts: edits, no shell
     f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl": (0, 0),
+    f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl": (0, 0),  # issue 20's excerpt: 3 Edits, no shell
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl": (0, 0),
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl": (2, 0),
