@@ -226,7 +226,7 @@ def _spec(kind: type) -> dict[str, tuple[bool, tuple[type, ...]]]:
 def _split(kind: type, value: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     spec = _spec(kind)
     known = {k: v for k, v in value.items() if k in spec}
-    extra = {k: v for k, v in value.items() if k not in spec and k != "extra" and v is not None}
+    extra = {k: v for k, v in value.items() if k not in spec and v is not None}
     return known, extra
 
 
