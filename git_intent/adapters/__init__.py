@@ -122,7 +122,20 @@ class Registered:
             if session.agent != self.NAME:
                 raise TranscriptError(f"The adapter {self.NAME} read {path} as a session of {session.agent}; "
                                       "an adapter names its sessions after itself.")
-        return sessions
+        return [self._checked(s, path) for s in sessions] if self.plugin else sessions
+
+    def _checked(self, session: Session, path: Path) -> Session:
+        """A plug-in's session validated by pydantic (the value types are dataclasses, which check nothing
+        when built: issue 22), its lists made the tuples the types declare. Raises TranscriptError."""
+        from dataclasses import asdict
+
+        from ..models import validate
+
+        try:
+            return validate(type(session), asdict(session))
+        except ValueError as exc:  # pydantic's ValidationError
+            raise TranscriptError(f"The adapter {self.NAME} read {path} into a malformed session: "
+                                  f"{str(exc).splitlines()[0]}.") from None
 
 
 class _BuiltIn(Mapping[str, Registered]):

@@ -168,6 +168,34 @@ def test_an_adapter_reads_only_sessions_of_its_own_name(tmp_path: Path) -> None:
         adapters.Registered(Impostor(), plugin=True).read(tmp_path / "x.jsonl")
 
 
+def test_a_plugins_sessions_are_validated_and_its_lists_made_tuples(tmp_path: Path) -> None:
+    """The models are dataclasses (issue 22): nothing checks them when built, so the registry validates what a
+    plug-in returns with pydantic."""
+    from git_intent.models import Message, Part
+
+    class Loose:
+        NAME = "loose"
+        role = "user"
+
+        def discover(self, root: Path, since: object = None) -> list[Path]:
+            return []
+
+        def sniff(self, path: Path) -> bool:
+            return True
+
+        def read(self, path: Path) -> list[Session]:
+            parts = [Part(kind="text", text="hi")]
+            return [Session(agent="loose", session_id="s", transcript=path,
+                            messages=[Message(message_id="m", role=self.role, parts=parts)])]  # type: ignore[arg-type]
+
+    loose = Loose()
+    (session,) = adapters.Registered(loose, plugin=True).read(tmp_path / "x.jsonl")
+    assert session.messages[0].parts == (Part(kind="text", text="hi"),)
+    loose.role = "robot"
+    with pytest.raises(TranscriptError, match="^The adapter loose read .* into a malformed session: "):
+        adapters.Registered(loose, plugin=True).read(tmp_path / "x.jsonl")
+
+
 def test_agent_names_are_open_but_shaped() -> None:
     """A note may name an agent this machine has no adapter for (a teammate's plug-in): it validates, where
     it is read from outside (pydantic, through `models.validate`; and a note's records)."""
