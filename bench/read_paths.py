@@ -51,7 +51,8 @@ def code_tree(root: Path, revision: str) -> Path:
 
 def environment(keep: Path, code: Path) -> dict[str, str]:
     home = keep / "home"
-    return {**os.environ, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
+    inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode
+    return {**inherited, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
             "XDG_CONFIG_HOME": str(home / ".config"), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": str(code), "GIT_INTENT_RESIDENT": "0"}
 

@@ -177,7 +177,8 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tupl
 
 
 def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) -> dict[str, Any]:
-    """Per line, the median of `runs`: `git-intent blame FILE:LINE --json`, the same through the opt-in resident
+    """Per line, the median of `runs`: `git-intent blame FILE:LINE` (text, what a person or a script reads; issue
+    22), `git-intent blame FILE:LINE --json`, the same through the opt-in resident
     process (`GIT_INTENT_RESIDENT=1`, warm: the caller's CPU only), `blame_lines` in this process (the blame
     work without start-up), and `git blame --porcelain -L n,n`; CPU includes child processes."""
     from git_intent.explain.blame import blame_lines
@@ -189,6 +190,7 @@ def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) 
         location = f"{path}:{number}"
         timed([cli, "blame", location], work)  # warm the page cache and bytecode
         timed([cli, "blame", location], work, resident)  # starts the resident process, or finds it
+        text = [timed([cli, "blame", location], work) for _ in range(runs)]
         ours = [timed([cli, "blame", location, "--json"], work) for _ in range(runs)]
         warm = [timed([cli, "blame", location, "--json"], work, resident) for _ in range(runs)]
         inside = []
@@ -201,6 +203,8 @@ def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) 
         answer = json.loads(ours[-1][2])["lines"][0]
         rows.append({"location": location, "commit": commit[:12], "status": answer["status"],
                      "session": (answer.get("attribution") or {}).get("session_id"),
+                     "text_cpu": statistics.median(c for c, _, _ in text),
+                     "text_wall": statistics.median(w for _, w, _ in text),
                      "cpu": statistics.median(c for c, _, _ in ours), "wall": statistics.median(w for _, w, _ in ours),
                      "resident_cpu": statistics.median(c for c, _, _ in warm),
                      "resident_wall": statistics.median(w for _, w, _ in warm),
@@ -210,7 +214,7 @@ def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) 
                      "git_wall": statistics.median(w for _, w, _ in theirs)})
     figures: dict[str, Any] = {"lines": rows}
     if rows:
-        for key in ("", "resident_", "library_"):
+        for key in ("text_", "", "resident_", "library_"):
             figures[f"{key}cpu_ratio"] = statistics.median(r[f"{key}cpu"] / max(r["git_cpu"], 1e-4) for r in rows)
             figures[f"{key}wall_ratio"] = statistics.median(r[f"{key}wall"] / max(r["git_wall"], 1e-4) for r in rows)
             figures[f"{key}cpu_ms"] = statistics.median(r[f"{key}cpu"] for r in rows) * 1000
@@ -416,7 +420,7 @@ def blame_phase(root: Path, work: Path, reachable_at: dict[str, list[str]], coun
     say(f"blame on {len(lines)} agent lines at HEAD ({runs} runs each, medians; ratios are the median of "
         f"the per-line ratios to `git blame --porcelain -L n,n`, {b['git_cpu_ms']:.0f} ms CPU, "
         f"{b['git_wall_ms']:.0f} ms wall); answers: {dict(Counter(r['status'] for r in b['lines']))}")
-    for key, label in (("", "git-intent blame FILE:LINE --json"),
+    for key, label in (("text_", "git-intent blame FILE:LINE"), ("", "git-intent blame FILE:LINE --json"),
                        ("resident_", "the same, GIT_INTENT_RESIDENT=1 (warm; the caller's CPU)"),
                        ("library_", "blame_lines in process (no start-up)")):
         say(f"  {label:58s} {b[key + 'cpu_ms']:6.0f} ms CPU = {b[key + 'cpu_ratio']:5.1f}x  "
