@@ -11,7 +11,7 @@ time a type needs one (field metadata carries the constraints: `pattern`, `descr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -66,12 +66,33 @@ def adapter(kind: Any) -> TypeAdapter[Any]:
     return built
 
 
-def to_json(value: Any, **options: Any) -> Any:
-    """`value` (a dataclass of this package, or a list of them) as JSON-ready Python data, by pydantic:
-    datetimes as ISO-8601 text, tuples as lists, fields marked `exclude` left out. `options` are
-    `TypeAdapter.dump_python`'s (`exclude`, `exclude_none`, `by_alias`)."""
-    kind = list[type(value[0])] if isinstance(value, list) and value else type(value)  # type: ignore[misc]
-    return adapter(kind).dump_python(value, mode="json", **options)
+def to_json(value: Any, *, exclude: frozenset[str] | set[str] = frozenset()) -> Any:
+    """`value` (a dataclass of this package, or a list of them) as JSON-ready Python data, exactly as pydantic's
+    `dump_python(mode="json")` gives it (tests/test_json_form.py holds them equal with Hypothesis): datetimes as
+    ISO-8601 text ("Z" for UTC), tuples as lists, paths as text, fields marked `exclude` left out, and the
+    top-level fields named in `exclude`. Written out here because building pydantic's serializer for blame's
+    answer cost every `--json` call ~70 ms (issue 22); pydantic still validates and describes these types."""
+    if isinstance(value, list):
+        return [_plain(item, frozenset()) for item in value]
+    return _plain(value, exclude)
+
+
+def _plain(value: Any, exclude: frozenset[str] | set[str]) -> Any:
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, list | tuple):
+        return [_plain(item, frozenset()) for item in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v, frozenset()) for k, v in value.items()}
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name), frozenset()) for f in fields(value)
+                if f.name not in exclude and not f.metadata.get("exclude")}
+    return adapter(type(value)).dump_python(value, mode="json")  # anything else: pydantic's own form
 
 
 def validate(kind: type[T], data: Any) -> T:
