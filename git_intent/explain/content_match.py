@@ -154,8 +154,10 @@ class ContentMatcher:
 
     def _window(self, commit: str) -> tuple[datetime, datetime]:
         if commit not in self._windows:
-            committed = self.repo.commit_time(commit)
-            self._windows[commit] = (committed - lookback(self.repo) - SLACK, committed + SLACK)
+            # From the author date when it is the earlier (a rebase keeps the work's date and moves the commit
+            # on: issue 20), as recording's window does (capture/timeline.window_start).
+            committed, authored = self.repo.commit_times(commit)
+            self._windows[commit] = (min(committed, authored) - lookback(self.repo) - SLACK, committed + SLACK)
         return self._windows[commit]
 
     def _scan(self, commit: str, keys: set[tuple[str, str]]) -> dict[tuple[str, str], ContentMatch]:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import claude_project_dir, git, install, note_text, run_cli
+from support import Clock, claude_project_dir, git, install, note_text, run_cli
 from support import claude_session as session
 from support import commit_synced as commit
 
@@ -152,6 +153,27 @@ def test_a_content_match_says_so_and_the_quoted_diff_keeps_its_hunks(repo: Path)
                         "@@ … @@",  # the two hunks stay apart
                         " setting_8 = 8", "-setting_9 = 9", "+renamed_ninth_setting = 9", " setting_10 = 10"]
     assert "            @@ … @@" in text
+
+
+def test_the_content_fallback_reaches_back_from_a_rebased_commits_author_date(repo: Path) -> None:
+    """Issue 20: a rebase keeps the work's author date and moves its committer date on; with no note, the
+    content fallback looks for the edit from the author date, as recording does."""
+    root = repo.resolve()
+    authored = datetime(2026, 4, 15, 14, 0, tzinfo=timezone.utc)
+    agent = session(root, Clock(authored - timedelta(minutes=5)))
+    agent.prompt("Rename the second setting")
+    old = "".join(f"setting_{i} = {i}\n" for i in range(1, 6))
+    (root / "settings.py").write_text(old, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "settings")
+    new = old.replace("setting_2 = 2", "renamed_second_setting = 2")
+    edit_id = agent.edit("Renaming it.", root / "settings.py", old, new)
+    agent.save()
+    git(root, "commit", "-q", "-am", "renamed, then rebased two weeks later", env={
+        "GIT_AUTHOR_DATE": authored.isoformat(), "GIT_COMMITTER_DATE": (authored + timedelta(days=14)).isoformat()})
+    line = blame_json(root, "settings.py:2")["lines"][0]
+    assert (line["status"], line["attribution"]["method"], line["attribution"]["message_id"]) == (
+        "agent", "content", edit_id)
 
 
 # --- issue 12, item 4: whole-file blame ----------------------------------------------------------------------------
