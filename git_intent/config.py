@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from .errors import IntentError
 from .git.repo import Repository
 
 DEFAULT_LOOKBACK_DAYS = 7.0
+# How far a rebase or cherry-pick may have moved work past its author date and still be found from it: the
+# rebased commits of entireio/git-sync moved 7.4-13.7 days (issue 20). A commit authored longer before (a
+# cherry-pick of old work) is not searched back to then: that would read every transcript since.
+REBASE_REACH = timedelta(days=30)
 
 
 def setting(repo: Repository, key: str) -> str | None:
@@ -20,6 +24,18 @@ def setting(repo: Repository, key: str) -> str | None:
         return os.environ[env]
     value = repo.git("config", "--get", f"intent.{key}", check=False).strip()
     return value or None
+
+
+def window_start(after: datetime | None, committed: datetime, authored: datetime, look_back: timedelta) -> datetime:
+    """The earliest time an edit may have been made to explain a line of a commit: `look_back` before its first
+    parent's commit time `after` (its own commit time `committed` for a root commit, or for the content
+    fallback), or before its author date `authored` when that is earlier, by `REBASE_REACH` at most. A rebase or
+    cherry-pick keeps the author date of the work and moves it onto a newer parent: entireio/git-sync
+    d851ee02ef08 was authored on 2026-04-15, when its session made the edits, and rebased onto a parent
+    committed on 04-24, so a look-back from the parent alone missed all its 366 lines (issue 20). Edits made
+    before `after` still explain exact matches only (`capture/timeline.EditTimeline.window`)."""
+    anchor = after or committed
+    return max(min(anchor, authored), anchor - REBASE_REACH) - look_back
 
 
 def lookback(repo: Repository) -> timedelta:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from ..config import lookback
+from ..config import lookback, window_start
 from ..git.objects import InProcessRepository
 from ..git.repo import Repository
 from ..notes import NoteRecord, note_blobs, read_notes, write_notes
@@ -29,7 +29,7 @@ from .attribute import LineCredit
 from .carry import carried_edits
 from .commit_range import RangeCommit, added_hunks_of, list_range
 from .record import RecordResult, back_up_many, credit_lines, implicit_sources, note_records, summarize
-from .timeline import WINDOW_SLACK, EditTimeline, window_start
+from .timeline import WINDOW_SLACK, EditTimeline
 
 # Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
 # resumes after the last batch written.
@@ -82,7 +82,7 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     window = lookback(repo)
     times = {c.sha: c.time for c in commits}
     # (parent's commit time, author date, start of the window) of each commit: a rebased commit's window
-    # reaches back from its author date (`timeline.window_start`), so discovery must too.
+    # reaches back from its author date (`config.window_start`), so discovery must too.
     spans = {c.sha: _span(repo, c, times, window) for c in todo}
     sessions = candidate_sessions(repo, min(start for _, _, start in spans.values()), transcripts)
     result.not_read = not_read(sessions)

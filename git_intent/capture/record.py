@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from .. import __version__
-from ..config import lookback
+from ..config import lookback, window_start
 from ..errors import IntentError
 from ..git.repo import Hunk, Repository
 from ..models import Session
@@ -19,7 +19,7 @@ from ..sessions.path_mapping import PathMapper
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .candidate_sessions import window_sessions
 from .carry import carried_edits
-from .timeline import WINDOW_SLACK, EditTimeline, window_start
+from .timeline import WINDOW_SLACK, EditTimeline
 
 
 @dataclass
@@ -55,7 +55,7 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit, or the author date when earlier (a rebased commit), minus the look-back
-    (`config.lookback`, `timeline.window_start`; edits before the parent only explain exact matches: people
+    (`config.lookback`, `config.window_start`; edits before the parent only explain exact matches: people
     commit an agent's work in pieces). Idempotent: an identical note is not
     rewritten, and a note that credited more lines than a new run can (a transcript since deleted)
     is kept. Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file,

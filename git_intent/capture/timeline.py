@@ -19,16 +19,6 @@ WINDOW_SLACK = timedelta(seconds=2)
 _Entry = tuple[float, int, int, Session, Edit, str]  # (time, session index, edit index, session, edit, path)
 
 
-def window_start(after: datetime | None, committed: datetime, authored: datetime, look_back: timedelta) -> datetime:
-    """The earliest time an edit may have been made to explain a line of a commit: `look_back` before its first
-    parent's commit time `after` (its own commit time `committed` for a root commit), or before its author date
-    `authored` when that is earlier. A rebase or cherry-pick keeps the author date of the work and moves it onto
-    a newer parent: entireio/git-sync d851ee02ef08 was authored on 2026-04-15, when its session made the edits,
-    and rebased onto a parent committed on 04-24, so a look-back from the parent alone missed all its 366 lines
-    (issue 20). Edits made before `after` still explain exact matches only (`EditTimeline.window`)."""
-    return min(after or committed, authored) - look_back
-
-
 class EditTimeline:
     """The edits of `sessions` whose paths `mapper` maps into the work tree, by time (edits without one
     first), then session, then edit; kept per mapped path too. `record.mapped_edits` is one window of it."""

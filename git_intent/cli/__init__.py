@@ -42,7 +42,11 @@ def main() -> None:
     looked up)."""
     try:
         if is_plain_blame(sys.argv[1:]):
-            show_blame(sys.argv[2])
+            try:
+                show_blame(sys.argv[2])
+            except BrokenPipeError:  # the reader went away (`| head`): exit 1 and say nothing, as click does
+                _quiet_stdout()
+                sys.exit(1)
         else:
             _click_main()
     except KeyboardInterrupt:
@@ -62,6 +66,17 @@ def main() -> None:
         echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
              err=True)
         sys.exit(3)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of a closed pipe raises nothing."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _click_main() -> None:

@@ -18,21 +18,31 @@ from ..terminal import json_safe, terminal_safe
 def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
     """Print text output: every command's text goes through here, so nothing read from a transcript, a note
     or a shared store can drive the terminal (escape sequences, C1 controls, bidi overrides; issue 9)."""
-    stream = sys.stderr if err else sys.stdout
-    stream.write(terminal_safe(message) + ("\n" if nl else ""))
-    stream.flush()
+    _write(terminal_safe(message) + ("\n" if nl else ""), err=err)
 
 
 def print_json(value: Any) -> None:
     """Print `value` as indented JSON (non-ASCII kept but for characters that could drive a terminal, which
     are `\\u` escapes; unknown types through str)."""
-    echo_raw(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
+    _write(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)) + "\n")
 
 
-def echo_raw(text: str) -> None:
-    """Print text already made safe (JSON with its escapes), with a newline."""
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+def _write(text: str, *, err: bool = False) -> None:
+    """Write to stdout or stderr as click.echo did: nothing when the stream is closed (`>&-`), and UTF-8 with
+    replacements when the stream's own encoding cannot hold the text (an ASCII locale)."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            stream.write(text.encode("ascii", "replace").decode("ascii"))
+        else:
+            stream.flush()
+            buffer.write(text.encode("utf-8", "replace"))
+    stream.flush()
 
 
 def open_repo() -> Any:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ..config import lookback
+from ..config import lookback, window_start
 from ..errors import IntentError
 from ..git.repo import Repository
 from ..models import AgentName, Edit, Session
@@ -155,9 +155,10 @@ class ContentMatcher:
     def _window(self, commit: str) -> tuple[datetime, datetime]:
         if commit not in self._windows:
             # From the author date when it is the earlier (a rebase keeps the work's date and moves the commit
-            # on: issue 20), as recording's window does (capture/timeline.window_start).
+            # on: issue 20), as recording's window does.
             committed, authored = self.repo.commit_times(commit)
-            self._windows[commit] = (min(committed, authored) - lookback(self.repo) - SLACK, committed + SLACK)
+            earliest = window_start(None, committed, authored, lookback(self.repo))
+            self._windows[commit] = (earliest - SLACK, committed + SLACK)
         return self._windows[commit]
 
     def _scan(self, commit: str, keys: set[tuple[str, str]]) -> dict[tuple[str, str], ContentMatch]:

@@ -196,7 +196,8 @@ def parse_record(value: Any) -> NoteRecord | None:
     record is read the same either way (tests/notes/test_record_reader.py)."""
     if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA or nesting(value, MAX_DEPTH) > MAX_DEPTH:
         return None
-    kind = _KINDS.get(value.get("kind"))  # type: ignore[arg-type]
+    named = value.get("kind")
+    kind = _KINDS.get(named) if isinstance(named, str) else None  # a list there must not raise (issue 22 review)
     if kind is None:
         return None
     known, extra = _split(kind, value)
@@ -245,11 +246,13 @@ def _plain(kind: type, known: dict[str, Any]) -> bool:
         if type(item) not in types:
             return False
         if types[0] is float and type(item) is int:
+            if abs(item) > 2**53:  # no float holds it exactly (a 400-digit one overflows): pydantic decides
+                return False
             known[name] = float(item)
     if isinstance(known.get("start"), int) and (known["start"] < 1 or known["end"] < 1):
         return False
     agent = known.get("agent")
-    return agent is None or _AGENT.match(agent) is not None
+    return agent is None or _AGENT.fullmatch(agent) is not None  # `$` alone lets "name\n" through
 
 
 def _validated(kind: type[NoteRecord], known: dict[str, Any], extra: dict[str, Any]) -> NoteRecord | None:
@@ -275,7 +278,7 @@ def parse_note(commit: str, text: str) -> Note:
             continue
         try:
             record = parse_record(json.loads(line))
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError, TypeError, OverflowError):  # another writer's damage: kept as foreign
             record = None
         if record is None:
             foreign.append(line)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -125,19 +126,32 @@ def _store(key: str, sessions: list[Session]) -> None:
 def load_kept(folder: Path, key: str) -> Any:
     """The value `keep` stored in `folder` under `key`, or None when there is no usable file. Format: a
     pickle (protocol 5; issue 22: loading a session back through pydantic cost blame its ~100 ms import,
-    pickle loads it in C). Only this user's own 0600 files are unpickled, written under keys that hold
-    the parser fingerprint (models.py included), so a pickle never meets another definition of its types."""
-    stored = folder / f"{key}.pickle"
+    pickle loads it in C). A pickle runs code when loaded, so only a regular file of this user's, in a folder
+    of this user's that no one else may enter, both reached without following a link, is unpickled; the keys
+    hold the parser fingerprint (models.py included), so a pickle never meets another definition of its types."""
     try:
-        with stored.open("rb") as handle:
-            info = os.fstat(handle.fileno())
-            if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not _own(os.fstat(where), stat.S_ISDIR):
+            return None
+        handle = os.open(f"{key}.pickle", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=where)
+        with os.fdopen(handle, "rb") as stored:
+            if not _own(os.fstat(stored.fileno()), stat.S_ISREG):
                 return None  # not written by this user's git-intent: never unpickled
-            value = pickle.loads(handle.read())
-        os.utime(stored)  # pruning keeps what was used last, not what was written last
+            value = pickle.loads(stored.read())
+            os.utime(stored.fileno())  # pruning keeps what was used last, not what was written last
         return value
     except Exception:  # missing, torn or from elsewhere: computed again
         return None
+    finally:
+        os.close(where)
+
+
+def _own(info: os.stat_result, kind: Callable[[int], bool]) -> bool:
+    """Whether `info` is of `kind`, this user's, and closed to everyone else."""
+    return kind(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def keep(base: Path, name: str, key: str, value: Any) -> None:

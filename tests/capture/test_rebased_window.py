@@ -94,3 +94,20 @@ def test_the_window_of_a_commit_not_rebased_starts_at_its_parent(tmp_path: Path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["sessions"] == {}
 
+
+
+def test_the_author_date_widens_the_window_by_thirty_days_at_most() -> None:
+    """A cherry-pick of months-old work must not make backfill read every transcript since (issue 20 review)."""
+    from datetime import datetime, timedelta, timezone
+
+    from git_intent.config import REBASE_REACH, window_start
+
+    week = timedelta(days=7)
+    parent = datetime(2026, 4, 24, 12, tzinfo=timezone.utc)
+    committed = datetime(2026, 4, 29, 8, tzinfo=timezone.utc)
+    rebased = datetime(2026, 4, 15, 14, tzinfo=timezone.utc)
+    assert window_start(parent, committed, rebased, week) == rebased - week
+    assert window_start(parent, committed, committed, week) == parent - week  # authored after the parent
+    assert window_start(parent, committed, datetime(2019, 1, 1, tzinfo=timezone.utc), week) == (
+        parent - REBASE_REACH - week)
+    assert window_start(None, committed, rebased, week) == rebased - week  # a root commit, the content fallback

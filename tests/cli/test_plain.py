@@ -4,6 +4,8 @@ byte for byte, exit codes and stderr included, through the installed command."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,18 @@ def test_outside_a_repository_the_plain_route_says_so(tmp_path: Path) -> None:
     proc = run_cli("blame", "x.py:1", cwd=tmp_path)
     assert proc.returncode == 1 and proc.stderr.startswith("error: ") and proc.stdout == ""
     assert proc.stderr == run_cli("blame", "--", "x.py:1", cwd=tmp_path).stderr
+
+
+@pytest.mark.parametrize("route", [["blame"], ["blame", "--"]], ids=["plain", "click"])
+def test_a_reader_that_leaves_an_ascii_terminal_or_no_stdout_end_alike(demo: Path, route: list[str]) -> None:
+    """As click.echo and click's main did before the plain route (issue 22 review): a closed pipe exits 1 in
+    silence, an ASCII-configured stdout gets UTF-8 with replacements, a closed stdout gets nothing."""
+    argv = ["git", "intent", *route, f"{FILE}:85"]
+    gone = subprocess.Popen(argv, cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert gone.stdout is not None and gone.stderr is not None
+    gone.stdout.close()  # before the command starts writing
+    assert (gone.wait(), gone.stderr.read()) == (1, b"")
+    ascii_out = subprocess.run(argv, cwd=demo, capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert ascii_out.returncode == 0 and "│" in ascii_out.stdout.decode("utf-8")
+    closed = subprocess.run(argv, cwd=demo, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert (closed.returncode, closed.stderr) == (0, b"")

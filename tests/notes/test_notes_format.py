@@ -76,10 +76,17 @@ def test_parse_note_counts_foreign_lines() -> None:
         json.dumps({"schema": "authorship/3.0.0", "kind": "commit"}),
         json.dumps({"schema": NOTE_SCHEMA, "kind": "bogus"}),
         json.dumps({"schema": NOTE_SCHEMA, "kind": "lines", "start": "three"}),
+        # a teammate's damaged lines: a kind that is a list, a number no float holds, an agent with a newline
+        json.dumps({"schema": NOTE_SCHEMA, "kind": ["lines"]}),
+        '{"schema": "git-intent/1", "kind": "lines", "agent": "codex", "session_id": "s", "message_id": "m", '
+        '"tool": "Edit", "match": "exact", "path": "a.py", "start": 1, "end": 1, "sha": "0", '
+        f'"confidence": 1{"0" * 400}}}',
+        json.dumps({"schema": NOTE_SCHEMA, "kind": "session", "agent": "codex\n", "session_id": "s",
+                    "lines_attributed": 1}),
         "   ",
     ]) + "\n" + good
     note = parse_note(SHA, text)
-    assert note.foreign_lines == 5
+    assert note.foreign_lines == 8
     assert [r.kind for r in note.records] == ["session", "commit"]  # file order: rendered lines are sorted
 
 

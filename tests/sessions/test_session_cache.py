@@ -159,6 +159,19 @@ def test_a_cache_file_others_could_write_is_never_unpickled(tmp_path: Path, read
     parse_cache._memo.clear()
     assert read_transcript(path, "claude-code", keep=True) == fresh
     assert len(reads) == 2 and not (tmp_path / "planted").exists() and not Path("planted").exists()
+    # Nor one reached through a link (the planted file itself 0600), nor any in a folder others may write to.
+    bait = tmp_path / "bait.pickle"
+    bait.write_bytes(b"cos\nsystem\n(S'touch planted'\ntR.")
+    os.chmod(bait, 0o600)
+    stored.unlink()
+    stored.symlink_to(bait)
+    parse_cache._memo.clear()
+    assert read_transcript(path, "claude-code", keep=True) == fresh and len(reads) == 3
+    assert not stored.is_symlink()  # written over, whole, by this parse
+    os.chmod(parse_cache.cache_folder(), 0o777)
+    parse_cache._memo.clear()
+    assert read_transcript(path, "claude-code", keep=True) == fresh and len(reads) == 4
+    assert not (tmp_path / "planted").exists() and not Path("planted").exists()
 
 
 def _only_key() -> str:
