@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import isolate
+from blame_latency import find_cli
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
@@ -149,8 +150,7 @@ def main() -> None:
     parser.add_argument("--cli-file", help="The file of entireio/cli to hover (default: the busiest).")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    exe = Path(sys.executable).with_name("git-intent")
-    script = str(exe) if exe.is_file() else (shutil.which("git-intent") or "git-intent")
+    script = find_cli()
     root = Path(tempfile.mkdtemp(prefix="git-intent-bench-"))
     try:
         isolate(root)

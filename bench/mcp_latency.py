@@ -28,13 +28,13 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import anyio
 from _common import isolate
+from blame_latency import find_cli
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -54,8 +54,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    exe = Path(sys.executable).with_name("git-intent")
-    script = str(exe) if exe.is_file() else (shutil.which("git-intent") or "git-intent")
+    script = find_cli()
     root = Path(tempfile.mkdtemp(prefix="git-intent-bench-"))
     try:
         isolate(root)

@@ -72,8 +72,6 @@ def to_json(value: Any, *, exclude: frozenset[str] | set[str] = frozenset()) -> 
     ISO-8601 text ("Z" for UTC), tuples as lists, paths as text, fields marked `exclude` left out, and the
     top-level fields named in `exclude`. Written out here because building pydantic's serializer for blame's
     answer cost every `--json` call ~70 ms (issue 22); pydantic still validates and describes these types."""
-    if isinstance(value, list):
-        return [_plain(item, frozenset()) for item in value]
     return _plain(value, exclude)
 
 

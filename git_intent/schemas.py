@@ -12,9 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from .errors import IntentError
+from .models import adapter
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -102,7 +101,7 @@ def json_schema(name: str) -> dict[str, Any]:
     except (ImportError, AttributeError):
         raise IntentError(f"There is no JSON output named {name!r}.",
                           hint=f"`git intent schema` lists them: {', '.join(available())}.") from None
-    schema = TypeAdapter(kind).json_schema(mode="serialization")
+    schema = adapter(kind).json_schema(mode="serialization")
     for field in entry.drop:
         schema.get("properties", {}).pop(field, None)
         if field in schema.get("required", []):
