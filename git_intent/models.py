@@ -156,6 +156,9 @@ class AddedLine:
     line: int | None = None
 
 
+MOVE_KINDS = frozenset({"move", "copy"})  # the `Edit` kinds that add no line but take a file elsewhere
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Edit:
     """A file change made by one tool call.
@@ -164,7 +167,10 @@ class Edit:
     machine); `added` holds the lines the edit produced, in order. `old_text`/`new_text` are the
     replaced and replacing text when the tool reports them. `before`/`after` are the whole file before
     and after the edit when the transcript records it (Claude Code's `originalFile`), for `replay`;
-    they are left out of JSON output.
+    they are left out of JSON output. A "move" or "copy" (`mv`, `cp`, `git mv`, an apply_patch `*** Move
+    to:`) adds no line: `path` is where the file or folder went (ending with '/' when it went into that
+    folder for certain) and `source` where it came from, as recorded; the edits made to `source` before it
+    count for `path` too (`capture.moves`).
     """
 
     __pydantic_config__ = FORBID
@@ -174,12 +180,13 @@ class Edit:
     message_id: str
     call_id: str | None = None
     timestamp: datetime | None = None
-    kind: Literal["update", "create", "delete"] = "update"
+    kind: Literal["update", "create", "delete", "move", "copy"] = "update"
     old_text: str | None = None
     new_text: str = ""
     added: tuple[AddedLine, ...] = ()
     before: str | None = field(default=None, repr=False, metadata={"exclude": True})
     after: str | None = field(default=None, repr=False, metadata={"exclude": True})
+    source: str | None = None
 
 
 @dataclass(kw_only=True)

@@ -257,6 +257,9 @@ class _Builder:
             else:
                 added = [AddedLine(text=t, line=i + 1 if file.kind == "create" else None)
                          for i, t in enumerate(file.added)]
+            if file.move_to and file.move_to != file.path:
+                edits.append(Edit(path=file.move_to, tool=tool, message_id=message_id, call_id=call_id, timestamp=stamp,
+                                  kind="move", source=file.path))
             edits.append(Edit(path=file.move_to or file.path, tool=tool, message_id=message_id, call_id=call_id,
                               timestamp=stamp, kind=file.kind,  # type: ignore[arg-type]
                               old_text="\n".join(file.old_lines) or None, new_text="\n".join(file.new_lines),

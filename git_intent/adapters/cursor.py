@@ -28,11 +28,13 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
+from ..transcripts import shell
 from ..transcripts.jsonl import head_records, iter_records, one_record, recognised, written_since
 from ..transcripts.patches import parse_apply_patch, text_diff_added
 
 NAME = "cursor"
 EDIT_TOOLS = frozenset({"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch"})
+SHELL_TOOL = "Shell"
 _ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 
@@ -140,6 +142,13 @@ def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit
                 paths += [v for k, v in args.items() if k in ("path", "file_path") and isinstance(v, str)]
             if name in EDIT_TOOLS:
                 edits += _edits(name, args, message_id, call_id, when)
+            elif name == SHELL_TOOL and isinstance(args, dict) and isinstance(args.get("command"), str):
+                # What it wrote, moved or copied, as far as the command text shows (`transcripts.shell`); like
+                # the edits, whether it succeeded is not recorded.
+                folder = next((v for k, v in args.items() if k in ("working_directory", "cwd", "workdir")
+                               and isinstance(v, str) and v), None)
+                edits += shell.shell_edits(args["command"], folder, tool=name, message_id=message_id,
+                                           call_id=call_id, timestamp=when)
         elif btype == "tool_result":
             parts.append(Part(kind="tool_result", call_id=str(block.get("tool_use_id") or "") or None,
                               is_error=bool(block.get("is_error")), text=_result_text(block.get("content"))))
@@ -151,12 +160,17 @@ def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime) 
         text = args if isinstance(args, str) else next(
             (v for k, v in args.items() if k in ("patch", "input") and isinstance(v, str)), ""
         ) if isinstance(args, dict) else ""
-        return [Edit(path=f.move_to or f.path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
-                     kind=f.kind,  # type: ignore[arg-type]
-                     old_text="\n".join(f.old_lines) or None, new_text="\n".join(f.new_lines),
-                     added=tuple(AddedLine(text=t, line=i + 1 if f.kind == "create" else None)
-                                 for i, t in enumerate(f.added)))
-                for f in parse_apply_patch(text)]
+        edits: list[Edit] = []
+        for f in parse_apply_patch(text):
+            if f.move_to and f.move_to != f.path:  # `*** Move to:`: the file's earlier edits follow it
+                edits.append(Edit(path=f.move_to, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
+                                  kind="move", source=f.path))
+            edits.append(Edit(path=f.move_to or f.path, tool=name, message_id=message_id, call_id=call_id,
+                              timestamp=when, kind=f.kind,  # type: ignore[arg-type]
+                              old_text="\n".join(f.old_lines) or None, new_text="\n".join(f.new_lines),
+                              added=tuple(AddedLine(text=t, line=i + 1 if f.kind == "create" else None)
+                                          for i, t in enumerate(f.added))))
+        return edits
     if not isinstance(args, dict):
         return []
     path = args.get("path") or args.get("file_path")

@@ -25,12 +25,14 @@ from ..git.repo import Repository
 from ..models import Edit, Session, adapter, parse_timestamp, utc_stamp, validate_json
 from ..private import private_database, private_dir
 from ..sessions.parse_cache import parser_fingerprint
+from .moves import MOVE_KINDS, NO_TIME, Move, Moves, move_of
 
 CACHE_NAME = "record-cache.db"
 # Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
 # parses to), a mismatch empties the cache.
 # 4: sessions keep their first and last message times and their edit messages' models (issue 22)
-SCHEMA = 4
+# 5: edits keep the source of a move or copy (`capture.moves`), so a commit's filter can follow moved files
+SCHEMA = 5
 COMMIT_EVERY = 50  # parsed files per transaction: a crash loses little, and 1,000 commits cost no fsyncs
 
 _TABLES = """
@@ -41,7 +43,7 @@ CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session
     low TEXT, high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT,
     PRIMARY KEY (path, idx));
 CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
-    data TEXT, PRIMARY KEY (path, idx, ordinal));
+    data TEXT, source TEXT, PRIMARY KEY (path, idx, ordinal));
 """
 
 
@@ -155,25 +157,48 @@ class RecordCache:
                  keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
         """The cached sessions, in the order given, each with only its edits made in [low, high] or at no
         recorded time, in order, and no messages; with `keep(session_id, message_id, path, cwd)`, only the
-        edits it keeps are decoded. Their edits carry what recording reads (path, tool, ids, time, kind,
-        added lines); `old_text`/`new_text`/`before`/`after` are left out (a Write's whole file cost more
-        to decode than the rest), so `discovery.find_session` reads a session whole."""
+        edits it keeps are decoded: those it keeps under their own path or under a path a move or copy of
+        these sessions in the window took their file to (`capture.moves`), and the moves and copies
+        themselves. Their edits carry what recording reads (path, tool, ids, time, kind, added lines,
+        source); `old_text`/`new_text`/`before`/`after` are left out (a Write's whole file cost more to
+        decode than the rest), so `discovery.find_session` reads a session whole."""
         wanted = {(s.path, s.idx): s for s in summaries}
         edits: dict[tuple[str, int], list[Edit]] = {key: [] for key in wanted}
+        window = [utc_stamp(low), utc_stamp(high)]
         try:
             headers = {(r[0], r[1]): json.loads(r[2]) for r in self.conn.execute(
                 "SELECT path, idx, header FROM sessions") if (r[0], r[1]) in wanted}
-            for path, idx, file, message_id, data in self.conn.execute(
-                    "SELECT path, idx, file, message_id, data FROM edits WHERE stamp IS NULL OR stamp BETWEEN ? AND ? "
-                    "ORDER BY path, idx, ordinal", [utc_stamp(low), utc_stamp(high)]):
+            moves = Moves(self._moves(wanted, headers, window)) if keep is not None else Moves(())
+            for path, idx, ordinal, stamp, file, message_id, data, source in self.conn.execute(
+                    "SELECT path, idx, ordinal, stamp, file, message_id, data, source FROM edits "
+                    "WHERE stamp IS NULL OR stamp BETWEEN ? AND ? ORDER BY path, idx, ordinal", window):
                 summary = wanted.get((path, idx))
-                if summary is not None and (keep is None or keep(summary.session_id, message_id, file,
-                                                                 headers[(path, idx)]["cwd"])):
+                if summary is None:
+                    continue
+                cwd = headers[(path, idx)]["cwd"]
+                if keep is None or source is not None or keep(summary.session_id, message_id, file, cwd) or (
+                        moves and any(keep(summary.session_id, message_id, place, place_cwd)
+                                      for place, place_cwd in moves.places(
+                                          file, cwd, _seconds(stamp), (summary.agent, summary.session_id), ordinal))):
                     edits[(path, idx)].append(_edit(data))
         except sqlite3.Error as exc:
             _reraise(exc)
         return [Session(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), edits=edits[(s.path, s.idx)],
                         **headers[(s.path, s.idx)]) for s in summaries]
+
+    def _moves(self, wanted: dict[tuple[str, int], Summary], headers: dict[tuple[str, int], dict[str, Any]],
+               window: list[str]) -> list[Move]:
+        """The moves and copies the wanted sessions made in the window (or at no recorded time)."""
+        found: list[Move] = []
+        for path, idx, ordinal, data in self.conn.execute(
+                "SELECT path, idx, ordinal, data FROM edits WHERE source IS NOT NULL "
+                "AND (stamp IS NULL OR stamp BETWEEN ? AND ?)", window):
+            summary = wanted.get((path, idx))
+            if summary is not None:
+                move = move_of(_edit(data), (summary.agent, summary.session_id), ordinal, headers[(path, idx)]["cwd"])
+                if move is not None:
+                    found.append(move)
+        return found
 
     def listing(self, summaries: list[Summary]) -> list[Listed]:
         """What `git intent sessions` shows of each cached session, in the order given, without decoding an
@@ -235,9 +260,9 @@ class RecordCache:
                         [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
                          int(summary.untimed), json.dumps(header), started and utc_stamp(started),
                          ended and utc_stamp(ended), json.dumps(edit_message_models(session))])
-            self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?)", (
+            self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
                 [key, idx, ordinal, utc_stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
-                 _edit_data(e)]
+                 _edit_data(e), e.source if e.kind in MOVE_KINDS else None]
                 for ordinal, e in enumerate(session.edits)))
             summaries.append(summary)
         self._write("UPDATE files SET readable = 1 WHERE path = ?", [key])
@@ -286,6 +311,12 @@ class RecordCache:
 def _edit_data(edit: Edit) -> str:
     """An edit as stored: what recording reads of it (see `RecordCache.sessions`)."""
     return adapter(Edit).dump_json(edit, exclude={"old_text", "new_text"}).decode()
+
+
+def _seconds(stamp: str | None) -> float:
+    """A stored edit time (`models.utc_stamp` text) as POSIX seconds, `moves.NO_TIME` when there is none."""
+    when = parse_timestamp(stamp)
+    return when.timestamp() if when is not None else NO_TIME
 
 
 def _edit(data: str) -> Edit:

@@ -1,6 +1,7 @@
 """The candidate sessions' edits for many commits (backfill): mapped onto the work tree and sorted by time
 once, then sliced by binary search for each commit's window, instead of every edit of every session being
-checked and mapped again for each commit (issue 14, item 2).
+checked and mapped again for each commit (issue 14, item 2). An edit of a file an agent later moved or copied
+is there under each path the file went to as well (`moved_copies`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import datetime, timedelta
 from ..models import Edit, Session
 from ..sessions.path_mapping import PathMapper
 from .attribute import MappedEdit
+from .moves import MOVE_KINDS, NO_TIME, Moves, move_of
 
 # Commit times have one-second resolution while edit timestamps have milliseconds.
 WINDOW_SLACK = timedelta(seconds=2)
@@ -31,6 +33,11 @@ class EditTimeline:
                 if path is not None:
                     stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
                     entries.append((stamp, s_index, e_index, session, edit, path))
+        for s_index, e_index, path in moved_copies(sessions, mapper):
+            session = sessions[s_index]
+            edit = session.edits[e_index]
+            stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
+            entries.append((stamp, s_index, e_index, session, edit, path))
         entries.sort(key=lambda entry: entry[:3])
         self._all = _Slice(entries)
         by_path: dict[str, list[_Entry]] = {}
@@ -55,6 +62,34 @@ class EditTimeline:
         return [MappedEdit(session=session, edit=edit, path=path, order=order,
                            fuzzy=fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))
                 for order, (_, _, _, session, edit, path) in enumerate(chosen)]
+
+
+def moved_copies(sessions: Sequence[Session], mapper: PathMapper) -> list[tuple[int, int, str]]:
+    """(session index, edit index, work-tree path) for each edit that also stands for a path its file was
+    moved or copied to after it, by any of `sessions` (`capture.moves`), other than the edit's own path; [] at
+    once when no session moved anything. The copies keep the edit itself (its time and ids): attribution and
+    the content fallback see the edit under the new path as under the old."""
+    moves = Moves(move for session in sessions for index, edit in enumerate(session.edits)
+                  if edit.kind in MOVE_KINDS
+                  and (move := move_of(edit, (session.agent, session.session_id), index, session.cwd)) is not None)
+    if not moves:
+        return []
+    found: dict[tuple[int, int, str], None] = {}
+    for s_index, session in enumerate(sessions):
+        owner = (session.agent, session.session_id)
+        for e_index, edit in enumerate(session.edits):
+            if not edit.added or edit.kind in MOVE_KINDS:
+                continue  # nothing to credit under another path
+            when = edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME
+            places = moves.places(edit.path, session.cwd, when, owner, e_index)
+            if not places:
+                continue
+            own = mapper.to_repo(edit.path, session.cwd)
+            for place, cwd in places:
+                path = mapper.to_repo(place, cwd)
+                if path is not None and path != own:
+                    found[(s_index, e_index, path)] = None
+    return list(found)
 
 
 class _Slice:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from ..models import Edit, Message, Role, Session
+from ..models import MOVE_KINDS, Edit, Message, Role, Session
 from .reasons import is_request, pick
 
 MAX_TEXT = 2000
@@ -44,8 +44,10 @@ def clip(text: str, limit: int = MAX_TEXT, pointer: str | None = None) -> str:
 
 
 def find_edit(session: Session, message_id: str, call_id: str | None, path_suffix: str | None = None) -> Edit | None:
-    """The edit a note record points at: same message and call, preferring the same file."""
+    """The edit a note record points at: same message and call, preferring the same file; a move or copy only
+    when the call made nothing else (it writes no line: Codex's `*** Move to:` records one beside its update)."""
     found = [e for e in session.edits if e.message_id == message_id and (call_id is None or e.call_id == call_id)]
+    found = [e for e in found if e.kind not in MOVE_KINDS] or found
     if path_suffix:
         same = [e for e in found if e.path.replace("\\", "/").endswith(path_suffix)]
         found = same or found

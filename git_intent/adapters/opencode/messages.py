@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from ...models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
+from ...transcripts import shell
 from ...transcripts.jsonl import one_record
 from ...transcripts.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 
 EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch"})
+SHELL_TOOL = "bash"
 _QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "patch", "file", "agent", "retry", "compaction"})
 _KINDS = {"add": "create", "delete": "delete"}
 
@@ -99,6 +101,13 @@ def _tool(raw: dict[str, Any], message_id: str, when: datetime | None, edits: li
     if status == "completed" and name in EDIT_TOOLS:
         stamp = _ms(get(state, "time", "end")) or when
         edits += _edits(name, args, as_dict(state.get("metadata")), message_id, call_id, stamp)
+    elif status == "completed" and name == SHELL_TOOL and get(state, "metadata", "exit") == 0:
+        # `bash {command, workdir?}`, `metadata.exit` its status (packages/opencode/src/tool/bash.ts): what it
+        # wrote, moved or copied, as far as the command text shows (`transcripts.shell`).
+        command, workdir = text_of(args.get("command")), text_of(args.get("workdir"))
+        if command:
+            edits += shell.shell_edits(command, workdir, tool=name, message_id=message_id, call_id=call_id,
+                                       timestamp=_ms(get(state, "time", "end")) or when)
     return parts
 
 
@@ -146,12 +155,14 @@ def _patches(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any])
     envelope = parse_apply_patch(str(args.get("patchText") or ""))
     files = dicts(meta.get("files"))
     if not files:
-        return [_envelope_edit(section, section.kind, common) for section in envelope]
+        return [edit for section in envelope for edit in [*_moved(section.path, section.move_to, common),
+                                                          _envelope_edit(section, section.kind, common)]]
     edits = []
     for entry in files:
         path = text_of(entry.get("movePath")) or text_of(entry.get("filePath"))
         if path is None:
             continue
+        edits += _moved(text_of(entry.get("filePath")), text_of(entry.get("movePath")), common)
         kind = _KINDS.get(str(entry.get("type")), "update")
         section = _section(envelope, text_of(entry.get("filePath")) or path)
         before, after = text_of(entry.get("before")), text_of(entry.get("after"))
@@ -167,6 +178,14 @@ def _patches(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any])
                           new_text=after if after is not None else "\n".join(section.new_lines),
                           added=tuple([] if kind == "delete" else added), **common))
     return edits
+
+
+def _moved(source: str | None, target: str | None, common: dict[str, Any]) -> list[Edit]:
+    """The move an apply_patch section makes (`*** Move to:`, metadata `movePath`), before its update: the
+    file's earlier edits follow it (`capture.moves`)."""
+    if not source or not target or source == target:
+        return []
+    return [Edit(path=target, kind="move", source=source, **common)]
 
 
 def _envelope_edit(section: FilePatch, kind: str, common: dict[str, Any]) -> Edit:

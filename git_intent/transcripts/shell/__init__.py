@@ -52,7 +52,8 @@ def shell_edits(command: str, cwd: str | None, *, tool: str, message_id: str, ca
         return []
     writes = Run(cwd).run(tokens)
     return [Edit(path=path, tool=tool, message_id=message_id, call_id=call_id, timestamp=timestamp, kind=kind,
-                 new_text="\n".join(a.text for a in added), added=tuple(added)) for path, kind, added in writes]
+                 new_text="\n".join(a.text for a in added), added=tuple(added), source=source)
+            for path, kind, added, source in writes]
 
 
 def codex_edits(name: str, arguments: Any, *, message_id: str, call_id: str | None = None,

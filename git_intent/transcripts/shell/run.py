@@ -1,5 +1,5 @@
 """Running lexed bash for `shell`: pipelines of echo/printf/cat/tee/sed, stdout redirections and `cd`,
-collecting the writes whose content the command text shows."""
+collecting the writes whose content the command text shows, and the files `mv`, `cp` and `git mv` move or copy."""
 
 from __future__ import annotations
 
@@ -17,7 +17,12 @@ _PREFIXES = frozenset({"!", "{", "if", "then", "elif", "else", "while", "until",
 _SUFFIX = re.compile(r"(\.[\w.~-]*)?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
-Write = tuple[str, Literal["create", "update"], list[AddedLine]]
+_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+_TRANSFER_OPTIONS_WITH_VALUE = frozenset({"-S", "--suffix", "-t", "--target-directory"})
+
+# (path, kind, lines written, source): a write has no source; a move or copy writes no line, and its
+# path ends with '/' when it went into that folder for certain (`models.Edit`).
+Write = tuple[str, Literal["create", "update", "move", "copy"], list[AddedLine], str | None]
 
 
 @dataclass
@@ -99,6 +104,10 @@ class Run:
             return stdin
         if name in ("sed", "gsed"):
             self._sed(args)
+        elif name in ("mv", "cp"):
+            self._transfer("copy" if name == "cp" else "move", [a.text for a in args])
+        elif name == "git":
+            self._git(args)
         return None
 
     def _cd(self, name: str, args: list[Word]) -> None:
@@ -123,7 +132,7 @@ class Run:
         path = self._path(target)
         added = added_lines(pieces, numbered=not append)
         if path is not None and added:
-            self.writes.append((path, "update" if append else "create", added))
+            self.writes.append((path, "update" if append else "create", added, None))
 
     def _sed(self, args: list[Word]) -> None:
         """`sed -i SCRIPT FILE…` (GNU and BSD spellings) whose script writes whole lines."""
@@ -172,4 +181,58 @@ class Run:
         for file in files:
             path = self._path(Word(0, [file]))
             if path is not None:
-                self.writes.append((path, "update", added))
+                self.writes.append((path, "update", added, None))
+
+    def _git(self, args: list[Word]) -> None:
+        """`git [-C DIR]… mv [-f] [-k] [-v] SOURCE… DESTINATION` (a dry run, `-n`, moves nothing)."""
+        texts = [a.text for a in args]
+        directory = self.directory
+        while texts and texts[0] is not None and texts[0].startswith("-"):
+            option = texts.pop(0)
+            value = texts.pop(0) if option in _GIT_OPTIONS_WITH_VALUE and texts else None
+            if option == "-C":
+                self._cd("cd", [Word(0, [value])])  # None (dynamic): the folder is unknown from here on
+        if texts[:1] == ["mv"] and not {"-n", "--dry-run"} & set(texts):
+            self._transfer("move", texts[1:])
+        self.directory = directory
+
+    def _transfer(self, kind: Literal["move", "copy"], texts: list[str | None]) -> None:
+        """`mv`/`cp` (GNU and BSD spellings): `SOURCE DESTINATION`, `SOURCE… FOLDER`, `-t FOLDER SOURCE…`.
+        Skipped whole when a word is dynamic (a glob, a variable: the shell decides what moved)."""
+        if any(t is None for t in texts):
+            return
+        operands: list[str] = []
+        folder: str | None = None
+        into_file = False
+        options = True
+        words = iter(t for t in texts if t is not None)
+        for text in words:
+            if not options or text == "-" or not text.startswith("-"):
+                operands.append(text)
+            elif text == "--":
+                options = False
+            elif text.startswith("--"):
+                name, equals, value = text.partition("=")
+                if name in _TRANSFER_OPTIONS_WITH_VALUE and not equals:
+                    value = next(words, "")
+                if name == "--target-directory":
+                    folder = value
+                into_file = into_file or name == "--no-target-directory"
+            else:
+                for index, flag in enumerate(text[1:], start=1):
+                    if flag in "tS":  # the rest of the word, or the next word, is the value
+                        value = text[index + 1:] or next(words, "")
+                        folder = value if flag == "t" else folder
+                        break
+                    into_file = into_file or flag == "T"
+        if folder is None and len(operands) < 2:
+            return
+        sources, target = (operands, folder) if folder is not None else (operands[:-1], operands[-1])
+        into = folder is not None or (len(sources) > 1 and not into_file)
+        destination = self._path(Word(0, [target]))
+        if destination is None or not sources:
+            return
+        for source in sources:
+            path = self._path(Word(0, [source]))
+            if path is not None:
+                self.writes.append((destination + "/" if into else destination, kind, [], path))
