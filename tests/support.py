@@ -285,6 +285,13 @@ class ClaudeSession:
                       "structuredPatch": [], "userModified": False, "replaceAll": False})
         return message_id
 
+    def bash(self, text: str, command: str, output: str = "") -> str:
+        """An assistant message with a Bash call and its successful result; the command is not run here."""
+        message_id, call_id = self._tool(text, "Bash", {"command": command, "description": text})
+        self._result(call_id, message_id, output, {"stdout": output, "stderr": "", "interrupted": False,
+                                                   "isImage": False})
+        return message_id
+
     def save(self) -> Path:
         folder = claude_project_dir(self.cwd)
         folder.mkdir(parents=True, exist_ok=True)

@@ -83,12 +83,14 @@ class Moves:
 
     def places(self, path: str, cwd: str | None, when: float, owner: Owner, index: int) -> list[Place]:
         """The other places (recorded path, cwd to map it by) an edit of `path` (recorded, in a session whose
-        cwd is `cwd`), made at `when` by `owner` as its `index`-th edit, stands for after the moves made after
-        it; [] when no move took its file anywhere. A place's cwd is that of the session that moved it there."""
+        cwd is `cwd`), made at `when` by `owner` as its `index`-th edit, stands for: every path the moves made
+        after it took its file to, in the order they did; [] when none did. A place's cwd is that of the
+        session that moved the file there."""
         start = recorded_path(path, cwd)
         if not self._moved(start):
             return []
-        places: list[Place] = [(start, cwd)]
+        places: list[Place] = [(start, cwd)]  # where the file is after each move
+        visited: dict[Place, None] = {}  # every place it went to: a commit made between two moves has it there
         for move in self.moves:
             if not _before(when, owner, index, move):
                 continue
@@ -104,8 +106,11 @@ class Moves:
                 targets = [] if move.into else [move.destination + rest]
                 targets.append(posixpath.join(move.destination, base) + rest)
                 following += [(target, move.cwd) for target in targets]
+                visited.update(dict.fromkeys((target, move.cwd) for target in targets))
             places = list(dict.fromkeys(following))[:MAX_PLACES]
-        return [place for place in places if place[0] != start]
+            if len(visited) >= MAX_PLACES:
+                break
+        return [place for place in visited if place[0] != start][:MAX_PLACES]
 
     def _moved(self, path: str) -> bool:
         """Whether a move's source is `path` or a folder above it (the only way its file can go anywhere)."""

@@ -66,9 +66,10 @@ class EditTimeline:
 
 def moved_copies(sessions: Sequence[Session], mapper: PathMapper) -> list[tuple[int, int, str]]:
     """(session index, edit index, work-tree path) for each edit that also stands for a path its file was
-    moved or copied to after it, by any of `sessions` (`capture.moves`), other than the edit's own path; [] at
-    once when no session moved anything. The copies keep the edit itself (its time and ids): attribution and
-    the content fallback see the edit under the new path as under the old."""
+    moved or copied to after it, by any of `sessions` (`capture.moves`), other than the edit's own path, when
+    that path is a file of `mapper`'s tree; [] at once when no session moved anything. The copies keep the
+    edit itself (its time and ids): attribution and the content fallback see it under the new path as under
+    the old."""
     moves = Moves(move for session in sessions for index, edit in enumerate(session.edits)
                   if edit.kind in MOVE_KINDS
                   and (move := move_of(edit, (session.agent, session.session_id), index, session.cwd)) is not None)
@@ -86,8 +87,10 @@ def moved_copies(sessions: Sequence[Session], mapper: PathMapper) -> list[tuple[
                 continue
             own = mapper.to_repo(edit.path, session.cwd)
             for place, cwd in places:
+                # Only files of the tree: a hunk's file always is one, and a folder a move may have gone into
+                # must not stand for a file (`mv a.md docs` is read both ways).
                 path = mapper.to_repo(place, cwd)
-                if path is not None and path != own:
+                if path is not None and path != own and path in mapper.tracked:
                     found[(s_index, e_index, path)] = None
     return list(found)
 

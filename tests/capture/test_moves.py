@@ -13,13 +13,21 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import corpus, run_cli
-from support import at, blame_json, claude_project_dir, git, make_repo
+from support import A_PY, ClaudeSession, Clock, at, blame_json, claude_project_dir, commit_at, git, make_repo
 from transcript_replay import commit_replayed, rebuild_claude
+
+from git_intent.capture.moves import Move, Moves
+from git_intent.capture.record import record_commit
+from git_intent.capture.timeline import EditTimeline, moved_copies
+from git_intent.git.repo import Repository
+from git_intent.models import AddedLine, Edit, Session
+from git_intent.sessions.path_mapping import PathMapper
 
 EXCERPT = corpus("transcripts", "claude-code", "entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl")
 SESSION = "f4237e82-ca7b-48a3-bfed-36548f3e4f6b"
@@ -122,3 +130,122 @@ def test_without_the_mv_the_write_is_not_credited_to_the_new_path(tmp_path: Path
     assert WRITE not in {message for _, message, _ in credited.values()}
     assert len(credited) < 429
     assert os.path.getsize(cut) < os.path.getsize(EXCERPT)
+
+
+# --------------------------------------------------------------------------------------------------
+# Following moves: chains, copies, folders, order, other sessions (capture.moves, EditTimeline)
+# --------------------------------------------------------------------------------------------------
+
+ROOT = Path("/work/tree")
+T0 = datetime(2026, 2, 14, 10, 0, tzinfo=timezone.utc)
+
+
+def _write(path: str, minute: int, text: str = "print('written')") -> Edit:
+    return Edit(path=f"{ROOT}/{path}", tool="Write", message_id=f"w{minute}", timestamp=T0 + timedelta(minutes=minute),
+                kind="create", new_text=text, added=(AddedLine(text=text, line=1),))
+
+
+def _move(source: str, target: str, minute: int, kind: str = "move") -> Edit:
+    return Edit(path=f"{ROOT}/{target}", tool="Bash", message_id=f"m{minute}", kind=kind,  # type: ignore[arg-type]
+                timestamp=T0 + timedelta(minutes=minute), source=f"{ROOT}/{source}")
+
+
+def _session(session_id: str, *edits: Edit) -> Session:
+    return Session(agent="claude-code", session_id=session_id, transcript=Path(f"/t/{session_id}.jsonl"),
+                   cwd=str(ROOT), edits=list(edits))
+
+
+def _placed(sessions: list[Session], *tracked: str) -> list[tuple[str, str, str]]:
+    """(work-tree path, session, message) of every edit the timeline holds, in its order."""
+    timeline = EditTimeline(sessions, PathMapper(ROOT, tracked))
+    return [(m.path, m.session_id, m.edit.message_id)
+            for m in timeline.window(T0 - timedelta(days=1), None, T0 + timedelta(days=1))]
+
+
+def test_moves_chain_and_the_old_paths_keep_their_edits() -> None:
+    session = _session("s", _write("a.py", 1), _move("a.py", "b.py", 2), _move("b.py", "pkg/c.py", 3))
+    assert _placed([session], "b.py", "pkg/c.py") == [
+        ("a.py", "s", "w1"), ("b.py", "s", "w1"), ("pkg/c.py", "s", "w1"), ("b.py", "s", "m2"), ("pkg/c.py", "s", "m3")]
+    # Only a file of the tree gets a copy: here b.py is not one (only the move's own entry maps there).
+    assert _placed([session], "pkg/c.py") == [
+        ("a.py", "s", "w1"), ("pkg/c.py", "s", "w1"), ("b.py", "s", "m2"), ("pkg/c.py", "s", "m3")]
+
+
+def test_a_copy_keeps_the_edit_on_both_paths_and_later_edits_stay_where_they_were_made() -> None:
+    session = _session("s", _write("a.py", 1), _move("a.py", "b.py", 2, kind="copy"), _write("a.py", 3, "later"))
+    placed = _placed([session], "a.py", "b.py")
+    assert [(path, message) for path, _, message in placed if not message.startswith("m")] == [
+        ("a.py", "w1"), ("b.py", "w1"), ("a.py", "w3")]
+
+
+def test_an_edit_after_the_move_is_not_carried() -> None:
+    """In the session's own order: a file written again at the old path after the move is another file."""
+    session = _session("s", _write("a.py", 1), _move("a.py", "b.py", 2), _write("a.py", 3, "new a"))
+    assert [(p, m) for p, _, m in _placed([session], "a.py", "b.py") if m.startswith("w")] == [
+        ("a.py", "w1"), ("b.py", "w1"), ("a.py", "w3")]
+
+
+def test_a_folder_move_carries_every_file_below_it() -> None:
+    session = _session("s", _write("src/pkg/x.py", 1), _write("src/pkg/sub/y.py", 2), _write("src/pkgx.py", 3),
+                       _move("src/pkg", "lib/pkg", 4))
+    placed = [(p, m) for p, _, m in _placed([session], "lib/pkg/x.py", "lib/pkg/sub/y.py") if m.startswith("w")]
+    assert placed == [("src/pkg/x.py", "w1"), ("lib/pkg/x.py", "w1"), ("src/pkg/sub/y.py", "w2"),
+                      ("lib/pkg/sub/y.py", "w2"), ("src/pkgx.py", "w3")]
+
+
+def test_a_destination_folder_is_found_by_the_tree_and_several_sources_go_into_it() -> None:
+    """`mv a.md docs` may rename or move into docs/: only the reading that names a file of the tree counts
+    (`docs` itself is a folder). `mv a b docs` has a folder for certain (the destination ends with '/')."""
+    tracked = ("docs/a.md", "docs/b.md", "docs/c.md")
+    session = _session("s", _write("a.md", 1), _write("b.md", 2), _write("c.md", 3), _move("a.md", "docs", 4),
+                       _move("b.md", "docs/", 5), _move("c.md", "docs/", 5))
+    mapper = PathMapper(ROOT, tracked)
+    assert moved_copies([session], mapper) == [(0, 0, "docs/a.md"), (0, 1, "docs/b.md"), (0, 2, "docs/c.md")]
+
+
+def test_another_session_s_move_carries_the_edits_made_before_it() -> None:
+    writer = _session("writer", _write("a.py", 1), _write("a.py", 5, "after the move"))
+    mover = _session("mover", _move("a.py", "b.py", 3))
+    assert [(p, s, m) for p, s, m in _placed([writer, mover], "b.py") if m.startswith("w")] == [
+        ("a.py", "writer", "w1"), ("b.py", "writer", "w1"), ("a.py", "writer", "w5")]
+
+
+def test_no_move_no_copies() -> None:
+    session = _session("s", _write("a.py", 1), _write("b.py", 2))
+    assert moved_copies([session], PathMapper(ROOT, ("a.py", "b.py"))) == []
+
+
+def test_places_of_a_path_from_another_machine_follow_its_recorded_folder() -> None:
+    """Recorded paths are compared as recorded (absolute against the session's cwd), whatever machine."""
+    moves = Moves([Move(source="/Users/x/cli/docs/a.md", destination="/Users/x/cli/docs/arch/a.md", copy=False,
+                        into=False, when=10.0, owner=("claude-code", "s"), index=5, cwd="/Users/x/cli")])
+    assert moves.places("docs/a.md", "/Users/x/cli", 1.0, ("claude-code", "s"), 1) == [
+        ("/Users/x/cli/docs/arch/a.md", "/Users/x/cli"), ("/Users/x/cli/docs/arch/a.md/a.md", "/Users/x/cli")]
+    assert moves.places("docs/a.md", "/Users/x/cli", 1.0, ("claude-code", "s"), 6) == []  # made after it
+    assert moves.places("/Users/x/cli/docs/b.md", None, 1.0, ("claude-code", "s"), 1) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Through the record cache: its commit filter keeps the edits a move took to the commit's files
+# --------------------------------------------------------------------------------------------------
+
+def test_the_cache_keeps_another_session_s_edit_of_a_file_moved_twice(repo: Path) -> None:
+    repo = repo.resolve()
+    start = datetime.now(timezone.utc) - timedelta(hours=2)
+    writer = ClaudeSession(cwd=repo, clock=Clock(start))
+    writer.prompt("Add alpha")
+    write = writer.write("Writing alpha.", repo / "a.py", A_PY)
+    writer.save()
+    mover = ClaudeSession(cwd=repo, clock=Clock(start + timedelta(minutes=10)))
+    mover.prompt("Move it into the package")
+    (repo / "pkg").mkdir()
+    mover.bash("Moving.", "git mv a.py b.py && mv b.py pkg/")
+    (repo / "a.py").rename(repo / "pkg" / "b.py")
+    mover.save()
+    sha = commit_at(repo, "alpha in its package", start + timedelta(hours=1), "pkg/b.py")
+    result = record_commit(Repository(repo), sha)
+    assert (result.lines_added, result.lines_attributed) == (2, 2)
+    credited = {(r["path"], r["start"], r["end"], r["session_id"], r["message_id"], r["tool"])
+                for r in (json.loads(line) for line in git(repo, "notes", "--ref", "intent", "show", sha).splitlines())
+                if r.get("kind") == "lines"}
+    assert credited == {("pkg/b.py", 1, 2, writer.session_id, write, "Write")}

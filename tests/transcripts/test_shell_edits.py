@@ -297,6 +297,7 @@ SHELL_CORPUS: dict[str, tuple[int, int]] = {
     f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl": (0, 0),
     f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl": (0, 0),  # issue 20's excerpt: 3 Edits, no shell
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl": (0, 0),
+    f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl": (1, 1),  # issue 28's excerpt: the mv is a move
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl": (2, 0),
@@ -336,3 +337,72 @@ def test_gemini_legacy_append_shows_the_lines_it_wrote() -> None:
     text = final["result"][0]["functionResponse"]["response"]["output"]
     assert [a.text for a in edit.added] == text.splitlines()[18:35]
     assert len(edit.added) == 17 and sum(bool(a.text) for a in edit.added) == 13
+
+
+# --------------------------------------------------------------------------------------------------
+# Moves and copies: mv, cp and git mv take a file (and the credit of its earlier edits) elsewhere
+# --------------------------------------------------------------------------------------------------
+
+def transfers(command: str, cwd: str | None = "/w") -> list[tuple[str, str | None, str]]:
+    return [(e.kind, e.source, e.path) for e in shell.shell_edits(command, cwd, tool="Bash", message_id="m1")
+            if e.kind in ("move", "copy")]
+
+
+TRANSFERS: list[tuple[str, list[tuple[str, str | None, str]]]] = [
+    # the real command (entireio/cli session f4237e82): absolute paths, one file
+    ("mv /w/docs/checkpoint-scenarios.md /w/docs/architecture/checkpoint-scenarios.md",
+     [("move", "/w/docs/checkpoint-scenarios.md", "/w/docs/architecture/checkpoint-scenarios.md")]),
+    # relative to the cwd and to a `cd` before; a destination that may be a folder is kept as written
+    ("cd src && mv util.py helpers", [("move", "/w/src/util.py", "/w/src/helpers")]),
+    ("mv a.md docs/", [("move", "/w/a.md", "/w/docs")]),
+    # several sources, -t and --target-directory: a folder for certain (a trailing '/')
+    ("mv a.py b.py lib", [("move", "/w/a.py", "/w/lib/"), ("move", "/w/b.py", "/w/lib/")]),
+    ("mv -t lib a.py", [("move", "/w/a.py", "/w/lib/")]),
+    ("mv -vt lib a.py", [("move", "/w/a.py", "/w/lib/")]),
+    ("mv --target-directory=lib a.py", [("move", "/w/a.py", "/w/lib/")]),
+    ("mv -T a b", [("move", "/w/a", "/w/b")]),
+    ("mv -f -S .bak a b", [("move", "/w/a", "/w/b")]),
+    ("mv -- -odd b", [("move", "/w/-odd", "/w/b")]),
+    # cp copies; -r a folder
+    ("cp -r src/pkg src/pkg2", [("copy", "/w/src/pkg", "/w/src/pkg2")]),
+    ("cp a.py b.py && mv b.py c.py", [("copy", "/w/a.py", "/w/b.py"), ("move", "/w/b.py", "/w/c.py")]),
+    # git mv, with git's own options and -C; a dry run moves nothing
+    ("git mv -f old.py new.py", [("move", "/w/old.py", "/w/new.py")]),
+    ("git -C sub mv a b", [("move", "/w/sub/a", "/w/sub/b")]),
+    ("git --no-pager mv a b c", [("move", "/w/a", "/w/c/"), ("move", "/w/b", "/w/c/")]),
+    ("git mv -n a b", []),
+    ("git status && git add -A", []),
+    # what the shell decides stays out: globs, variables, a destination after `cd` to an unknown folder
+    ("mv *.md docs/", []),
+    ("mv \"$SRC\" b", []),
+    ("cd \"$DIR\" && mv a b", []),
+    ("mv a", []),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), TRANSFERS, ids=[c for c, _ in TRANSFERS])
+def test_moves_and_copies_are_read_from_the_command(command: str, expected: list[tuple[str, str | None, str]]
+                                                    ) -> None:
+    assert transfers(command) == expected
+
+
+def test_a_write_then_a_move_in_one_command_keeps_their_order() -> None:
+    found = shell.shell_edits("cat > a.txt <<'EOF'\nhello\nEOF\nmv a.txt b.txt", "/w", tool="Bash", message_id="m1")
+    assert [(e.kind, e.path, e.source, [a.text for a in e.added]) for e in found] == [
+        ("create", "/w/a.txt", None, ["hello"]), ("move", "/w/b.txt", "/w/a.txt", [])]
+
+
+def test_the_real_mv_of_the_moved_file_excerpt_is_a_move_edit() -> None:
+    """Claude Code's Bash call, read through the adapter: the move sits between the Write and the Edits."""
+    session = claude_code.read(corpus("transcripts", "claude-code",
+                                      "entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl"))[0]
+    cwd = "/Users/soph/Work/entire/devenv/cli"
+    assert [(e.tool, e.kind, e.path.removeprefix(cwd + "/"), e.source) for e in session.edits] == [
+        ("Write", "create", "docs/checkpoint-scenarios.md", None),
+        ("Bash", "move", "docs/architecture/checkpoint-scenarios.md", f"{cwd}/docs/checkpoint-scenarios.md"),
+        ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None),
+        ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None),
+        ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None)]
+    move = session.edits[1]
+    assert (move.message_id, move.call_id, move.added) == (
+        "5e043eab-5d00-40e4-8dce-af905c8d2632", "toolu_01RTqkTfH8vcxGt9s32bfeRv", ())
