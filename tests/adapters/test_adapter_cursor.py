@@ -231,3 +231,20 @@ def test_subagent_file_gets_parent_and_workspace_from_layout(tmp_path: Path) -> 
     child = cursor.read(sub)[0]
     assert (child.session_id, child.parent_session_id, child.cwd) == ("9f8e", "0a1b", None)
     assert cursor.read(corpus(SIMPLE))[0].cwd is None  # outside Cursor's layout, the folder name is unknown
+
+
+def test_apply_patch_move_and_shell_mv_are_move_edits(tmp_path: Path) -> None:
+    """Issue 28: a moved file keeps the credit of its earlier edits, so the move itself is an edit: ApplyPatch's
+    `*** Move to:` and the Shell tool's `mv` (no result is recorded, as for every Cursor tool)."""
+    patch = "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-x\n+y\n*** End Patch\n"
+    path = write_records(tmp_path / "t.jsonl", [
+        user("<user_query>\nrename it\n</user_query>"),
+        call("ApplyPatch", {"patch": patch}),
+        call("Shell", {"command": "mv src/b.py lib/", "working_directory": "/w", "description": "Move"}),
+        call("Shell", {"command": "ls -la /tmp", "description": "List"}),
+    ])
+    edits = cursor.read(path)[0].edits
+    assert [(e.tool, e.kind, e.source, e.path, e.message_id, [a.text for a in e.added]) for e in edits] == [
+        ("ApplyPatch", "move", "src/a.py", "src/b.py", "r2", []),
+        ("ApplyPatch", "update", None, "src/b.py", "r2", ["y"]),
+        ("Shell", "move", "/w/src/b.py", "/w/lib", "r3", [])]

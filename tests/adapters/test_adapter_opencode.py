@@ -681,3 +681,32 @@ def test_discovered_corpus_copy_reads_like_the_original(tmp_path: Path, opencode
     shutil.copy(corpus(SQLITE_SAMPLE), opencode_env / "opencode.db")
     (found,) = opencode.discover(tmp_path)
     assert _one(opencode.read(found)).session_id == SAMPLE_SESSION
+
+
+# --------------------------------------------------------------------------------------------------
+# Moves (issue 28): apply_patch's movePath and the bash tool's mv
+# --------------------------------------------------------------------------------------------------
+
+
+def test_apply_patch_move_and_bash_mv_are_move_edits(tmp_path: Path) -> None:
+    """apply_patch records a moved file as `{type: "move", filePath, movePath, before, after}` (tool/apply_patch.ts)
+    and the envelope as `*** Move to:`; bash runs `{command, workdir?}` and says `metadata.exit`."""
+    moved = "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    parts = [
+        tool("call_move", "apply_patch", {"patchText": moved}, {"files": [
+            {"filePath": "/repo/src/a.py", "movePath": "/repo/src/b.py", "type": "move",
+             "before": "x = 1\ny = 1\n", "after": "x = 2\ny = 1\n"}]}),
+        tool("call_move_envelope", "apply_patch", {"patchText": moved}, {}),
+        tool("call_mv", "bash", {"command": "git mv src/b.py lib/b.py && cat > lib/c.py <<'EOF'\nc = 3\nEOF",
+                                 "workdir": "/repo", "description": "Move b"}, {"exit": 0, "output": ""}),
+        tool("call_mv_failed", "bash", {"command": "mv x y", "description": "Move x"}, {"exit": 1, "output": "no"}),
+        tool("call_mv_killed", "bash", {"command": "mv p q", "description": "Move p"}, {"exit": None}),
+    ]
+    session = _one(opencode.read(_store_with(tmp_path, parts)))
+    assert [(e.call_id, e.tool, e.kind, e.source, e.path, [a.text for a in e.added]) for e in session.edits] == [
+        ("call_move", "apply_patch", "move", "/repo/src/a.py", "/repo/src/b.py", []),
+        ("call_move", "apply_patch", "update", None, "/repo/src/b.py", ["x = 2"]),
+        ("call_move_envelope", "apply_patch", "move", "src/a.py", "src/b.py", []),
+        ("call_move_envelope", "apply_patch", "update", None, "src/b.py", ["x = 2"]),
+        ("call_mv", "bash", "move", "/repo/src/b.py", "/repo/lib/b.py", []),
+        ("call_mv", "bash", "create", None, "/repo/lib/c.py", ["c = 3"])]

@@ -88,6 +88,10 @@ TABLE: dict[str, Expected] = {
         Expected("claude-code", "c7d001b2-f56b-4999-82ed-3af83b6837b6", 10, 8, 3, 2, 0, 101),
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl":
         Expected("codex", "019e27f2-b7de-71c3-a0f9-70d6539231ba", 7, 3, 12, 1, 0, 12),
+    # Issue 28's excerpt: Claude Code 2.1.17, 2 prompts, a Write (338 lines), the Bash mv (a move edit, no line)
+    # and 3 Edits (92 + 2 + 9 lines against their originalFile), with their results.
+    f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl":
+        Expected("claude-code", "f4237e82-ca7b-48a3-bfed-36548f3e4f6b", 13, 13, 5, 2, 0, 441),
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl":
         Expected("claude-code", "cc432c40-914a-4c1a-a972-0103199a736a", 45, 31, 2, 2, 0, 62),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl":
@@ -665,3 +669,18 @@ def test_codex_discover_honours_codex_home_and_since(tmp_path: Path) -> None:
 def test_discover_without_agent_folders_finds_nothing(tmp_path: Path) -> None:
     assert list(claude_code.discover(tmp_path)) == []
     assert list(codex.discover(tmp_path)) == []
+
+
+def test_codex_patch_move_to_is_a_move_then_the_update(tmp_path: Path) -> None:
+    """Issue 28: `*** Move to:` takes the file and the credit of its earlier edits to the new path."""
+    patch = "*** Begin Patch\n*** Update File: a.py\n*** Move to: pkg/a.py\n@@\n-x\n+y\n*** End Patch"
+    path = write_records(tmp_path / "rollout-1.jsonl", [
+        META, call("c1", patch),
+        applied("c1", True, {"a.py": {"type": "update", "unified_diff": "@@ -3 +3 @@\n-x\n+y\n",
+                                      "move_path": "pkg/a.py"}}),
+        output("c1", '{"output":"Success.","metadata":{"exit_code":0}}'),
+    ])
+    edits = codex.read(path)[0].edits
+    assert [(e.kind, e.source, e.path, e.message_id, e.call_id, [(a.line, a.text) for a in e.added])
+            for e in edits] == [
+        ("move", "a.py", "pkg/a.py", "r2", "c1", []), ("update", None, "pkg/a.py", "r2", "c1", [(3, "y")])]
