@@ -249,3 +249,31 @@ def test_the_cache_keeps_another_session_s_edit_of_a_file_moved_twice(repo: Path
                 for r in (json.loads(line) for line in git(repo, "notes", "--ref", "intent", "show", sha).splitlines())
                 if r.get("kind") == "lines"}
     assert credited == {("pkg/b.py", 1, 2, writer.session_id, write, "Write")}
+
+
+# --------------------------------------------------------------------------------------------------
+# The content fallback (a commit no note records): the same answer with and without the session index
+# --------------------------------------------------------------------------------------------------
+
+def test_blame_of_an_unrecorded_moved_file_finds_the_write_with_and_without_the_index(tmp_path: Path) -> None:
+    repo = _moved_commit(tmp_path).resolve()
+    _discovered(repo)
+    text = (repo / MOVED).read_text(encoding="utf-8").splitlines()
+    written = text.index("    IDLE --> ACTIVE : TurnStart (UserPromptSubmit)") + 1
+    edited = text.index("### Edge Case: Stashed Files Lose Shadow Content") + 1
+
+    def answers() -> list[tuple[str, str, str, str]]:
+        found = []
+        for line in (written, edited):
+            attribution = blame_json(repo, f"{MOVED}:{line}")["lines"][0]["attribution"]
+            found.append((attribution["method"], attribution["session_id"], attribution["message_id"],
+                          attribution["tool"]))
+        return found
+
+    scanned = answers()
+    assert scanned == [("content", SESSION, WRITE, "Write"),
+                       ("content", SESSION, "cc16e5f9-c3a0-4648-b8db-fe0cbb6d4c9b", "Edit")]
+    proc = run_cli("index", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".git" / "intent" / "index.db").is_file()
+    assert answers() == scanned
