@@ -5,7 +5,8 @@ event_msg | compacted | world_state | .... Messages: `event_msg/user_message` (w
 `response_item/message` (assistant text), `response_item/reasoning`, tool calls (`function_call`,
 `custom_tool_call`) and their outputs. Edits come from apply_patch envelopes, in the current
 `custom_tool_call` form and the older `function_call` `shell`/`apply_patch` forms; when the matching
-`event_msg/patch_apply_end` carries a `unified_diff`, its exact lines and line numbers are used.
+`event_msg/patch_apply_end` carries a `unified_diff`, its exact lines and line numbers are used; an
+`*** Update File: A` with `*** Move to: B` is a move edit (A to B, `capture.moves`) before B's update.
 Codex records have no ids, so `message_id` is `r<N>`, the 1-based ordinal of the record in the file. Other
 record and payload types are skipped and counted (issue 19).
 """

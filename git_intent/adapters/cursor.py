@@ -10,8 +10,10 @@ the 1-based ordinal of the record in the file (stable, the file is append-only),
 is the order of the file, and every message's `timestamp` is the file's modification time (the only
 time Cursor records). Edits come from `Write {path, contents}` (seen in the corpus) and, from public
 descriptions of Cursor's tools, `StrReplace`/`Edit {path, old_string, new_string, replace_all}`,
-`MultiEdit {path, edits}`, `Delete {path}` and `ApplyPatch` (an apply_patch envelope). Tool results
-are not written, so an edit that Cursor rejected cannot be told from one that landed.
+`MultiEdit {path, edits}`, `Delete {path}` and `ApplyPatch` (an apply_patch envelope; `*** Move to:` is a
+move edit), and from `Shell {command, working_directory?}` through the shell reader (`transcripts.shell`:
+writes the command shows, `mv`/`cp`/`git mv`). Tool results are not written, so an edit that Cursor rejected
+cannot be told from one that landed.
 
 The project folder is the workspace path with every run of non-alphanumerics turned into one '-' and
 no leading or trailing '-' (`/Users/a/testing-git-ai` → `Users-a-testing-git-ai`, as the corpus

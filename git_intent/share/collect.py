@@ -16,7 +16,7 @@ from ..config import setting
 from ..errors import IntentError
 from ..explain.evidence import find_edit, gather_evidence
 from ..git.repo import Repository
-from ..models import Edit, Message, Session
+from ..models import MOVE_KINDS, Edit, Message, Session
 from ..notes import LinesRecord, note_blobs, read_notes
 from ..notes import evidence_ref as store
 from ..redaction.redact import seal
@@ -107,7 +107,10 @@ def build_payload(session: Session, records: list[LinesRecord], commits: list[st
     if level == "sessions":
         messages = [_message(m, ("text", "reasoning", "tool_call", "tool_result")) for m in session.messages]
         for edit in session.edits:
-            edits.setdefault((edit.message_id, edit.call_id, edit.path), _edit(edit, None))
+            # A move or copy adds no line to explain, and a reader before issue 28 refuses its kind (the whole
+            # blob with it): it is not shared.
+            if edit.kind not in MOVE_KINDS:
+                edits.setdefault((edit.message_id, edit.call_id, edit.path), _edit(edit, None))
     else:
         messages = [_message(m, ("text", "reasoning")) for m in session.messages if m.message_id in wanted]
     shared = {m["message_id"] for m in messages}

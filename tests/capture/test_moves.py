@@ -277,3 +277,25 @@ def test_blame_of_an_unrecorded_moved_file_finds_the_write_with_and_without_the_
     assert proc.returncode == 0, proc.stderr
     assert (repo / ".git" / "intent" / "index.db").is_file()
     assert answers() == scanned
+
+
+def test_find_edit_passes_over_the_move_beside_its_call_s_update() -> None:
+    """Codex records `*** Move to:` as a move and the update, same message and call: a credit of the update's
+    line finds the update (its text renders as the edit), not the move."""
+    from git_intent.explain.evidence import find_edit
+
+    move = Edit(path="pkg/a.py", tool="apply_patch", message_id="r2", call_id="c1", kind="move", source="a.py")
+    update = Edit(path="pkg/a.py", tool="apply_patch", message_id="r2", call_id="c1", new_text="y",
+                  added=(AddedLine(text="y"),))
+    session = _session("s", move, update)
+    assert find_edit(session, "r2", "c1", "pkg/a.py") is update
+    assert find_edit(_session("t", move), "r2", "c1", "pkg/a.py") is move  # nothing else: the move itself
+
+
+def test_a_shared_session_leaves_its_moves_out() -> None:
+    """A move adds no line to explain, and a reader before moves refuses the whole blob over its kind."""
+    from git_intent.share.collect import build_payload
+
+    session = _session("s", _write("a.py", 1), _move("a.py", "b.py", 2))
+    payload = build_payload(session, [], [], "sessions")
+    assert [(e["kind"], e["path"]) for e in payload["edits"]] == [("create", f"{ROOT}/a.py")]

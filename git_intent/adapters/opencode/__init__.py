@@ -20,7 +20,9 @@ OpenCode's own (`msg_…`); times are epoch milliseconds. Parts: text, reasoning
 compaction carry nothing to quote. Edits come from completed `edit`, `multiedit`, `write`,
 `apply_patch` (and the older `patch`) tool parts: `metadata.filediff.before/after` when present (exact
 lines and numbers), else `metadata.diff` / `files[].patch`, a unified diff whose common indentation
-OpenCode strips (`trimDiff`) and which is re-indented here from the tool's input, else the input alone.
+OpenCode strips (`trimDiff`) and which is re-indented here from the tool's input, else the input alone; a
+`metadata.files` entry of type "move" (`filePath` → `movePath`) is a move edit before its update. Completed
+`bash` parts (`{command, workdir?}`, `metadata.exit` 0) go through the shell reader (`transcripts.shell`).
 The corpus samples are synthetic (git-ai's fixtures): no real public OpenCode session was found, so
 these shapes follow OpenCode's source.
 """

@@ -1,4 +1,5 @@
-"""File writes an agent made through its shell tool, credited only where the command text shows what was written.
+"""File writes an agent made through its shell tool, credited only where the command text shows what was written,
+and the files it moved or copied (`mv`, `cp`, `git mv`: `Edit`s of kind "move"/"copy", see `capture.moves`).
 
 Agents sometimes write files from a shell instead of an edit tool: `cat > F <<'EOF'`, `cat >> F <<EOF`,
 `tee F <<EOF`, `printf '…' > F`, `echo -e '…' >> F`, `sed -i 's/^.*$/text/' F`. `shell_edits` reads one
