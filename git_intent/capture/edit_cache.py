@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session
     PRIMARY KEY (path, idx));
 CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
     data TEXT, source TEXT, PRIMARY KEY (path, idx, ordinal));
+CREATE INDEX IF NOT EXISTS edits_moves ON edits (stamp) WHERE source IS NOT NULL;
 """
 
 
