@@ -14,7 +14,7 @@ from ..explain.evidence import Evidence
 from ..explain.reasons import is_request
 from ..explain.render import when
 from ..fidelity.topics import estimate_tokens, request_text, sentences
-from ..models import Edit, Message, Session
+from ..models import MOVE_KINDS, Edit, Message, Session
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading
 
@@ -241,6 +241,7 @@ def _content(group: list[LineAnswer]) -> str:
 
 def _edit_of(session: Session, message_id: str, path: str) -> Edit | None:
     found = [e for e in session.edits if e.message_id == message_id]
+    found = [e for e in found if e.kind not in MOVE_KINDS] or found  # a move beside its update writes no line
     same = [e for e in found if e.path.replace("\\", "/").endswith(path)]
     return (same or found)[0] if same or found else None
 
