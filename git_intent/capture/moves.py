@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..models import MOVE_KINDS, Edit
 
-__all__ = ["MOVE_KINDS", "NO_TIME", "Move", "Moves", "move_of", "names", "recorded_path"]
+__all__ = ["MOVE_KINDS", "NO_TIME", "Move", "Moves", "move_of", "recorded_path"]
 # Each destination a folder might be doubles the places an edit stands for; a chain of such moves is rare,
 # and past this many places the rest are left out rather than grown without bound.
 MAX_PLACES = 16
@@ -110,28 +110,6 @@ class Moves:
                 break
         return [place for place in visited if place[0] != start][:MAX_PLACES]
 
-    def origins(self, path: str) -> set[str]:
-        """The recorded paths (as `recorded_path` gives them) whose file some move took, directly or through
-        a chain, to a path naming the work-tree `path` (equal to it or ending with '/' + it): candidates for
-        a search by path; `places` tells which edits really went there, and when."""
-        found: set[str] = set()
-        for move in self.moves:  # the last step: a target names `path`, or a folder above it
-            for target in _targets(move):
-                for cut in [len(path), *(i for i, c in enumerate(path) if c == "/")]:
-                    head = path[:cut]
-                    if target == head or target.endswith("/" + head):
-                        found.add(move.source + path[cut:])
-        pending = list(found)
-        while pending:  # the steps before: a move whose target is an origin, or a folder above one
-            origin = pending.pop()
-            for move in self.moves:
-                for target in _targets(move):
-                    rest = _below(origin, target)
-                    if rest is not None and move.source + rest not in found and len(found) < MAX_PLACES * 4:
-                        found.add(move.source + rest)
-                        pending.append(move.source + rest)
-        return found
-
     def _moved(self, path: str) -> bool:
         """Whether a move's source is `path` or a folder above it (the only way its file can go anywhere)."""
         while True:
@@ -147,12 +125,6 @@ def _targets(move: Move) -> list[str]:
     """Where a move may have put its source: the destination itself, or inside it (`Move.into`)."""
     inside = posixpath.join(move.destination, posixpath.basename(move.source))
     return [inside] if move.into else [move.destination, inside]
-
-
-def names(place: str, path: str) -> bool:
-    """Whether a recorded path names the work-tree `path`: equal, or ending with '/' + it (the content
-    fallback's rule for a path recorded on another machine)."""
-    return place == path or place.endswith("/" + path)
 
 
 def _before(when: float, owner: Owner, index: int, move: Move) -> bool:

@@ -12,17 +12,15 @@ Two bounded ways (issue 14: a scan of every transcript took 40-68 s per call on 
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..capture.moves import Moves, move_of, names
 from ..config import lookback, window_start
 from ..errors import IntentError
 from ..git.repo import Repository
-from ..models import AgentName, Edit, Session, parse_timestamp
+from ..models import AgentName, Edit, Session
 from ..sessions.discovery import candidate_sessions, find_session
 from .evidence import find_edit
 
@@ -63,7 +61,6 @@ class ContentMatcher:
         self._sessions: dict[tuple[str, str], Session | None] = {}
         self._db: Database | None = None
         self._has_index: bool | None = None
-        self._moves: dict[tuple[datetime, datetime], Moves] = {}
 
     @property
     def uses_index(self) -> bool:
@@ -118,63 +115,26 @@ class ContentMatcher:
             return None
         if self._db is None:
             self._db = open_index(self.repo)
-        window = [stamp(earliest), stamp(latest)]
-        found = [row for row in self._index_rows(fts_query(words), window, [path]) if _holds(row, norm)][:1]
-        moves = self._index_moves(earliest, latest)
-        if moves:
-            # Edits of a file a move took to `path` (capture/moves.py), as the scan sees them: under the new path.
-            names_of = sorted({posixpath.basename(o) for o in moves.origins(path)})
-            found += [row for row in self._index_rows(fts_query(words), window, names_of) if _holds(row, norm)
-                      and any(names(place, path) for place, _ in moves.places(
-                          row[7], row[9], _seconds(row[8]), (row[0], row[1]), row[2]))][:1]
-        if not found:
-            return None
-        agent, session_id, ordinal, message_id, call_id, tool, _, recorded, _, _, _ = max(
-            found, key=lambda row: (row[8] or "", row[10]))
-        session = self._session(agent, session_id)
-        edit = None
-        if session is not None:
-            edit = session.edits[ordinal] if 0 <= ordinal < len(session.edits) and \
-                session.edits[ordinal].message_id == message_id else find_edit(session, message_id, call_id, path)
-        return ContentMatch(agent=agent, session_id=session_id, message_id=message_id or "", tool=tool or "",
-                            call_id=call_id, session=session, edit=edit, how="index")
-
-    def _index_rows(self, query: str, window: list[str | None], paths: list[str]) -> list[tuple[Any, ...]]:
-        """Edit rows whose words match `query`, made in the window, of a recorded path naming one of `paths`
-        (equal, or ending with '/' + it), newest first, at most `INDEX_CANDIDATES`: (agent, session_id,
-        ordinal, message_id, call_id, tool, added, path, timestamp, session cwd, id)."""
-        assert self._db is not None
-        if not paths:
-            return []
-        named = " OR ".join("replace(e.path, '\\', '/') = ? OR substr(replace(e.path, '\\', '/'), -?) = ?"
-                            for _ in paths)
-        return self._db.execute(
-            "SELECT e.agent, e.session_id, e.ordinal, e.message_id, e.call_id, e.tool, e.added, e.path, e.timestamp, "
-            "s.cwd, e.id FROM edits_fts JOIN edits e ON e.id = edits_fts.rowid "
-            "LEFT JOIN sessions s ON s.agent = e.agent AND s.session_id = e.session_id "
-            f"WHERE edits_fts MATCH ? AND (e.timestamp IS NULL OR e.timestamp BETWEEN ? AND ?) AND ({named}) "
+        slashed = "/" + path
+        rows = self._db.execute(
+            "SELECT e.agent, e.session_id, e.ordinal, e.message_id, e.call_id, e.tool, e.added "
+            "FROM edits_fts JOIN edits e ON e.id = edits_fts.rowid "
+            "WHERE edits_fts MATCH ? AND (e.timestamp IS NULL OR e.timestamp BETWEEN ? AND ?) "
+            "AND (replace(e.path, '\\', '/') = ? OR substr(replace(e.path, '\\', '/'), -?) = ?) "
             "ORDER BY e.timestamp DESC, e.id DESC LIMIT ?",
-            [query, *window, *(v for p in paths for v in (p, len(p) + 1, "/" + p)), INDEX_CANDIDATES],
+            [fts_query(words), stamp(earliest), stamp(latest), path, len(slashed), slashed, INDEX_CANDIDATES],
         ).fetchall()
-
-    def _index_moves(self, earliest: datetime, latest: datetime) -> Moves:
-        """The moves and copies the indexed sessions made in the window (once per window)."""
-        from ..index import stamp
-
-        key = (earliest, latest)
-        if key not in self._moves:
-            assert self._db is not None
-            rows = self._db.execute(
-                "SELECT e.agent, e.session_id, e.ordinal, e.path, e.source, e.kind, e.timestamp, s.cwd "
-                "FROM edits e LEFT JOIN sessions s ON s.agent = e.agent AND s.session_id = e.session_id "
-                "WHERE e.source IS NOT NULL AND (e.timestamp IS NULL OR e.timestamp BETWEEN ? AND ?)",
-                [stamp(earliest), stamp(latest)]).fetchall()
-            moves = (move_of(Edit(path=target, tool="", message_id="", kind=kind, source=source,
-                                  timestamp=parse_timestamp(when)), (agent, session_id), ordinal, cwd)
-                     for agent, session_id, ordinal, target, source, kind, when, cwd in rows)
-            found = [move for move in moves if move is not None]
-            self._moves[key] = Moves(found)
-        return self._moves[key]
+        for agent, session_id, ordinal, message_id, call_id, tool, added in rows:
+            if norm not in {line.strip() for line in (added or "").split("\n")}:
+                continue  # FTS matched the words; only the exact line counts
+            session = self._session(agent, session_id)
+            edit = None
+            if session is not None:
+                edit = session.edits[ordinal] if 0 <= ordinal < len(session.edits) and \
+                    session.edits[ordinal].message_id == message_id else find_edit(session, message_id, call_id, path)
+            return ContentMatch(agent=agent, session_id=session_id, message_id=message_id or "", tool=tool or "",
+                                call_id=call_id, session=session, edit=edit, how="index")
+        return None
 
     def _session(self, agent: str, session_id: str) -> Session | None:
         key = (agent, session_id)
@@ -219,13 +179,3 @@ class ContentMatcher:
                                               message_id=edit.message_id, tool=edit.tool, call_id=edit.call_id,
                                               session=mapped.session, edit=edit, how="scan")
         return found
-
-
-def _holds(row: tuple[Any, ...], norm: str) -> bool:
-    """Whether an edit row's added lines hold exactly `norm` (FTS matched the words only)."""
-    return norm in {line.strip() for line in (row[6] or "").split("\n")}
-
-
-def _seconds(stamp: str | None) -> float:
-    when = parse_timestamp(stamp)
-    return when.timestamp() if when is not None else float("-inf")

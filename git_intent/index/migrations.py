@@ -62,16 +62,7 @@ def m003_terms(db: Database) -> None:
     db.execute("CREATE TABLE fts_terms_state (prefix TEXT PRIMARY KEY, structure BLOB)")
 
 
-def m004_edit_sources(db: Database) -> None:
-    # Where a move or copy took a file from (`Edit.source`, issue 28): the content fallback follows moved files
-    # through it. Transcripts indexed before did not record their moves, so each is read again at the next
-    # ingest (only rows that differ are written: moves, and the edits after them in their session).
-    db.execute("ALTER TABLE edits ADD COLUMN source TEXT")
-    db.execute("CREATE INDEX edits_moves ON edits (timestamp) WHERE source IS NOT NULL")
-    db.execute("DELETE FROM transcripts")
-
-
-MIGRATIONS: list[Migration] = [m001_tables, m002_fts, m003_terms, m004_edit_sources]
+MIGRATIONS: list[Migration] = [m001_tables, m002_fts, m003_terms]
 
 
 def migrate(db: Database) -> list[str]:

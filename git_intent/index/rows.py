@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..models import MOVE_KINDS, Message, Session, utc_stamp
+from ..models import Message, Session, utc_stamp
 from .base import stamp
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "notebook_path", "target_file",
@@ -22,7 +22,7 @@ SESSION_COLUMNS = ("agent", "session_id", "cwd", "started_at", "ended_at", "mess
 MESSAGE_COLUMNS = ("agent", "session_id", "message_id", "ordinal", "role", "timestamp", "is_prompt", "is_summary",
                    "tools", "text", "digest")
 EDIT_COLUMNS = ("agent", "session_id", "ordinal", "message_id", "call_id", "path", "tool", "kind", "timestamp",
-                "added", "source", "digest")
+                "added", "digest")
 TOUCH_COLUMNS = ("agent", "session_id", "message_id", "path", "rpath")
 COLUMNS = {"sessions": SESSION_COLUMNS, "messages": MESSAGE_COLUMNS, "edits": EDIT_COLUMNS, "touches": TOUCH_COLUMNS}
 KEY, TEXT = 2, 9  # positions of the per-session key (message_id, ordinal) and the indexed text in message/edit rows
@@ -70,9 +70,7 @@ def session_rows(session: Session) -> tuple[list[Row], list[Row], list[Row]]:
         added = "\n".join(line.text for line in edit.added) if edit.added else edit.new_text
         values = (agent, session_id, ordinal, edit.message_id, edit.call_id, edit.path, edit.tool, edit.kind,
                   stamp(edit.timestamp), added)
-        # A move's source is hashed only when there is one: the digests of every other row stay as stored before.
-        source = edit.source if edit.kind in MOVE_KINDS else None
-        edits.append((*values, source, _digest(values if source is None else (*values, source))))
+        edits.append((*values, _digest(values)))
         touched[(edit.message_id, _slashed(edit.path))] = None
     touches = [(agent, session_id, message_id, path, path[::-1]) for message_id, path in touched if path]
     return messages, edits, touches

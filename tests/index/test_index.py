@@ -461,8 +461,8 @@ def test_rows_are_tuples_in_column_order_with_the_digests_earlier_versions_store
         [("claude-code", "s-1", "m1", 0, "user", stamp, 1, 0, "", "Split the chunker", "6b5411e3b83e6250a2c66ebd"),
          ("claude-code", "s-1", "m2", 1, "assistant", None, 0, 0, "Edit",
           "Editing.\n\nEdit\nfile_path: /w/src/chunker.py\nold_string: a\nnew_string: b", "43c93b92c2df41e9b349fcfd")],
-        [("claude-code", "s-1", 0, "m2", "c1", "/w/src/chunker.py", "Edit", "update", stamp, "b", None,
-          "445ab6baa16ef4df72cb4f0d")],  # no move source (issue 28): the digest is the one stored before
+        [("claude-code", "s-1", 0, "m2", "c1", "/w/src/chunker.py", "Edit", "update", stamp, "b",
+          "445ab6baa16ef4df72cb4f0d")],
         [("claude-code", "s-1", "m2", "/w/src/chunker.py", "yp.reknuhc/crs/w/")])
     assert [len(row) for row in rows.session_rows(session)[0]] == [len(rows.MESSAGE_COLUMNS)] * 2
 
