@@ -16,11 +16,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 from ..config import lookback, window_start
 from ..git.objects import InProcessRepository
 from ..git.repo import Repository
+from ..interop.named import named_sessions
 from ..notes import NoteRecord, note_blobs, read_notes, write_notes
 from ..sessions.discovery import SkippedFile, candidate_sessions, transcript_files
 from ..sessions.drift import NotRead, not_read
@@ -28,7 +30,15 @@ from ..sessions.path_mapping import PathMapper
 from .attribute import LineCredit
 from .carry import carried_edits
 from .commit_range import RangeCommit, added_hunks_of, list_range
-from .record import RecordResult, back_up_many, credit_lines, implicit_sources, note_records, summarize
+from .record import (
+    RecordResult,
+    back_up_many,
+    credit_lines,
+    implicit_sources,
+    note_records,
+    own_edits,
+    summarize,
+)
 from .timeline import WINDOW_SLACK, EditTimeline
 
 # Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
@@ -60,7 +70,8 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     """Record every commit of `revision_range` (oldest first) that has no git-intent record yet.
 
     `transcripts` are files or folders (`discovery.transcript_files`). `force` recomputes commits already
-    recorded. `progress` is called with 1 after each commit.
+    recorded (their notes keep what `record_commit` keeps of an earlier note). `progress` is called with 1
+    after each commit.
     Raises IntentError for a range git does not understand, TranscriptError for a `transcripts` path that
     does not exist or an unreadable file, NoteError when a batch cannot be written or does not verify.
     """
@@ -90,20 +101,24 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     timeline = EditTimeline(sessions, mapper)
     digests: dict[Path, str | None] = {}
     hunks = added_hunks_of(repo, todo)
+    named = named_sessions(repo, [c.sha for c in todo])
     for start in range(0, len(todo), BATCH):
         batch: dict[str, list[NoteRecord]] = {}
         done: list[tuple[str, list[LineCredit], RecordResult]] = []
         for commit in todo[start:start + BATCH]:
             sha, added = next(hunks)
             after, authored, earliest = spans[sha]
-            # Only a commit with a note can carry credits (from the commits its note names, or its own with
-            # --force off); the others, nearly all of a first backfill, skip reading one.
-            carried = carried_edits(repo, implicit_sources(repo, sha, keep_own=not force), sha) if sha in noted else []
+            # Only a commit with a note can carry credits (from the commits its note names, and its own); the
+            # others, nearly all of a first backfill, skip reading one.
+            carried = carried_edits(repo, implicit_sources(repo, sha), sha) if sha in noted else []
+            own = own_edits(repo, sha) if sha in noted else []
             # Without carried credits only the edits of the files the commit added lines to can count; a
             # carried credit's live twin may be an edit of another file of the same message.
-            paths = None if carried else {h.path for h in added}
+            paths = None if carried or own else {h.path for h in added}
             fresh = timeline.window(earliest, after, commit.time, paths)
-            credits = credit_lines(added, carried, fresh, authored + WINDOW_SLACK if fresh else None)
+            credits = credit_lines(added, carried, fresh, authored + WINDOW_SLACK if fresh else None,
+                                   named=named.get(sha, frozenset()), file_lines=partial(repo.file_lines, sha),
+                                   own=own)
             summary = summarize(sha, credits)
             batch[sha] = note_records(sha, credits, digests)
             done.append((sha, credits, summary))

@@ -16,26 +16,34 @@ from .attribute import MappedEdit
 # Commit times have one-second resolution while edit timestamps have milliseconds.
 WINDOW_SLACK = timedelta(seconds=2)
 
-_Entry = tuple[float, int, int, Session, Edit, str]  # (time, session index, edit index, session, edit, path)
+# (time, agent, session id, edit index, session, edit, path)
+_Entry = tuple[float, str, str, int, Session, Edit, str]
+
+
+def _key(entry: _Entry) -> tuple[float, str, str, int]:
+    return entry[:4]
 
 
 class EditTimeline:
-    """The edits of `sessions` whose paths `mapper` maps into the work tree, by time (edits without one
-    first), then session, then edit; kept per mapped path too. `record.mapped_edits` is one window of it."""
+    """The edits of `sessions` whose paths `mapper` maps into the work tree, in one total order that does not
+    depend on the order the sessions were found in (the same transcripts give the same notes whichever route
+    found them: hook, `record`, `backfill`, `import`): by time (edits without one first), then agent, then
+    session id, then the edit's place in its session. Kept per mapped path too; `record.mapped_edits` is one
+    window of it."""
 
     def __init__(self, sessions: Sequence[Session], mapper: PathMapper) -> None:
         entries: list[_Entry] = []
-        for s_index, session in enumerate(sessions):
+        for session in sessions:
             for e_index, edit in enumerate(session.edits):
                 path = mapper.to_repo(edit.path, session.cwd)
                 if path is not None:
                     stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
-                    entries.append((stamp, s_index, e_index, session, edit, path))
-        entries.sort(key=lambda entry: entry[:3])
+                    entries.append((stamp, session.agent, session.session_id, e_index, session, edit, path))
+        entries.sort(key=_key)
         self._all = _Slice(entries)
         by_path: dict[str, list[_Entry]] = {}
         for entry in entries:
-            by_path.setdefault(entry[5], []).append(entry)
+            by_path.setdefault(entry[6], []).append(entry)
         self._by_path = {path: _Slice(group) for path, group in by_path.items()}
 
     def window(self, earliest: datetime, after: datetime | None, before: datetime,
@@ -50,15 +58,15 @@ class EditTimeline:
             chosen = self._all.between(low, high)
         else:
             chosen = [e for p in paths if p in self._by_path for e in self._by_path[p].between(low, high)]
-            chosen.sort(key=lambda entry: entry[:3])
+            chosen.sort(key=_key)
         fuzzy_after = after + timedelta(seconds=1) if after else None
         return [MappedEdit(session=session, edit=edit, path=path, order=order,
                            fuzzy=fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))
-                for order, (_, _, _, session, edit, path) in enumerate(chosen)]
+                for order, (_, _, _, _, session, edit, path) in enumerate(chosen)]
 
 
 class _Slice:
-    """Entries sorted by (time, session, edit), searchable by time."""
+    """Entries in the timeline's order, searchable by time."""
 
     def __init__(self, entries: list[_Entry]) -> None:
         undated = sum(1 for entry in entries if entry[0] == float("-inf"))
