@@ -26,7 +26,7 @@ from ..interop.named import named_sessions
 from ..notes import NoteRecord, note_blobs, read_notes, write_notes
 from ..sessions.discovery import SkippedFile, candidate_sessions, transcript_files
 from ..sessions.drift import NotRead, not_read
-from ..sessions.path_mapping import PathMapper
+from ..sessions.path_mapping import MappingCache, PathMapper
 from .attribute import LineCredit
 from .carry import carried_edits
 from .commit_range import RangeCommit, added_hunks_of, list_range
@@ -97,8 +97,8 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     spans = {c.sha: _span(repo, c, times, window) for c in todo}
     sessions = candidate_sessions(repo, min(start for _, _, start in spans.values()), transcripts)
     result.not_read = not_read(sessions)
-    mapper = PathMapper(repo.root, _written_paths(repo, revision_range), repo.worktrees)
-    timeline = EditTimeline(sessions, mapper)
+    timeline = EditTimeline(sessions)
+    mapped: MappingCache = {}  # shared by the commits' mappers: each maps against its own commit's tree
     digests: dict[Path, str | None] = {}
     hunks = added_hunks_of(repo, todo)
     named = named_sessions(repo, [c.sha for c in todo])
@@ -115,7 +115,8 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
             # Without carried credits only the edits of the files the commit added lines to can count; a
             # carried credit's live twin may be an edit of another file of the same message.
             paths = None if carried or own else {h.path for h in added}
-            fresh = timeline.window(earliest, after, commit.time, paths)
+            mapper = PathMapper(repo.root, repo.tree_files(sha), repo.worktrees, mapped)
+            fresh = timeline.window(earliest, after, commit.time, mapper, paths)
             credits = credit_lines(added, carried, fresh, authored + WINDOW_SLACK if fresh else None,
                                    named=named.get(sha, frozenset()), file_lines=partial(repo.file_lines, sha),
                                    own=own)
@@ -133,18 +134,6 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         result.recorded += len(batch)
     result.seconds = time.perf_counter() - started
     return result
-
-
-def _written_paths(repo: Repository, revision_range: str) -> frozenset[str]:
-    """HEAD's files and every file the range's commits added or changed (`--no-renames`: a renamed file's
-    new path counts as added): an edit of a file deleted or renamed before HEAD still maps onto the commit
-    that holds it. Mapping against HEAD's files alone lost 637 of 23,717 reachable lines of entireio/cli's
-    history (bench/real_history.py)."""
-    head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
-    written = repo.git("log", "--format=", "--name-only", "--no-renames", "--diff-filter=AMT", "-z",
-                       "--diff-merges=first-parent",  # a file a merge alone wrote (git lists none for merges)
-                       "--end-of-options", revision_range, check=False)
-    return head | {path for path in written.split("\0") if path}
 
 
 def _span(repo: Repository, commit: RangeCommit, times: dict[str, datetime], window: timedelta

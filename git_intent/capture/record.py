@@ -243,7 +243,7 @@ def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earlies
     those made before the parent commit time `after` may explain exact matches only (`EditTimeline.window`,
     which backfill keeps for many commits)."""
     mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
-    return EditTimeline(sessions, mapper).window(earliest, after, before)
+    return EditTimeline(sessions).window(earliest, after, before, mapper)
 
 
 def note_records(commit: str, credits: list[LineCredit], digests: dict[Path, str | None] | None = None

@@ -1,6 +1,6 @@
-"""The candidate sessions' edits for many commits (backfill): mapped onto the work tree and sorted by time
-once, then sliced by binary search for each commit's window, instead of every edit of every session being
-checked and mapped again for each commit (issue 14, item 2).
+"""The candidate sessions' edits for many commits (backfill): sorted once, then sliced by binary search for each
+commit's window and file names, and mapped onto that commit's tree, instead of every edit of every session being
+checked again for each commit (issue 14, item 2).
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from ..models import Edit, Session
-from ..sessions.path_mapping import PathMapper
+from ..sessions.path_mapping import PathMapper, file_name
 from .attribute import MappedEdit
 
 # Commit times have one-second resolution while edit timestamps have milliseconds.
 WINDOW_SLACK = timedelta(seconds=2)
 
-# (time, agent, session id, edit index, session, edit, path)
-_Entry = tuple[float, str, str, int, Session, Edit, str]
+# (time, agent, session id, edit index, session, edit)
+_Entry = tuple[float, str, str, int, Session, Edit]
 
 
 def _key(entry: _Entry) -> tuple[float, str, str, int]:
@@ -25,44 +25,47 @@ def _key(entry: _Entry) -> tuple[float, str, str, int]:
 
 
 class EditTimeline:
-    """The edits of `sessions` whose paths `mapper` maps into the work tree, in one total order that does not
-    depend on the order the sessions were found in (the same transcripts give the same notes whichever route
-    found them: hook, `record`, `backfill`, `import`): by time (edits without one first), then agent, then
-    session id, then the edit's place in its session. Kept per mapped path too; `record.mapped_edits` is one
-    window of it."""
+    """The edits of `sessions` in one total order that does not depend on the order the sessions were found in
+    (the same transcripts give the same notes whichever route found them: hook, `record`, `backfill`,
+    `import`): by time (edits without one first), then agent, then session id, then the edit's place in its
+    session. Kept per file name too; `window` maps the recorded paths onto one commit's tree."""
 
-    def __init__(self, sessions: Sequence[Session], mapper: PathMapper) -> None:
+    def __init__(self, sessions: Sequence[Session]) -> None:
         entries: list[_Entry] = []
         for session in sessions:
             for e_index, edit in enumerate(session.edits):
-                path = mapper.to_repo(edit.path, session.cwd)
-                if path is not None:
-                    stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
-                    entries.append((stamp, session.agent, session.session_id, e_index, session, edit, path))
+                stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
+                entries.append((stamp, session.agent, session.session_id, e_index, session, edit))
         entries.sort(key=_key)
         self._all = _Slice(entries)
-        by_path: dict[str, list[_Entry]] = {}
+        by_name: dict[str, list[_Entry]] = {}
         for entry in entries:
-            by_path.setdefault(entry[6], []).append(entry)
-        self._by_path = {path: _Slice(group) for path, group in by_path.items()}
+            by_name.setdefault(file_name(entry[5].path), []).append(entry)
+        self._by_name = {name: _Slice(group) for name, group in by_name.items()}
 
-    def window(self, earliest: datetime, after: datetime | None, before: datetime,
+    def window(self, earliest: datetime, after: datetime | None, before: datetime, mapper: PathMapper,
                paths: Collection[str] | None = None) -> list[MappedEdit]:
-        """The edits made in (earliest, before] (with `WINDOW_SLACK`), those before the parent commit time
-        `after` limited to exact matches. With `paths`, only the edits of those paths, numbered in the same order: what
-        `attribute` needs for hunks of those paths, since it matches a hunk against its own path's edits
-        only (a 7-day look-back holds thousands of edits of other files). Each path's window is a binary
-        search; the rest is linear in the edits inside it."""
+        """The edits made in (earliest, before] (with `WINDOW_SLACK`) whose paths `mapper` (the commit's tree)
+        maps into the work tree, those before the parent commit time `after` limited to exact matches. With
+        `paths`, only the edits of those paths, numbered in the same order: what `attribute` needs for hunks of
+        those paths, since it matches a hunk against its own path's edits only (a 7-day look-back holds
+        thousands of edits of other files). Each file name's window is a binary search; the rest is linear in
+        the edits inside it."""
         low, high = (earliest - WINDOW_SLACK).timestamp(), (before + WINDOW_SLACK).timestamp()
         if paths is None:
             chosen = self._all.between(low, high)
         else:
-            chosen = [e for p in paths if p in self._by_path for e in self._by_path[p].between(low, high)]
+            names = {path.rsplit("/", 1)[-1] for path in paths}
+            chosen = [e for name in names if name in self._by_name for e in self._by_name[name].between(low, high)]
             chosen.sort(key=_key)
         fuzzy_after = after + timedelta(seconds=1) if after else None
-        return [MappedEdit(session=session, edit=edit, path=path, order=order,
-                           fuzzy=fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))
-                for order, (_, _, _, _, session, edit, path) in enumerate(chosen)]
+        mapped: list[MappedEdit] = []
+        for _, _, _, _, session, edit in chosen:
+            path = mapper.to_repo(edit.path, session.cwd)
+            if path is not None and (paths is None or path in paths):
+                mapped.append(MappedEdit(session=session, edit=edit, path=path, order=len(mapped), fuzzy=(
+                    fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))))
+        return mapped
 
 
 class _Slice:
