@@ -51,8 +51,12 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
     """
     rng = resolve_range(repo, spec)
     explain = Explainer(repo, rng.end, precise=False)  # one reason per edit, not a pick per line
-    blamed = [(diff_file, _blame_file(repo, rng.end, diff_file, explain)) for diff_file in diff_files(
+    porcelain = [(diff_file, _blame_porcelain(repo, rng.end, diff_file)) for diff_file in diff_files(
         repo, rng.base, rng.end)]
+    # Every commit the lines come from at once: the ones without a note are credited in one reading of the sessions.
+    explain.lines.prepare([line.commit for _, (by_line, _) in porcelain for line in by_line.values() if line.commit])
+    blamed = [(diff_file, _explain_file(diff_file, by_line, failure, explain))
+              for diff_file, (by_line, failure) in porcelain]
     for _, hunks in blamed:  # blame's own `previous` (line_history), one file at a time: keyed by line number
         people = {line.number: line for lines in hunks for line in lines
                   if line.answer.status == "human" and line.blamed is not None and line.content.strip()}
@@ -72,18 +76,23 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
                         sessions=tally_sessions(files), files=files, problems=problems)
 
 
-def _blame_file(repo: Repository, end: str, diff_file: DiffFile, explain: Explainer) -> list[list[_Line]]:
-    """Each hunk's added lines, blamed at `end` (one `git blame` for the file) and explained."""
+def _blame_porcelain(repo: Repository, end: str, diff_file: DiffFile) -> tuple[dict[int, BlameLine], str | None]:
+    """The added lines of a file blamed at `end` (one `git blame` for all its hunks), by line number, and the
+    sentence saying why git could not blame it, if it could not."""
     spans = [(h.new_start, h.new_start + len(h.added) - 1) for h in diff_file.hunks if h.added]
-    by_line: dict[int, BlameLine] = {}
-    failure: str | None = None
-    if spans:
-        ranges = [arg for start, stop in spans for arg in ("-L", f"{start},{stop}")]
-        try:
-            out = repo.git("blame", "--porcelain", *ranges, end, "--", diff_file.path)
-            by_line = {line.final_line: line for line in parse_porcelain(out)}
-        except IntentError as exc:  # a submodule, or a path git cannot blame: say so, go on
-            failure = f"{diff_file.path} could not be blamed at {end[:12]}: {exc}"
+    if not spans:
+        return {}, None
+    ranges = [arg for start, stop in spans for arg in ("-L", f"{start},{stop}")]
+    try:
+        out = repo.git("blame", "--porcelain", *ranges, end, "--", diff_file.path)
+    except IntentError as exc:  # a submodule, or a path git cannot blame: say so, go on
+        return {}, f"{diff_file.path} could not be blamed at {end[:12]}: {exc}"
+    return {line.final_line: line for line in parse_porcelain(out)}, None
+
+
+def _explain_file(diff_file: DiffFile, by_line: dict[int, BlameLine], failure: str | None, explain: Explainer
+                  ) -> list[list[_Line]]:
+    """Each hunk's added lines, explained."""
     hunks: list[list[_Line]] = []
     for hunk in diff_file.hunks:
         lines = []
