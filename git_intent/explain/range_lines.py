@@ -19,7 +19,7 @@ from .classify import LineClass, LineResolver, Resolution
 
 @dataclass(frozen=True)
 class ClassifiedLine:
-    """One non-blank added line: line `line` (1-based) of `path` as `commit` added it, and what is known of it."""
+    """One added line: line `line` (1-based) of `path` as `commit` added it, and what is known of it."""
 
     commit: str
     path: str
@@ -37,12 +37,12 @@ class ClassifiedRange:
     commits: list[RangeCommit]
     resolver: LineResolver
 
-    def lines(self) -> Iterator[ClassifiedLine]:
-        """Every non-blank added line of the range, commit by commit, hunk by hunk."""
+    def lines(self, *, blank: bool = False) -> Iterator[ClassifiedLine]:
+        """Every non-blank added line of the range (every line with `blank`), commit by commit, hunk by hunk."""
         for sha, hunks in added_hunks_of(self.resolver.repo, self.commits):
             for hunk in hunks:
                 for offset, text in enumerate(hunk.lines):
-                    if text.strip():
+                    if blank or text.strip():
                         found = self.resolver.resolve(sha, hunk.path, hunk.start + offset)
                         yield ClassifiedLine(sha, hunk.path, hunk.start + offset, text, found,
                                              self.resolver.line_class(found))

@@ -101,7 +101,7 @@ def _explain_file(diff_file: DiffFile, by_line: dict[int, BlameLine], failure: s
             blamed = by_line.get(number)
             if blamed is None:
                 answer = LineAnswer(path=diff_file.path, line=number, content=content, commit=None,
-                                    attribution=None, evidence=[], status="unreadable",
+                                    attribution=None, evidence=[], status="unreadable", line_class="unrecorded",
                                     reason=failure or f"git blame gave no answer for {diff_file.path}:{number}.")
             else:
                 answer = explain(diff_file.path, blamed)
@@ -112,7 +112,8 @@ def _explain_file(diff_file: DiffFile, by_line: dict[int, BlameLine], failure: s
 
 def _key(answer: LineAnswer) -> tuple[str, ...]:
     if answer.status == "agent" and answer.attribution is not None:
-        return ("agent", answer.attribution.agent, answer.attribution.session_id, answer.attribution.message_id)
+        return ("agent", answer.attribution.agent, answer.attribution.session_id, answer.attribution.message_id,
+                answer.line_class or "")
     if answer.status == "human":
         return ("human", answer.author or "")
     return (answer.status, answer.commit or "")
@@ -137,7 +138,7 @@ def _group(run: list[_Line]) -> ReviewGroup:
     first = next((line for line in run if line.content.strip()), run[0]).answer
     commits = list(dict.fromkeys(line.answer.commit for line in run if line.answer.commit))
     return ReviewGroup(
-        status=first.status, start=run[0].number, end=run[-1].number,
+        status=first.status, line_class=first.line_class, start=run[0].number, end=run[-1].number,
         lines=[ReviewLine(line=line.number, content=line.content, commit=line.answer.commit,
                           author=line.answer.author, previous=line.previous) for line in run],
         attribution=first.attribution, evidence=first.evidence, commits=commits,
@@ -154,6 +155,10 @@ def tally_file(review_file: ReviewFile) -> FileTally:
         for group in hunk.groups:
             if group.status == "agent" and group.attribution is not None:
                 tally.agent += group.counted
+                if group.line_class == "agent_with_evidence":
+                    tally.agent_with_evidence += group.counted
+                else:
+                    tally.agent_without_evidence += group.counted
                 key = f"{group.attribution.agent}:{group.attribution.session_id}"
                 if group.attribution.session_id and key not in tally.sessions:  # a trailer's line names none
                     tally.sessions.append(key)
@@ -169,6 +174,8 @@ def _totals(rows: list[FileTally]) -> FileTally:
     sessions = list(dict.fromkeys(s for row in rows for s in row.sessions))
     return FileTally(path="total", agent=sum(r.agent for r in rows), human=sum(r.human for r in rows),
                      unrecorded=sum(r.unrecorded for r in rows),
+                     agent_with_evidence=sum(r.agent_with_evidence for r in rows),
+                     agent_without_evidence=sum(r.agent_without_evidence for r in rows),
                      changed_by_person=sum(r.changed_by_person for r in rows), sessions=sessions)
 
 

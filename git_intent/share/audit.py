@@ -61,8 +61,22 @@ class AgentAudit(BaseModel):
     with_evidence: int = 0
 
 
+class AuditLine(BaseModel):
+    """One counted line (`audit --lines`): line `line` of `path` as `commit` added it, its class, and who wrote it
+    when an agent did (`method`: note, content or trailer; no session for a trailer's line)."""
+
+    commit: str
+    path: str
+    line: int
+    line_class: str
+    agent: str | None = None
+    session_id: str | None = None
+    message_id: str | None = None
+    method: str | None = None
+
+
 class AuditReport(BaseModel):
-    """The `audit --json` output (docs/json.md)."""
+    """The `audit --json` output (docs/json.md); `listed` only with `--lines`."""
 
     range: str
     commits: int
@@ -71,10 +85,12 @@ class AuditReport(BaseModel):
     evidence_coverage: float
     files: list[FileAudit]
     agents: dict[str, AgentAudit]
+    listed: list[AuditLine] | None = None
 
 
-def audit(repo: Repository, revision_range: str) -> AuditReport:
-    """Count the non-blank added lines of every commit of `revision_range` (`git rev-list` syntax).
+def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> AuditReport:
+    """Count the non-blank added lines of every commit of `revision_range` (`git rev-list` syntax); with `listed`,
+    list them too.
 
     Raises IntentError when the range names no commits git knows.
     """
@@ -84,6 +100,7 @@ def audit(repo: Repository, revision_range: str) -> AuditReport:
         raise IntentError(f"{revision_range!r} is not a revision range of this repository.",
                           hint="Example: git intent audit origin/main..HEAD") from exc
     total, files, agents = LineCounts(), dict[str, LineCounts](), dict[str, AgentAudit]()
+    rows: list[AuditLine] | None = [] if listed else None
     for line in found.lines():
         total.add(line.line_class)
         files.setdefault(line.path, LineCounts()).add(line.line_class)
@@ -92,8 +109,14 @@ def audit(repo: Repository, revision_range: str) -> AuditReport:
             agent = agents.setdefault(attribution.agent, AgentAudit())
             agent.lines += 1
             agent.with_evidence += line.line_class == "agent_with_evidence"
+        if rows is not None:
+            who = attribution if line.resolution.status == "agent" else None
+            rows.append(AuditLine(commit=line.commit, path=line.path, line=line.line, line_class=line.line_class,
+                                  agent=who.agent if who else None, session_id=who.session_id or None if who else None,
+                                  message_id=who.message_id or None if who else None,
+                                  method=who.method if who else None))
     return AuditReport(range=revision_range, commits=len(found.commits), lines=total, coverage=total.coverage(),
                        evidence_coverage=total.evidence_coverage(),
                        files=[FileAudit(path=p, lines=c, coverage=c.coverage(), evidence_coverage=c.evidence_coverage())
                               for p, c in sorted(files.items())],
-                       agents=dict(sorted(agents.items())))
+                       agents=dict(sorted(agents.items())), listed=rows)
