@@ -13,7 +13,9 @@ on the machine):
    later than the commit's author date (a rebased or amended commit's committer time is later than its work).
 3. Surfaces (`--range`, default HEAD~20..HEAD): the class of each added line (agent with evidence, agent without,
    human, unrecorded) from `blame`, `review`, `audit`, `stats` and `export`, each in a child process with
-   `--json`; lines whose class differs between any two (goal 0), and the totals of audit and stats.
+   `--json`; lines whose class differs between any two (goal 0), and the totals of audit and stats. They start
+   from the notes the second import left (`--notes`): commits without a trailer have none, so their lines are
+   answered as `record` would credit them now.
 4. Caches. The same answers with `.git/intent/index.db`, the record cache and the parse caches removed, then
    with them built (`git intent index`): answers that differ (goal 0).
 
@@ -27,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -200,6 +201,15 @@ def causality(work: Path, figures: dict[str, Any], say: Callable[[str], None]) -
     say(f"causality: {figures['causality']}")
 
 
+def restore(work: Path, saved: Path) -> None:
+    """refs/notes/intent as `saved` (commit -> note text) holds it, byte for byte."""
+    subprocess.run(["git", "update-ref", "-d", "refs/notes/intent"], cwd=work, check=True)
+    for commit, text in json.loads(saved.read_text()).items():
+        blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=work, input=text.encode(), check=True,
+                              capture_output=True).stdout.decode().strip()
+        git(work, "notes", "--ref", "refs/notes/intent", "add", "-f", "-C", blob, commit)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", type=Path, default=Path("/work/.mirror/entireio+cli/repo"))
@@ -207,6 +217,9 @@ def main() -> None:
     parser.add_argument("--reuse", type=Path, default=None, help="measure again in a sandbox kept with --keep")
     parser.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
     parser.add_argument("--range", default="HEAD~20..HEAD", help="the range the surfaces are compared on")
+    parser.add_argument("--notes", default="import-2", help="the notes the surfaces and caches phases start from: "
+                        "import-2 (as the second import left them: commits without a trailer have none), backfill, "
+                        "or current")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     phases = [p for p in args.phases.split(",") if p]
@@ -226,6 +239,10 @@ def main() -> None:
         causality(work, figures, say)
     if "surfaces" in phases or "caches" in phases:
         from one_truth_surfaces import caches, surfaces
+
+        if args.notes != "current":
+            restore(work, root / f"notes-{args.notes}.json")
+            say(f"notes restored from notes-{args.notes}.json")
 
         if "surfaces" in phases:
             surfaces(work, args.range, figures, say)
