@@ -105,8 +105,8 @@ class InProcessRepository(Repository):
             while stack:
                 prefix, tree = stack.pop()
                 for entry in tree:
-                    if entry.type_str == "tree":
-                        stack.append((f"{prefix}{entry.name}/", self.objects[entry.id]))
+                    if isinstance(entry, pygit2.Tree):
+                        stack.append((f"{prefix}{entry.name}/", entry))
                     else:  # a blob, a link or a submodule, as `git ls-tree -r` lists them
                         paths.append(prefix + (entry.name or ""))
             trees[key] = frozenset(paths)

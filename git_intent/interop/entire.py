@@ -233,8 +233,11 @@ def checkpoint_session_ids(repo: Repository, ids: list[str]) -> dict[str, frozen
                 metadata.setdefault(folders[folder] or "", []).append(fields[2])
         blobs = dict(repo.cat_blobs([oid for oids in metadata.values() for oid in oids]))
         for checkpoint_id, oids in metadata.items():
-            sessions = {_DATE_PREFIX.sub("", meta["session_id"], count=1) for oid in oids
-                        if (meta := _json_object(blobs.get(oid))) is not None and isinstance(meta.get("session_id"), str)}
+            sessions: set[str] = set()
+            for oid in oids:
+                record = _json_object(blobs.get(oid))
+                if record is not None and isinstance(record.get("session_id"), str):
+                    sessions.add(_DATE_PREFIX.sub("", record["session_id"], count=1))
             if sessions:
                 found[checkpoint_id] = frozenset(sessions)
     return found

@@ -42,10 +42,9 @@ def named_sessions(repo: Repository, commits: Sequence[str]) -> Named:
         for commit, ids in checkpoints.items():
             for checkpoint_id in ids:
                 found.setdefault(commit, set()).update(sessions.get(checkpoint_id, ()))
-    for commit, ids in _gitai_sessions(repo, wanted).items():
-        found.setdefault(commit, set()).update(ids)
-    for commit, ids in _aider_sessions(repo, wanted).items():
-        found.setdefault(commit, set()).update(ids)
+    for more in (_gitai_sessions(repo, wanted), _aider_sessions(repo, wanted)):
+        for commit, named in more.items():
+            found.setdefault(commit, set()).update(named)
     return {commit: frozenset(ids) for commit, ids in found.items() if ids}
 
 
