@@ -261,8 +261,9 @@ class Attribution:
         "description": 'The message whose edit wrote the line; "" when method is "trailer".'})
     tool: str
     method: Literal["note", "content", "trailer"] = field(default="note", metadata={
-        "description": "note: recorded for this commit; content: no note, the line's exact text matched a "
-        "session's edit; trailer: no transcript credits the commit, its trailers name the agent."})
+        "description": "note: recorded for this commit; content: no note, the line credited as `git intent record` "
+        "would credit it now from the sessions on this machine; trailer: no transcript credits the commit, its "
+        "trailers name the agent."})
     confidence: float = 1.0
     derived_from: str | None = None
     model: str | None = None

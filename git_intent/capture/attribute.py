@@ -16,7 +16,7 @@ lines (closing braces of functions written over several edits).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -99,10 +99,17 @@ def is_trivial(norm: str) -> bool:
         ";:,") in _TRIVIAL_WORDS
 
 
-def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | None = None) -> list[LineCredit]:
+def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | None = None, *,
+              named: Collection[str] = frozenset(), file_lines: Callable[[str], Sequence[str]] | None = None
+              ) -> list[LineCredit]:
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
-    `authored`: the commit's author date (slack included); of the edits that wrote a line, the last made
-    by then wins when there is one (edits without a time count as made by then)."""
+
+    When several edits wrote a line's text, one total order decides (DESIGN.md, "How a line is attributed"):
+    an edit of a session the commit names (`named`: session ids, `interop.named`) first; then an edit whose
+    own lines around the line agree with the file around it at the commit (`file_lines(path)`: the committed
+    file's lines; fewest disagreements, see `_disagreements`); then the last made by the commit's author date
+    `authored` (slack included; edits without a time count as made by then), else the last of all; `order`
+    (time, agent, session id, place in the session) settles the rest."""
     produced: dict[str, dict[str, list[AnyEdit]]] = defaultdict(lambda: defaultdict(list))
     for mapped in sorted(edits, key=lambda m: m.order):
         seen: set[str] = set()
@@ -123,8 +130,57 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
         if hunk.path not in choices:  # once per path, not per hunk (10% of a real backfill, issue 14)
             choices[hunk.path] = [t for t, group in by_text.items() if not is_trivial(t) and any(
                 m.fuzzy for m in group)]
-        credits += _hunk(hunk, by_text, choices[hunk.path])
+        picker = _Picker(hunk, named, file_lines)
+        credits += _hunk(hunk, by_text, choices[hunk.path], picker)
     return credits
+
+
+class _Picker:
+    """Chooses among the edits that wrote one line of a hunk (in their order, the preferred last)."""
+
+    def __init__(self, hunk: Hunk, named: Collection[str], file_lines: Callable[[str], Sequence[str]] | None) -> None:
+        self.hunk = hunk
+        self.named = named
+        self.file_lines = file_lines
+        self._lines: Sequence[str] | None = None
+
+    def __call__(self, group: Sequence[AnyEdit], index: int) -> AnyEdit:
+        """The edit credited with line `index` of the hunk, of `group` (non-empty)."""
+        if len(group) == 1:
+            return group[-1]
+        if self.named:
+            mine = [m for m in group if m.session_id in self.named]
+            group = mine or group
+        if len({(m.session_id, m.edit.message_id) for m in group}) > 1 and self.file_lines is not None:
+            if self._lines is None:
+                self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
+            line = self.hunk.start + index
+            scores = [_disagreements(m.edit, self.hunk.lines[index].strip(), self._lines, line) for m in group]
+            best = min(scores)
+            group = [m for m, score in zip(group, scores, strict=True) if score == best]
+        return group[-1]
+
+
+def _disagreements(edit: Edit, norm: str, lines: Sequence[str], line: int) -> int:
+    """How many of the lines next to `norm` in `edit` (two above and two below, where the edit wrote them next to
+    it) differ from the lines next to line `line` (1-based) of the committed file `lines` (stripped); the fewest
+    over the places the edit wrote `norm`. An edit that says nothing about a neighbour does not disagree."""
+    added = edit.added
+    best: int | None = None
+    for k, item in enumerate(added):
+        if item.text.strip() != norm:
+            continue
+        count = 0
+        for step in (-2, -1, 1, 2):
+            j = k + step
+            if not 0 <= j < len(added) or not 1 <= line + step <= len(lines):
+                continue
+            there = added[j]
+            if item.line is not None and there.line is not None and there.line - item.line != step:
+                continue  # not next to it in the file the edit wrote
+            count += there.text.strip() != lines[line + step - 1]
+        best = count if best is None else min(best, count)
+    return best or 0
 
 
 def _by(mapped: AnyEdit, authored: datetime) -> bool:
@@ -133,7 +189,7 @@ def _by(mapped: AnyEdit, authored: datetime) -> bool:
     return stamp is None or stamp <= authored
 
 
-def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str]) -> list[LineCredit]:
+def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str], pick: _Picker) -> list[LineCredit]:
     """Credits for one hunk; linear in its length (a 60k-line lockfile must not cost minutes)."""
     norms = [line.strip() for line in hunk.lines]
     found: list[tuple[AnyEdit | None, str | None, float]] = [(None, None, 0.0)] * len(norms)
@@ -141,8 +197,8 @@ def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str]) -> 
         for i, norm in enumerate(norms):
             if is_trivial(norm):
                 continue
-            found[i] = (by_text[norm][-1], "exact", 1.0) if norm in by_text else _split(norm, by_text) or _fuzzy(
-                norm, choices, by_text)
+            found[i] = (pick(by_text[norm], i), "exact", 1.0) if norm in by_text else _split(
+                norm, by_text) or _fuzzy(norm, choices, by_text, pick.named)
         anchors = _neighbours(found, norms)
         for i, norm in enumerate(norms):
             anchor = anchors[i]
@@ -166,14 +222,16 @@ def _split(norm: str, by_text: dict[str, list[AnyEdit]]) -> tuple[AnyEdit, str, 
     return (last[-1], "exact", 1.0) if last else None
 
 
-def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[AnyEdit]]
+def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[AnyEdit]], named: Collection[str]
            ) -> tuple[AnyEdit | None, str | None, float]:
     if len(norm) < FUZZY_MIN_LENGTH or not choices:
         return None, None, 0.0
     best = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
     if best is None:
         return None, None, 0.0
-    return [m for m in by_text[best[0]] if m.fuzzy][-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
+    group = [m for m in by_text[best[0]] if m.fuzzy]
+    group = [m for m in group if m.session_id in named] or group
+    return group[-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
 
 
 def _neighbours(found: list[tuple[AnyEdit | None, str | None, float]], norms: list[str]

@@ -4,7 +4,8 @@ In bulk (issue 14, item 2): the range's parents and times come from one `git rev
 lines from one streamed `git log -p -U0`, the notes from one listing; sessions are read once for the whole
 range, and their edits mapped onto the work tree and sorted by time once (`timeline.EditTimeline`: each
 commit's window is a binary search); transcripts are hashed once and each credited session backed up once.
-Each commit is credited as `record` would (tests/capture/test_backfill.py compares the two on a generated history);
+Each commit is credited as `record` would (`bulk.credit_commits`; tests/capture/test_backfill.py compares the two
+on a generated history);
 notes are written in batches (`notes.write_notes`: one `git fast-import` per batch, verified by blob id).
 Commits that already have a git-intent record are skipped, so a run cut short resumes where it stopped, and
 a second run changes nothing.
@@ -15,21 +16,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from itertools import islice
 from pathlib import Path
 
-from ..config import lookback, window_start
 from ..git.objects import InProcessRepository
 from ..git.repo import Repository
 from ..notes import NoteRecord, note_blobs, read_notes, write_notes
 from ..sessions.discovery import SkippedFile, candidate_sessions, transcript_files
 from ..sessions.drift import NotRead, not_read
-from ..sessions.path_mapping import PathMapper
 from .attribute import LineCredit
-from .carry import carried_edits
-from .commit_range import RangeCommit, added_hunks_of, list_range
-from .record import RecordResult, back_up_many, credit_lines, implicit_sources, note_records, summarize
-from .timeline import WINDOW_SLACK, EditTimeline
+from .bulk import credit_commits, spans
+from .commit_range import list_range
+from .record import RecordResult, back_up_many, note_records, summarize
 
 # Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
 # resumes after the last batch written.
@@ -60,7 +58,8 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     """Record every commit of `revision_range` (oldest first) that has no git-intent record yet.
 
     `transcripts` are files or folders (`discovery.transcript_files`). `force` recomputes commits already
-    recorded. `progress` is called with 1 after each commit.
+    recorded (their notes keep what `record_commit` keeps of an earlier note). `progress` is called with 1
+    after each commit.
     Raises IntentError for a range git does not understand, TranscriptError for a `transcripts` path that
     does not exist or an unreadable file, NoteError when a batch cannot be written or does not verify.
     """
@@ -79,31 +78,15 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     if not todo:
         result.seconds = time.perf_counter() - started
         return result
-    window = lookback(repo)
-    times = {c.sha: c.time for c in commits}
-    # (parent's commit time, author date, start of the window) of each commit: a rebased commit's window
-    # reaches back from its author date (`config.window_start`), so discovery must too.
-    spans = {c.sha: _span(repo, c, times, window) for c in todo}
-    sessions = candidate_sessions(repo, min(start for _, _, start in spans.values()), transcripts)
+    windows = spans(repo, todo)
+    sessions = candidate_sessions(repo, min(w.earliest for w in windows.values()), transcripts)
     result.not_read = not_read(sessions)
-    mapper = PathMapper(repo.root, _written_paths(repo, revision_range), repo.worktrees)
-    timeline = EditTimeline(sessions, mapper)
     digests: dict[Path, str | None] = {}
-    hunks = added_hunks_of(repo, todo)
-    for start in range(0, len(todo), BATCH):
+    credited = credit_commits(repo, todo, sessions, windows, noted)
+    for _ in range(0, len(todo), BATCH):
         batch: dict[str, list[NoteRecord]] = {}
         done: list[tuple[str, list[LineCredit], RecordResult]] = []
-        for commit in todo[start:start + BATCH]:
-            sha, added = next(hunks)
-            after, authored, earliest = spans[sha]
-            # Only a commit with a note can carry credits (from the commits its note names, or its own with
-            # --force off); the others, nearly all of a first backfill, skip reading one.
-            carried = carried_edits(repo, implicit_sources(repo, sha, keep_own=not force), sha) if sha in noted else []
-            # Without carried credits only the edits of the files the commit added lines to can count; a
-            # carried credit's live twin may be an edit of another file of the same message.
-            paths = None if carried else {h.path for h in added}
-            fresh = timeline.window(earliest, after, commit.time, paths)
-            credits = credit_lines(added, carried, fresh, authored + WINDOW_SLACK if fresh else None)
+        for sha, credits in islice(credited, BATCH):
             summary = summarize(sha, credits)
             batch[sha] = note_records(sha, credits, digests)
             done.append((sha, credits, summary))
@@ -118,33 +101,6 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
         result.recorded += len(batch)
     result.seconds = time.perf_counter() - started
     return result
-
-
-def _written_paths(repo: Repository, revision_range: str) -> frozenset[str]:
-    """HEAD's files and every file the range's commits added or changed (`--no-renames`: a renamed file's
-    new path counts as added): an edit of a file deleted or renamed before HEAD still maps onto the commit
-    that holds it. Mapping against HEAD's files alone lost 637 of 23,717 reachable lines of entireio/cli's
-    history (bench/real_history.py)."""
-    head = repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
-    written = repo.git("log", "--format=", "--name-only", "--no-renames", "--diff-filter=AMT", "-z",
-                       "--diff-merges=first-parent",  # a file a merge alone wrote (git lists none for merges)
-                       "--end-of-options", revision_range, check=False)
-    return head | {path for path in written.split("\0") if path}
-
-
-def _span(repo: Repository, commit: RangeCommit, times: dict[str, datetime], window: timedelta
-          ) -> tuple[datetime | None, datetime, datetime]:
-    """(first parent's commit time, author date, earliest time an edit may explain a line) of `commit`."""
-    after, authored = _parent_time(repo, commit, times), repo.commit_times(commit.sha)[1]
-    return after, authored, window_start(after, commit.time, authored, window)
-
-
-def _parent_time(repo: Repository, commit: RangeCommit, times: dict[str, datetime]) -> datetime | None:
-    """The first parent's commit time (None for a root commit), from the range when it is in it."""
-    if not commit.parents:
-        return None
-    parent = commit.parents[0]
-    return times[parent] if parent in times else repo.commit_time(parent)
 
 
 def _recorded(repo: Repository, commits: list[str]) -> set[str]:

@@ -30,9 +30,9 @@ from .queue import log
 def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
                     extra: Iterable[Path] = (),
                     keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
-    """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions in the same order
-    (the longest copy of each), but those of discovered transcripts and backup copies hold only their
-    edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
+    """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions, the copies of each
+    merged as `candidate_sessions` merges them, but those of discovered transcripts and backup copies hold only
+    their edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
     left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
     Transcripts come from the record cache (`capture.edit_cache`): each file is parsed once per
     version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
@@ -65,31 +65,43 @@ class _Candidate:
     session: Session | None = None
     summary: Summary | None = None
 
+    def may_edit_in(self, low: str, high: str) -> bool:
+        """Whether it can hold an edit made in [low, high] (`models.utc_stamp` texts) or at no recorded time."""
+        if self.session is not None:
+            return True
+        s = self.summary
+        return s is not None and (s.untimed or (s.low is not None and s.high is not None and s.low <= high
+                                                and s.high >= low))
+
 
 def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
                    read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
                    ) -> list[Session]:
-    found: dict[tuple[str, str], _Candidate] = {}
+    copies: dict[tuple[str, str], list[_Candidate]] = {}
     for session in read_first:
-        _consider(found, (session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+        copies.setdefault((session.agent, session.session_id), []).append(
+            _Candidate(len(session.messages), session=session))
     with RecordCache(repo) as cache:
-        _gather(repo, cache, since, found)
+        _gather(repo, cache, since, copies)
         cache.prune()
         low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
-        # Read whole, or cached with an edit that may fall in the window: the others add no edit.
-        chosen = [c for c in found.values() if c.session is not None or (c.summary is not None and (
-            c.summary.untimed or (c.summary.low is not None and c.summary.high is not None
-                                  and c.summary.low <= high_stamp and c.summary.high >= low_stamp)))]
-        cached = iter(cache.sessions([c.summary for c in chosen if c.session is None and c.summary], low, high, keep))
-        sessions = [c.session if c.session is not None else next(cached) for c in chosen]
-    return sessions
+        # Every copy of a session that may hold an edit in the window: they are merged, as discovery merges
+        # them, so the hook's record and backfill see the same edits.
+        chosen = {key: group for key, group in copies.items() if any(c.may_edit_in(low_stamp, high_stamp)
+                                                                     for c in group)}
+        summaries = [c.summary for group in chosen.values() for c in group if c.session is None and c.summary]
+        cached = iter(cache.sessions(summaries, low, high, keep))
+        found: dict[tuple[str, str], Session] = {}
+        for group in chosen.values():
+            merge_copies(found, [c.session if c.session is not None else next(cached) for c in group])
+    return [s for s in found.values() if s.edits or s.messages]
 
 
 def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
-            found: dict[tuple[str, str], _Candidate]) -> None:
-    """Every session of the sources written since `since` into `found`, the longest copy of each: the files
-    an adapter reads alone through the cache (summaries only), the others (a store of many projects, a
-    backup copy no adapter reads any more) read whole."""
+            found: dict[tuple[str, str], list[_Candidate]]) -> None:
+    """Every copy of every session of the sources written since `since` into `found`: the files an adapter
+    reads alone through the cache (summaries only), the others (a store of many projects, a backup copy no
+    adapter reads any more) read whole."""
     needles = repository_needles(repo)
     cache.needles_changed(hashlib.sha256(b"\0".join(needles)).hexdigest())
     root_commit = root_commit_of(repo)
@@ -98,7 +110,8 @@ def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
         if adapter is not None and adapter.file_scoped:
             mentions = None if source.copy else partial(mentions_repository, source.path, needles)
             for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
-                _consider(found, (summary.agent, summary.session_id), _Candidate(summary.messages, summary=summary))
+                found.setdefault((summary.agent, summary.session_id), []).append(
+                    _Candidate(summary.messages, summary=summary))
             continue
         if source.copy or adapter is None:  # only a backup copy can have no adapter left
             sessions = list(read_readable([(source.agent, source.path)]))
@@ -110,7 +123,8 @@ def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
             except Exception:  # one odd file must not stop the others
                 continue
         for session in sessions:
-            _consider(found, (session.agent, session.session_id), _Candidate(len(session.messages), session=session))
+            found.setdefault((session.agent, session.session_id), []).append(
+                _Candidate(len(session.messages), session=session))
 
 
 @dataclass(frozen=True)
@@ -138,23 +152,18 @@ def listed_sessions(repo: Repository) -> list[ListedSession]:
     `window_sessions`."""
     for _ in (1, 2):
         try:
-            found: dict[tuple[str, str], _Candidate] = {}
+            copies: dict[tuple[str, str], list[_Candidate]] = {}
             with RecordCache(repo) as cache:
-                _gather(repo, cache, None, found)
-                cached = iter(cache.listing([c.summary for c in found.values() if c.session is None and c.summary]))
-                return [_whole(c.session) if c.session is not None else _from_cache(next(cached))
-                        for c in found.values()]
+                _gather(repo, cache, None, copies)
+                longest = [max(group, key=lambda c: c.messages) for group in copies.values()]
+                cached = iter(cache.listing([c.summary for c in longest if c.session is None and c.summary]))
+                return [_whole(c.session) if c.session is not None else _from_cache(next(cached)) for c in longest]
         except CacheDamaged:
             discard(repo)
         except Exception as exc:
             _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
             break
     return [_whole(s) for s in candidate_sessions(repo, None)]
-
-
-def _consider(found: dict[tuple[str, str], _Candidate], key: tuple[str, str], candidate: _Candidate) -> None:
-    if key not in found or candidate.messages > found[key].messages:
-        found[key] = candidate
 
 
 def _whole(session: Session) -> ListedSession:

@@ -50,6 +50,23 @@ def list_range(repo: Repository, revision_range: str) -> list[RangeCommit]:
     return commits
 
 
+def range_commits(repo: Repository, shas: Sequence[str]) -> list[RangeCommit]:
+    """`shas` (40-hex commit ids) as `RangeCommit`s, in the order given, from one `git rev-list --no-walk`.
+
+    Raises GitError when one names no commit."""
+    if not shas:
+        return []
+    out = repo.git("rev-list", "--no-walk=unsorted", "--parents", "--timestamp", "--end-of-options", *shas)
+    found: dict[str, RangeCommit] = {}
+    for line in out.splitlines():
+        stamp, sha, *parents = line.split()
+        found[sha] = RangeCommit(sha, tuple(parents), datetime.fromtimestamp(int(stamp), timezone.utc))
+    missing = [sha for sha in shas if sha not in found]
+    if missing:
+        raise GitError(f"{missing[0]!r} does not name a commit in this repository.")
+    return [found[sha] for sha in shas]
+
+
 def added_hunks_of(repo: Repository, commits: Sequence[RangeCommit]) -> Iterator[tuple[str, list[Hunk]]]:
     """(sha, hunks) for each of `commits` in order, equal to `repo.added_hunks(sha)` (for a merge, the lines
     new against every parent), all read from one streamed `git log -p`. Raises GitError when git fails or

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 
 from .. import __version__
 from ..config import lookback, window_start
 from ..errors import IntentError
 from ..git.repo import Hunk, Repository
+from ..interop.named import named_sessions
 from ..models import Session
 from ..notes import Credit, CreditedLine, NoteRecord, SessionRecord, build_note, read_note, write_note
 from ..sessions.backup import append_journal, copy_session, trusted_backup
@@ -31,16 +33,13 @@ class RecordResult:
     lines_attributed: int
     sessions: dict[str, int] = field(default_factory=dict)  # "agent:session_id" -> lines
     note_written: bool = False
-    kept_existing: bool = False
-
 
     def text(self) -> str:
         """One sentence on what `record` did."""
         head = (f"{self.commit[:12]}: {self.lines_attributed} of {self.lines_added} added lines credited "
                 f"to agent sessions")
         sessions = "; ".join(f"{key} ({n} line{'' if n == 1 else 's'})" for key, n in self.sessions.items())
-        tail = ("kept the existing note, which credits more lines" if self.kept_existing
-                else "note written" if self.note_written else "note unchanged")
+        tail = "note written" if self.note_written else "note unchanged"
         return f"{head}{': ' + sessions if sessions else ''}. {tail[0].upper() + tail[1:]}.\n"
 
 
@@ -56,19 +55,17 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit, or the author date when earlier (a rebased commit), minus the look-back
     (`config.lookback`, `config.window_start`; edits before the parent only explain exact matches: people
-    commit an agent's work in pieces). Idempotent: an identical note is not
-    rewritten, and a note that credited more lines than a new run can (a transcript since deleted)
-    is kept. Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file,
-    NoteError when the written note does not read back.
+    commit an agent's work in pieces). Deterministic: the same transcripts and history give the same note
+    whatever the route and however often it runs, and an identical note is not rewritten. A line the
+    commit's earlier note credits keeps that credit when it was carried from another commit or when its
+    session is not among this run's (a transcript since deleted, a note recorded on another machine).
+    Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file, NoteError when
+    the written note does not read back.
     """
     commit = repo.resolve(rev)
     credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live)
     records = note_records(commit, credits)
     result = summarize(commit, credits)
-    existing = _existing_attributed(repo, commit) if live else None
-    if existing is not None and existing > result.lines_attributed:
-        result.kept_existing = True
-        return result
     result.note_written = write_note(repo, commit, records)
     # Also when the note was already there: a retry after a crash between the two must still back up.
     back_up(repo, commit, credits, result, journal=result.note_written)
@@ -86,12 +83,13 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     after = repo.commit_time(parents[0]) if parents else None
     earliest = window_start(after, committed, authored, lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit)))
-    carried = carried_edits(repo, sources, commit)
+    carried = carried_edits(repo, [s for s in sources if s != commit], commit)
+    own = own_edits(repo, commit)
     hunks = repo.added_hunks(commit, parents)
     fresh: list[MappedEdit] | None = None
     if live:
         mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
-        keys = {(c.session_id, c.edit.message_id) for c in carried}
+        keys = {(c.session_id, c.edit.message_id) for c in [*carried, *own]}
         # The record cache parses each transcript once and decodes only the edits this commit can use: made
         # in the window, and written to a file the commit adds lines to (no other edit can be credited) or
         # by a message a carried credit names (its twin, below). Issue 14: parsing every transcript of the
@@ -100,7 +98,9 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
             repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts,
             keep=_keeper(mapper, {h.path for h in hunks}, keys))
         fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
-    return credit_lines(hunks, carried, fresh, authored + WINDOW_SLACK if fresh else None)
+    named = named_sessions(repo, [commit]).get(commit, frozenset())
+    return credit_lines(hunks, carried, fresh, authored + WINDOW_SLACK if fresh else None, named=named,
+                        file_lines=partial(repo.file_lines, commit), own=own)
 
 
 def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
@@ -115,26 +115,56 @@ def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
 
 
 def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[MappedEdit] | None,
-                 authored: datetime | None = None) -> list[LineCredit]:
-    """The credits of `hunks` from the edits carried from other notes and the live sessions' edits in the
-    commit's window (`fresh`; None when live sessions may not explain lines); `authored` as `attribute`
-    takes it (the commit's author date plus `WINDOW_SLACK`)."""
+                 authored: datetime | None = None, *, named: Collection[str] = frozenset(),
+                 file_lines: Callable[[str], Sequence[str]] | None = None,
+                 own: list[CarriedEdit] | None = None) -> list[LineCredit]:
+    """The credits of `hunks` from the edits carried from other commits' notes and the live sessions' edits in
+    the commit's window (`fresh`; None when live sessions may not explain lines); `authored`, `named` and
+    `file_lines` as `attribute` takes them (`authored`: the commit's author date plus `WINDOW_SLACK`).
+
+    `own` are the credits of the commit's earlier note (`own_edits`): a line keeps its own credit when that was
+    carried from another commit (`derived_from`) or names a session with no edit among `fresh` (its transcript is
+    not here); any other line is credited afresh, so running again on the same transcripts writes the same
+    note, and a run with more of them never loses what an earlier one knew."""
     if fresh is None:
-        return attribute(hunks, carried)
-    # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
-    # its live twin only says where the session is, so it can be backed up.
-    twins = {(m.session_id, m.edit.message_id): m.session for m in fresh}
-    keys = {(c.session_id, c.edit.message_id) for c in carried}
-    edits: list[AnyEdit] = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
-    edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
-    return attribute(hunks, edits, authored)
+        credits = attribute(hunks, [*carried, *(own or [])], named=named, file_lines=file_lines)
+    else:
+        # The very edit a carried credit stands for keeps its record (derived_from, match, confidence):
+        # its live twin only says where the session is, so it can be backed up.
+        twins = {(m.session_id, m.edit.message_id): m.session for m in fresh}
+        keys = {(c.session_id, c.edit.message_id) for c in carried}
+        edits: list[AnyEdit] = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
+        edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
+        credits = attribute(hunks, edits, authored, named=named, file_lines=file_lines)
+    if not own:
+        return credits
+    here = {(m.agent, m.session_id) for m in fresh or ()}
+    twins = {(m.session_id, m.edit.message_id): m.session for m in fresh or ()}
+    kept: dict[tuple[str, int], CarriedEdit] = {}
+    for c in own:
+        if c.credit.derived_from is not None or (c.agent, c.session_id) not in here:
+            for added in c.edit.added:
+                kept[(c.path, added.line or 0)] = replace(c, live=twins.get((c.session_id, c.edit.message_id)))
+    return [replace(line, credit=kept[key], match=kept[key].credit.match, confidence=kept[key].credit.confidence)
+            if (key := (line.path, line.line)) in kept else line for line in credits]
 
 
-def implicit_sources(repo: Repository, commit: str, keep_own: bool = True) -> list[str]:
-    """Commits whose credits the existing note of `commit` already carries: the ones git copied it from
-    (notes.rewriteRef names them in its commit records) and the commit itself when it was recorded before,
-    so a record keeps every field of what an earlier one wrote (the hook's carried credits, an amend at a
-    rebase's `edit` stop) and running `record` again writes the same note (issue 9)."""
+def own_edits(repo: Repository, commit: str) -> list[CarriedEdit]:
+    """The credits of the commit's existing note as carried edits, when the note is wholly its own (in a note
+    git concatenated from several commits' no line says which commit record it belongs to); [] otherwise."""
+    try:
+        note = read_note(repo, commit)
+    except IntentError:
+        return []
+    if note is None or [r.commit for r in note.commit_records] != [commit]:
+        return []
+    return carried_edits(repo, [commit], commit)
+
+
+def implicit_sources(repo: Repository, commit: str) -> list[str]:
+    """Other commits whose credits the existing note of `commit` already carries: the ones git copied it from
+    (notes.rewriteRef names them in its commit records), so a record keeps every field of what they wrote. The
+    commit's own earlier credits are `own_edits`."""
     try:
         note = read_note(repo, commit)
     except IntentError:
@@ -142,11 +172,7 @@ def implicit_sources(repo: Repository, commit: str, keep_own: bool = True) -> li
     if note is None:
         return []
     named = [r.commit for r in note.commit_records]
-    # The note's own credits only when it is wholly its own: in a note git concatenated from several commits'
-    # (rewriteMode concatenate, cat_sort_uniq), no line says which commit record it belongs to.
-    own = keep_own and named == [commit]
-    return [c for c in named if c != commit and repo.succeeds("cat-file", "-e", f"{c}^{{commit}}")] + (
-        [commit] if own else [])
+    return [c for c in named if c != commit and repo.succeeds("cat-file", "-e", f"{c}^{{commit}}")]
 
 
 def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
@@ -217,7 +243,7 @@ def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earlies
     those made before the parent commit time `after` may explain exact matches only (`EditTimeline.window`,
     which backfill keeps for many commits)."""
     mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
-    return EditTimeline(sessions, mapper).window(earliest, after, before)
+    return EditTimeline(sessions).window(earliest, after, before, mapper)
 
 
 def note_records(commit: str, credits: list[LineCredit], digests: dict[Path, str | None] | None = None
@@ -271,13 +297,3 @@ def _sha256(path: Path) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
-
-
-def _existing_attributed(repo: Repository, commit: str) -> int | None:
-    try:
-        note = read_note(repo, commit)
-    except Exception:  # a note without git-intent records gets fresh ones; foreign lines are kept
-        return None
-    if note is None or note.own is None:
-        return None  # a note copied by git from a rewritten commit (notes.rewriteRef) describes that commit
-    return note.own.lines_attributed

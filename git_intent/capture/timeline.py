@@ -1,7 +1,7 @@
-"""The candidate sessions' edits for many commits (backfill): mapped onto the work tree and sorted by time
-once, then sliced by binary search for each commit's window, instead of every edit of every session being
-checked and mapped again for each commit (issue 14, item 2). An edit of a file an agent later moved or copied
-is there under each path the file went to as well (`moved_copies`).
+"""The candidate sessions' edits for many commits (backfill): sorted once, then sliced by binary search for each
+commit's window and file names, and mapped onto that commit's tree, instead of every edit of every session being
+checked again for each commit (issue 14, item 2). An edit of a file an agent later moved or copied is there under
+each path the file went to as well (`moved_copies`).
 """
 
 from __future__ import annotations
@@ -11,92 +11,100 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from ..models import Edit, Session
-from ..sessions.path_mapping import PathMapper
+from ..sessions.path_mapping import PathMapper, file_name
 from .attribute import MappedEdit
-from .moves import MOVE_KINDS, NO_TIME, Moves, move_of
+from .moves import MOVE_KINDS, NO_TIME, Moves, Owner, Place, move_of
 
 # Commit times have one-second resolution while edit timestamps have milliseconds.
 WINDOW_SLACK = timedelta(seconds=2)
 
-_Entry = tuple[float, int, int, Session, Edit, str]  # (time, session index, edit index, session, edit, path)
+# (time, agent, session id, edit index, recorded path, session, edit, cwd to map the path by, moved there): an
+# edit is there under its own path, and under each path a move took its file to (`moved_copies`).
+_Entry = tuple[float, str, str, int, str, Session, Edit, str | None, bool]
+
+
+def _key(entry: _Entry) -> tuple[float, str, str, int, str]:
+    return entry[:5]
 
 
 class EditTimeline:
-    """The edits of `sessions` whose paths `mapper` maps into the work tree, by time (edits without one
-    first), then session, then edit; kept per mapped path too. `record.mapped_edits` is one window of it."""
+    """The edits of `sessions` in one total order that does not depend on the order the sessions were found in
+    (the same transcripts give the same notes whichever route found them: hook, `record`, `backfill`,
+    `import`): by time (edits without one first), then agent, then session id, then the edit's place in its
+    session, then the recorded path (an edit a move took elsewhere is there under each path). Kept per file name
+    too; `window` maps the recorded paths onto one commit's tree."""
 
-    def __init__(self, sessions: Sequence[Session], mapper: PathMapper) -> None:
+    def __init__(self, sessions: Sequence[Session]) -> None:
         entries: list[_Entry] = []
-        for s_index, session in enumerate(sessions):
+        for session in sessions:
             for e_index, edit in enumerate(session.edits):
-                path = mapper.to_repo(edit.path, session.cwd)
-                if path is not None:
-                    stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
-                    entries.append((stamp, s_index, e_index, session, edit, path))
-        for s_index, e_index, path in moved_copies(sessions, mapper):
-            session = sessions[s_index]
+                stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
+                entries.append((stamp, session.agent, session.session_id, e_index, edit.path, session, edit,
+                                session.cwd, False))
+        for session, e_index, (place, cwd) in moved_copies(sessions):
             edit = session.edits[e_index]
             stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
-            entries.append((stamp, s_index, e_index, session, edit, path))
-        entries.sort(key=lambda entry: entry[:3])
+            entries.append((stamp, session.agent, session.session_id, e_index, place, session, edit, cwd, True))
+        entries.sort(key=_key)
         self._all = _Slice(entries)
-        by_path: dict[str, list[_Entry]] = {}
+        by_name: dict[str, list[_Entry]] = {}
         for entry in entries:
-            by_path.setdefault(entry[5], []).append(entry)
-        self._by_path = {path: _Slice(group) for path, group in by_path.items()}
+            by_name.setdefault(file_name(entry[4]), []).append(entry)
+        self._by_name = {name: _Slice(group) for name, group in by_name.items()}
 
-    def window(self, earliest: datetime, after: datetime | None, before: datetime,
+    def window(self, earliest: datetime, after: datetime | None, before: datetime, mapper: PathMapper,
                paths: Collection[str] | None = None) -> list[MappedEdit]:
-        """The edits made in (earliest, before] (with `WINDOW_SLACK`), those before the parent commit time
-        `after` limited to exact matches. With `paths`, only the edits of those paths, numbered in the same order: what
-        `attribute` needs for hunks of those paths, since it matches a hunk against its own path's edits
-        only (a 7-day look-back holds thousands of edits of other files). Each path's window is a binary
-        search; the rest is linear in the edits inside it."""
+        """The edits made in (earliest, before] (with `WINDOW_SLACK`) whose paths `mapper` (the commit's tree)
+        maps into the work tree, those before the parent commit time `after` limited to exact matches. With
+        `paths`, only the edits of those paths, numbered in the same order: what `attribute` needs for hunks of
+        those paths, since it matches a hunk against its own path's edits only (a 7-day look-back holds
+        thousands of edits of other files). Each file name's window is a binary search; the rest is linear in
+        the edits inside it."""
         low, high = (earliest - WINDOW_SLACK).timestamp(), (before + WINDOW_SLACK).timestamp()
         if paths is None:
             chosen = self._all.between(low, high)
         else:
-            chosen = [e for p in paths if p in self._by_path for e in self._by_path[p].between(low, high)]
-            chosen.sort(key=lambda entry: entry[:3])
+            names = {path.rsplit("/", 1)[-1] for path in paths}
+            chosen = [e for name in names if name in self._by_name for e in self._by_name[name].between(low, high)]
+            chosen.sort(key=_key)
         fuzzy_after = after + timedelta(seconds=1) if after else None
-        return [MappedEdit(session=session, edit=edit, path=path, order=order,
-                           fuzzy=fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))
-                for order, (_, _, _, session, edit, path) in enumerate(chosen)]
+        mapped: list[MappedEdit] = []
+        seen: set[tuple[int, str]] = set()  # an edit once per path, whichever places it reached it by
+        for _, _, _, _, recorded, session, edit, cwd, moved in chosen:
+            path = mapper.to_repo(recorded, cwd)
+            if path is None or (paths is not None and path not in paths) or (id(edit), path) in seen:
+                continue
+            if moved and path not in mapper.tracked:
+                continue  # a folder a move may have gone into (`mv a.md docs` is read both ways) is not a file
+            seen.add((id(edit), path))
+            mapped.append(MappedEdit(session=session, edit=edit, path=path, order=len(mapped), fuzzy=(
+                fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))))
+        return mapped
 
 
-def moved_copies(sessions: Sequence[Session], mapper: PathMapper) -> list[tuple[int, int, str]]:
-    """(session index, edit index, work-tree path) for each edit that also stands for a path its file was
-    moved or copied to after it, by any of `sessions` (`capture.moves`), other than the edit's own path, when
-    that path is a file of `mapper`'s tree; [] at once when no session moved anything. The copies keep the
-    edit itself (its time and ids): attribution and the content fallback see it under the new path as under
-    the old."""
+def moved_copies(sessions: Sequence[Session]) -> list[tuple[Session, int, Place]]:
+    """(session, edit index, place) for each place (recorded path, cwd to map it by) an edit of `sessions` also
+    stands for: every path a move or copy made after it, by any of them, took its file to (`capture.moves`);
+    [] at once when none moved anything. The edit itself is kept (its time and ids): attribution and the
+    credits of commits without a note see it under the new path as under the old."""
     moves = Moves(move for session in sessions for index, edit in enumerate(session.edits)
                   if edit.kind in MOVE_KINDS
                   and (move := move_of(edit, (session.agent, session.session_id), index, session.cwd)) is not None)
     if not moves:
         return []
-    found: dict[tuple[int, int, str], None] = {}
-    for s_index, session in enumerate(sessions):
-        owner = (session.agent, session.session_id)
+    found: list[tuple[Session, int, Place]] = []
+    for session in sessions:
+        owner: Owner = (session.agent, session.session_id)
         for e_index, edit in enumerate(session.edits):
-            if not edit.added or edit.kind in MOVE_KINDS:
-                continue  # nothing to credit under another path
-            when = edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME
-            places = moves.places(edit.path, session.cwd, when, owner, e_index)
-            if not places:
-                continue
-            own = mapper.to_repo(edit.path, session.cwd)
-            for place, cwd in places:
-                # Only files of the tree: a hunk's file always is one, and a folder a move may have gone into
-                # must not stand for a file (`mv a.md docs` is read both ways).
-                path = mapper.to_repo(place, cwd)
-                if path is not None and path != own and path in mapper.tracked:
-                    found[(s_index, e_index, path)] = None
-    return list(found)
+            if edit.added and edit.kind not in MOVE_KINDS:  # a move or a deletion has no line to credit elsewhere
+                when = edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME
+                found += [(session, e_index, place)
+                          for place in moves.places(edit.path, session.cwd, when, owner, e_index)]
+    return found
 
 
 class _Slice:
-    """Entries sorted by (time, session, edit), searchable by time."""
+    """Entries in the timeline's order, searchable by time."""
 
     def __init__(self, entries: list[_Entry]) -> None:
         undated = sum(1 for entry in entries if entry[0] == float("-inf"))

@@ -170,16 +170,21 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
 @click.argument("revision_range")
 @click.option("--min-coverage", type=float, help="Exit 1 when coverage (agent + human lines / all) is below this.")
 @click.option("--min-evidence", type=float, help="Exit 1 when the share of agent lines with evidence is below this.")
+@click.option("--lines", "listed", is_flag=True,
+              help="Also list the lines: every line with its class in --json; in text, the agent lines without "
+                   "evidence and the unrecorded ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
-def audit(revision_range: str, min_coverage: float | None, min_evidence: float | None, as_json: bool) -> None:
+def audit(revision_range: str, min_coverage: float | None, min_evidence: float | None, listed: bool,
+          as_json: bool) -> None:
     """Count the lines REVISION_RANGE added: agent (with or without evidence), human, unrecorded.
 
-    For CI: `git intent fetch && git intent audit origin/main..HEAD --min-coverage 0.9`.
+    Lines are classified as blame, review, stats and export classify them. For CI: `git intent fetch && git
+    intent audit origin/main..HEAD --min-coverage 0.9`.
     """
     from ..errors import AuditThresholdError
     from ..share.audit import audit as run
 
-    report = run(open_repo(), revision_range)
+    report = run(open_repo(), revision_range, listed=listed)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
@@ -207,4 +212,10 @@ def _audit_text(report: object) -> str:
         out.append(f"  {name:<12} {agent.lines} line(s), {agent.with_evidence} with evidence")
     for item in report.files:
         out.append(f"  {item.path}  {item.lines.total} line(s), coverage {item.coverage:.0%}")
+    gaps = [row for row in report.listed or () if row.line_class in ("agent_without_evidence", "unrecorded")]
+    if gaps:
+        out.append("  lines without evidence or record:")
+        for row in gaps:
+            who = f"{row.agent} ({row.method})" if row.agent else "unrecorded"
+            out.append(f"    {row.path}:{row.line}  {row.commit[:12]}  {who}")
     return "\n".join(out) + "\n"

@@ -5,23 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import BadLocationError, GitError, IntentError
 from ..git.repo import BlameLine, Repository
-from ..models import Attribution, Edit, Session, to_json
-from ..notes import LinesRecord, Note, read_note, still_matches
-from ..sessions.discovery import find_session
+from ..models import Attribution, Session, to_json
+from ..notes import Note
+from .classify import LineClass, LineResolver
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
 from .line_history import Previous, replaced_lines
 from .symbols import Symbol, enclosing
-from .trailers import TRAILER_REASON, trailer_agents, trailer_attribution
-
-if TYPE_CHECKING:
-    from .content_match import ContentMatcher
 
 __all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
 
@@ -51,6 +46,7 @@ class LineAnswer:
     previous: Previous | None = None
     moved_in: str | None = None
     symbol: str | None = None
+    line_class: LineClass | None = None
 
 
 @dataclass(kw_only=True)
@@ -145,23 +141,17 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
     # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
     resolver = Explainer(repo, precise=not where.whole and where.end - where.start < PRECISE_LINES)
-    try:
-        commits = list(dict.fromkeys(line.commit for line in blamed if line.commit))
-        for commit in commits:
-            if resolver.note(commit) is None:  # no note: its lines are searched by content, at once
-                resolver.matcher.prepare(commit, [(b.orig_path, b.content) for b in blamed if b.commit == commit])
-        resolver.read_trailers(commits)
-        answers = [resolver(where.path, line) for line in blamed]
-        if moves:
-            moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
-            answers = [_cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
-                       for plain, line in zip(answers, blamed, strict=True)]
-        at = {answer.line: answer for answer in answers}
-        humans = [line for line, answer in zip(blamed, answers, strict=True) if answer.status == "human"]
-        for number, previous in replaced_lines(repo, humans, resolver.credit).items():
-            at[number].previous = previous
-    finally:
-        resolver.close()
+    commits = list(dict.fromkeys(line.commit for line in blamed if line.commit))
+    resolver.lines.prepare(commits)  # commits without a note are credited at once, their trailers read at once
+    answers = [resolver(where.path, line) for line in blamed]
+    if moves:
+        moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
+        answers = [_cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
+                   for plain, line in zip(answers, blamed, strict=True)]
+    at = {answer.line: answer for answer in answers}
+    humans = [line for line, answer in zip(blamed, answers, strict=True) if answer.status == "human"]
+    for number, previous in replaced_lines(repo, humans, resolver.credit).items():
+        at[number].previous = previous
     problems = list(dict.fromkeys(a.reason for a in answers if a.status == "unreadable" and a.reason))
     return BlameAnswer(lines=answers, ranges=group_ranges(answers), problems=problems, whole_file=where.whole)
 
@@ -185,60 +175,35 @@ def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameL
 
 
 class Explainer:
-    """Explains blamed lines (`explainer(path, line)`) with caches shared across calls: each note, session
-    and quoted edit is read once, each file parsed once for its symbols. Used by one blame call (lines of the
-    work tree), or by a whole review (lines of `revision`)."""
+    """Explains blamed lines (`explainer(path, line)`): the line's resolution (`classify.LineResolver`, shared by
+    every surface) with the messages that explain it, each note, session and quoted edit read once, each file
+    parsed once for its symbols. Used by one blame call (lines of the work tree), or by a whole review (lines of
+    `revision`)."""
 
-    def __init__(self, repo: Repository, revision: str | None = None, *, precise: bool = True) -> None:
+    def __init__(self, repo: Repository, revision: str | None = None, *, precise: bool = True,
+                 lines: LineResolver | None = None) -> None:
         self.repo = repo
         self.revision = revision
         self.precise = precise
+        self.lines = lines or LineResolver(repo)
         self.symbols: dict[str, list[Symbol]] = {}
-        self.notes: dict[str, Note | IntentError | None] = {}
-        self.sessions: dict[str, Session | IntentError] = {}
-        self.checked: dict[tuple[str, int], bool] = {}
         self.quoted: dict[tuple[str, ...], tuple[list[Evidence], str | None]] = {}
-        self.trailers: dict[str, str | None] = {}
-
-    @cached_property
-    def matcher(self) -> ContentMatcher:
-        """The content fallback for commits without a note, made when one is met (issue 22: most blames
-        never need it)."""
-        from .content_match import ContentMatcher
-
-        return ContentMatcher(self.repo, self.session)
-
-    def close(self) -> None:
-        """Release what the content fallback opened (the session index), if it was made."""
-        if "matcher" in self.__dict__:
-            self.matcher.close()
 
     def note(self, commit: str) -> Note | IntentError | None:
-        if commit not in self.notes:
-            try:
-                self.notes[commit] = read_note(self.repo, commit)
-            except IntentError as exc:
-                self.notes[commit] = exc
-        return self.notes[commit]
-
-    def record(self, note: Note, commit: str, path: str, line: int) -> tuple[LinesRecord | None, bool]:
-        """The record covering the line, and whether it still matches the commit's lines."""
-        record = note.covering(path, line)
-        if record is None:
-            return None, True
-        key = (commit, id(record))
-        if key not in self.checked:
-            self.checked[key] = still_matches(self.repo, commit, record)
-        return record, self.checked[key]
+        """The note of `commit` (see `LineResolver.note`)."""
+        return self.lines.note(commit)
 
     def credit(self, path: str, line: BlameLine) -> Attribution | None:
         """The attribution of a blamed line when the note of its commit credits an agent with it (`previous`
         asks this of the line a person's line replaced), else None."""
         if line.commit is None or not isinstance(self.note(line.commit), Note):
             return None
-        # `_answer`, not `self(...)`: the line is the parent's, so the work tree's symbol there means nothing.
-        found = self._answer(path, line, None).attribution
-        return found if found is not None and found.method != "trailer" else None  # a trailer names no edit
+        found = self.lines.resolve(line.commit, line.orig_path, line.orig_line)
+        if found.record is None or found.attribution is None:
+            return None  # a person's line, or a trailer's, which names no edit
+        session = self.session(found.attribution.agent, found.attribution.session_id)
+        message = session.message(found.attribution.message_id) if session is not None else None
+        return replace(found.attribution, model=message.model if message is not None else None)
 
     def symbol(self, path: str, line: int) -> Symbol | None:
         """The definition around `line` of `path` (the work tree's file, or the file at `revision`)."""
@@ -255,7 +220,7 @@ class Explainer:
 
     def __call__(self, path: str, line: BlameLine) -> LineAnswer:
         """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason,
-        symbol)."""
+        symbol, class)."""
         found = self.symbol(path, line.final_line) if line.commit is not None else None
         answer = self._answer(path, line, found.name if found else None)
         answer.symbol = found.label if found else None
@@ -264,67 +229,24 @@ class Explainer:
     def _answer(self, path: str, line: BlameLine, symbol: str | None) -> LineAnswer:
         if line.commit is None:
             return _make(path, line, "uncommitted", "This line is not committed yet.")
-        note = self.note(line.commit)
-        if isinstance(note, IntentError):
-            return _make(path, line, "unreadable", str(note))
-        if note is None:
-            found = self._by_content(path, line, line.commit, symbol)
-            return self._by_trailer(path, line, found) if found.status == "unrecorded" else found
-        record, matches = self.record(note, line.commit, line.orig_path, line.orig_line)
-        if record is not None and not matches:
-            return _make(path, line, "unrecorded", f"The note on {line.commit[:12]} was copied from a rewritten "
-                         f"commit and no longer matches its lines; run `git intent record {line.commit[:12]}`.")
-        if record is None:
-            human = _make(path, line, "human", "No agent edit recorded for this commit wrote this line.")
-            return self._by_trailer(path, line, human) if not note.lines else human
-        evidence, model, reason = self._evidence(record, line.orig_path, *self._terms(line, symbol))
-        attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
-                                  tool=record.tool, method="note", confidence=record.confidence,
-                                  derived_from=record.derived_from, model=model)
-        return _make(path, line, "agent", reason, attribution, evidence)
-
-    def _by_content(self, path: str, line: BlameLine, commit: str, symbol: str | None) -> LineAnswer:
-        from .content_match import CONTENT_CONFIDENCE
-
-        found = self.matcher.match(commit, line.orig_path, line.content)
-        if found is None:
-            where = (" in the session index (`git intent index` brings it up to date)" if self.matcher.uses_index
-                     else "; only the first lines were searched, `git intent index` builds the session index for "
-                     "the rest" if not self.matcher.searched(commit, line.orig_path, line.content) else "")
-            return _make(path, line, "unrecorded", f"Commit {commit[:12]} has no git-intent note and no session "
-                         f"on this machine wrote this line{where}, so git-intent does not know who did; run "
-                         f"`git intent record {commit[:12]}` if it was made here, or `git intent carry` "
-                         f"for a squash-merge.")
+        found = self.lines.resolve(line.commit, line.orig_path, line.orig_line)
+        attribution = found.attribution
+        if found.status != "agent" or attribution is None or attribution.method == "trailer":
+            answer = _make(path, line, found.status, found.reason, attribution)
+            answer.line_class = self.lines.line_class(found)
+            return answer
+        session = self.lines.session(attribution.agent, attribution.session_id)
+        reason = found.reason
         evidence: list[Evidence] = []
         model = None
-        if found.session is not None:
-            evidence, model = self._quote(found.session, found.message_id, found.call_id, found.edit, line.orig_path,
-                                          *self._terms(line, symbol))
-        attribution = Attribution(agent=found.agent, session_id=found.session_id, message_id=found.message_id,
-                                  tool=found.tool, method="content", confidence=CONTENT_CONFIDENCE, model=model)
-        gone = "" if found.session is not None else " (its transcript is no longer on this machine)"
-        return _make(path, line, "agent", f"Found by content: commit {commit[:12]} has no git-intent note; the line "
-                     f"was matched by its exact text to this session's edit{gone}.", attribution, evidence)
-
-    def read_trailers(self, commits: list[str]) -> None:
-        """The trailers of the commits whose notes credit no line (those `_by_trailer` may ask about), in one
-        `git log` rather than one per commit."""
-        wanted = [c for c in commits if c not in self.trailers
-                  and not (isinstance(note := self.note(c), Note) and note.lines)]
-        if wanted:
-            found = trailer_agents(self.repo, wanted)
-            self.trailers.update({c: found.get(c) for c in wanted})
-
-    def _by_trailer(self, path: str, line: BlameLine, otherwise: LineAnswer) -> LineAnswer:
-        """The line credited to the agent the commit's trailers name (issue 19), when no transcript credits
-        a line of the commit; else `otherwise`."""
-        commit = line.commit or ""
-        if commit not in self.trailers:
-            self.trailers[commit] = trailer_agents(self.repo, [commit]).get(commit)
-        agent = self.trailers[commit]
-        if agent is None:
-            return otherwise
-        return _make(path, line, "agent", TRAILER_REASON, trailer_attribution(agent))
+        if isinstance(session, IntentError):
+            reason = reason or str(session)
+        else:
+            evidence, model = self._quote(session, attribution.message_id, found.record.call_id if found.record else
+                                          None, line.orig_path, *self._terms(line, symbol))
+        answer = _make(path, line, "agent", reason, replace(attribution, model=model), evidence)
+        answer.line_class = self.lines.line_class(found)
+        return answer
 
     def _terms(self, line: BlameLine, symbol: str | None) -> tuple[str, str | None]:
         """What the reason picker ranks by for this line: its text and symbol, or nothing (once per edit)."""
@@ -332,33 +254,15 @@ class Explainer:
 
     def session(self, agent: str, session_id: str) -> Session | None:
         """The session (read once per blame), or None when no transcript of it is on this machine."""
-        found = self._session(agent, session_id)
+        found = self.lines.session(agent, session_id)
         return found if isinstance(found, Session) else None
 
-    def _session(self, agent: str | None, session_id: str) -> Session | IntentError:
-        key = f"{agent}:{session_id}"
-        if key not in self.sessions:
-            try:
-                self.sessions[key] = find_session(self.repo, session_id, agent, exact=True)
-            except IntentError as exc:
-                self.sessions[key] = exc
-        return self.sessions[key]
-
-    def _evidence(self, record: LinesRecord, path: str, content: str, symbol: str | None
-                  ) -> tuple[list[Evidence], str | None, str | None]:
-        """(evidence, model, reason): reason is the sentence when the session cannot be read."""
-        session = self._session(record.agent, record.session_id)
-        if isinstance(session, IntentError):
-            return [], None, str(session)
-        evidence, model = self._quote(session, record.message_id, record.call_id, None, path, content, symbol)
-        return evidence, model, None
-
-    def _quote(self, session: Session, message_id: str, call_id: str | None, edit: Edit | None,
-               path: str, content: str = "", symbol: str | None = None) -> tuple[list[Evidence], str | None]:
+    def _quote(self, session: Session, message_id: str, call_id: str | None, path: str, content: str = "",
+               symbol: str | None = None) -> tuple[list[Evidence], str | None]:
         # Keyed by the line's text and symbol too: the reason picker prefers the message naming them (issue 20).
         key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip(), symbol or "")
         if key not in self.quoted:
-            found = edit if edit is not None else find_edit(session, message_id, call_id, path)
+            found = find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
             # Quoted from refs/intent/evidence when no transcript is here: marked `source: "shared"`.
             evidence = gather_evidence(session, message_id, found, path, content, symbol)

@@ -1,41 +1,48 @@
-"""`git intent stats`: the added lines of a revision range, by status, agent, model, session and person.
+"""`git intent stats`: the added lines of a revision range, by class, status, agent, model, session and person.
 
-One `git log -p -U0` stream gives every commit's added lines; every note of refs/notes/intent is read once
-in one `git cat-file --batch`; each credited session is read once to learn its model and whether its
-messages are still on this machine.
+The lines and their classes are `range_lines.classify_range`'s, as `audit` counts them; each credited session is
+read once to learn its model (the record cache's listing answers for most).
 """
 
 from __future__ import annotations
 
-import re
-import subprocess
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from ..errors import IntentError
-from ..git.repo import PINNED, Hunk, Repository, parse_added_hunks
+from ..git.repo import Repository
 from ..models import Session
-from ..notes import NOTES_REF, Note, note_blobs, read_notes
+from ..notes import Note
 from ..sessions.discovery import find_session
-from .trailers import trailer_agent
+from .range_lines import classify_range
 
 UNKNOWN_MODEL = "unknown"
-_HEADER = re.compile("(?:^|\n)\0")  # each commit header starts with NUL (`--format=%x00%H…`); no diff line does
 
 
 class StatusCounts(BaseModel):
-    """Non-blank added lines by status: credited to an agent session, written by a person (the commit's
-    note credits no session with them), unrecorded (the commit has no readable note), or `trailer`: lines of a
-    commit whose trailers name an agent while no transcript credits any of its lines (issue 19; counted
-    apart from both agent sessions and people)."""
+    """Non-blank added lines by status: credited to an agent session (by the commit's note, or, for a commit without
+    one, as `record` would credit it now), written by a person (the commit's note credits no session with them),
+    unrecorded (no note and no session here wrote it, or the note cannot be read), or `trailer`: lines of a commit
+    whose trailers name an agent while no transcript credits any of its lines (counted apart from both agent
+    sessions and people)."""
 
     agent: int = 0
     human: int = 0
     unrecorded: int = 0
     trailer: int = 0
+
+
+class ClassCounts(BaseModel):
+    """Non-blank added lines by class (`explain.classify`), as `audit` counts them: an agent's with its evidence
+    readable here, an agent's without (a trailer's, or a session not here), a person's, unrecorded."""
+
+    agent_with_evidence: int = 0
+    agent_without_evidence: int = 0
+    human: int = 0
+    unrecorded: int = 0
 
 
 class SessionStats(BaseModel):
@@ -52,14 +59,16 @@ class SessionStats(BaseModel):
 
 
 class StatsReport(BaseModel):
-    """`git intent stats --json`. Counts are of non-blank added lines (as notes count them) of the
-    non-merge commits of `range`; `evidence_share` is `agent_lines_with_evidence / by_status.agent`,
-    None when no line is an agent's. `problems` has one sentence per note that cannot be read."""
+    """`git intent stats --json`. Counts are of non-blank added lines (as notes count them) of the commits of
+    `range` (a merge's: the lines new against every parent); `evidence_share` is `agent_lines_with_evidence /
+    by_status.agent`, None when no line is an agent's. `problems` has one sentence per note that cannot be
+    read."""
 
     range: str
     commits: int
     commits_recorded: int
     lines_added: int
+    by_class: ClassCounts
     by_status: StatusCounts
     by_agent: dict[str, int]
     by_trailer_agent: dict[str, int]  # the `trailer` lines by the agent the trailers name
@@ -74,6 +83,7 @@ class StatsReport(BaseModel):
 @dataclass
 class _Tally:
     status: Counter[str] = field(default_factory=Counter)
+    classes: Counter[str] = field(default_factory=Counter)
     person: Counter[str] = field(default_factory=Counter)
     trailer: Counter[str] = field(default_factory=Counter)  # agent named by a trailer -> lines
     # (agent, session_id) -> message_id -> lines; and -> commits
@@ -91,42 +101,34 @@ def range_stats(repo: Repository, revision_range: str = "HEAD") -> StatsReport:
     if revision_range.startswith("-"):
         raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
                           hint="Examples: HEAD, main~5..main, v1.0..")
-    notes, problems = _notes(repo)
+    found = classify_range(repo, revision_range)
+    authors = _authors(repo, revision_range)
     tally = _Tally()
-    commits = recorded = 0
-    for commit, author, trailers, hunks in _commits(repo, revision_range):
-        commits += 1
-        note = notes.get(commit)
-        if note is not None:
-            recorded += 1
-        # Only when no transcript credits a line of the commit: a transcript-based attribution always wins.
-        by_trailer = trailer_agent(trailers.split("\x1f")) if note is None or not note.lines else None
-        for hunk in hunks:
-            for offset, text in enumerate(hunk.lines):
-                if not text.strip():
-                    continue
-                if by_trailer is not None:
-                    tally.status["trailer"] += 1
-                    tally.trailer[by_trailer] += 1
-                else:
-                    _count(tally, commit, author, note, hunk.path, hunk.start + offset)
-    return _report(repo, revision_range, commits, recorded, tally, problems)
+    problems: dict[str, None] = {}
+    for line in found.lines():
+        tally.classes[line.line_class] += 1
+        resolution, attribution = line.resolution, line.resolution.attribution
+        if resolution.status == "agent" and attribution is not None and attribution.method == "trailer":
+            tally.status["trailer"] += 1
+            tally.trailer[attribution.agent] += 1
+        elif resolution.status == "agent" and attribution is not None:
+            key = (attribution.agent, attribution.session_id)
+            tally.status["agent"] += 1
+            tally.messages.setdefault(key, Counter())[attribution.message_id] += 1
+            tally.commits.setdefault(key, set()).add(line.commit)
+        else:
+            tally.status["human" if resolution.status == "human" else "unrecorded"] += 1
+            tally.person[authors.get(line.commit, "")] += 1
+            if resolution.status == "unreadable" and resolution.reason:
+                problems[f"{resolution.reason.rstrip('.')}; the lines of that commit count as unrecorded."] = None
+    recorded = sum(1 for c in found.commits if isinstance(found.resolver.note(c.sha), Note))
+    return _report(repo, revision_range, len(found.commits), recorded, tally, list(problems))
 
 
-def _count(tally: _Tally, commit: str, author: str, note: Note | None, path: str, line: int) -> None:
-    if note is None:
-        tally.status["unrecorded"] += 1
-        tally.person[author] += 1
-        return
-    record = note.covering(path, line)
-    if record is not None:
-        key = (record.agent, record.session_id)
-        tally.status["agent"] += 1
-        tally.messages.setdefault(key, Counter())[record.message_id] += 1
-        tally.commits.setdefault(key, set()).add(commit)
-        return
-    tally.status["human"] += 1
-    tally.person[author] += 1
+def _authors(repo: Repository, revision_range: str) -> dict[str, str]:
+    """commit -> author name, for the commits of the range."""
+    out = repo.git("log", "--format=%H%x00%an", "--end-of-options", revision_range, "--", check=False)
+    return dict(line.split("\0", 1) for line in out.splitlines() if "\0" in line)
 
 
 def _report(repo: Repository, revision_range: str, commits: int, recorded: int, tally: _Tally,
@@ -160,6 +162,7 @@ def _report(repo: Repository, revision_range: str, commits: int, recorded: int, 
     return StatsReport(
         range=revision_range, commits=commits, commits_recorded=recorded,
         lines_added=sum(tally.status.values()),
+        by_class=ClassCounts(**tally.classes),
         by_status=StatusCounts(agent=agent_lines, human=tally.status["human"], unrecorded=tally.status["unrecorded"],
                                trailer=tally.status["trailer"]),
         by_agent=dict(by_agent.most_common()), by_trailer_agent=dict(tally.trailer.most_common()),
@@ -197,43 +200,3 @@ def _messages(session: Session | None, message_ids: Iterable[str]) -> dict[str, 
         if message is not None:
             found[message_id] = message.model or None
     return found
-
-
-def _notes(repo: Repository) -> tuple[dict[str, Note], list[str]]:
-    """Every note on refs/notes/intent, read in one batch: commit -> Note. A note that holds no git-intent
-    record is left out (its commit's lines count as unrecorded) and named in a sentence."""
-    notes: dict[str, Note] = {}
-    problems: list[str] = []
-    found = read_notes(repo)
-    for commit in note_blobs(repo):
-        note = found.get(commit)  # None: the note's blob is missing
-        if note is not None and note.records:
-            notes[commit] = note
-        else:
-            problems.append(f"The note on {commit[:12]} in {NOTES_REF} is not a git-intent record; the lines "
-                            f"of that commit count as unrecorded.")
-    return notes, problems
-
-
-def _commits(repo: Repository, revision_range: str) -> Iterator[tuple[str, str, str, list[Hunk]]]:
-    """(commit, author name, trailers separated by U+001F, added hunks against the first parent) for each
-    non-merge commit of the range, from one `git log -p -U0` (merges show no diff: their lines are counted
-    where they were written).
-
-    The output is read whole and cut at each commit's header: a Python loop over its lines was 0.8 of the
-    1.3 s `stats` spent on entireio/git-sync's 527 commits (issue 22)."""
-    args = [*PINNED, "log", "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "--no-merges",
-            "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%H%x00%an%x00%(trailers:unfold,only,separator=%x1f)",
-            "--end-of-options", revision_range, "--"]
-    proc = subprocess.run(["git", *args], cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    if proc.returncode != 0:
-        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
-                          hint="Examples: HEAD, main~5..main, v1.0..")
-    text = proc.stdout.decode("utf-8", "replace")
-    for chunk in _HEADER.split(text):
-        if not chunk:
-            continue
-        sha, _, rest = chunk.partition("\0")
-        author, _, rest = rest.partition("\0")
-        trailers, _, body = rest.partition("\n")
-        yield sha, author, trailers, parse_added_hunks(body)

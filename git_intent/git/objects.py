@@ -88,6 +88,30 @@ class InProcessRepository(Repository):
             raise GitError(f"{path} does not exist at {commit[:12]}.")
         return blob.data
 
+    def tree_files(self, commit: str) -> frozenset[str]:
+        """Paths of the files in `commit`'s tree (blobs, links and submodules), relative to the root with '/'
+        separators, as `git ls-tree -r` lists them; kept per tree (backfill maps each commit's edits onto its
+        own tree)."""
+        import pygit2
+
+        found = self._commit(commit)
+        if found is None:
+            return super().tree_files(commit)
+        trees: dict[str, frozenset[str]] = self.__dict__.setdefault("_tree_files", {})
+        key = str(found.tree_id)
+        if key not in trees:
+            paths: list[str] = []
+            stack: list[tuple[str, pygit2.Tree]] = [("", found.tree)]
+            while stack:
+                prefix, tree = stack.pop()
+                for entry in tree:
+                    if isinstance(entry, pygit2.Tree):
+                        stack.append((f"{prefix}{entry.name}/", entry))
+                    else:  # a blob, a link or a submodule, as `git ls-tree -r` lists them
+                        paths.append(prefix + (entry.name or ""))
+            trees[key] = frozenset(paths)
+        return trees[key]
+
     def note_text(self, ref: str, commit: str) -> str:
         """The text of the note `ref` holds on `commit` ("" when none), as `git notes show` prints it."""
         import pygit2

@@ -23,7 +23,6 @@ from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 from .. import __version__
 from ..errors import IntentError, SessionNotFoundError
 from ..git.repo import Repository
-from ..notes import read_notes
 from ..sessions.discovery import find_session
 from ..transcripts.jsonl import loads
 
@@ -126,38 +125,59 @@ class TraceRecord(_Spec):
 
 
 def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[TraceRecord]:
-    """One record per commit of `revision_range` (newest first, as `git log`) whose note credits lines to
-    agent sessions; the lines are those the note credits, grouped per file and session. Raises IntentError
-    for a range git does not understand."""
-    listing = repo.git("log", "--no-merges", "--format=%H %cI", "--end-of-options", revision_range, check=False)
-    if not listing and not repo.succeeds("rev-parse", "-q", "--verify", "--end-of-options", revision_range):
-        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
-                          hint="Examples: HEAD, main~5..main, v1.0..")
-    commits = dict(line.split(" ", 1) for line in listing.splitlines() if line)
-    notes = read_notes(repo, list(commits))
-    models = _Models(repo)
-    for commit, stamp in commits.items():
-        note = notes.get(commit)
-        if note is None or not note.lines:
+    """One record per commit of `revision_range` (newest first, as `git log`) with lines an agent wrote, classified
+    as every surface classifies them (`explain.classify`): the lines its note credits, or, for a commit without
+    one, those `record` would credit now, grouped per file and session (a run of one message's lines is one
+    range); lines only a trailer credits form a conversation of their own, naming the agent and no session.
+    Raises IntentError for a range git does not understand."""
+    from ..explain.range_lines import classify_range
+
+    found = classify_range(repo, revision_range)
+    stamps = dict(line.split(" ", 1) for line in repo.git(
+        "log", "--format=%H %cI", "--end-of-options", revision_range, "--", check=False).splitlines() if " " in line)
+    by_commit: dict[str, dict[str, dict[tuple[str, str, str], list[tuple[int, str]]]]] = {}
+    for line in found.lines(blank=True):
+        attribution = line.resolution.attribution
+        if line.resolution.status != "agent" or attribution is None:
             continue
-        grouped: dict[str, dict[tuple[str, str], list[Any]]] = {}
-        for record in note.lines:
-            grouped.setdefault(record.path, {}).setdefault((record.agent, record.session_id), []).append(record)
+        key = (attribution.agent, attribution.session_id, attribution.method)
+        by_commit.setdefault(line.commit, {}).setdefault(line.path, {}).setdefault(key, []).append(
+            (line.line, attribution.message_id))
+    models = _Models(repo)
+    for commit in reversed([c.sha for c in found.commits]):
+        if commit not in by_commit:
+            continue
         files: list[File] = []
         conversations: list[dict[str, Any]] = []
-        for path, by_session in grouped.items():
+        for path, by_session in by_commit[commit].items():
             file = File(path=path, conversations=[])
-            for index, ((agent, session_id), records) in enumerate(by_session.items()):
-                model = models.of(agent, session_id, records[0].message_id)
-                file.conversations.append(Conversation(
-                    contributor=Contributor(type="ai", model_id=model),
-                    ranges=[Range(start_line=r.start, end_line=r.end) for r in sorted(records, key=lambda r: r.start)]))
-                conversations.append({"path": path, "conversation": index, "agent": agent, "session_id": session_id,
-                                      "message_ids": list(dict.fromkeys(r.message_id for r in records))})
+            for index, ((agent, session_id, method), lines) in enumerate(by_session.items()):
+                model = models.of(agent, session_id, lines[0][1]) if session_id else None
+                file.conversations.append(Conversation(contributor=Contributor(type="ai", model_id=model),
+                                                       ranges=_ranges(lines)))
+                entry: dict[str, Any] = {"path": path, "conversation": index, "agent": agent}
+                if session_id:
+                    entry |= {"session_id": session_id, "message_ids": list(dict.fromkeys(m for _, m in lines))}
+                if method != "note":
+                    entry["method"] = method
+                conversations.append(entry)
             files.append(file)
         yield TraceRecord(version=SPEC_VERSION, id=uuid.uuid5(_NAMESPACE, commit), timestamp=datetime.fromisoformat(
-            stamp), vcs=Vcs(type="git", revision=commit), tool=Tool(name="git-intent", version=__version__),
+            stamps[commit]), vcs=Vcs(type="git", revision=commit), tool=Tool(name="git-intent", version=__version__),
             files=files, metadata={METADATA_KEY: {"conversations": conversations}})
+
+
+def _ranges(lines: list[tuple[int, str]]) -> list[Range]:
+    """Runs of consecutive lines written by one message, in line order."""
+    ranges: list[Range] = []
+    last: tuple[int, str] | None = None
+    for number, message in sorted(lines):
+        if last is not None and number == last[0] + 1 and message == last[1]:
+            ranges[-1].end_line = number
+        else:
+            ranges.append(Range(start_line=number, end_line=number))
+        last = (number, message)
+    return ranges
 
 
 class _Models:

@@ -51,8 +51,12 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
     """
     rng = resolve_range(repo, spec)
     explain = Explainer(repo, rng.end, precise=False)  # one reason per edit, not a pick per line
-    blamed = [(diff_file, _blame_file(repo, rng.end, diff_file, explain)) for diff_file in diff_files(
+    porcelain = [(diff_file, _blame_porcelain(repo, rng.end, diff_file)) for diff_file in diff_files(
         repo, rng.base, rng.end)]
+    # Every commit the lines come from at once: the ones without a note are credited in one reading of the sessions.
+    explain.lines.prepare([line.commit for _, (by_line, _) in porcelain for line in by_line.values() if line.commit])
+    blamed = [(diff_file, _explain_file(diff_file, by_line, failure, explain))
+              for diff_file, (by_line, failure) in porcelain]
     for _, hunks in blamed:  # blame's own `previous` (line_history), one file at a time: keyed by line number
         people = {line.number: line for lines in hunks for line in lines
                   if line.answer.status == "human" and line.blamed is not None and line.content.strip()}
@@ -72,18 +76,23 @@ def review_range(repo: Repository, spec: str) -> ReviewAnswer:
                         sessions=tally_sessions(files), files=files, problems=problems)
 
 
-def _blame_file(repo: Repository, end: str, diff_file: DiffFile, explain: Explainer) -> list[list[_Line]]:
-    """Each hunk's added lines, blamed at `end` (one `git blame` for the file) and explained."""
+def _blame_porcelain(repo: Repository, end: str, diff_file: DiffFile) -> tuple[dict[int, BlameLine], str | None]:
+    """The added lines of a file blamed at `end` (one `git blame` for all its hunks), by line number, and the
+    sentence saying why git could not blame it, if it could not."""
     spans = [(h.new_start, h.new_start + len(h.added) - 1) for h in diff_file.hunks if h.added]
-    by_line: dict[int, BlameLine] = {}
-    failure: str | None = None
-    if spans:
-        ranges = [arg for start, stop in spans for arg in ("-L", f"{start},{stop}")]
-        try:
-            out = repo.git("blame", "--porcelain", *ranges, end, "--", diff_file.path)
-            by_line = {line.final_line: line for line in parse_porcelain(out)}
-        except IntentError as exc:  # a submodule, or a path git cannot blame: say so, go on
-            failure = f"{diff_file.path} could not be blamed at {end[:12]}: {exc}"
+    if not spans:
+        return {}, None
+    ranges = [arg for start, stop in spans for arg in ("-L", f"{start},{stop}")]
+    try:
+        out = repo.git("blame", "--porcelain", *ranges, end, "--", diff_file.path)
+    except IntentError as exc:  # a submodule, or a path git cannot blame: say so, go on
+        return {}, f"{diff_file.path} could not be blamed at {end[:12]}: {exc}"
+    return {line.final_line: line for line in parse_porcelain(out)}, None
+
+
+def _explain_file(diff_file: DiffFile, by_line: dict[int, BlameLine], failure: str | None, explain: Explainer
+                  ) -> list[list[_Line]]:
+    """Each hunk's added lines, explained."""
     hunks: list[list[_Line]] = []
     for hunk in diff_file.hunks:
         lines = []
@@ -92,7 +101,7 @@ def _blame_file(repo: Repository, end: str, diff_file: DiffFile, explain: Explai
             blamed = by_line.get(number)
             if blamed is None:
                 answer = LineAnswer(path=diff_file.path, line=number, content=content, commit=None,
-                                    attribution=None, evidence=[], status="unreadable",
+                                    attribution=None, evidence=[], status="unreadable", line_class="unrecorded",
                                     reason=failure or f"git blame gave no answer for {diff_file.path}:{number}.")
             else:
                 answer = explain(diff_file.path, blamed)
@@ -103,7 +112,8 @@ def _blame_file(repo: Repository, end: str, diff_file: DiffFile, explain: Explai
 
 def _key(answer: LineAnswer) -> tuple[str, ...]:
     if answer.status == "agent" and answer.attribution is not None:
-        return ("agent", answer.attribution.agent, answer.attribution.session_id, answer.attribution.message_id)
+        return ("agent", answer.attribution.agent, answer.attribution.session_id, answer.attribution.message_id,
+                answer.line_class or "")
     if answer.status == "human":
         return ("human", answer.author or "")
     return (answer.status, answer.commit or "")
@@ -128,7 +138,7 @@ def _group(run: list[_Line]) -> ReviewGroup:
     first = next((line for line in run if line.content.strip()), run[0]).answer
     commits = list(dict.fromkeys(line.answer.commit for line in run if line.answer.commit))
     return ReviewGroup(
-        status=first.status, start=run[0].number, end=run[-1].number,
+        status=first.status, line_class=first.line_class, start=run[0].number, end=run[-1].number,
         lines=[ReviewLine(line=line.number, content=line.content, commit=line.answer.commit,
                           author=line.answer.author, previous=line.previous) for line in run],
         attribution=first.attribution, evidence=first.evidence, commits=commits,
@@ -145,6 +155,10 @@ def tally_file(review_file: ReviewFile) -> FileTally:
         for group in hunk.groups:
             if group.status == "agent" and group.attribution is not None:
                 tally.agent += group.counted
+                if group.line_class == "agent_with_evidence":
+                    tally.agent_with_evidence += group.counted
+                else:
+                    tally.agent_without_evidence += group.counted
                 key = f"{group.attribution.agent}:{group.attribution.session_id}"
                 if group.attribution.session_id and key not in tally.sessions:  # a trailer's line names none
                     tally.sessions.append(key)
@@ -160,6 +174,8 @@ def _totals(rows: list[FileTally]) -> FileTally:
     sessions = list(dict.fromkeys(s for row in rows for s in row.sessions))
     return FileTally(path="total", agent=sum(r.agent for r in rows), human=sum(r.human for r in rows),
                      unrecorded=sum(r.unrecorded for r in rows),
+                     agent_with_evidence=sum(r.agent_with_evidence for r in rows),
+                     agent_without_evidence=sum(r.agent_without_evidence for r in rows),
                      changed_by_person=sum(r.changed_by_person for r in rows), sessions=sessions)
 
 

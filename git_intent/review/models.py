@@ -8,6 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..explain.blame import Status
+from ..explain.classify import LineClass
 from ..explain.evidence import Evidence
 from ..explain.line_history import Previous
 from ..models import Attribution
@@ -31,9 +32,11 @@ class ReviewGroup(BaseModel):
     """Consecutive added lines of a hunk with one attribution: an agent's message (`agent`), one person
     (`human`), or a commit without a usable record (`unrecorded`, `unreadable`). Blank lines join the
     group around them and are not counted. `attribution`, `evidence` and `reason` are blame's, from
-    the group's first non-blank line, and so is `symbol` (the function, method or class around it)."""
+    the group's first non-blank line, and so are `symbol` (the function, method or class around it) and
+    `line_class` (the class every surface counts its lines under: `explain.classify`)."""
 
     status: Status
+    line_class: LineClass | None = None
     start: int
     end: int
     lines: list[ReviewLine]
@@ -78,12 +81,15 @@ class ReviewFile(BaseModel):
 
 class FileTally(BaseModel):
     """A row of the summary table: non-blank added lines by status (`unrecorded` includes unreadable
-    notes), and the sessions involved as `agent:session_id`."""
+    notes; `agent` splits into `agent_with_evidence` and `agent_without_evidence`, the classes `audit` and `stats`
+    count), and the sessions involved as `agent:session_id`."""
 
     path: str
     agent: int = 0
     human: int = 0
     unrecorded: int = 0
+    agent_with_evidence: int = 0
+    agent_without_evidence: int = 0
     changed_by_person: int = 0
     sessions: list[str] = Field(default_factory=list)
 

@@ -9,6 +9,7 @@ and the agent's own file are two more copies of one session. They are one sessio
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
@@ -34,7 +35,7 @@ def merge_session(one: Session, other: Session) -> Session:
     Message ids must name the same record in both copies: Claude Code's `uuid`s do; Codex's `r<N>` ordinals
     do for copies of one rollout that grows at its end, which is how Entire copies it.
     """
-    longer, shorter = (one, other) if len(one.messages) >= len(other.messages) else (other, one)
+    longer, shorter = (one, other) if _leads(one, other) else (other, one)
     known = {m.message_id for m in longer.messages}
     extra = [m for m in shorter.messages if m.message_id not in known]
     have = {_edit_key(e) for e in longer.edits}
@@ -50,6 +51,25 @@ def merge_session(one: Session, other: Session) -> Session:
 
 def _edit_key(edit: Edit) -> tuple[str, str | None, str, str]:
     return edit.message_id, edit.call_id, edit.path, edit.tool
+
+
+def _leads(one: Session, other: Session) -> bool:
+    """Whether `one` leads the merge of two copies: more messages, then more edits, then a digest of what it
+    holds, so copies of one length merge alike in whichever order they were found (notes must not depend
+    on it)."""
+    sizes = (len(one.messages), len(one.edits)), (len(other.messages), len(other.edits))
+    if sizes[0] != sizes[1]:
+        return sizes[0] > sizes[1]
+    return _digest(one) >= _digest(other)
+
+
+def _digest(session: Session) -> str:
+    digest = hashlib.sha256()
+    for message in session.messages:
+        digest.update(message.message_id.encode("utf-8", "surrogatepass") + b"\0")
+    for edit in session.edits:
+        digest.update(repr(_edit_key(edit)).encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
 
 
 def _in_time_order(messages: list[Message]) -> list[Message]:

@@ -14,27 +14,40 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
-class PathMapper:
-    """Maps recorded paths onto paths relative to `root` ('/'-separated), or None when they are not ours."""
+MappingCache = dict[tuple[str, str | None, tuple[str, ...]], str | None]
 
-    def __init__(self, root: Path, tracked: Iterable[str], worktrees: Iterable[Path] = ()) -> None:
+
+def file_name(recorded: str) -> str:
+    """The file name of a recorded path (a Windows path's too): a path maps only onto tracked files of this name."""
+    return _posix(recorded).rsplit("/", 1)[-1]
+
+
+class PathMapper:
+    """Maps recorded paths onto paths relative to `root` ('/'-separated), or None when they are not ours.
+
+    The answer for a path depends on the tracked files only through those of its file name (`file_name`), so
+    mappers of several trees (one per commit: each commit's paths are mapped against its own tree, whichever
+    route records it) may share one `cache`, keyed by those files."""
+
+    def __init__(self, root: Path, tracked: Iterable[str], worktrees: Iterable[Path] = (),
+                 cache: MappingCache | None = None) -> None:
         self.root = root
         self.roots = {os.path.normpath(str(root)), os.path.realpath(str(root))}
         # Other worktrees of the same repository: their paths map onto this tree by relative path.
         self.roots |= {os.path.normpath(str(w)) for w in worktrees} | {os.path.realpath(str(w)) for w in worktrees}
         self.tracked = frozenset(tracked)
         self.by_name: dict[str, list[str]] = defaultdict(list)
-        for path in self.tracked:
+        for path in sorted(self.tracked):
             self.by_name[path.rsplit("/", 1)[-1]].append(path)
-        # A mapper lives for one record or backfill. Sessions edit few distinct paths many times, and each
-        # mapping asks the file system (realpath, isdir): backfill called realpath once per edit per commit
-        # (issue 14, item 2), so every (recorded, cwd) is mapped once.
-        self._mapped: dict[tuple[str, str | None], str | None] = {}
+        # Sessions edit few distinct paths many times, and each mapping asks the file system (realpath, isdir):
+        # backfill called realpath once per edit per commit (issue 14, item 2), so every (recorded, cwd) is
+        # mapped once per set of tracked files of its name.
+        self._mapped: MappingCache = {} if cache is None else cache
 
     def to_repo(self, recorded: str, cwd: str | None = None) -> str | None:
         """The work-tree-relative path for `recorded`, resolved against the session's `cwd` when relative.
-        Answers are remembered for the mapper's life (the file system is read once per path and cwd)."""
-        key = (recorded, cwd)
+        Answers are remembered (the file system is read once per path and cwd)."""
+        key = (recorded, cwd, tuple(self.by_name.get(file_name(recorded), ())))
         if key not in self._mapped:
             self._mapped[key] = self._to_repo(recorded, cwd)
         return self._mapped[key]

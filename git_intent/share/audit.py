@@ -1,21 +1,20 @@
-"""`git intent audit RANGE`: the added lines of a range by status, for CI gates on provenance coverage.
+"""`git intent audit RANGE`: the added lines of a range by class, for CI gates on provenance coverage.
 
-Over the non-blank lines each commit of the range added (`Repository.added_hunks`): `agent_with_evidence`
-(a note credits an agent session, and its message can be read here — a transcript, the backup, or the
-shared evidence), `agent_without_evidence`, `human` (recorded, no agent edit wrote it), `unrecorded` (the
-commit has no note). `coverage` = (agent + human) / total; `evidence_coverage` = agent lines with
-evidence / agent lines; both are 1.0 when their denominator is 0.
+Over the non-blank lines each commit of the range added, classified as every surface classifies them
+(`explain.range_lines`, `explain.classify`): `agent_with_evidence` (an agent session wrote it, and its message can
+be read here — a transcript, the backup, or the shared evidence), `agent_without_evidence` (a trailer names the
+agent, or the session is not here), `human` (recorded, no agent edit wrote it), `unrecorded`. `coverage` = (agent
++ human) / total; `evidence_coverage` = agent lines with evidence / agent lines; both are 1.0 when their
+denominator is 0.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from ..errors import GitError, IntentError
+from ..errors import IntentError
+from ..explain.range_lines import classify_range
 from ..git.repo import Repository
-from ..notes import LinesRecord
-from ..sessions.discovery import find_session
-from .collect import note_records, noted_commits
 
 
 class LineCounts(BaseModel):
@@ -62,8 +61,22 @@ class AgentAudit(BaseModel):
     with_evidence: int = 0
 
 
+class AuditLine(BaseModel):
+    """One counted line (`audit --lines`): line `line` of `path` as `commit` added it, its class, and who wrote it
+    when an agent did (`method`: note, content or trailer; no session for a trailer's line)."""
+
+    commit: str
+    path: str
+    line: int
+    line_class: str
+    agent: str | None = None
+    session_id: str | None = None
+    message_id: str | None = None
+    method: str | None = None
+
+
 class AuditReport(BaseModel):
-    """The `audit --json` output (docs/json.md)."""
+    """The `audit --json` output (docs/json.md); `listed` only with `--lines`."""
 
     range: str
     commits: int
@@ -72,58 +85,38 @@ class AuditReport(BaseModel):
     evidence_coverage: float
     files: list[FileAudit]
     agents: dict[str, AgentAudit]
+    listed: list[AuditLine] | None = None
 
 
-def audit(repo: Repository, revision_range: str) -> AuditReport:
-    """Count the non-blank added lines of every commit of `revision_range` (`git rev-list` syntax).
+def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> AuditReport:
+    """Count the non-blank added lines of every commit of `revision_range` (`git rev-list` syntax); with `listed`,
+    list them too.
 
     Raises IntentError when the range names no commits git knows.
     """
     try:
-        commits = repo.git("rev-list", revision_range, "--").split()
-    except GitError as exc:
-        raise IntentError(f"{revision_range!r} is not a revision range of this repository ({exc}).",
+        found = classify_range(repo, revision_range)
+    except IntentError as exc:
+        raise IntentError(f"{revision_range!r} is not a revision range of this repository.",
                           hint="Example: git intent audit origin/main..HEAD") from exc
-    notes = noted_commits(repo)
-    records = note_records(repo, {c: notes[c] for c in commits if c in notes})
     total, files, agents = LineCounts(), dict[str, LineCounts](), dict[str, AgentAudit]()
-    readable: dict[tuple[str, str], set[str] | None] = {}
-    for commit in commits:
-        for hunk in repo.added_hunks(commit):
-            for offset, text in enumerate(hunk.lines):
-                if not text.strip():
-                    continue
-                status, record = _status(commit in notes, records.get(commit, []), hunk.path, hunk.start + offset)
-                if record is not None:
-                    has = record.message_id in (_messages(repo, record, readable) or set())
-                    status = "agent_with_evidence" if has else "agent_without_evidence"
-                    agent = agents.setdefault(record.agent, AgentAudit())
-                    agent.lines += 1
-                    agent.with_evidence += has
-                total.add(status)
-                files.setdefault(hunk.path, LineCounts()).add(status)
-    return AuditReport(range=revision_range, commits=len(commits), lines=total, coverage=total.coverage(),
+    rows: list[AuditLine] | None = [] if listed else None
+    for line in found.lines():
+        total.add(line.line_class)
+        files.setdefault(line.path, LineCounts()).add(line.line_class)
+        attribution = line.resolution.attribution
+        if line.line_class.startswith("agent") and attribution is not None:
+            agent = agents.setdefault(attribution.agent, AgentAudit())
+            agent.lines += 1
+            agent.with_evidence += line.line_class == "agent_with_evidence"
+        if rows is not None:
+            who = attribution if line.resolution.status == "agent" else None
+            rows.append(AuditLine(commit=line.commit, path=line.path, line=line.line, line_class=line.line_class,
+                                  agent=who.agent if who else None, session_id=who.session_id or None if who else None,
+                                  message_id=who.message_id or None if who else None,
+                                  method=who.method if who else None))
+    return AuditReport(range=revision_range, commits=len(found.commits), lines=total, coverage=total.coverage(),
                        evidence_coverage=total.evidence_coverage(),
                        files=[FileAudit(path=p, lines=c, coverage=c.coverage(), evidence_coverage=c.evidence_coverage())
                               for p, c in sorted(files.items())],
-                       agents=dict(sorted(agents.items())))
-
-
-def _status(noted: bool, records: list[LinesRecord], path: str, line: int) -> tuple[str, LinesRecord | None]:
-    if not noted:
-        return "unrecorded", None
-    record = next((r for r in records if r.covers(path, line)), None)
-    return ("agent", record) if record is not None else ("human", None)
-
-
-def _messages(repo: Repository, record: LinesRecord, cache: dict[tuple[str, str], set[str] | None]
-              ) -> set[str] | None:
-    """The message ids of the record's session readable here (transcript, backup or shared), cached."""
-    key = (record.agent, record.session_id)
-    if key not in cache:
-        try:
-            session = find_session(repo, record.session_id, record.agent, exact=True)
-            cache[key] = {m.message_id for m in session.messages} | {e.message_id for e in session.edits}
-        except IntentError:
-            cache[key] = None
-    return cache[key]
+                       agents=dict(sorted(agents.items())), listed=rows)

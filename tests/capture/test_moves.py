@@ -157,9 +157,9 @@ def _session(session_id: str, *edits: Edit) -> Session:
 
 def _placed(sessions: list[Session], *tracked: str) -> list[tuple[str, str, str]]:
     """(work-tree path, session, message) of every edit the timeline holds, in its order."""
-    timeline = EditTimeline(sessions, PathMapper(ROOT, tracked))
+    timeline = EditTimeline(sessions)
     return [(m.path, m.session_id, m.edit.message_id)
-            for m in timeline.window(T0 - timedelta(days=1), None, T0 + timedelta(days=1))]
+            for m in timeline.window(T0 - timedelta(days=1), None, T0 + timedelta(days=1), PathMapper(ROOT, tracked))]
 
 
 def test_moves_chain_and_the_old_paths_keep_their_edits() -> None:
@@ -189,8 +189,9 @@ def test_a_folder_move_carries_every_file_below_it() -> None:
     session = _session("s", _write("src/pkg/x.py", 1), _write("src/pkg/sub/y.py", 2), _write("src/pkgx.py", 3),
                        _move("src/pkg", "lib/pkg", 4))
     placed = [(p, m) for p, _, m in _placed([session], "lib/pkg/x.py", "lib/pkg/sub/y.py") if m.startswith("w")]
-    assert placed == [("src/pkg/x.py", "w1"), ("lib/pkg/x.py", "w1"), ("src/pkg/sub/y.py", "w2"),
-                      ("lib/pkg/sub/y.py", "w2"), ("src/pkgx.py", "w3")]
+    # One edit's paths come in the order of their recorded paths (the timeline's last key).
+    assert placed == [("lib/pkg/x.py", "w1"), ("src/pkg/x.py", "w1"), ("lib/pkg/sub/y.py", "w2"),
+                      ("src/pkg/sub/y.py", "w2"), ("src/pkgx.py", "w3")]
 
 
 def test_a_destination_folder_is_found_by_the_tree_and_several_sources_go_into_it() -> None:
@@ -199,8 +200,11 @@ def test_a_destination_folder_is_found_by_the_tree_and_several_sources_go_into_i
     tracked = ("docs/a.md", "docs/b.md", "docs/c.md")
     session = _session("s", _write("a.md", 1), _write("b.md", 2), _write("c.md", 3), _move("a.md", "docs", 4),
                        _move("b.md", "docs/", 5), _move("c.md", "docs/", 5))
-    mapper = PathMapper(ROOT, tracked)
-    assert moved_copies([session], mapper) == [(0, 0, "docs/a.md"), (0, 1, "docs/b.md"), (0, 2, "docs/c.md")]
+    assert [(p, m) for p, _, m in _placed([session], *tracked) if m.startswith("w") and p.startswith("docs")] == [
+        ("docs/a.md", "w1"), ("docs/b.md", "w2"), ("docs/c.md", "w3")]
+    # Both readings of `mv a.md docs` are places; `into` (several sources) leaves only the folder's.
+    assert [(index, place) for _, index, (place, _) in moved_copies([session])] == [
+        (0, f"{ROOT}/docs"), (0, f"{ROOT}/docs/a.md"), (1, f"{ROOT}/docs/b.md"), (2, f"{ROOT}/docs/c.md")]
 
 
 def test_another_session_s_move_carries_the_edits_made_before_it() -> None:
@@ -212,7 +216,7 @@ def test_another_session_s_move_carries_the_edits_made_before_it() -> None:
 
 def test_no_move_no_copies() -> None:
     session = _session("s", _write("a.py", 1), _write("b.py", 2))
-    assert moved_copies([session], PathMapper(ROOT, ("a.py", "b.py"))) == []
+    assert moved_copies([session]) == []
 
 
 def test_places_of_a_path_from_another_machine_follow_its_recorded_folder() -> None:

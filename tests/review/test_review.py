@@ -246,7 +246,7 @@ def test_diff_parsing_renames_binaries_and_odd_paths(repo: Path) -> None:
 
 
 def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    import git_intent.explain.blame as blame
+    import git_intent.explain.classify as blame
     import git_intent.review.build as build
 
     notes: list[str] = []
