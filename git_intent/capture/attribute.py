@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -93,6 +94,7 @@ class LineCredit:
     confidence: float = 0.0
 
 
+@lru_cache(maxsize=1 << 16)
 def is_trivial(norm: str) -> bool:
     """Whether a trimmed line is too common to identify its author on its own."""
     return len(norm) <= 3 or not any(c.isalnum() for c in norm) or norm in _TRIVIAL_WORDS or norm.rstrip(
@@ -119,10 +121,11 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
                 seen.add(norm)
                 produced[mapped.path][norm].append(mapped)
     if authored is not None:  # made after the author date first, each part in order: `[-1]` is then the pick
+        made_by = {id(m): _by(m, authored) for m in edits}
         for by_text in produced.values():
             for norm, group in by_text.items():
-                if len(group) > 1 and not all(_by(m, authored) for m in group):
-                    by_text[norm] = sorted(group, key=lambda m: _by(m, authored))
+                if len(group) > 1 and not all(made_by[id(m)] for m in group):
+                    by_text[norm] = sorted(group, key=lambda m: made_by[id(m)])
     choices: dict[str, list[str]] = {}
     credits: list[LineCredit] = []
     for hunk in hunks:
@@ -143,6 +146,7 @@ class _Picker:
         self.named = named
         self.file_lines = file_lines
         self._lines: Sequence[str] | None = None
+        self._places: dict[int, dict[str, list[int]]] = {}  # id(edit) -> its stripped line -> where it wrote it
 
     def __call__(self, group: Sequence[AnyEdit], index: int) -> AnyEdit:
         """The edit credited with line `index` of the hunk, of `group` (non-empty)."""
@@ -155,21 +159,31 @@ class _Picker:
             if self._lines is None:
                 self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
             line = self.hunk.start + index
-            scores = [_disagreements(m.edit, self.hunk.lines[index].strip(), self._lines, line) for m in group]
+            norm = self.hunk.lines[index].strip()
+            scores = [_disagreements(m.edit, self._where(m.edit).get(norm, ()), self._lines, line) for m in group]
             best = min(scores)
             group = [m for m, score in zip(group, scores, strict=True) if score == best]
         return group[-1]
 
+    def _where(self, edit: Edit) -> dict[str, list[int]]:
+        """Where in `edit.added` each of its stripped lines stands."""
+        key = id(edit)
+        if key not in self._places:
+            places: dict[str, list[int]] = {}
+            for k, item in enumerate(edit.added):
+                places.setdefault(item.text.strip(), []).append(k)
+            self._places[key] = places
+        return self._places[key]
 
-def _disagreements(edit: Edit, norm: str, lines: Sequence[str], line: int) -> int:
-    """How many of the lines next to `norm` in `edit` (two above and two below, where the edit wrote them next to
-    it) differ from the lines next to line `line` (1-based) of the committed file `lines` (stripped); the fewest
-    over the places the edit wrote `norm`. An edit that says nothing about a neighbour does not disagree."""
+
+def _disagreements(edit: Edit, places: Sequence[int], lines: Sequence[str], line: int) -> int:
+    """How many of the lines next to the line at `places` of `edit.added` (two above and two below, where the edit
+    wrote them next to it) differ from the lines next to line `line` (1-based) of the committed file `lines`
+    (stripped); the fewest over those places. An edit that says nothing about a neighbour does not disagree."""
     added = edit.added
     best: int | None = None
-    for k, item in enumerate(added):
-        if item.text.strip() != norm:
-            continue
+    for k in places:
+        item = added[k]
         count = 0
         for step in (-2, -1, 1, 2):
             j = k + step
