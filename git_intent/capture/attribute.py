@@ -107,11 +107,12 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
 
     When several edits wrote a line's text, one total order decides (DESIGN.md, "How a line is attributed"):
-    an edit of a session the commit names (`named`: session ids, `interop.named`) first; then an edit whose
-    own lines around the line agree with the file around it at the commit (`file_lines(path)`: the committed
-    file's lines; fewest disagreements, see `_disagreements`); then the last made by the commit's author date
-    `authored` (slack included; edits without a time count as made by then), else the last of all; `order`
-    (time, agent, session id, place in the session) settles the rest."""
+    an edit of a session the commit names (`named`: session ids, `interop.named`) first; then the last made by
+    the commit's author date `authored` (slack included; edits without a time count as made by then), else the
+    last of all, with `order` (time, agent, session id, place in the session) settling the rest — unless the
+    lines that edit wrote around this one all differ from the file's around it at the commit (`file_lines(path)`:
+    the committed file's lines) while an earlier one's all agree: then the latest such earlier edit (the edit
+    that produced the line's final text where it stands; `_Picker._verdict`)."""
     produced: dict[str, dict[str, list[AnyEdit]]] = defaultdict(lambda: defaultdict(list))
     for mapped in sorted(edits, key=lambda m: m.order):
         seen: set[str] = set()
@@ -155,15 +156,35 @@ class _Picker:
         if self.named:
             mine = [m for m in group if m.session_id in self.named]
             group = mine or group
-        if len({(m.session_id, m.edit.message_id) for m in group}) > 1 and self.file_lines is not None:
-            if self._lines is None:
-                self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
-            line = self.hunk.start + index
-            norm = self.hunk.lines[index].strip()
-            scores = [_disagreements(m.edit, self._where(m.edit).get(norm, ()), self._lines, line) for m in group]
-            best = min(scores)
-            group = [m for m, score in zip(group, scores, strict=True) if score == best]
-        return group[-1]
+        pick = group[-1]
+        if self.file_lines is None or all((m.session_id, m.edit.message_id) == (pick.session_id, pick.edit.message_id)
+                                          for m in group):
+            return pick
+        # The neighbours overrule time only on clear evidence both ways: the pick's lines around this one all
+        # differ from the file's, and an earlier edit's all agree. Measured on entireio/cli, a softer rule (fewest
+        # disagreements wins) moved 1,459 lines, wrongly for 151 of the 152 its checkpoints can judge: common lines
+        # (`require.NoError(t, err)`) stand in many places of one edit, and later edits change the neighbours.
+        if self._verdict(pick, index) != "contradicted":
+            return pick
+        for other in reversed(group[:-1]):
+            if self._verdict(other, index) == "supported":
+                return other
+        return pick
+
+    def _verdict(self, mapped: AnyEdit, index: int) -> str:
+        """Whether the lines `mapped` wrote next to line `index` of the hunk agree with the file's ("supported"),
+        all differ ("contradicted"), or tell nothing ("unknown": it wrote the line's text more than once, or
+        fewer than two neighbours of it)."""
+        if self._lines is None:
+            assert self.file_lines is not None
+            self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
+        places = self._where(mapped.edit).get(self.hunk.lines[index].strip(), [])
+        if len(places) != 1:
+            return "unknown"
+        agree, differ = _neighbours_agree(mapped.edit, places[0], self._lines, self.hunk.start + index)
+        if agree + differ < 2:
+            return "unknown"
+        return "supported" if differ == 0 else "contradicted" if agree == 0 else "unknown"
 
     def _where(self, edit: Edit) -> dict[str, list[int]]:
         """Where in `edit.added` each of its stripped lines stands."""
@@ -176,25 +197,28 @@ class _Picker:
         return self._places[key]
 
 
-def _disagreements(edit: Edit, places: Sequence[int], lines: Sequence[str], line: int) -> int:
-    """How many of the lines next to the line at `places` of `edit.added` (two above and two below, where the edit
-    wrote them next to it) differ from the lines next to line `line` (1-based) of the committed file `lines`
-    (stripped); the fewest over those places. An edit that says nothing about a neighbour does not disagree."""
+def _neighbours_agree(edit: Edit, k: int, lines: Sequence[str], line: int) -> tuple[int, int]:
+    """(agreeing, differing): the lines `edit` wrote next to its line `k` (two above and two below, where its line
+    numbers say they stand next to it), against the lines next to line `line` (1-based) of the committed file
+    `lines` (stripped). A blank neighbour tells nothing."""
     added = edit.added
-    best: int | None = None
-    for k in places:
-        item = added[k]
-        count = 0
-        for step in (-2, -1, 1, 2):
-            j = k + step
-            if not 0 <= j < len(added) or not 1 <= line + step <= len(lines):
-                continue
-            there = added[j]
-            if item.line is not None and there.line is not None and there.line - item.line != step:
-                continue  # not next to it in the file the edit wrote
-            count += there.text.strip() != lines[line + step - 1]
-        best = count if best is None else min(best, count)
-    return best or 0
+    item = added[k]
+    agree = differ = 0
+    for step in (-2, -1, 1, 2):
+        j = k + step
+        if not 0 <= j < len(added) or not 1 <= line + step <= len(lines):
+            continue
+        there = added[j]
+        if item.line is not None and there.line is not None and there.line - item.line != step:
+            continue  # not next to it in the file the edit wrote
+        text = there.text.strip()
+        if not text:
+            continue
+        if text == lines[line + step - 1]:
+            agree += 1
+        else:
+            differ += 1
+    return agree, differ
 
 
 def _by(mapped: AnyEdit, authored: datetime) -> bool:
