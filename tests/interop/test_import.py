@@ -53,6 +53,8 @@ def test_entire_history_is_explained_line_by_line_after_import(tmp_path: Path) -
                         at(rebuild.last_edit_at) + timedelta(minutes=1))
     set_ref(repo, "refs/heads/entire/checkpoints/v1", write_tree(repo, corpus_files()), "Checkpoints")
     result = import_json(repo, "entire")
+    assert result["commits_in_head"] == result["commits"] == 4  # what `stats` counts as recorded
+    assert json.loads(run_cli("stats", "--json", cwd=repo).stdout)["commits_recorded"] == 4
     credited: dict[str, int] = {}
     for record in result["results"]:
         for key, lines in record["sessions"].items():
