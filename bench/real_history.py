@@ -14,8 +14,9 @@ git-intent never sees:
    trailer commits all come in through merges, none is on the first-parent line) in a child process, twice:
    with discovery alone (the transcripts mention their authors' work trees, not this one: see the finding
    printed), then as a user with transcripts from elsewhere does, their folder passed with `--transcript`. Commits/s,
-   CPU (with its git processes, from `wait4`), peak RSS, git processes started; and whether the child imported
-   `git_intent.interop.entire` (the trailer's reader; backfill must not).
+   CPU (with its git processes, from `wait4`), peak RSS, git processes started. Backfill reads each commit's
+   trailers for the sessions it names (`interop.named`), but the work repository holds no checkpoints branch
+   (setup asserts main is its only ref), so the ground truth cannot reach it.
 3. Recall and precision. For each trailer commit C whose checkpoint has an extracted session: the verifiable
    agent lines are C's added lines (`git diff -U0 C^ C`, non-blank once stripped) that appear verbatim
    (stripped) in the edit payloads of the checkpoint's sessions (Claude Code Edit/MultiEdit `new_string`,
@@ -78,15 +79,14 @@ try:
 except SystemExit as exc:
     code = exc.code or 0
 sys.stdout.flush()
-imported = "git_intent.interop.entire" in sys.modules
-sys.stderr.write("\\n" + json.dumps({"git_processes": started[0], "entire_imported": imported}))
+sys.stderr.write("\\n" + json.dumps({"git_processes": started[0]}))
 sys.exit(code)
 """
 
 
 def run_cli(args: list[str], cwd: Path, root: Path) -> dict[str, Any]:
     """`git-intent ARGS` in a child process: exit code, stdout, CPU s (with its git processes), peak RSS MB,
-    wall s, git processes, whether it imported git_intent.interop.entire."""
+    wall s, git processes."""
     argv = root / "argv.json"
     argv.write_text(json.dumps(args))
     out, err = os.pipe(), os.pipe()
@@ -130,7 +130,7 @@ def backfill_figures(label: str, run: dict[str, Any]) -> dict[str, Any]:
     return {"label": label, "commits": result["commits"], "recorded": result["recorded"], "seconds": result["seconds"],
             "wall": run["wall"], "commits_per_s": result["recorded"] / run["wall"], "cpu": run["cpu"],
             "commits_per_cpu_s": result["recorded"] / run["cpu"], "rss_mb": run["rss_mb"],
-            "git_processes": run.get("git_processes"), "entire_imported": run.get("entire_imported"),
+            "git_processes": run.get("git_processes"),
             "lines_added": result["lines_added"], "lines_attributed": result["lines_attributed"],
             "sessions": len(result["sessions"]), "credited": sorted(result["sessions"])}
 
@@ -357,8 +357,7 @@ def backfill_phase(root: Path, truth: Truth, figures: dict[str, Any], say: Calla
         say(f"backfill ({b['label']}): {b['recorded']} commits in {b['wall']:.1f} s wall = "
             f"{b['commits_per_s']:.1f} commits/s; CPU {b['cpu']:.1f} s ({b['commits_per_cpu_s']:.1f} commits per "
             f"CPU s); peak RSS {b['rss_mb']:.0f} MB; {b['git_processes']} git processes; {b['sessions']} sessions "
-            f"credited {b['lines_attributed']} of {b['lines_added']} lines; imported git_intent.interop.entire: "
-            f"{b['entire_imported']}")
+            f"credited {b['lines_attributed']} of {b['lines_added']} lines")
     return credited
 
 

@@ -18,7 +18,8 @@ from git_intent.sessions.replay import Rebuild, commit_replayed, write_replayed
 from git_intent.transcripts.jsonl import iter_records
 from git_intent.transcripts.patches import HUNK_HEADER
 
-__all__ = ["Rebuild", "RebuildError", "commit_replayed", "rebuild_claude", "rebuild_codex", "write_replayed"]
+__all__ = ["Rebuild", "RebuildError", "commit_replayed", "linked_history", "rebuild_claude", "rebuild_codex",
+           "write_replayed"]
 
 _CLAUDE_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 
@@ -243,3 +244,41 @@ def rebuild_codex(transcript: Path) -> Rebuild:
     for path in post:
         pre.setdefault(path, "")  # a move target did not exist before the session
     return _finish(pre, post, stamps)
+
+
+def linked_history(repo: Path) -> list[str]:
+    """The linked corpus's real commits rebuilt in `repo` (an empty repository) in the order their sessions ran,
+    each after a person's baseline and with its `Entire-Checkpoint` trailer, and the corpus's checkpoints on
+    `entire/checkpoints/v1`; returns the trailer commits, oldest first."""
+    from datetime import timedelta
+
+    from support import (
+        ENTIRE_8ECE,
+        ENTIRE_AC3F_S0,
+        ENTIRE_AC3F_S2,
+        GITSYNC_8FEA,
+        at,
+        corpus,
+        corpus_files,
+        session_cwd,
+        set_ref,
+        write_tree,
+    )
+
+    cases = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),
+             (ENTIRE_AC3F_S2, "ac3f02a3c337", rebuild_claude, "log error when marshalling fails"),
+             (ENTIRE_AC3F_S0, "ac3f02a3c337", rebuild_claude,
+              "handle if a single jsonl line is bigger then chunk size"),
+             (GITSYNC_8FEA, "8feaf84a600f", rebuild_codex, "even more general url validation")]
+    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject)
+                    for t, cp, build, subject in cases), key=lambda s: at(s[2].first_edit_at))
+    commits = []
+    for transcript, checkpoint, rebuild, subject in steps:
+        cwd = session_cwd(transcript).rstrip("/")
+        write_replayed(repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1:]).exists()}, cwd)
+        commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
+        write_replayed(repo, rebuild.post, cwd)
+        commits.append(commit_replayed(repo, f"{subject}\n\nEntire-Checkpoint: {checkpoint}\n",
+                                       at(rebuild.last_edit_at) + timedelta(minutes=1)))
+    set_ref(repo, "refs/heads/entire/checkpoints/v1", write_tree(repo, corpus_files()), "Checkpoints")
+    return commits

@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -93,6 +94,7 @@ class LineCredit:
     confidence: float = 0.0
 
 
+@lru_cache(maxsize=1 << 16)
 def is_trivial(norm: str) -> bool:
     """Whether a trimmed line is too common to identify its author on its own."""
     return len(norm) <= 3 or not any(c.isalnum() for c in norm) or norm in _TRIVIAL_WORDS or norm.rstrip(
@@ -105,11 +107,12 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
 
     When several edits wrote a line's text, one total order decides (DESIGN.md, "How a line is attributed"):
-    an edit of a session the commit names (`named`: session ids, `interop.named`) first; then an edit whose
-    own lines around the line agree with the file around it at the commit (`file_lines(path)`: the committed
-    file's lines; fewest disagreements, see `_disagreements`); then the last made by the commit's author date
-    `authored` (slack included; edits without a time count as made by then), else the last of all; `order`
-    (time, agent, session id, place in the session) settles the rest."""
+    an edit of a session the commit names (`named`: session ids, `interop.named`) first; then the last made by
+    the commit's author date `authored` (slack included; edits without a time count as made by then), else the
+    last of all, with `order` (time, agent, session id, place in the session) settling the rest — unless the
+    lines that edit wrote around this one all differ from the file's around it at the commit (`file_lines(path)`:
+    the committed file's lines) while an earlier one's all agree: then the latest such earlier edit (the edit
+    that produced the line's final text where it stands; `_Picker._verdict`)."""
     produced: dict[str, dict[str, list[AnyEdit]]] = defaultdict(lambda: defaultdict(list))
     for mapped in sorted(edits, key=lambda m: m.order):
         seen: set[str] = set()
@@ -119,10 +122,11 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
                 seen.add(norm)
                 produced[mapped.path][norm].append(mapped)
     if authored is not None:  # made after the author date first, each part in order: `[-1]` is then the pick
+        made_by = {id(m): _by(m, authored) for m in edits}
         for by_text in produced.values():
             for norm, group in by_text.items():
-                if len(group) > 1 and not all(_by(m, authored) for m in group):
-                    by_text[norm] = sorted(group, key=lambda m: _by(m, authored))
+                if len(group) > 1 and not all(made_by[id(m)] for m in group):
+                    by_text[norm] = sorted(group, key=lambda m: made_by[id(m)])
     choices: dict[str, list[str]] = {}
     credits: list[LineCredit] = []
     for hunk in hunks:
@@ -143,6 +147,7 @@ class _Picker:
         self.named = named
         self.file_lines = file_lines
         self._lines: Sequence[str] | None = None
+        self._places: dict[int, dict[str, list[int]]] = {}  # id(edit) -> its stripped line -> where it wrote it
 
     def __call__(self, group: Sequence[AnyEdit], index: int) -> AnyEdit:
         """The edit credited with line `index` of the hunk, of `group` (non-empty)."""
@@ -151,36 +156,69 @@ class _Picker:
         if self.named:
             mine = [m for m in group if m.session_id in self.named]
             group = mine or group
-        if len({(m.session_id, m.edit.message_id) for m in group}) > 1 and self.file_lines is not None:
-            if self._lines is None:
-                self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
-            line = self.hunk.start + index
-            scores = [_disagreements(m.edit, self.hunk.lines[index].strip(), self._lines, line) for m in group]
-            best = min(scores)
-            group = [m for m, score in zip(group, scores, strict=True) if score == best]
-        return group[-1]
+        pick = group[-1]
+        if self.file_lines is None or all((m.session_id, m.edit.message_id) == (pick.session_id, pick.edit.message_id)
+                                          for m in group):
+            return pick
+        # The neighbours overrule time only on clear evidence both ways: the pick's lines around this one all
+        # differ from the file's, and an earlier edit's all agree. Measured on entireio/cli, a softer rule (fewest
+        # disagreements wins) moved 1,459 lines, wrongly for 151 of the 152 its checkpoints can judge: common lines
+        # (`require.NoError(t, err)`) stand in many places of one edit, and later edits change the neighbours.
+        if self._verdict(pick, index) != "contradicted":
+            return pick
+        for other in reversed(group[:-1]):
+            if self._verdict(other, index) == "supported":
+                return other
+        return pick
+
+    def _verdict(self, mapped: AnyEdit, index: int) -> str:
+        """Whether the lines `mapped` wrote next to line `index` of the hunk agree with the file's ("supported"),
+        all differ ("contradicted"), or tell nothing ("unknown": it wrote the line's text more than once, or
+        fewer than two neighbours of it)."""
+        if self._lines is None:
+            assert self.file_lines is not None
+            self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
+        places = self._where(mapped.edit).get(self.hunk.lines[index].strip(), [])
+        if len(places) != 1:
+            return "unknown"
+        agree, differ = _neighbours_agree(mapped.edit, places[0], self._lines, self.hunk.start + index)
+        if agree + differ < 2:
+            return "unknown"
+        return "supported" if differ == 0 else "contradicted" if agree == 0 else "unknown"
+
+    def _where(self, edit: Edit) -> dict[str, list[int]]:
+        """Where in `edit.added` each of its stripped lines stands."""
+        key = id(edit)
+        if key not in self._places:
+            places: dict[str, list[int]] = {}
+            for k, item in enumerate(edit.added):
+                places.setdefault(item.text.strip(), []).append(k)
+            self._places[key] = places
+        return self._places[key]
 
 
-def _disagreements(edit: Edit, norm: str, lines: Sequence[str], line: int) -> int:
-    """How many of the lines next to `norm` in `edit` (two above and two below, where the edit wrote them next to
-    it) differ from the lines next to line `line` (1-based) of the committed file `lines` (stripped); the fewest
-    over the places the edit wrote `norm`. An edit that says nothing about a neighbour does not disagree."""
+def _neighbours_agree(edit: Edit, k: int, lines: Sequence[str], line: int) -> tuple[int, int]:
+    """(agreeing, differing): the lines `edit` wrote next to its line `k` (two above and two below, where its line
+    numbers say they stand next to it), against the lines next to line `line` (1-based) of the committed file
+    `lines` (stripped). A blank neighbour tells nothing."""
     added = edit.added
-    best: int | None = None
-    for k, item in enumerate(added):
-        if item.text.strip() != norm:
+    item = added[k]
+    agree = differ = 0
+    for step in (-2, -1, 1, 2):
+        j = k + step
+        if not 0 <= j < len(added) or not 1 <= line + step <= len(lines):
             continue
-        count = 0
-        for step in (-2, -1, 1, 2):
-            j = k + step
-            if not 0 <= j < len(added) or not 1 <= line + step <= len(lines):
-                continue
-            there = added[j]
-            if item.line is not None and there.line is not None and there.line - item.line != step:
-                continue  # not next to it in the file the edit wrote
-            count += there.text.strip() != lines[line + step - 1]
-        best = count if best is None else min(best, count)
-    return best or 0
+        there = added[j]
+        if item.line is not None and there.line is not None and there.line - item.line != step:
+            continue  # not next to it in the file the edit wrote
+        text = there.text.strip()
+        if not text:
+            continue
+        if text == lines[line + step - 1]:
+            agree += 1
+        else:
+            differ += 1
+    return agree, differ
 
 
 def _by(mapped: AnyEdit, authored: datetime) -> bool:

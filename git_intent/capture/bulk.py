@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from ..config import lookback, window_start
-from ..git.repo import Repository
+from ..git.repo import Hunk, Repository
 from ..interop.named import named_sessions
 from ..models import Session
 from ..sessions.path_mapping import MappingCache, PathMapper, file_name
@@ -53,15 +53,17 @@ def spans(repo: Repository, commits: Sequence[RangeCommit], window: timedelta | 
 
 
 def credit_commits(repo: Repository, commits: Sequence[RangeCommit], sessions: Sequence[Session],
-                   windows: dict[str, Span], noted: set[str]) -> Iterator[tuple[str, list[LineCredit]]]:
+                   windows: dict[str, Span], noted: set[str], hunks: dict[str, list[Hunk]] | None = None
+                   ) -> Iterator[tuple[str, list[LineCredit]]]:
     """(sha, credits) for each of `commits` in order, from `sessions` (their edits in each commit's window).
-    `noted` are the commits that have a note (only those carry credits or keep earlier ones)."""
+    `noted` are the commits that have a note (only those carry credits or keep earlier ones); `hunks`, each
+    commit's added lines when the caller has them (else read here, `commit_range.added_hunks_of`)."""
     timeline = EditTimeline(sessions)
     mapped: MappingCache = {}  # shared by the commits' mappers: each maps against its own commit's tree
-    hunks = added_hunks_of(repo, commits)
+    stream = ((c.sha, hunks[c.sha]) for c in commits) if hunks is not None else added_hunks_of(repo, commits)
     named = named_sessions(repo, [c.sha for c in commits])
     for commit in commits:
-        sha, added = next(hunks)
+        sha, added = next(stream)
         span = windows[sha]
         # Only a commit with a note can carry credits (from the commits its note names, and its own); the
         # others, nearly all of a first backfill, skip reading one.
@@ -76,11 +78,12 @@ def credit_commits(repo: Repository, commits: Sequence[RangeCommit], sessions: S
                                 named=named.get(sha, frozenset()), file_lines=partial(repo.file_lines, sha), own=own)
 
 
-def unnoted_credits(repo: Repository, shas: Sequence[str]) -> dict[str, list[LineCredit]]:
+def unnoted_credits(repo: Repository, shas: Sequence[str], hunks: dict[str, list[Hunk]] | None = None
+                    ) -> dict[str, list[LineCredit]]:
     """The credits `record` would write now for each of `shas` (commits without a note), writing nothing: the
     sessions on this machine, read through the record cache. One commit is credited by `attribute_commit`
-    itself; several share one reading of the sessions (`credit_commits`). Raises GitError for a sha that names
-    no commit."""
+    itself; several share one reading of the sessions (`credit_commits`; `hunks`: their added lines, when the
+    caller has them). Raises GitError for a sha that names no commit."""
     wanted = list(dict.fromkeys(shas))
     if len(wanted) <= 1:
         return {sha: attribute_commit(repo, sha) for sha in wanted}
@@ -92,11 +95,12 @@ def unnoted_credits(repo: Repository, shas: Sequence[str]) -> dict[str, list[Lin
     windows = spans(fast, commits)
     low = min(s.earliest for s in windows.values())
     high = max(c.time for c in commits)
-    names = {file_name(path) for path in _added_paths(fast, commits)}
+    paths = {h.path for sha in wanted for h in hunks[sha]} if hunks is not None else _added_paths(fast, commits)
+    names = {file_name(path) for path in paths}
     # A path maps only onto files of its own name (`path_mapping.file_name`): edits of other names cannot count.
     sessions = window_sessions(fast, low, low - WINDOW_SLACK, high + WINDOW_SLACK,
                                keep=lambda _s, _m, path, _c: file_name(path) in names)
-    return dict(credit_commits(fast, commits, sessions, windows, noted=set()))
+    return dict(credit_commits(fast, commits, sessions, windows, noted=set(), hunks=hunks))
 
 
 def _added_paths(repo: Repository, commits: Sequence[RangeCommit]) -> set[str]:

@@ -216,7 +216,9 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
     if as_json:
         print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
         return
-    echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded; "
+    elsewhere = result.commits - result.commits_in_head
+    where = f" ({elsewhere} of them on other branches: `git intent stats` counts HEAD's)" if elsewhere else ""
+    echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded{where}; "
          f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
     for problem in result.skipped[:20]:
         echo(f"  skipped {problem}")

@@ -1,1 +1,1 @@
-"""Explaining a line: blame → note → session → evidence, the content fallback, and text renderings of answers."""
+"""Explaining a line: blame → note → session → evidence, the one classifier every surface asks, renderings."""

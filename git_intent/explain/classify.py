@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import IntentError
-from ..git.repo import Repository
+from ..git.repo import Hunk, Repository
 from ..models import Attribution, Session
 from ..notes import LinesRecord, Note, read_note, read_notes, still_matches
 from ..sessions.discovery import find_session
@@ -57,8 +57,13 @@ class LineResolver:
     """Resolves added lines (`resolve`) with caches shared across calls: each note, each commit without one and
     each commit's trailers read once, each session looked up once."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, *, listing: bool = False) -> None:
+        """`listing`: learn which messages can be read from the record cache's listing of every session first
+        (`candidate_sessions.listed_sessions`), as a caller asking about many sessions wants (stats, audit):
+        reading each session whole cost most of `stats` on a real history."""
         self.repo = repo
+        self.listing = listing
+        self._listed: dict[tuple[str, str], set[str]] | None = None
         self.notes: dict[str, Note | IntentError | None] = {}
         self.unnoted = UnnotedLines(repo)
         self.trailers: dict[str, str | None] = {}
@@ -75,10 +80,11 @@ class LineResolver:
                 self.notes[commit] = exc
         return self.notes[commit]
 
-    def prepare(self, commits: Iterable[str], *, notes: dict[str, Note] | None = None) -> None:
+    def prepare(self, commits: Iterable[str], *, notes: dict[str, Note] | None = None,
+                hunks: dict[str, list[Hunk]] | None = None) -> None:
         """Read at once what `resolve` will need of `commits`: their notes (`notes`, when the caller read every
-        note already: commits missing from it have none), the credits of those without one, and the trailers of
-        those whose notes credit no line."""
+        note already: commits missing from it have none), the credits of those without one (`hunks`: their added
+        lines, when the caller has them), and the trailers of those whose notes credit no line."""
         wanted = list(dict.fromkeys(commits))
         if notes is not None:
             for commit in wanted:
@@ -91,7 +97,7 @@ class LineResolver:
                     note = found.get(commit)
                     if note is None or note.records:
                         self.notes[commit] = note  # else `note` reads it alone and keeps why it cannot be used
-        self.unnoted.prepare([c for c in wanted if self.note(c) is None])
+        self.unnoted.prepare([c for c in wanted if self.note(c) is None], hunks)
         self.read_trailers(wanted)
 
     def read_trailers(self, commits: list[str]) -> None:
@@ -158,12 +164,24 @@ class LineResolver:
         if attribution.method == "trailer" or not attribution.session_id:
             return False
         key = (attribution.agent, attribution.session_id)
+        if self.listing and attribution.message_id in self._listing().get(key, ()):
+            return True  # an edit message of a transcript or backup copy here: find_session would read it too
         if key not in self._readable:
             session = self.session(attribution.agent, attribution.session_id)
             self._readable[key] = None if isinstance(session, IntentError) else (
                 {m.message_id for m in session.messages} | {e.message_id for e in session.edits})
         readable = self._readable[key]
         return readable is not None and attribution.message_id in readable
+
+    def _listing(self) -> dict[tuple[str, str], set[str]]:
+        if self._listed is None:
+            from ..capture.candidate_sessions import listed_sessions
+
+            try:
+                self._listed = {(s.agent, s.session_id): set(s.message_models) for s in listed_sessions(self.repo)}
+            except Exception:  # an accelerator: without it each session is found whole
+                self._listed = {}
+        return self._listed
 
     def line_class(self, resolution: Resolution) -> LineClass:
         """The class every surface counts the line under (`unreadable` counts as unrecorded)."""

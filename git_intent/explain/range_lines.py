@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..capture.commit_range import RangeCommit, added_hunks_of, list_range
 from ..git.objects import InProcessRepository
-from ..git.repo import Repository
+from ..git.repo import Hunk, Repository
 from .classify import LineClass, LineResolver, Resolution
 
 
@@ -31,16 +31,18 @@ class ClassifiedLine:
 
 @dataclass
 class ClassifiedRange:
-    """A range's commits (oldest first) and, lazily, its classified lines; `resolver` answers more about them
-    (sessions, evidence)."""
+    """A range's commits (oldest first), their added lines (`hunks`) and, lazily, the lines classified; `resolver`
+    answers more about them (sessions, evidence)."""
 
     commits: list[RangeCommit]
+    hunks: dict[str, list[Hunk]]
     resolver: LineResolver
 
     def lines(self, *, blank: bool = False) -> Iterator[ClassifiedLine]:
         """Every non-blank added line of the range (every line with `blank`), commit by commit, hunk by hunk."""
-        for sha, hunks in added_hunks_of(self.resolver.repo, self.commits):
-            for hunk in hunks:
+        for commit in self.commits:
+            sha = commit.sha
+            for hunk in self.hunks[sha]:
                 for offset, text in enumerate(hunk.lines):
                     if blank or text.strip():
                         found = self.resolver.resolve(sha, hunk.path, hunk.start + offset)
@@ -53,6 +55,7 @@ def classify_range(repo: Repository, revision_range: str) -> ClassifiedRange:
     and the commits without one credited at once. Raises IntentError for a range git does not understand."""
     fast = InProcessRepository.of(repo)  # each note's ranges are checked against the blobs: in process
     commits = list_range(fast, revision_range)
-    resolver = LineResolver(fast)
-    resolver.prepare([c.sha for c in commits])
-    return ClassifiedRange(commits, resolver)
+    hunks = dict(added_hunks_of(fast, commits))
+    resolver = LineResolver(fast, listing=True)
+    resolver.prepare([c.sha for c in commits], hunks=hunks)
+    return ClassifiedRange(commits, hunks, resolver)

@@ -16,6 +16,7 @@ from ..git.repo import Repository
 
 if TYPE_CHECKING:
     from ..capture.attribute import LineCredit
+    from ..git.repo import Hunk
 
 # Below a note's: the line was credited now, not when the commit was made.
 CONTENT_CONFIDENCE = 0.7
@@ -29,15 +30,17 @@ class UnnotedLines:
         self.repo = repo
         self._credits: dict[str, dict[tuple[str, int], LineCredit] | None] = {}
 
-    def prepare(self, commits: Iterable[str]) -> None:
-        """Credit at once the commits not credited yet (one reading of the sessions for all of them)."""
+    def prepare(self, commits: Iterable[str], hunks: dict[str, list[Hunk]] | None = None) -> None:
+        """Credit at once the commits not credited yet (one reading of the sessions for all of them); `hunks`,
+        their added lines when the caller has them."""
         wanted = [c for c in dict.fromkeys(commits) if c not in self._credits]
         if not wanted:
             return
         from ..capture.bulk import unnoted_credits  # the capture stage loads only when a commit has no note
 
         try:
-            found = unnoted_credits(self.repo, wanted)
+            found = unnoted_credits(self.repo, wanted, hunks if hunks is not None and all(
+                c in hunks for c in wanted) else None)
         except IntentError:  # a commit git cannot diff (a shallow clone's boundary): its lines stay unrecorded
             found = {}
             for commit in wanted:

@@ -41,6 +41,7 @@ class ImportResult:
     source: str
     sessions: int = 0
     commits: int = 0
+    commits_in_head: int = 0  # of `commits`, those HEAD's history holds (what `git intent stats` counts)
     lines_added: int = 0
     lines_attributed: int = 0
     results: list[RecordResult] = field(default_factory=list)
@@ -63,14 +64,18 @@ def import_records(repo: Repository, source: str, progress: Progress | None = No
         if path is None:
             raise IntentError("`import --from agent-trace` needs the file or folder of trace records.",
                               hint="git intent import --from agent-trace traces.jsonl")
-        return _agent_trace(repo, path, tick)
-    if source == "entire":
-        return _entire(repo, tick)
-    if source == "git-ai":
-        return _gitai(repo, tick)
-    if source == "aider":
-        return _aider(repo, tick)
-    raise IntentError(f"git-intent cannot import from {source!r}; it imports from {', '.join(SOURCES)}.")
+        result = _agent_trace(repo, path, tick)
+    elif source == "entire":
+        result = _entire(repo, tick)
+    elif source == "git-ai":
+        result = _gitai(repo, tick)
+    elif source == "aider":
+        result = _aider(repo, tick)
+    else:
+        raise IntentError(f"git-intent cannot import from {source!r}; it imports from {', '.join(SOURCES)}.")
+    in_head = set(repo.git("rev-list", "HEAD", check=False).split())
+    result.commits_in_head = sum(1 for r in result.results if r.commit in in_head)
+    return result
 
 
 def work_size(repo: Repository, source: str) -> int:

@@ -135,9 +135,9 @@ class Note:
         """How many non-blank lines are not git-intent records."""
         return sum(1 for line in self.foreign if line.strip())
 
-    @property
+    @cached_property
     def lines(self) -> list[LinesRecord]:
-        """The lines records, in note order."""
+        """The lines records, in note order (treat as read-only)."""
         return [r for r in self.records if isinstance(r, LinesRecord)]
 
     @property

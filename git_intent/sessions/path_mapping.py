@@ -13,7 +13,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-
 MappingCache = dict[tuple[str, str | None, tuple[str, ...]], str | None]
 
 

@@ -11,31 +11,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from support import (
-    ENTIRE_8ECE,
-    ENTIRE_AC3F_S0,
-    ENTIRE_AC3F_S2,
-    GITSYNC_8FEA,
-    ClaudeSession,
-    Clock,
-    at,
-    blame_json,
-    commit_at,
-    corpus,
-    corpus_files,
-    git,
-    make_repo,
-    run_cli,
-    session_cwd,
-    set_ref,
-    write_tree,
-)
-from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
-
-CASES = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),
-         (ENTIRE_AC3F_S2, "ac3f02a3c337", rebuild_claude, "log error when marshalling fails"),
-         (ENTIRE_AC3F_S0, "ac3f02a3c337", rebuild_claude, "handle if a single jsonl line is bigger then chunk size"),
-         (GITSYNC_8FEA, "8feaf84a600f", rebuild_codex, "even more general url validation")]
+from support import ClaudeSession, Clock, blame_json, commit_at, git, make_repo, run_cli
+from transcript_replay import linked_history
 
 
 def notes(repo: Path) -> dict[str, str]:
@@ -55,17 +32,7 @@ def test_import_backfill_and_record_write_the_same_notes_in_any_order(tmp_path: 
     """The linked corpus's real commits rebuilt, with their real Entire checkpoints: a second import rewrites
     nothing, and backfill and record, in either order, write byte for byte the notes the import wrote."""
     repo = make_repo(tmp_path / "repo")
-    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject)
-                    for t, cp, build, subject in CASES), key=lambda s: at(s[2].first_edit_at))
-    trailer_commits = []
-    for transcript, checkpoint, rebuild, subject in steps:
-        cwd = session_cwd(transcript).rstrip("/")
-        write_replayed(repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1:]).exists()}, cwd)
-        commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
-        write_replayed(repo, rebuild.post, cwd)
-        trailer_commits.append(commit_replayed(repo, f"{subject}\n\nEntire-Checkpoint: {checkpoint}\n",
-                                               at(rebuild.last_edit_at) + timedelta(minutes=1)))
-    set_ref(repo, "refs/heads/entire/checkpoints/v1", write_tree(repo, corpus_files()), "Checkpoints")
+    trailer_commits = linked_history(repo)
 
     cli(repo, "import", "--from", "entire")
     first = notes(repo)

@@ -135,7 +135,8 @@ def agree(root: Path, base: str, found: dict[str, Any]) -> None:
                     if line["content"].strip():
                         assert group["line_class"] == listed[origin[line["line"]]], line
     exported = {(r["vcs"]["revision"], f["path"], n) for r in found["export"] for f in r["files"]
-                for c in f["conversations"] for rng in c["ranges"] for n in range(rng["start_line"], rng["end_line"] + 1)}
+                for c in f["conversations"] for rng in c["ranges"]
+                for n in range(rng["start_line"], rng["end_line"] + 1)}
     agents = {k for k, v in listed.items() if v.startswith("agent")}
     assert agents <= exported and not (exported & {k for k, v in listed.items() if not v.startswith("agent")})
     counts = found["audit"]["lines"]

@@ -9,31 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from support import (
-    ENTIRE_8ECE,
-    ENTIRE_AC3F_S0,
-    ENTIRE_AC3F_S2,
-    GITSYNC_8FEA,
     ClaudeSession,
     Clock,
-    at,
-    corpus,
-    corpus_files,
     git,
     make_repo,
     run_cli,
-    session_cwd,
-    set_ref,
-    write_tree,
 )
-from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from transcript_replay import linked_history
+
 
 # (transcript, checkpoint id, rebuild, subject)
-CASES = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),
-         (ENTIRE_AC3F_S2, "ac3f02a3c337", rebuild_claude, "log error when marshalling fails"),
-         (ENTIRE_AC3F_S0, "ac3f02a3c337", rebuild_claude, "handle if a single jsonl line is bigger then chunk size"),
-         (GITSYNC_8FEA, "8feaf84a600f", rebuild_codex, "even more general url validation")]
-
-
 def import_json(repo: Path, source: str) -> dict[str, Any]:
     proc = run_cli("import", "--from", source, "--json", cwd=repo)
     assert proc.returncode == 0, proc.stderr
@@ -42,17 +27,10 @@ def import_json(repo: Path, source: str) -> dict[str, Any]:
 
 def test_entire_history_is_explained_line_by_line_after_import(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject)
-                    for t, cp, build, subject in CASES), key=lambda s: at(s[2].first_edit_at))
-    for transcript, checkpoint, rebuild, subject in steps:
-        cwd = session_cwd(transcript).rstrip("/")
-        write_replayed(repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1:]).exists()}, cwd)
-        commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
-        write_replayed(repo, rebuild.post, cwd)
-        commit_replayed(repo, f"{subject}\n\nEntire-Checkpoint: {checkpoint}\n",
-                        at(rebuild.last_edit_at) + timedelta(minutes=1))
-    set_ref(repo, "refs/heads/entire/checkpoints/v1", write_tree(repo, corpus_files()), "Checkpoints")
+    linked_history(repo)
     result = import_json(repo, "entire")
+    assert result["commits_in_head"] == result["commits"] == 4  # what `stats` counts as recorded
+    assert json.loads(run_cli("stats", "--json", cwd=repo).stdout)["commits_recorded"] == 4
     credited: dict[str, int] = {}
     for record in result["results"]:
         for key, lines in record["sessions"].items():
