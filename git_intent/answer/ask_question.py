@@ -9,10 +9,10 @@ from ..config import model_settings
 from ..errors import IntentError
 from ..explain.reasons import is_request
 from ..explain.render import when
-from ..fidelity.topics import request_text, sentences
 from ..git.repo import Repository
 from ..index.search import Hit
 from ..models import Session
+from ..sessions.prose import request_text, split_sentences
 from .candidates import Candidate, Found, find_candidates, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
@@ -139,7 +139,7 @@ def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
 def _nearest_sentences(text: str, query: str) -> str:
     """The sentence of `text` sharing most words with `query`, and the next one."""
     words = {w.lower() for w in query.split()}
-    found = sentences(text)
+    found = split_sentences(text)
     if not found:
         return text
     best = max(range(len(found)), key=lambda i: (len(words & {w.lower().strip(".,:;`()") for w in found[i].split()}),

@@ -65,7 +65,7 @@ def test_blame_quotes_the_prompt_that_opened_the_turn_what_it_confirmed_and_the_
     assert kinds[:3] == [("request", scenario["yes"]), ("confirmed", scenario["question"]),
                          ("reasoning", scenario["reason"])]  # the nearest naming the file, not the nearest
     assert [k for k, _ in kinds].count("reasoning") == 3 and kinds[-1][0] == "edit"
-    assert line["evidence"][1]["passage"] == "Should I use the German rate of 19 percent?"
+    assert line["evidence"][1]["passage"] == "I can add a VAT rate. Should I use the German rate of 19 percent?"
     assert line["evidence"][2]["passage"] == ("I'll put the rate into pricing.py because `price` must return "
                                               "gross amounts.")
     assert all(SUMMARY[:40] not in e["text"] for e in line["evidence"])
@@ -101,7 +101,7 @@ def test_why_of_a_persons_line_keeps_what_the_agent_wrote_there(scenario: dict[s
 def test_review_gives_the_picked_reason(scenario: dict[str, Any]) -> None:
     proc = run_cli("review", f"{scenario['commit']}~1..{scenario['commit']}", cwd=scenario["root"])
     assert proc.returncode == 0, proc.stderr
-    assert "because  “I'll put the rate into pricing.py because `price` must return gross amounts.”" in proc.stdout
+    assert "because   “I'll put the rate into pricing.py because `price` must return gross amounts.”" in proc.stdout
     assert "· in def price" in proc.stdout
 
 
