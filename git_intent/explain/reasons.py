@@ -161,24 +161,33 @@ def _reason(message: Message, terms: list[tuple[str, int]]) -> Reason:
 
 def _proposal(message: Message, terms: list[tuple[str, int]]) -> Reason:
     """What a confirmation confirmed, trimmed to the part naming the code: the unit naming most of the edit's
-    terms, else most code (`backticked` names, file names, snake_case or camelCase words), the latest of equals;
-    when none names any, the last question with the sentence before it ("I'd move the check into the dialer.
-    Want me to do it?"), else the last two sentences."""
+    terms (the first of equals), followed by the message's last question when that is another unit and both fit
+    ("3. NormalizeAfterLoad one-way migration … Want me to make the comment fix?"); when no unit names a term,
+    the last question if it names code (a `backticked` name, a file, a snake_case or camelCase word), else the
+    nearest unit before it that does, with it; else the last question and the unit before it."""
     rows = _units(prose_of(message.text))
     if not rows:
         return Reason(message, clip_units(_units(message.text)), 0)
-    scored = [(_weight(s, terms), len(_CODE.findall(s)), n) for n, s in enumerate(rows)]
-    named = max(scored)
-    if named[0] or named[1]:
-        return Reason(message, _passage(rows, named[2]), named[0])
-    asked = [n for n, s in enumerate(rows) if s.endswith("?")]
-    at = asked[-1] if asked else len(rows) - 1
-    return Reason(message, clip_units(rows[max(0, at - 1):at + 1]), 0)
+    weights = [_weight(s, terms) for s in rows]
+    asked = max((n for n, s in enumerate(rows) if s.endswith("?")), default=None)
+    last = asked if asked is not None else len(rows) - 1
+    if max(weights):
+        named = weights.index(max(weights))
+    elif asked is not None and _CODE.search(rows[asked]):
+        return Reason(message, clip_units([rows[asked]]), 0)
+    else:
+        named = next((n for n in range(last - 1, -1, -1) if _CODE.search(rows[n])), max(0, last - 1))
+    passage = _passage(rows, named)
+    if asked is not None and asked > named and rows[asked] not in passage:
+        joined = f"{passage} {rows[asked]}" if asked == named + 1 else f"{passage} … {rows[asked]}"
+        passage = joined if len(joined) <= PASSAGE_CHARS else passage
+    return Reason(message, passage, max(weights))
 
 
 def _passage(rows: list[str], at: int) -> str:
     """Unit `at` of `rows` as a reader can take it, whole and within PASSAGE_CHARS when it fits: a list item
-    after the lead-in that opens its list ("…, it means: 1. The session created/modified the file"); a lead-in
+    after the lead-in that opens its list ("…, it means: 1. The session created/modified the file", "Will fix: …
+    3. Extract the helper" with the items between elided); a lead-in
     (short, "Now fix ssh.go", or ending with ":") with the unit after it."""
     passage = rows[at]
     if is_list_item(passage):
@@ -187,7 +196,7 @@ def _passage(rows: list[str], at: int) -> str:
             first -= 1
         lead = rows[first - 1] if first > 0 else ""
         if lead.endswith(":") and len(lead) + len(passage) < PASSAGE_CHARS:
-            passage = f"{lead} {passage}"
+            passage = f"{lead} {passage}" if first == at else f"{lead} … {passage}"  # the items between left out
     elif (len(passage) < SHORT_LEAD or passage.endswith(":")) and at + 1 < len(rows) \
             and len(passage) + len(rows[at + 1]) < PASSAGE_CHARS:
         passage = f"{passage} {rows[at + 1]}"

@@ -115,10 +115,11 @@ def _session(session: SessionReview) -> str:
            f"lines in {len(session.files)} files</summary>", ""]
     if session.summary is not None:
         out += [inline(session.summary.text), ""]
-    for item in session.requests[:3]:
+    asked = [item for item in session.requests if item.kind == "request"]
+    for item in session.requests[:session.requests.index(asked[3])] if len(asked) > 3 else session.requests:
         pointer = f"{session.session_id}:{item.message_id}"
-        out += [f"asked {_cite(item.session_id, item.message_id)}:", "",
-                fenced(item.text, REQUEST_CHARS, pointer)]
+        label, text = ("asked", item.text) if item.kind == "request" else (item.kind, item.passage or item.text)
+        out += [f"{label} {_cite(item.session_id, item.message_id)}:", "", fenced(text, REQUEST_CHARS, pointer)]
     out.append("</details>\n")
     return "\n".join(out)
 

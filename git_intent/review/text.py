@@ -77,9 +77,11 @@ def _session(session: SessionReview) -> list[str]:
            f"{count(len(session.files), 'file')}, {count(len(session.messages), 'message')}"]
     if session.summary is not None:
         out += [f"    {line}" for line in textwrap.wrap(session.summary.text, 96)]
-    out += [f"    asked   {quote(item)}" for item in session.requests[:5]]
-    if len(session.requests) > 5:
-        out.append(f"    … {len(session.requests) - 5} more requests")
+    asked = [item for item in session.requests if item.kind == "request"]
+    shown = session.requests[:session.requests.index(asked[5])] if len(asked) > 5 else session.requests
+    out += [f"    {'asked' if item.kind == 'request' else item.kind:<9} {quote(item)}" for item in shown]
+    if len(asked) > 5:
+        out.append(f"    … {len(asked) - 5} more requests")
     return out
 
 

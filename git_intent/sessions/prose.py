@@ -17,10 +17,11 @@ CONFIRMATION_CHARS = 60  # a longer prompt says more than "yes"
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
 # A sentence ends at `.`, `!` or `?` and a space: after a letter, a closing bracket, quote or backtick (not after the
 # usual abbreviations), or after a number when a capital follows ("lines 99-101. The comment"), but never after a
-# lone short number ("### 1. Fix", "step 2. then", "the file 2. The next"): a list marker is not a sentence.
+# lone short number ("### 1. Fix", "**2. Alias**", "step 2. then", "the file 2. The next"): a list marker is not a
+# sentence.
 _SENTENCE_END = re.compile(
     r"(?:(?<=[A-Za-z)\]`'\"”’][.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)"
-    r"|(?<=\d[.!?])(?<![\s:(#]\d\.)(?<![\s:(#]\d\d\.)(?<!^\d\.)(?<!^\d\d\.)(?=\s+[A-Z]))\s+")
+    r"|(?<=\d[.!?])(?<![\s:(#*_]\d\.)(?<![\s:(#*_]\d\d\.)(?<!^\d\.)(?<!^\d\d\.)(?=\s+[A-Z]))\s+")
 _CONFIRM = re.compile(
     r"^\W*(?:(?:yes|yep|yeah|yup|ya|y|ok(?:ay)?|k|sure|fine|great|perfect|cool|nice|good|correct|right|agreed?|"
     r"approved?|lgtm|go(?: ahead| for it| on)?|proceed|continue|please(?: do| proceed| continue)?|sounds? good|"

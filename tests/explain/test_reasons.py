@@ -71,7 +71,7 @@ def test_blame_quotes_the_prompt_that_opened_the_turn_what_it_confirmed_and_the_
     assert all(SUMMARY[:40] not in e["text"] for e in line["evidence"])
     text = run_cli("blame", "pricing.py:2", cwd=scenario["root"]).stdout
     assert text.startswith("pricing.py:2  in def price\n")
-    assert "  confirmed " in text and "            Should I use the German rate of 19 percent?\n" in text
+    assert "  confirmed " in text and "            I can add a VAT rate. Should I use the German rate of 19 percent?\n" in text
 
 
 def test_offline_why_uses_the_same_picker_and_says_nothing_it_does_not_know(scenario: dict[str, Any]) -> None:
@@ -79,8 +79,8 @@ def test_offline_why_uses_the_same_picker_and_says_nothing_it_does_not_know(scen
     answer = why(Repository(root), "pricing.py:2", offline=True, cwd=root)
     lines = answer.answer.splitlines()
     assert lines[0].startswith("Line 2 of pricing.py (in def price) was written by claude-code in session ")
-    assert lines[1] == (f'The user answered "yes" [{sid}:{scenario["yes"]}] to the agent\'s "Should I use the '
-                        f'German rate of 19 percent?" [{sid}:{scenario["question"]}].')
+    assert lines[1] == (f'The user answered "yes" [{sid}:{scenario["yes"]}] to the agent\'s "I can add a VAT rate. '
+                        f'Should I use the German rate of 19 percent?" [{sid}:{scenario["question"]}].')
     assert lines[2] == (f"The agent explained \"I'll put the rate into pricing.py because `price` must return gross "
                         f"amounts.\" [{sid}:{scenario['reason']}].")
     assert "Next the user said" not in answer.answer and '"exit"' not in answer.answer
