@@ -284,14 +284,14 @@ def quote_rules(evidence: list[Any]) -> dict[str, int]:
     reasoning) later than the edit; quotes out of time order (a proposal a confirmation confirmed is shown
     with that confirmation, so it is left out of the order); passages ending with a list item's number (a cut
     inside a list); bare confirmations among the requests, and those shown with what they confirmed."""
-    from git_intent.sessions.prose import is_confirmation
+    from git_intent.explain.reasons import is_confirmation  # where main before issue 28 had it too
 
     edit = next((e for e in evidence if e.kind == "edit"), None)
     why = [e for e in evidence if e.kind in ("request", "confirmed", "reasoning")]
     later = sum(1 for e in why if edit is not None and e.timestamp and edit.timestamp
                 and e.timestamp > edit.timestamp)
     stamps = [e.timestamp for e in evidence if e.kind != "confirmed" and e.timestamp]
-    disorder = sum(1 for a, b in zip(stamps, stamps[1:]) if b < a)
+    disorder = sum(1 for a, b in zip(stamps, stamps[1:], strict=False) if b < a)
     cut = sum(1 for e in evidence if e.passage and _cut_list(e.passage, e.text))
     request = next((e for e in evidence if e.kind == "request"), None)
     confirming = request is not None and not request.passage and is_confirmation(request.text)
@@ -311,7 +311,7 @@ def review_rules(repo: Any, rows: list[dict[str, Any]]) -> None:
     """`review COMMIT` of each sampled line's commit: the group holding the line quotes nothing as asked,
     confirmed or because that is later than its edit, and its text shows `confirmed` where blame does."""
     from git_intent.review import review_range
-    from git_intent.review.text import cite, confirmed_of, reason_of, requests_of, review_text
+    from git_intent.review.text import cite, reason_of, review_text
 
     reviews: dict[str, Any] = {}
     for row in rows:
@@ -327,10 +327,10 @@ def review_rules(repo: Any, rows: list[dict[str, Any]]) -> None:
         for group in [g for f in answer.files if f.path == path for h in f.hunks for g in h.groups
                       if g.start <= int(line) <= g.end and g.status == "agent"]:
             edit = next((e for e in group.evidence if e.kind == "edit"), None)
-            shown = [e for e in (*requests_of(group), confirmed_of(group), reason_of(group)) if e is not None]
+            confirmed = next((e for e in group.evidence if e.kind == "confirmed"), None)
+            shown = [e for e in group.evidence if e.kind == "request"] + [e for e in (confirmed, reason_of(group)) if e]
             row["review_later_than_edit"] += sum(1 for e in shown if edit is not None and e.timestamp
                                                  and edit.timestamp and e.timestamp > edit.timestamp)
-            confirmed = confirmed_of(group)
             missing = row["confirmed_shown"] and (confirmed is None or f"confirmed {chr(0x201c)}" not in text
                                                   or cite(confirmed.session_id, confirmed.message_id) not in text)
             row["review_confirmed_missing"] += int(bool(missing))

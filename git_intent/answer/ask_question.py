@@ -12,7 +12,7 @@ from ..explain.render import when
 from ..git.repo import Repository
 from ..index.search import Hit
 from ..models import Message, Session
-from ..sessions.prose import request_text, split_sentences
+from ..sessions.prose import clip_units, request_text, units
 from .candidates import Candidate, Found, find_candidates, query_text, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
@@ -156,14 +156,15 @@ def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
 
 
 def _nearest_sentences(text: str, query: str) -> str:
-    """The sentence of `text` sharing most content words with `query`, and the next one."""
+    """The sentence (or list item) of `text` sharing most content words with `query`, and the next one, whole
+    within the 240 characters a hit's quote may take."""
     words = {w.lower() for w in query_text(query).split()}
-    found = split_sentences(text)
+    found = units(text)
     if not found:
         return text
     best = max(range(len(found)), key=lambda i: (len(words & {w.lower().strip(".,:;`()") for w in found[i].split()}),
                                                  -i))
-    return " ".join(found[best:best + 2])
+    return clip_units(found[best:best + 2], 240)
 
 
 def _hits_text(reading: Reading, ranked: list[tuple[Candidate, Session]], hits: list[Hit]) -> str:

@@ -15,7 +15,7 @@ from ..explain.reasons import is_request
 from ..explain.render import when
 from ..fidelity.topics import estimate_tokens
 from ..models import Edit, Message, Session
-from ..sessions.prose import request_text, split_sentences
+from ..sessions.prose import clip_units, request_text, units
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading
 
@@ -199,7 +199,7 @@ def _reasoning(prose: Prose, session: Session, evidence: list[Evidence]) -> None
     message = session.message(reason.message_id) if reason else None
     if reason is None or message is None:
         return
-    text = reason.passage or " ".join(split_sentences(message.text)[:2])
+    text = reason.passage or clip_units(units(message.text)[:2], QUOTE_CHARS)
     prose.sentences.append(f"The agent explained {prose.quote(session, message, text)}.")
 
 
@@ -217,7 +217,7 @@ def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
     prompt = next((m for m in after if is_request(m)), None)
     if said is not None and (prompt is None or after.index(said) < after.index(prompt)):
         text = " ".join(p.text for p in said.parts if p.kind == "text")
-        words = " ".join(split_sentences(text)[:2])
+        words = clip_units(units(text)[:2], QUOTE_CHARS)
         prose.sentences.append(f"Afterwards the agent said {prose.quote(session, said, words)}.")
     content = {ln.content.strip() for ln in group if len(ln.content.strip()) >= 8}
     later = [e for e in session.edits if _after(session, e, index) and e.path.endswith(group[0].path)

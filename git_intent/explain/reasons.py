@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..models import Message, Session
-from ..sessions.prose import is_confirmation, is_list_item, one_line, request_text, split_sentences
+from ..sessions.prose import clip_units, is_confirmation, is_list_item, request_text, units
 
 NEAREST = 3  # assistant messages of the turn the reason is chosen from (issue 20's measure)
 PASSAGE_CHARS = 300
@@ -144,18 +144,13 @@ def prose_of(text: str) -> str:
     return _FENCE.sub(" ", text)
 
 
-def _units(text: str) -> list[str]:
-    """The sentences and list items of `text`, each on one line."""
-    return [one_line(s) for s in split_sentences(text)]
-
-
 def _reason(message: Message, terms: list[tuple[str, int]]) -> Reason:
     said = prose_of(message.text)
-    rows = _units(said)
+    rows = units(said)
     scored = [(_weight(s, terms) + 2 * len(_BECAUSE.findall(s)) + len(_PROBLEM.findall(s)), -n)
               for n, s in enumerate(rows) if len(s) >= 12 and " " in s]
     if not scored:
-        return Reason(message, clip_units(rows or _units(message.text)), 0)
+        return Reason(message, clip_units(rows or units(message.text), PASSAGE_CHARS), 0)
     return Reason(message, _passage(rows, -max(scored)[1]), _weight(said, terms))
 
 
@@ -165,16 +160,16 @@ def _proposal(message: Message, terms: list[tuple[str, int]]) -> Reason:
     ("3. NormalizeAfterLoad one-way migration … Want me to make the comment fix?"); when no unit names a term,
     the last question if it names code (a `backticked` name, a file, a snake_case or camelCase word), else the
     nearest unit before it that does, with it; else the last question and the unit before it."""
-    rows = _units(prose_of(message.text))
+    rows = units(prose_of(message.text))
     if not rows:
-        return Reason(message, clip_units(_units(message.text)), 0)
+        return Reason(message, clip_units(units(message.text), PASSAGE_CHARS), 0)
     weights = [_weight(s, terms) for s in rows]
     asked = max((n for n, s in enumerate(rows) if s.endswith("?")), default=None)
     last = asked if asked is not None else len(rows) - 1
     if max(weights):
         named = weights.index(max(weights))
     elif asked is not None and _CODE.search(rows[asked]):
-        return Reason(message, clip_units([rows[asked]]), 0)
+        return Reason(message, clip_units([rows[asked]], PASSAGE_CHARS), 0)
     else:
         named = next((n for n in range(last - 1, -1, -1) if _CODE.search(rows[n])), max(0, last - 1))
     passage = _passage(rows, named)
@@ -200,20 +195,4 @@ def _passage(rows: list[str], at: int) -> str:
     elif (len(passage) < SHORT_LEAD or passage.endswith(":")) and at + 1 < len(rows) \
             and len(passage) + len(rows[at + 1]) < PASSAGE_CHARS:
         passage = f"{passage} {rows[at + 1]}"
-    return clip_units([passage])
-
-
-def clip_units(units: list[str], limit: int = PASSAGE_CHARS) -> str:
-    """Whole units (sentences, list items) joined while they fit in `limit` characters; a first unit longer than
-    that is cut at a word, ending " …" (a quote checker reads the ellipsis as an elision)."""
-    out = ""
-    for unit in units:
-        joined = f"{out} {unit}".strip()
-        if len(joined) > limit:
-            break
-        out = joined
-    if out or not units:
-        return out
-    cut = units[0][:limit - 2]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + " …"
+    return clip_units([passage], PASSAGE_CHARS)

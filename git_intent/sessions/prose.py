@@ -25,7 +25,8 @@ _SENTENCE_END = re.compile(
 _CONFIRM = re.compile(
     r"^\W*(?:(?:yes|yep|yeah|yup|ya|y|ok(?:ay)?|k|sure|fine|great|perfect|cool|nice|good|correct|right|agreed?|"
     r"approved?|lgtm|go(?: ahead| for it| on)?|proceed|continue|please(?: do| proceed| continue)?|sounds? good|"
-    r"makes sense|ship it|both|all(?: of them| \w+)?|(?:option |number |#)?(?:\d{1,2}|[a-z])|"
+    r"makes sense|ship it|(?:for )?(?:both|all(?: of them| \w+)?)|(?:or )?(?:no,? )?(?:do |go with |take |pick )?"
+    r"(?:option |number |#)?(?:\d{1,2}|[a-z])|"
     r"let'?s (?:do|go|proceed)(?: (?:it|this|that|with it))?|"
     r"(?:do|fix|address|implement|apply|handle|make) (?:it|them|that|this|these|those|so|both|all(?: of them)?)|"
     r"thanks?(?: you)?|hi|hello|hey)\b[\s,.!]*)+\W*$", re.IGNORECASE)
@@ -69,6 +70,11 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def units(text: str) -> list[str]:
+    """The sentences and list items of `text` (`split_sentences`), each on one line."""
+    return [one_line(s) for s in split_sentences(text)]
+
+
 def is_confirmation(text: str) -> bool:
     """Whether a prompt only confirms, acknowledges or greets: "yes", "go ahead", "all four", "ok, do it", "2",
     "yeah, address all of them", "thanks" — short, and nothing else in it."""
@@ -87,3 +93,19 @@ def request_text(message: Message) -> str:
     text = _TAG_BLOCK.sub(" ", raw).strip()
     text = re.sub(r"^/(?:ask|code|architect|context)\s+", "", text)
     return text or raw.strip()
+
+
+def clip_units(units: list[str], limit: int) -> str:
+    """Whole units (sentences, list items) joined while they fit in `limit` characters; a first unit longer than
+    that is cut at a word, ending " …" (a quote checker reads the ellipsis as an elision)."""
+    out = ""
+    for unit in units:
+        joined = f"{out} {unit}".strip()
+        if len(joined) > limit:
+            break
+        out = joined
+    if out or not units:
+        return out
+    cut = units[0][:limit - 2]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + " …"

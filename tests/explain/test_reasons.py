@@ -14,7 +14,7 @@ from support import commit_synced as commit
 from support import install, run_cli
 
 from git_intent.answer import why
-from git_intent.explain.reasons import is_confirmation, pick
+from git_intent.explain.reasons import pick
 from git_intent.explain.symbols import enclosing, file_symbols
 from git_intent.git.repo import Repository
 from git_intent.models import Message, Part, Session
@@ -71,7 +71,8 @@ def test_blame_quotes_the_prompt_that_opened_the_turn_what_it_confirmed_and_the_
     assert all(SUMMARY[:40] not in e["text"] for e in line["evidence"])
     text = run_cli("blame", "pricing.py:2", cwd=scenario["root"]).stdout
     assert text.startswith("pricing.py:2  in def price\n")
-    assert "  confirmed " in text and "            I can add a VAT rate. Should I use the German rate of 19 percent?\n" in text
+    assert "  confirmed " in text
+    assert "            I can add a VAT rate. Should I use the German rate of 19 percent?\n" in text
 
 
 def test_offline_why_uses_the_same_picker_and_says_nothing_it_does_not_know(scenario: dict[str, Any]) -> None:
@@ -103,13 +104,6 @@ def test_review_gives_the_picked_reason(scenario: dict[str, Any]) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "because   “I'll put the rate into pricing.py because `price` must return gross amounts.”" in proc.stdout
     assert "· in def price" in proc.stdout
-
-
-@pytest.mark.parametrize(("text", "expected"), [
-    ("yes", True), ("Yes", True), ("go ahead", True), ("all four", True), ("ok, do it", True), ("2", True),
-    ("yes, and also rename the helper to compute_price", False), ("why does this fail?", False), ("", False)])
-def test_a_bare_confirmation_is_short_and_says_nothing_else(text: str, expected: bool) -> None:
-    assert is_confirmation(text) is expected
 
 
 def test_symbols_name_the_enclosing_definition_and_a_language_without_grammar_has_none() -> None:
