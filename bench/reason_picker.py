@@ -28,7 +28,9 @@ Rules counted on every sampled line (issue 28, item 8; goal 0 for the first four
 confirmed, reasoning) later than the edit in blame's evidence, and in `review COMMIT`'s group for the line (asked,
 confirmed, because); quotes out of time order; passages ending with a list item's number (cut inside a list);
 review text that leaves out a `confirmed` blame shows. Bare confirmations and those shown with what they
-confirmed are counted too.
+confirmed are counted too. Then `--questions N` (default 40) user questions of the sandbox's sessions, reworded
+(first and last words left out), go to `ask` and to `search` alike: how often `ask` cites search's first hit, and
+both the best question and the best answer of that hit's session.
 
 Run (setup and backfill take ~1-2 min a history; `--keep DIR` keeps the sandbox and `--reuse DIR` measures again
 in it without redoing them):
@@ -300,6 +302,39 @@ def quote_rules(evidence: list[Any]) -> dict[str, int]:
             "confirmations": int(confirming), "confirmed_shown": int(shown)}
 
 
+def ask_like_search(work: Path, count: int, seed: int = 5) -> dict[str, Any]:
+    """`ask` against `git intent search` on the same words (issue 28): `count` prompts of the sandbox's sessions
+    that end with "?" (20-200 characters), asked with their first and last words left out as a reader would
+    reword them; how often `ask` cites search's first user or assistant hit, and both the best user and the best
+    assistant hit of that hit's session (the question and its answer)."""
+    import random
+    import sqlite3
+
+    from git_intent.answer import ask
+    from git_intent.git.repo import Repository
+    from git_intent.index.search import search
+
+    repo = Repository(work)
+    db = sqlite3.connect(work / ".git" / "intent" / "index.db")
+    prompts = [row[0] for row in db.execute(
+        "SELECT text FROM messages WHERE is_prompt = 1 AND role = 'user' AND text LIKE '%?' "
+        "AND length(text) BETWEEN 20 AND 200 ORDER BY agent, session_id, message_id")]
+    db.close()
+    first = both = 0
+    chosen = random.Random(seed).sample(prompts, min(count, len(prompts)))
+    for text in chosen:
+        words = text.split()
+        question = " ".join(words[1:-1]) if len(words) > 4 else text
+        hits = [h for h in search(repo, question, limit=9) if h.role in ("user", "assistant")]
+        answer = ask(repo, question, offline=True, cwd=work).answer
+        top = hits[0] if hits else None
+        wanted = [next((h for h in hits if h.role == role and top and h.session_id == top.session_id), None)
+                  for role in ("user", "assistant")]
+        first += bool(top) and f"[{top.session_id}:{top.message_id}]" in answer
+        both += all(f"[{h.session_id}:{h.message_id}]" in answer for h in wanted if h is not None)
+    return {"questions": len(chosen), "ask_cites_search_first": first, "ask_cites_question_and_answer": both}
+
+
 def _cut_list(passage: str, text: str) -> bool:
     """Whether `passage` ends with the number of a list item of `text` ("… the file 2." where a line of the
     message starts "2. "): a sentence cut inside a list."""
@@ -355,6 +390,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=DEFAULT_LINES, help=f"lines sampled (default {DEFAULT_LINES})")
     parser.add_argument("--keep", type=Path, default=None, help="build the sandbox in this new folder and keep it")
     parser.add_argument("--reuse", type=Path, default=None, help="measure again in a sandbox kept with --keep")
+    parser.add_argument("--questions", type=int, default=40,
+                        help="user questions asked of `ask` and `search` alike (default 40; 0 skips)")
     parser.add_argument("--json", action="store_true", help="print every row as JSON")
     parser.add_argument("--show", action="store_true", help="print the lines answered wrongly, with their truth")
     args = parser.parse_args()
@@ -369,6 +406,7 @@ def main() -> None:
     os.environ.pop("GIT_INTENT_MODEL", None)
     saved = json.loads((root / "cases.json").read_text())
     figures = measure(Path(saved["work"]), saved["cases"])
+    figures["ask_like_search"] = ask_like_search(Path(saved["work"]), args.questions) if args.questions else None
     if args.json:
         print(json.dumps(figures, indent=1))
         return
@@ -399,6 +437,11 @@ def main() -> None:
           f"list {f['cut_list_items']}")
     print(f"  bare confirmations {f['confirmations']}, shown with what they confirmed {f['confirmed_shown']}; "
           f"review's text without that `confirmed` {f['review_confirmed_missing']}")
+    if f["ask_like_search"]:
+        a = f["ask_like_search"]
+        print(f"  {a['questions']} user questions reworded: ask cites search's first hit "
+              f"{a['ask_cites_search_first']}, its session's best question and answer "
+              f"{a['ask_cites_question_and_answer']}")
 
 
 if __name__ == "__main__":
