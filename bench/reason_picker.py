@@ -6,8 +6,10 @@ agent lines at HEAD whose ground truth names one edit call are sampled (one line
 commit that exactly one edit call of its checkpoint's sessions introduced into that file). The ground truth is read
 from the raw transcripts here with a plain JSON reader, not the product's adapters:
 
-- request: the last genuine user prompt before the call (not a tool result, a command wrapper `<…>`, an
-  interruption marker or a compaction summary "This session is being continued…");
+- request: the last genuine user prompt before the call (not a tool result nor a prompt typed into one's record,
+  a command wrapper `<…>`, an interruption marker or a compaction summary "This session is being continued…"); a
+  slash command typed with arguments (`/goal simplify this repo…`) is a prompt, its arguments the text (issue 28;
+  the figure without them is printed too);
 - reasons: the 3 nearest assistant texts, thinking blocks or Codex reasoning summaries before the call, after the
   request;
 - turn: the records from the request to the next genuine prompt.
@@ -21,6 +23,14 @@ that have one); `ask "Why does PATH have the line `…`?" --path PATH --offline`
 edit); `ask` median seconds; `why` minus `blame` median milliseconds on the same line (in process, warm). The why
 figures are also given over the lines blame credits to the session that wrote them (the rest are attribution
 misses, which no reason picker can mend).
+
+Rules counted on every sampled line (issue 28, item 8; goal 0 for the first four): quotes given as why (request,
+confirmed, reasoning) later than the edit in blame's evidence, and in `review COMMIT`'s group for the line (asked,
+confirmed, because); quotes out of time order; passages ending with a list item's number (cut inside a list);
+review text that leaves out a `confirmed` blame shows. Bare confirmations and those shown with what they
+confirmed are counted too. Then `--questions N` (default 40) user questions of the sandbox's sessions, reworded
+(first and last words left out), go to `ask` and to `search` alike: how often `ask` cites search's first hit, and
+both the best question and the best answer of that hit's session.
 
 Run (setup and backfill take ~1-2 min a history; `--keep DIR` keeps the sandbox and `--reuse DIR` measures again
 in it without redoing them):
@@ -55,6 +65,8 @@ _FOLD = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 _QUOTE = re.compile(r'(?:"([^"]+)"|“([^”]+)”) \[([^\]:]+):([^\]]+)\]')
 _CITE = re.compile(r"\[([0-9A-Za-z_.-]{6,}):([^\]\s]+)\]")
 SUMMARY = "This session is being continued from a previous conversation"
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_LIST_MARKER_END = re.compile(r"(?:^|\s)(\d{1,2})\.$")  # a passage ending with a number and a full stop
 
 
 def norm(text: str) -> str:
@@ -91,7 +103,10 @@ def steps(path: Path, agent: str) -> list[dict[str, Any]]:
             if record.get("type") == "user" and not record.get("isMeta") and not record.get("isCompactSummary"):
                 text = content if isinstance(content, str) else "\n".join(
                     str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-                if text.strip() and not any(b.get("type") == "tool_result" for b in blocks) and not \
+                args = _COMMAND_ARGS.search(text) if text.lstrip().startswith("<command-") else None
+                if args and args.group(1).strip() and not any(b.get("type") == "tool_result" for b in blocks):
+                    out.append({"kind": "prompt", "id": rid, "text": args.group(1), "command": True})
+                elif text.strip() and not any(b.get("type") == "tool_result" for b in blocks) and not \
                         text.lstrip().startswith(("<", "[Request interrupted", SUMMARY)):
                     out.append({"kind": "prompt", "id": rid, "text": text})
             if record.get("type") == "assistant":
@@ -142,12 +157,15 @@ def steps(path: Path, agent: str) -> list[dict[str, Any]]:
 
 
 def truth_at(flow: list[dict[str, Any]], at: int) -> dict[str, Any]:
-    """The request, the 3 nearest reasons and the turn's record ids around the edit step `at`."""
+    """The request, the 3 nearest reasons and the turn's record ids around the edit step `at`; `typed_request`,
+    the request when slash commands never count as prompts (this measure's reading before issue 28)."""
     start = next((i for i in range(at, -1, -1) if flow[i]["kind"] == "prompt"), None)
     end = next((i for i in range(at, len(flow)) if flow[i]["kind"] == "prompt"), len(flow))
     reasons = [s["text"] for s in flow[(start or 0):at] if s["kind"] == "reason"][-3:]
+    typed = next((flow[i]["text"] for i in range(at, -1, -1) if flow[i]["kind"] == "prompt"
+                  and not flow[i].get("command")), None)
     return {"request": flow[start]["text"] if start is not None else None, "reasons": reasons,
-            "turn": sorted({s["id"] for s in flow[(start or 0):end]})}
+            "typed_request": typed, "turn": sorted({s["id"] for s in flow[(start or 0):end]})}
 
 
 # -- sampling ----------------------------------------------------------------------------------------------------
@@ -226,12 +244,15 @@ def measure(work: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
         ask_ok = any(s == case["session_id"] and m in case["turn"] for s, m in first_two)
         line = blame.lines[0]
         unique = (work / case["path"]).read_text(encoding="utf-8", errors="replace").count(case["text"]) == 1
+        typed = case.get("typed_request")
+        typed_ok = typed is not None and any(located(q, typed) for q, _, _ in quotes)
         rows.append({"location": location, "unique": unique, "request_ok": request_ok, "reason_ok": reason_ok,
-                     "ask_ok": ask_ok,
+                     "ask_ok": ask_ok, "typed_request_ok": typed_ok, **quote_rules(line.evidence),
                      "ask_s": ask_s, "why_ms": why_ms, "blame_ms": blame_ms, "status": line.status,
-                     "credited": line.attribution.session_id if line.attribution else None,
+                     "credited": line.attribution.session_id if line.attribution else None, "commit": line.commit,
                      "expected": case["session_id"], "answer": answer.answer, "ask": asked.answer,
                      "request": (case["request"] or "")[:120], "reasons": [r[:120] for r in case["reasons"]]})
+    review_rules(repo, rows)
     n = len(rows)
     with_reason = [r for r in rows if r["reason_ok"] is not None]
     right = [r for r in rows if r["credited"] == r["expected"]]
@@ -251,7 +272,103 @@ def measure(work: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
             "ask_median_s": statistics.median(r["ask_s"] for r in rows) if n else None,
             "why_minus_blame_median_ms": statistics.median(r["why_ms"] - r["blame_ms"] for r in rows) if n else None,
             "credited_right": sum(r["credited"] == r["expected"] for r in rows),
+            "why_quotes_typed_request": (sum(r["typed_request_ok"] for r in right) / len(right) if right else None),
+            **{rule: sum(r[rule] for r in rows) for rule in RULES},
             "rows": rows}
+
+
+RULES = ("later_than_edit", "out_of_time_order", "cut_list_items", "confirmations", "confirmed_shown",
+         "review_later_than_edit", "review_confirmed_missing")
+
+
+def quote_rules(evidence: list[Any]) -> dict[str, int]:
+    """Counts over one blame answer's evidence (issue 28, item 8): quotes given as why (request, confirmed,
+    reasoning) later than the edit; quotes out of time order (a proposal a confirmation confirmed is shown
+    with that confirmation, so it is left out of the order); passages ending with a list item's number (a cut
+    inside a list); bare confirmations among the requests, and those shown with what they confirmed."""
+    from git_intent.explain.reasons import is_confirmation  # where main before issue 28 had it too
+
+    edit = next((e for e in evidence if e.kind == "edit"), None)
+    why = [e for e in evidence if e.kind in ("request", "confirmed", "reasoning")]
+    later = sum(1 for e in why if edit is not None and e.timestamp and edit.timestamp
+                and e.timestamp > edit.timestamp)
+    stamps = [e.timestamp for e in evidence if e.kind != "confirmed" and e.timestamp]
+    disorder = sum(1 for a, b in zip(stamps, stamps[1:], strict=False) if b < a)
+    cut = sum(1 for e in evidence if e.passage and _cut_list(e.passage, e.text))
+    request = next((e for e in evidence if e.kind == "request"), None)
+    confirming = request is not None and not request.passage and is_confirmation(request.text)
+    shown = confirming and any(e.kind == "confirmed" for e in evidence)
+    return {"later_than_edit": later, "out_of_time_order": disorder, "cut_list_items": cut,
+            "confirmations": int(confirming), "confirmed_shown": int(shown)}
+
+
+def ask_like_search(work: Path, count: int, seed: int = 5) -> dict[str, Any]:
+    """`ask` against `git intent search` on the same words (issue 28): `count` prompts of the sandbox's sessions
+    that end with "?" (20-200 characters), asked with their first and last words left out as a reader would
+    reword them; how often `ask` cites search's first user or assistant hit, and both the best user and the best
+    assistant hit of that hit's session (the question and its answer)."""
+    import random
+    import sqlite3
+
+    from git_intent.answer import ask
+    from git_intent.git.repo import Repository
+    from git_intent.index.search import search
+
+    repo = Repository(work)
+    db = sqlite3.connect(work / ".git" / "intent" / "index.db")
+    prompts = [row[0] for row in db.execute(
+        "SELECT text FROM messages WHERE is_prompt = 1 AND role = 'user' AND text LIKE '%?' "
+        "AND length(text) BETWEEN 20 AND 200 ORDER BY agent, session_id, message_id")]
+    db.close()
+    first = both = 0
+    chosen = random.Random(seed).sample(prompts, min(count, len(prompts)))
+    for text in chosen:
+        words = text.split()
+        question = " ".join(words[1:-1]) if len(words) > 4 else text
+        hits = [h for h in search(repo, question, limit=9) if h.role in ("user", "assistant")]
+        answer = ask(repo, question, offline=True, cwd=work).answer
+        top = hits[0] if hits else None
+        wanted = [next((h for h in hits if h.role == role and top and h.session_id == top.session_id), None)
+                  for role in ("user", "assistant")]
+        first += bool(top) and f"[{top.session_id}:{top.message_id}]" in answer
+        both += all(f"[{h.session_id}:{h.message_id}]" in answer for h in wanted if h is not None)
+    return {"questions": len(chosen), "ask_cites_search_first": first, "ask_cites_question_and_answer": both}
+
+
+def _cut_list(passage: str, text: str) -> bool:
+    """Whether `passage` ends with the number of a list item of `text` ("… the file 2." where a line of the
+    message starts "2. "): a sentence cut inside a list."""
+    end = _LIST_MARKER_END.search(passage)
+    return end is not None and re.search(rf"(?m)^\s*{end.group(1)}[.)]\s", text) is not None
+
+
+def review_rules(repo: Any, rows: list[dict[str, Any]]) -> None:
+    """`review COMMIT` of each sampled line's commit: the group holding the line quotes nothing as asked,
+    confirmed or because that is later than its edit, and its text shows `confirmed` where blame does."""
+    from git_intent.review import review_range
+    from git_intent.review.text import cite, reason_of, review_text
+
+    reviews: dict[str, Any] = {}
+    for row in rows:
+        row["review_later_than_edit"] = row["review_confirmed_missing"] = 0
+        commit = row["commit"]
+        path, line = row["location"].rsplit(":", 1)
+        if commit is None:
+            continue
+        if commit not in reviews:
+            answer = review_range(repo, commit)
+            reviews[commit] = (answer, review_text(answer))
+        answer, text = reviews[commit]
+        for group in [g for f in answer.files if f.path == path for h in f.hunks for g in h.groups
+                      if g.start <= int(line) <= g.end and g.status == "agent"]:
+            edit = next((e for e in group.evidence if e.kind == "edit"), None)
+            confirmed = next((e for e in group.evidence if e.kind == "confirmed"), None)
+            shown = [e for e in group.evidence if e.kind == "request"] + [e for e in (confirmed, reason_of(group)) if e]
+            row["review_later_than_edit"] += sum(1 for e in shown if edit is not None and e.timestamp
+                                                 and edit.timestamp and e.timestamp > edit.timestamp)
+            missing = row["confirmed_shown"] and (confirmed is None or f"confirmed {chr(0x201c)}" not in text
+                                                  or cite(confirmed.session_id, confirmed.message_id) not in text)
+            row["review_confirmed_missing"] += int(bool(missing))
 
 
 def build(root: Path, gitdir: Path, limit: int | None, count: int) -> None:
@@ -273,6 +390,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=DEFAULT_LINES, help=f"lines sampled (default {DEFAULT_LINES})")
     parser.add_argument("--keep", type=Path, default=None, help="build the sandbox in this new folder and keep it")
     parser.add_argument("--reuse", type=Path, default=None, help="measure again in a sandbox kept with --keep")
+    parser.add_argument("--questions", type=int, default=40,
+                        help="user questions asked of `ask` and `search` alike (default 40; 0 skips)")
     parser.add_argument("--json", action="store_true", help="print every row as JSON")
     parser.add_argument("--show", action="store_true", help="print the lines answered wrongly, with their truth")
     args = parser.parse_args()
@@ -287,6 +406,7 @@ def main() -> None:
     os.environ.pop("GIT_INTENT_MODEL", None)
     saved = json.loads((root / "cases.json").read_text())
     figures = measure(Path(saved["work"]), saved["cases"])
+    figures["ask_like_search"] = ask_like_search(Path(saved["work"]), args.questions) if args.questions else None
     if args.json:
         print(json.dumps(figures, indent=1))
         return
@@ -309,6 +429,19 @@ def main() -> None:
     print(f"  of the {f['credited_right']} lines blame credits to the session that wrote them: why quotes the request "
           f"{f['credited_right_why_quotes_request']:.2f}, one of the 3 nearest reasons "
           f"{f['credited_right_why_quotes_near_reason']:.2f}")
+    if f["why_quotes_typed_request"] is not None:
+        print(f"    the request when a slash command never counts as a prompt (the reading before issue 28) "
+              f"{f['why_quotes_typed_request']:.2f}")
+    print(f"  quotes given as why later than the edit (goal 0): blame {f['later_than_edit']}, review "
+          f"{f['review_later_than_edit']}; quotes out of time order {f['out_of_time_order']}; passages cut inside a "
+          f"list {f['cut_list_items']}")
+    print(f"  bare confirmations {f['confirmations']}, shown with what they confirmed {f['confirmed_shown']}; "
+          f"review's text without that `confirmed` {f['review_confirmed_missing']}")
+    if f["ask_like_search"]:
+        a = f["ask_like_search"]
+        print(f"  {a['questions']} user questions reworded: ask cites search's first hit "
+              f"{a['ask_cites_search_first']}, its session's best question and answer "
+              f"{a['ask_cites_question_and_answer']}")
 
 
 if __name__ == "__main__":

@@ -71,10 +71,10 @@ def injected_transcript(folder: Path) -> Path:
     return out
 
 
-def build_repo(folder: Path, *transcripts: Path) -> Path:
+def build_repo(folder: Path, *transcripts: Path, cwd: str = RECORDED_CWD) -> Path:
     """The demo's steps for each transcript in turn (in time order): every file's pre-image as a person's
     baseline, then one commit per session with its edits, recorded from the transcript (kept in .git, as
-    an agent keeps it outside the work tree)."""
+    an agent keeps it outside the work tree). `cwd` is the folder the sessions recorded their paths under."""
     import subprocess
 
     subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True, capture_output=True)
@@ -84,13 +84,13 @@ def build_repo(folder: Path, *transcripts: Path) -> Path:
         shutil.copyfile(transcript, kept[-1])
     rebuilds = [rebuild_claude(path) for path in kept]
     for rebuild in rebuilds:
-        write_replayed(folder, rebuild.pre, RECORDED_CWD)
+        write_replayed(folder, rebuild.pre, cwd)
     commit_replayed(folder, "baseline before the agent sessions",
                     datetime.fromisoformat(rebuilds[0].first_edit_at) - timedelta(hours=1))
     repo = Repository(folder)
     record_commit(repo, "HEAD")
     for path, rebuild in zip(kept, rebuilds, strict=True):
-        write_replayed(folder, rebuild.post, RECORDED_CWD)
+        write_replayed(folder, rebuild.post, cwd)
         commit_replayed(folder, f"the edits of {path.stem}",
                         datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=2), "Soph <soph@example.com>")
         record_commit(repo, "HEAD", transcripts=kept)

@@ -34,7 +34,16 @@ _KNOWN = frozenset({"user", "assistant", "system", "summary", "progress", "file-
                     "queue-operation", "attachment", "custom-title", "tag"})
 _NOT_PROMPTS = ("<command-", "<local-command", "<bash-", "<task-notification", "<system-reminder",
                 "Caveat: The messages below", "[Request interrupted by user")
+# A slash command the user typed with arguments (`/goal simplify this repo`, a skill's `/review 172`) asks for
+# work; one without (`/exit`, `/model`) only echoes the command.
+_COMMAND_ARGS = re.compile(r"<command-args>\s*\S.*?</command-args>", re.DOTALL)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _typed_command(text: str) -> bool:
+    """Whether a user record is a slash command typed with arguments (`<command-name>/goal</command-name>…
+    <command-args>simplify this repo</command-args>`): a request, quoted as its arguments."""
+    return text.startswith(("<command-name>", "<command-message>")) and bool(_COMMAND_ARGS.search(text))
 
 
 def config_dir() -> Path:
@@ -194,7 +203,7 @@ class _Builder:
         summary = bool(record.get("isCompactSummary"))
         text = "\n".join(p.text for p in parts if p.kind == "text").lstrip()
         prompt = (not is_tool and not summary and not record.get("isMeta") and bool(text)
-                  and not text.startswith(_NOT_PROMPTS))
+                  and (not text.startswith(_NOT_PROMPTS) or _typed_command(text)))
         self.messages.append(Message(message_id=message_id, role="tool" if is_tool else "user",
                                      timestamp=when, parts=tuple(parts), is_prompt=prompt, is_summary=summary))
 

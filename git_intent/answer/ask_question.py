@@ -9,11 +9,11 @@ from ..config import model_settings
 from ..errors import IntentError
 from ..explain.reasons import is_request
 from ..explain.render import when
-from ..fidelity.topics import request_text, sentences
 from ..git.repo import Repository
 from ..index.search import Hit
-from ..models import Session
-from .candidates import Candidate, Found, find_candidates, relative, touches
+from ..models import Message, Session
+from ..sessions.prose import clip_units, request_text, units
+from .candidates import Candidate, Found, find_candidates, query_text, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import Prose, why_prose
@@ -98,22 +98,28 @@ def ask_prose(reading: Reading, found: Found, ranked: list[tuple[Candidate, Sess
         if candidate.lines:
             prose.extend(why_prose(reading, candidate.lines[:LINES_EXPLAINED]))
         before = len(prose.sentences)
-        for hit in [h for h in candidate.hits if h.role in ("user", "assistant")][:HITS_QUOTED if n == 0 else 1]:
-            _hit(prose, session, hit, found.searched)
+        spoken = [h for h in candidate.hits if h.role in ("user", "assistant")]
+        for hit in spoken[:HITS_QUOTED if n == 0 else 1]:
+            if (session.session_id, hit.message_id) not in prose.read:  # an answer quoted with its question
+                _hit(prose, session, hit, found.searched, spoken)
         if len(prose.sentences) == before and candidate.hits:  # only tool output matched: name its request
             _request_of(prose, session, candidate.hits[0])
         prose.sentences.append("")
     return prose
 
 
-def _hit(prose: Prose, session: Session, hit: Hit, query: str) -> None:
-    """One sentence quoting a hit: the user's prompt, or the agent's sentence nearest the query, with the
-    request it answered. Tool calls and results are not quoted (their text is code and output)."""
+def _hit(prose: Prose, session: Session, hit: Hit, query: str, hits: list[Hit]) -> None:
+    """One sentence quoting a hit: the user's prompt with the agent's answer to it, or the agent's sentence
+    nearest the query with the request it answered. Tool calls and results are not quoted (their text is code
+    and output)."""
     message = session.message(hit.message_id)
     if message is None or message.role not in ("user", "assistant") or not message.text.strip():
         return
     if message.is_prompt:
-        prose.sentences.append(f"The user asked {prose.quote(session, message, request_text(message), 240)}.")
+        asked = prose.quote(session, message, request_text(message), 240)
+        reply = _reply(session, message, {h.message_id for h in hits})
+        said = prose.quote_or_none(session, reply, _nearest_sentences(reply.text, query), 240) if reply else None
+        prose.sentences.append(f"The user asked {asked}" + (f"; the agent answered {said}." if said else "."))
         return
     quoted = prose.quote_or_none(session, message, _nearest_sentences(message.text, query), 240)
     if quoted is None:
@@ -127,6 +133,19 @@ def _hit(prose: Prose, session: Session, hit: Hit, query: str) -> None:
         prose.sentences.append(f"The agent said {quoted}.")
 
 
+def _reply(session: Session, prompt: Message, hits: set[str]) -> Message | None:
+    """The agent's answer to `prompt`: of its turn's assistant messages with text, one the search matched (the
+    first), else the last, the turn's closing words."""
+    index = session.messages.index(prompt)
+    turn = []
+    for message in session.messages[index + 1:]:
+        if is_request(message):
+            break
+        if message.role == "assistant" and any(p.kind == "text" and p.text.strip() for p in message.parts):
+            turn.append(message)
+    return next((m for m in turn if m.message_id in hits), turn[-1] if turn else None)
+
+
 def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
     message = session.message(hit.message_id)
     index = session.messages.index(message) if message else -1
@@ -137,14 +156,15 @@ def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
 
 
 def _nearest_sentences(text: str, query: str) -> str:
-    """The sentence of `text` sharing most words with `query`, and the next one."""
-    words = {w.lower() for w in query.split()}
-    found = sentences(text)
+    """The sentence (or list item) of `text` sharing most content words with `query`, and the next one, whole
+    within the 240 characters a hit's quote may take."""
+    words = {w.lower() for w in query_text(query).split()}
+    found = units(text)
     if not found:
         return text
     best = max(range(len(found)), key=lambda i: (len(words & {w.lower().strip(".,:;`()") for w in found[i].split()}),
                                                  -i))
-    return " ".join(found[best:best + 2])
+    return clip_units(found[best:best + 2], 240)
 
 
 def _hits_text(reading: Reading, ranked: list[tuple[Candidate, Session]], hits: list[Hit]) -> str:

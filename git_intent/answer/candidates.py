@@ -1,9 +1,10 @@
 """Finding what a question is about: sessions and lines, from the index and from the code it names.
 
-A question ("why does fetch_json retry 3 times?") is searched in the session index (its content words),
-and the identifiers and paths it names are resolved in the work tree: `git grep` finds the lines, blame
-credits them to sessions; an identifier no longer in the tree is looked up with `git log -S` and the notes
-of the commits that added or removed it. Sessions are ranked by both signals, best first.
+A question ("why does fetch_json retry 3 times?") is searched in the session index as `git intent search`
+searches it (the same words, the same ranking), and the identifiers and paths it names are resolved in the work
+tree: `git grep` finds the lines, blame credits them to sessions; an identifier no longer in the tree is looked
+up with `git log -S` and the notes of the commits that added or removed it. Sessions come in the order of their
+best search hit, then re-ranked by the code they wrote that the question names.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from ..notes import read_note
 MAX_IDENTIFIERS = 3
 LINES_PER_IDENTIFIER = 2
 SEARCH_LIMIT = 30
-LINE_WEIGHT = 2.0  # a line the question's identifier names, credited to a session, outweighs any one hit (<= 1)
+LINE_WEIGHT = 2.0  # a line the question's identifier names, credited to a session
 LOG_WEIGHT = 1.0
+FILE_WEIGHT = 1.0  # a session whose messages matching the question touch the file it names (not --path)
 # A line of code the question quotes (`…`) found in the files asked about: the session whose edit wrote it is
 # the answer (issue 20: `ask "Why does PATH have the line `…`?" --path PATH` cited the edit's turn first in
 # 0.62-0.70 of lines when the line was searched as words).
-QUOTED_LINE_WEIGHT = 100.0  # more than any sum of hits (<= 1 each, SEARCH_LIMIT of them) and named lines
+QUOTED_LINE_WEIGHT = 100.0  # more than any sum of named lines
 LINES_PER_QUOTE = 3
 _STOP = frozenset("""a an and are as at be been but by can could did do does doing done for from had has have how
 i in into is it its me my of on or our should so than that the their them then there these they this those to
@@ -43,13 +45,16 @@ _DEFINITION = r"(?:def|func|function|class|const|let|var|fn|type|struct|interfac
 
 @dataclass
 class Candidate:
-    """A session that may answer the question: its search hits and the blamed lines it wrote."""
+    """A session that may answer the question: its search hits (in search's order), the blamed lines it wrote
+    and the weight of those lines (and of commits naming the question's identifiers); `rank` is the place of
+    its best hit in the search (None without hits)."""
 
     agent: str
     session_id: str
     score: float = 0.0
     hits: list[Hit] = field(default_factory=list)
     lines: list[LineAnswer] = field(default_factory=list)
+    rank: int | None = None
 
 
 @dataclass
@@ -104,11 +109,17 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
     ingest(repo)
     files = repo.git("ls-files", "-z").split("\0")
     paths = list(dict.fromkeys(([path] if path else []) + named_paths(question, files)))
-    query = query_text(question)
     single = [p for p in paths if p in files or any(f.endswith("/" + p) for f in files)]
-    hits = search(repo, query, since=since, file=single[0] if single else None, limit=SEARCH_LIMIT)
-    if not hits and single and not path:
-        hits = search(repo, query, since=since, limit=SEARCH_LIMIT)
+    asked = path if path in single else None
+    # The question as typed, as `git intent search` ranks it; its content words alone only when that finds
+    # nothing (dropping words reorders the hits: the question itself and its answer fell out of the top).
+    query, hits = question, []
+    for query in dict.fromkeys((question, query_text(question))):
+        hits = search(repo, query, since=since, file=asked, limit=SEARCH_LIMIT)
+        if hits:
+            break
+    named = next((p for p in single if p != asked), None)
+    touching = search(repo, query, since=since, file=named, limit=SEARCH_LIMIT) if named and not asked else []
     quoted = quoted_lines(question)
     names = [n for n in identifiers(question) if n not in paths and n not in quoted][:MAX_IDENTIFIERS]
     by_session: dict[tuple[str, str], Candidate] = {}
@@ -116,10 +127,12 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
     def candidate(agent: str, session_id: str) -> Candidate:
         return by_session.setdefault((agent, session_id), Candidate(agent=agent, session_id=session_id))
 
-    for hit in hits:
+    for rank, hit in enumerate(hits + [h for h in touching if h not in hits]):
         found = candidate(hit.agent, hit.session_id)
         found.hits.append(hit)
-        found.score += hit.score
+        found.rank = rank if found.rank is None else found.rank
+    for key in dict.fromkeys((hit.agent, hit.session_id) for hit in touching):
+        by_session[key].score += FILE_WEIGHT
     lines: list[LineAnswer] = []
 
     def credit(located: list[str], weight: float) -> None:
@@ -143,7 +156,8 @@ def find_candidates(repo: Repository, question: str, *, path: str | None = None,
             for agent, session_id in _log_sessions(repo, name):
                 candidate(agent, session_id).score += LOG_WEIGHT
         credit(located, LINE_WEIGHT)
-    ranked = sorted(by_session.values(), key=lambda c: (-c.score, c.session_id))
+    # Search's order first; the code the question names re-ranks it (a session that wrote a quoted line wins).
+    ranked = sorted(by_session.values(), key=lambda c: (-c.score, c.rank is None, c.rank or 0, c.session_id))
     return Found(candidates=ranked, lines=lines, identifiers=names, paths=paths, searched=query)
 
 

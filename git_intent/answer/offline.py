@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..explain.blame import LineAnswer
-from ..explain.evidence import Evidence
+from ..explain.evidence import Evidence, best_reason
 from ..explain.reasons import is_request
 from ..explain.render import when
-from ..fidelity.topics import estimate_tokens, request_text, sentences
+from ..fidelity.topics import estimate_tokens
 from ..models import MOVE_KINDS, Edit, Message, Session
+from ..sessions.prose import clip_units, request_text, units
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading
 
@@ -166,32 +167,39 @@ def _replaced(prose: Prose, reading: Reading, line: LineAnswer) -> None:
 
 
 def _asked(prose: Prose, session: Session, evidence: list[Evidence]) -> None:
-    """The request the reason picker found (explain/reasons.py), with what a bare confirmation confirmed."""
-    request = next((e for e in evidence if e.kind == "request"), None)
-    message = session.message(request.message_id) if request else None
+    """The request the reason picker found (explain/reasons.py), with what a bare confirmation confirmed and
+    what the user added while the agent worked."""
+    requests = [e for e in evidence if e.kind == "request"]
+    message = session.message(requests[0].message_id) if requests else None
     if message is None:
         return
-    if request is not None and request.passage:  # a continued session: quoted from its compaction summary
+    request = requests[0]
+    if request.passage:  # a continued session: quoted from its compaction summary
         prose.sentences.append(f"The user asked {prose.quote(session, message, request.passage)} (as the "
                                "compaction summary lists it).")
-        return
-    said = prose.quote(session, message, request_text(message))
-    confirmed = next((e for e in evidence if e.kind == "confirmed"), None)
-    proposal = session.message(confirmed.message_id) if confirmed else None
-    if confirmed is not None and proposal is not None:
-        prose.sentences.append(f"The user answered {said} to the agent's "
-                               f"{prose.quote(session, proposal, confirmed.passage or proposal.text)}.")
-        return
-    prose.sentences.append(f"The user asked {said}.")
+    else:
+        said = prose.quote(session, message, request_text(message))
+        confirmed = next((e for e in evidence if e.kind == "confirmed"), None)
+        proposal = session.message(confirmed.message_id) if confirmed else None
+        if confirmed is not None and proposal is not None:
+            prose.sentences.append(f"The user answered {said} to the agent's "
+                                   f"{prose.quote(session, proposal, confirmed.passage or proposal.text)}.")
+        else:
+            prose.sentences.append(f"The user asked {said}.")
+    for item in requests[1:]:
+        added = session.message(item.message_id)
+        if added is not None:
+            prose.sentences.append(f"While the agent worked, the user added "
+                                   f"{prose.quote(session, added, request_text(added))}.")
 
 
 def _reasoning(prose: Prose, session: Session, evidence: list[Evidence]) -> None:
-    """The passage of the reason the picker put first: the agent's words nearest the edit that name it."""
-    reason = next((e for e in evidence if e.kind == "reasoning"), None)
+    """The passage of the reason the picker chose: the agent's words nearest the edit that name it."""
+    reason = best_reason(evidence)
     message = session.message(reason.message_id) if reason else None
     if reason is None or message is None:
         return
-    text = reason.passage or " ".join(sentences(message.text)[:2])
+    text = reason.passage or clip_units(units(message.text)[:2], QUOTE_CHARS)
     prose.sentences.append(f"The agent explained {prose.quote(session, message, text)}.")
 
 
@@ -209,7 +217,7 @@ def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
     prompt = next((m for m in after if is_request(m)), None)
     if said is not None and (prompt is None or after.index(said) < after.index(prompt)):
         text = " ".join(p.text for p in said.parts if p.kind == "text")
-        words = " ".join(sentences(text)[:2])
+        words = clip_units(units(text)[:2], QUOTE_CHARS)
         prose.sentences.append(f"Afterwards the agent said {prose.quote(session, said, words)}.")
     content = {ln.content.strip() for ln in group if len(ln.content.strip()) >= 8}
     later = [e for e in session.edits if _after(session, e, index) and e.path.endswith(group[0].path)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import IntentError
 from ..explain.blame import LineAnswer, blame_lines
+from ..explain.evidence import best_reason
 from ..explain.render import message_text
 from ..fidelity.budget import render_context
 from ..fidelity.choices import FidelityError, FidelityState, set_level
@@ -233,10 +234,10 @@ def lines_json(reading: Reading, lines: list[LineAnswer]) -> str:
         else:
             if key is not None:
                 first[key] = line.line
-            # The reason the picker put first, not the other nearby ones: one message_detail away (issue 20, item 5:
+            # The reason the picker chose, not the other nearby ones: one message_detail away (issue 20, item 5:
             # a one-line question reads under 10% of the session).
-            first_reason = next((n for n, e in enumerate(line.evidence) if e.kind == "reasoning"), None)
-            picked = [e for n, e in enumerate(line.evidence) if e.kind != "reasoning" or n == first_reason]
+            chosen = best_reason(line.evidence)
+            picked = [e for e in line.evidence if e.kind != "reasoning" or e is chosen]
             item["evidence"] = [_evidence(reading, line, to_json(e)) for e in picked]
         out.append(item)
     return json.dumps({"lines": out}, ensure_ascii=False)
@@ -250,6 +251,7 @@ def _evidence(reading: Reading, line: LineAnswer, item: dict[str, Any]) -> dict[
         reading.mark(session, message)
     text, limit = str(item["text"]), EVIDENCE_CHARS.get(str(item["kind"]), 300)
     passage = item.pop("passage", None)
+    item.pop("best", None)  # one reasoning is shown: the best one
     if len(text) > limit and passage:  # the words the reason picker chose (issue 20), not the message's opening
         text = str(passage)[:limit].rstrip()
         reading.send(text, (item["session_id"], item["message_id"]))

@@ -18,10 +18,12 @@ class Evidence:
     """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`; `source` is "shared"
     when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text).
 
-    `kind` "confirmed": the assistant's question or plan a bare confirmation ("yes", "go ahead") confirmed.
-    `passage`: for "reasoning" and "confirmed", the sentence or two of `text` the reason picker chose to quote
-    (explain/reasons.py; issue 20): the first "reasoning" is the one that explains the edit. For a "request"
-    quoted from a compaction summary (a continued session), the prompt the summary lists."""
+    `kind` "confirmed": the assistant's proposal a bare confirmation ("yes", "go ahead") confirmed. A second
+    "request" is a prompt the user typed while the agent worked on the turn.
+    `passage`: for "reasoning" and "confirmed", the sentences or list items of `text` the reason picker chose to
+    quote (explain/reasons.py), never cut inside one; for a "request" quoted from a compaction summary (a
+    continued session), the prompt the summary lists. `best`: the "reasoning" that explains the edit, the one
+    to quote when only one is quoted."""
 
     session_id: str
     message_id: str
@@ -32,6 +34,7 @@ class Evidence:
     source: Literal["transcript", "shared"] = "transcript"
     redacted: bool = False
     passage: str | None = None
+    best: bool = False
 
 
 def clip(text: str, limit: int = MAX_TEXT, pointer: str | None = None) -> str:
@@ -57,11 +60,12 @@ def find_edit(session: Session, message_id: str, call_id: str | None, path_suffi
 def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: str | None = None,
                     content: str | None = None, symbol: str | None = None) -> list[Evidence]:
     """Evidence for the edit made in `message_id`, as the reason picker chose it (explain/reasons.py): the
-    request that opened the edit's turn, what a bare confirmation confirmed, up to three assistant messages
-    of reasoning (the one that explains the edit first: it names the file, `symbol` or words of `content`,
-    else it is the nearest), the edit itself, and the assistant's next words. `path` names the edited file in
-    the work tree (the transcript may hold another machine's path). Empty when the message is not in the
-    session."""
+    request that opened the edit's turn, what a bare confirmation confirmed, then in time order the prompts
+    typed while the agent worked and up to three assistant messages of reasoning (`best` marks the one that
+    explains the edit: it names the file, `symbol` or words of `content`, else it is the nearest), the edit
+    itself, and the assistant's next words. Everything before the edit comes before it in the session. `path`
+    names the edited file in the work tree (the transcript may hold another machine's path). Empty when the
+    message is not in the session."""
     picked = pick(session, message_id, path=path, content=content, symbol=symbol)
     if picked is None:
         return []
@@ -71,7 +75,11 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: 
         found.append(_quote(sid, picked.request, "request", picked.request_passage))
     if picked.confirmed is not None:
         found.append(_quote(sid, picked.confirmed.message, "confirmed", picked.confirmed.passage))
-    found += [_quote(sid, r.message, "reasoning", r.passage) for r in picked.reasons]
+    order = {m.message_id: n for n, m in enumerate(session.messages[:index + 1])}
+    turn = [(order[m.message_id], _quote(sid, m, "request")) for m in picked.added]
+    turn += [(order[r.message.message_id], _quote(sid, r.message, "reasoning", r.passage, r is picked.best))
+             for r in picked.reasons]
+    found += [item for _, item in sorted(turn, key=lambda pair: pair[0])]
     target = session.messages[index]
     found.append(Evidence(session_id=sid, message_id=target.message_id, role="assistant",
                           timestamp=edit.timestamp if edit and edit.timestamp else target.timestamp,
@@ -83,6 +91,12 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: 
             found.append(_quote(sid, message, "follow-up"))
             break
     return found
+
+
+def best_reason(evidence: list[Evidence]) -> Evidence | None:
+    """The "reasoning" item the reason picker chose to quote (`best`), else the first one."""
+    reasons = [e for e in evidence if e.kind == "reasoning"]
+    return next((e for e in reasons if e.best), reasons[0] if reasons else None)
 
 
 def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
@@ -102,11 +116,11 @@ def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
 
 
 def _quote(session_id: str, message: Message, kind: Literal["request", "confirmed", "reasoning", "follow-up"],
-           passage: str | None = None) -> Evidence:
+           passage: str | None = None, best: bool = False) -> Evidence:
     text = message.text if message.role != "tool" else "\n".join(p.text for p in message.parts)
     return Evidence(session_id=session_id, message_id=message.message_id, role=message.role,
                     timestamp=message.timestamp, text=clip(text, pointer=f"{session_id}:{message.message_id}"),
-                    kind=kind, passage=passage)
+                    kind=kind, passage=passage, best=best)
 
 
 def _tool_calls(message: Message) -> str:

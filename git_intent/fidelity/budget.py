@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..models import Message, Part, Session
+from ..sessions.prose import is_confirmation
 from .choices import FidelityState, Level, MessageLevel
 from .digest import Digest, session_digest
 from .topics import (
@@ -27,7 +28,6 @@ from .topics import (
     clip,
     estimate_tokens,
     fact_sentences,
-    is_acknowledgement,
     lead,
     result_body,
     summarize_message,
@@ -132,7 +132,7 @@ def render_context(session: Session, topics: list[Topic], state: FidelityState |
 
 def _pinned(message: Message) -> bool:
     """A user turn that states a task, fact or constraint: every prompt but an acknowledgement."""
-    return message.is_prompt and not is_acknowledgement(message.text)
+    return message.is_prompt and not is_confirmation(message.text)
 
 
 class _View:

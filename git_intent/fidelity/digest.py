@@ -8,8 +8,9 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from ..models import Session
-from .topics import KeyFact, Topic, clip, display_path, edit_line_counts, is_acknowledgement, message_tokens
-from .topics import request_text as _request_text
+from ..sessions.prose import is_confirmation
+from ..sessions.prose import request_text as _request_text
+from .topics import KeyFact, Topic, clip, display_path, edit_line_counts, message_tokens
 
 GOAL_CHARS = 300
 
@@ -82,7 +83,7 @@ def session_digest(session: Session, topics: list[Topic]) -> Digest:
     goals = []
     for topic in topics:
         opening = next((by_id[i] for i in topic.message_ids if i in by_id and by_id[i].is_prompt
-                        and not is_acknowledgement(by_id[i].text)), None)
+                        and not is_confirmation(by_id[i].text)), None)
         if opening is not None:
             goals.append(Goal(topic_id=topic.topic_id, message_id=opening.message_id,
                               text=clip(_request_text(opening), GOAL_CHARS)))

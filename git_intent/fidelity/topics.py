@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Literal
 
 from ..models import FORBID, Edit, Message, Part, Session
+from ..sessions.prose import is_confirmation, request_text, split_sentences
 
 CHARS_PER_TOKEN = 4  # token estimates are characters / 4, the usual rule of thumb for English and code
 
@@ -32,18 +33,10 @@ _FACT = re.compile(r"\d|`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|(?<!\w)'[^'\n]+'(
                    r"|\b(?:must|always|never|don'?t|don’t|do not)\b", re.IGNORECASE)
 _DECISION = re.compile(r"\b(?:decided|decision|chose|choosing|opted|instead of|rather than|going with|keeping"
                        r"|trade-?off|won't|will not)\b", re.IGNORECASE)
-_ACK = re.compile(r"^(?:yes|yep|yeah|ok|okay|sure|thanks|thank you|great|perfect|nice|cool|lgtm|go ahead|do it"
-                  r"|continue|proceed|hi|hello|hey|please do|sounds good)\b", re.IGNORECASE)
 _CUE = re.compile(r"^(?:also|and|but|now|then|instead|no|not|nope|i mean|actually|still|what about|how about|same"
                   r"|only|just|don'?t|do not)\b", re.IGNORECASE)
 _BACK_REFERENCE = re.compile(r"\b(?:also|too|those|these|this|that|it|them)\b", re.IGNORECASE)
 BACK_REFERENCE = 120  # characters: up to this long, "also", "too", "those", "it"… refer back to the topic
-# Agent and IDE wrapper blocks (`<ide_opened_file>`, `<system-reminder>`, `<command-name>`) always have `_` or
-# `-` in their names; HTML a person typed (`<script>`, `<div>`) is part of the request and stays (issue 13).
-_TAG_BLOCK = re.compile(r"<([A-Za-z][A-Za-z0-9]*[_-][\w-]*)>.*?</\1>", re.DOTALL)
-# A sentence ends at `.`, `!` or `?` after a letter or closing mark and before a space: "### 1. Fix" and
-# "step 2. then" stay whole, so list markers never become sentences of their own.
-_SENTENCE_END = re.compile(r"(?<=[A-Za-z)\]`'\"”’][.!?])\s+")
 _RUNNER_HEAD = ("Chunk ID: ", "Wall time: ", "Original token count: ", "Command: ", "Directory: ")
 _RUNNER_TAIL = re.compile(r"^(?:Error: \(none\)|Signal: .*|Background PIDs: .*|Process Group PGID: .*)$")
 _EXIT = re.compile(r"^(?:Process exited with code|Exit Code:) (-?\d+)$")
@@ -97,32 +90,10 @@ def message_tokens(message: Message) -> int:
     return estimate_tokens("".join(p.text for p in message.parts))
 
 
-def sentences(text: str) -> list[str]:
-    """`text` split into lines, and lines into sentences (after `.`, `!` or `?` and a space), stripped."""
-    out: list[str] = []
-    for line in text.splitlines():
-        out += [s.strip() for s in _SENTENCE_END.split(line) if s.strip()]
-    return out
-
-
 def fact_sentences(text: str) -> list[str]:
     """Sentences stating a fact or constraint: carrying a number, a quoted or backticked name, or "must",
     "always", "never", "don't" (the issue 5 definition, measured by bench/context_reduction.py)."""
-    return [s for s in sentences(text) if _FACT.search(s)]
-
-
-def is_acknowledgement(text: str) -> bool:
-    """Whether a prompt only acknowledges or greets ("yes, let's do this", "ok", "hi"): short, no facts."""
-    text = text.strip()
-    return len(text) <= 40 and bool(_ACK.match(text)) and not fact_sentences(text)
-
-
-def request_text(message: Message) -> str:
-    """What a prompt asks, without IDE/command wrapper blocks (`<ide_opened_file>…`) or a `/ask` prefix."""
-    raw = message.text
-    text = _TAG_BLOCK.sub(" ", raw).strip()
-    text = re.sub(r"^/(?:ask|code|architect|context)\s+", "", text)
-    return text or raw.strip()
+    return [s for s in split_sentences(text) if _FACT.search(s)]
 
 
 def clip(text: str, width: int) -> str:
@@ -138,7 +109,7 @@ def clip(text: str, width: int) -> str:
 def lead(text: str, width: int = 160, least: int = 40) -> str:
     """The first sentence of `text` (with the next ones while shorter than `least`), clipped to `width`."""
     out = ""
-    for sentence in sentences(text):
+    for sentence in split_sentences(text):
         if out and sentence.endswith(":") or sentence.startswith("```"):  # a list, heading or code follows
             break
         out = f"{out} {sentence}".strip()
@@ -298,7 +269,7 @@ def segment_topics(session: Session) -> list[Topic]:
                 groups.append([i for i in current if i < cut])
                 current, requests, dirs = [i for i in current if i >= cut], [], set()
         current.append(index)
-        if message.is_prompt and not is_acknowledgement(message.text):
+        if message.is_prompt and not is_confirmation(message.text):
             requests.append(request_text(message))
         if message.message_id in edited:
             dirs |= {posixpath.dirname(p) for p in edited[message.message_id]}
@@ -320,7 +291,7 @@ def _turn_dirs(messages: list[Message], start: int, edited: dict[str, list[str]]
 
 def _starts_topic(prompt: Message, requests: list[str], dirs: set[str], turn_dirs: set[str]) -> bool:
     text = request_text(prompt)
-    if is_acknowledgement(text):
+    if is_confirmation(text):
         return False
     from rapidfuzz import fuzz  # here, not at import: offline `why` uses this module and never this (issue 20)
 
@@ -337,7 +308,7 @@ def _topic(session: Session, topic_id: str, messages: list[Message], first: bool
     ids = {m.message_id for m in messages}
     edits = [e for e in session.edits if e.message_id in ids]
     files = list(dict.fromkeys(display_path(session, e.path) for e in edits))
-    prompts = [m for m in messages if m.is_prompt and not is_acknowledgement(m.text)]
+    prompts = [m for m in messages if m.is_prompt and not is_confirmation(m.text)]
     said = next((p.text for m in messages if m.role == "assistant" for p in m.parts
                  if p.kind == "text" and len(p.text.strip()) > 20), None)
     opening = request_text(prompts[0]) if prompts else f"continued: {said}" if said else None
@@ -395,7 +366,7 @@ def _key_facts(messages: list[Message]) -> list[KeyFact]:
                     facts.append(KeyFact(text=sentence, message_id=message.message_id, source="user"))
         elif message.role == "assistant" and decisions < MAX_DECISIONS:
             for part in message.parts:
-                for sentence in sentences(part.text) if part.kind == "text" else ():
+                for sentence in split_sentences(part.text) if part.kind == "text" else ():
                     if decisions < MAX_DECISIONS and len(sentence) <= 300 and _DECISION.search(sentence):
                         decisions += 1
                         facts.append(KeyFact(text=sentence, message_id=message.message_id, source="assistant"))

@@ -195,7 +195,8 @@ def tally_sessions(files: list[ReviewFile]) -> list[SessionReview]:
                     entry.files.append(review_file.path)
                 if a.message_id not in entry.messages:
                     entry.messages.append(a.message_id)
-                for item in group.evidence:
-                    if item.kind == "request" and all(r.message_id != item.message_id for r in entry.requests):
+                for item in group.evidence:  # a bare confirmation comes with the proposal it confirmed
+                    if item.kind in ("request", "confirmed") and all(
+                            r.message_id != item.message_id for r in entry.requests):
                         entry.requests.append(item)
     return list(found.values())

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 
+from ..explain.evidence import Evidence
 from ..explain.render import count, safe, short
 from ..explain.trailers import TRAILER_REASON
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
-from .text import cite, first_quote, reason_of, request_of, span
+from .text import cite, confirmed_of, first_quote, reason_of, requests_of, span
 
 GITHUB_LIMIT = 65_536  # characters in one issue or pull-request comment
 TABLE_ROWS = 150
@@ -114,10 +115,11 @@ def _session(session: SessionReview) -> str:
            f"lines in {len(session.files)} files</summary>", ""]
     if session.summary is not None:
         out += [inline(session.summary.text), ""]
-    for item in session.requests[:3]:
+    asked = [item for item in session.requests if item.kind == "request"]
+    for item in session.requests[:session.requests.index(asked[3])] if len(asked) > 3 else session.requests:
         pointer = f"{session.session_id}:{item.message_id}"
-        out += [f"asked {_cite(item.session_id, item.message_id)}:", "",
-                fenced(item.text, REQUEST_CHARS, pointer)]
+        label, text = ("asked", item.text) if item.kind == "request" else (item.kind, item.passage or item.text)
+        out += [f"{label} {_cite(item.session_id, item.message_id)}:", "", fenced(text, REQUEST_CHARS, pointer)]
     out.append("</details>\n")
     return "\n".join(out)
 
@@ -143,6 +145,12 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+def _quoted(label: str, item: Evidence, text: str, limit: int) -> list[str]:
+    """`label [S:M]:` and `text` fenced, cut to `limit` characters with a pointer to the whole message."""
+    return [f"{label} {_cite(item.session_id, item.message_id)}:\n",
+            fenced(text, limit, f"{item.session_id}:{item.message_id}")]
+
+
 def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int]) -> str:
     where = f"{'line' if group.start == group.end else 'lines'} {span(group)}" + (
         f" in {inline(group.symbol)}" if group.symbol else "")
@@ -152,16 +160,18 @@ def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int])
     if group.status == "agent" and a is not None:
         out = [f"{where} · {inline(a.agent)} {_cite(a.session_id, a.message_id)} · {inline(a.tool)}"
                + (f" · matched by {inline(a.method)}" if a.method != "note" else "") + "\n"]
-        request, reason = request_of(group), reason_of(group)
+        requests, confirmed, reason = requests_of(group), confirmed_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
         if quotes and earlier is not None:
             out.append(f"same request and reason as line {earlier} above\n")
-        elif quotes and request is not None:
-            out += [f"asked {_cite(request.session_id, request.message_id)}:\n",
-                    fenced(request.text, REQUEST_CHARS, f"{request.session_id}:{request.message_id}")]
+        elif quotes and requests:
+            out += _quoted("asked", requests[0], requests[0].text, REQUEST_CHARS)
+            if confirmed is not None:
+                out += _quoted("confirmed", confirmed, confirmed.passage or confirmed.text, REASON_CHARS)
+            for item in requests[1:]:
+                out += _quoted("then asked", item, item.text, REQUEST_CHARS)
         if quotes and earlier is None and reason is not None:
-            out += [f"because {_cite(reason.session_id, reason.message_id)}:\n",
-                    fenced(reason.passage or reason.text, REASON_CHARS, f"{reason.session_id}:{reason.message_id}")]
+            out += _quoted("because", reason, reason.passage or reason.text, REASON_CHARS)
         return "\n".join(out)
     if group.status == "human":
         commits = ", ".join(_code(c[:12]) for c in group.commits)

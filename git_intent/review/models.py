@@ -105,8 +105,9 @@ class ModelSummary(BaseModel):
 
 class SessionReview(BaseModel):
     """A session involved in the range: its non-blank lines, files, the messages whose edits wrote
-    them, the requests behind those edits (blame's evidence items), and a model summary when a model is
-    configured (null offline)."""
+    them, the requests behind those edits (blame's evidence items, in order of first appearance; a bare
+    confirmation is followed by the proposal it confirmed, kind "confirmed"), and a model summary when a
+    model is configured (null offline)."""
 
     agent: str
     session_id: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ..explain.evidence import Evidence
+from ..explain.evidence import Evidence, best_reason
 from ..explain.render import count, safe, short
 from ..explain.trailers import TRAILER_REASON
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
@@ -27,15 +27,20 @@ def quote(item: Evidence, width: int = QUOTE_CHARS) -> str:
 
 
 def reason_of(group: ReviewGroup) -> Evidence | None:
-    """The assistant's stated reason for a group's edit: the reasoning the reason picker put first
-    (explain/reasons.py), else the words it said after."""
-    reasons = [e for e in group.evidence if e.kind == "reasoning"]
-    return reasons[0] if reasons else next((e for e in group.evidence if e.kind == "follow-up"), None)
+    """The assistant's stated reason for a group's edit: the reasoning the reason picker chose
+    (explain/reasons.py). Never words said after the edit: they cannot be why it was made."""
+    return best_reason(group.evidence)
 
 
-def request_of(group: ReviewGroup) -> Evidence | None:
-    """The user's request that led to a group's edit."""
-    return next((e for e in group.evidence if e.kind == "request"), None)
+def requests_of(group: ReviewGroup) -> list[Evidence]:
+    """The user's requests that led to a group's edit: the prompt that opened the turn, then any the user typed
+    while the agent worked."""
+    return [e for e in group.evidence if e.kind == "request"]
+
+
+def confirmed_of(group: ReviewGroup) -> Evidence | None:
+    """The agent's proposal that the request, a bare "yes", confirmed (shown as blame shows it)."""
+    return next((e for e in group.evidence if e.kind == "confirmed"), None)
 
 
 def span(group: ReviewGroup) -> str:
@@ -72,9 +77,11 @@ def _session(session: SessionReview) -> list[str]:
            f"{count(len(session.files), 'file')}, {count(len(session.messages), 'message')}"]
     if session.summary is not None:
         out += [f"    {line}" for line in textwrap.wrap(session.summary.text, 96)]
-    out += [f"    asked   {quote(item)}" for item in session.requests[:5]]
-    if len(session.requests) > 5:
-        out.append(f"    … {len(session.requests) - 5} more requests")
+    asked = [item for item in session.requests if item.kind == "request"]
+    shown = session.requests[:session.requests.index(asked[5])] if len(asked) > 5 else session.requests
+    out += [f"    {'asked' if item.kind == 'request' else item.kind:<9} {quote(item)}" for item in shown]
+    if len(asked) > 5:
+        out.append(f"    … {len(asked) - 5} more requests")
     return out
 
 
@@ -115,15 +122,18 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
         out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
                + (f" · {a.method}" if a.method != "note" else "") + f" · {count(group.counted, 'line')}"
                + (f" · in {group.symbol}" if group.symbol else "")]
-        request, reason = request_of(group), reason_of(group)
+        requests, confirmed, reason = requests_of(group), confirmed_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
         if earlier is not None:
             out.append(f"{pad}same request and reason as line {earlier} above")
-        elif request is not None:
-            out.append(f"{pad}asked    {quote(request)}")
+        elif requests:
+            out.append(f"{pad}{'asked':<9} {quote(requests[0])}")
+            if confirmed is not None:
+                out.append(f"{pad}{'confirmed':<9} {quote(confirmed)}")
+            out += [f"{pad}{'then':<9} {quote(item)}" for item in requests[1:]]
         if earlier is None and reason is not None:
-            out.append(f"{pad}because  {quote(reason)}")
-        if earlier is None and request is None and reason is None:
+            out.append(f"{pad}{'because':<9} {quote(reason)}")
+        if earlier is None and not requests and reason is None:
             out.append(f"{pad}{group.reason or 'the session is not on this machine: no words to quote'}")
     elif group.status == "human":
         commits = ", ".join(c[:12] for c in group.commits)

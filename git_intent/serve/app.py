@@ -28,7 +28,7 @@ from starlette.templating import Jinja2Templates
 from ..errors import BadLocationError, IntentError, SessionNotFoundError
 from ..explain.render import short, when
 from ..git.repo import Repository
-from ..review.text import reason_of, request_of
+from ..review.text import confirmed_of, reason_of, requests_of
 from ..terminal import terminal_safe
 from .pages import LEVELS, file_view, list_folder, topic_bar
 from .security import TOKEN_FIELD, ASGIApp, Guard
@@ -50,7 +50,7 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
     env.filters.update(short=short, when=when, url=lambda text: quote(str(text), safe="/"))
-    env.globals.update(request_of=request_of, reason_of=reason_of)
+    env.globals.update(requests_of=requests_of, confirmed_of=confirmed_of, reason_of=reason_of)
     templates = Jinja2Templates(env=env)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:

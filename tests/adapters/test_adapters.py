@@ -86,6 +86,18 @@ TABLE: dict[str, Expected] = {
     # Issue 20's excerpt: Claude Code 2.1.91, 3 head records, 2 prompts, 3 Edits (one per file) and their results.
     f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl":
         Expected("claude-code", "c7d001b2-f56b-4999-82ed-3af83b6837b6", 10, 8, 3, 2, 0, 101),
+    # Issue 28's excerpts (quotes): a numbered list; "yes, fix it"; a prompt typed while the agent worked (in a
+    # tool result's record: a prompt); `/goal` with arguments (a prompt) after `/model` without (not one); "yep do it".
+    f"{CC}/entire-cli__d51bd3632c2d__numbered-list-excerpt.jsonl":
+        Expected("claude-code", "4a364c97-9dde-4a98-a973-26edea2c0e8b", 11, 11, 1, 2, 0, 6),
+    f"{CC}/entire-cli__ada8171575ce__yes-fix-it-excerpt.jsonl":
+        Expected("claude-code", "e8106766-ab6a-43ed-8849-77d5114eaff1", 8, 8, 1, 1, 0, 1),
+    f"{CC}/entire-cli__db3f4ae57df0__typed-while-working-excerpt.jsonl":
+        Expected("claude-code", "b6b20c21-d3cb-42a4-9a55-bb2dbb2212e4", 9, 9, 2, 2, 0, 6),
+    f"{CC}/git-sync__f27edbb5033d__goal-command-excerpt.jsonl":
+        Expected("claude-code", "1e0a84da-d36b-4e8a-925c-b32310479358", 10, 10, 1, 1, 0, 97),
+    f"{CC}/entire-cli__d65f53d0e8e2__yep-do-it-excerpt.jsonl":
+        Expected("claude-code", "2956cee6-6153-4ba6-ba24-3b7f3257549c", 8, 8, 2, 2, 0, 7),
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl":
         Expected("codex", "019e27f2-b7de-71c3-a0f9-70d6539231ba", 7, 3, 12, 1, 0, 12),
     # Issue 28's excerpt: Claude Code 2.1.17, 2 prompts, a Write (338 lines), the Bash mv (a move edit, no line)

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 from answer_support import OTHER_SESSION, REQUEST, SESSION, demo, pair, templates, use_model
 from conftest import run_cli
+from review_repo import S8, build_review_repo, isolated_env
 from scripted_model import call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, ask
 from git_intent.answer.models import Citation
 from git_intent.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository
+from git_intent.index import ingest
+from git_intent.index.search import search
 
 __all__ = ["demo", "pair", "templates"]  # fixtures used by the tests below
 
@@ -103,3 +106,32 @@ def test_cli_ask_json_has_the_why_shape_and_text_lists_references(demo: Path) ->
     assert text.returncode == 0 and "\nReferences\n  [1] git intent show " in text.stdout
     empty = run_cli("ask", "", cwd=demo)
     assert empty.returncode == 1 and empty.stderr.startswith("error: The question is empty.")
+
+
+@pytest.fixture(scope="module")
+def four_sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/review_repo.py's repository: four real sessions of the linked fixtures, each recorded."""
+    root = tmp_path_factory.mktemp("ask-four")
+    build_review_repo(root)
+    return root
+
+
+def test_ask_ranks_as_search_ranks_the_same_words_and_quotes_a_question_with_its_answer(
+        four_sessions: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in isolated_env(four_sessions / "home").items():
+        monkeypatch.setenv(name, value)
+    repo = Repository(four_sessions / "repo")
+    # A reader's words for the user's "why this method does only work on unix and not windows?" (session S8).
+    question = "why does this method only work on unix and not on windows?"
+    ingest(repo)
+    assert search(repo, question, limit=1)[0].session_id == S8
+    lines = ask(repo, question, offline=True, cwd=repo.root).answer.splitlines()
+    # Before: stop words dropped and hits summed per session put session 1ed1f046 first, and S8's question came
+    # last, without its answer.
+    assert lines[0].startswith(f"The best match is claude-code session {S8} ")
+    assert lines[1] == (
+        f'The user asked "why this method does only work on unix and not windows?" '
+        f"[{S8}:61093b85-4012-442a-8903-455fb388e9be]; the agent answered \"1. **`syscall.SysProcAttr` differs by OS** "
+        "- The `SysProcAttr` struct has completely different fields on Unix vs Windows. On Unix it has `Setpgid`, "
+        "`Setsid`, `Pgid`, etc. On Windows it has `HideWindow`, `CreationFlags`, `Token`, etc.\" "
+        f"[{S8}:00276e82-7bf9-49d2-8076-08b3f1dfd8b2].")

@@ -15,10 +15,8 @@ from git_intent.fidelity.topics import (
     KeyFact,
     edit_line_counts,
     fact_sentences,
-    is_acknowledgement,
     result_body,
     segment_topics,
-    sentences,
     summarize_message,
 )
 from git_intent.models import Edit, Message, Part, Session
@@ -206,14 +204,6 @@ def test_fact_sentences_carry_numbers_names_or_must_always_never_dont() -> None:
     assert fact_sentences(text) == [
         "Use port 8080 for the server.", "The flag is `--dry-run`.", 'Call it "blue".', "Tests must pass.",
         "Never push to main.", "don't touch the lockfile", "### 1. Add the field", "name it 'session_id' please"]
-    assert sentences("Done. Next step 2. then stop") == ["Done.", "Next step 2. then stop"]
-
-
-def test_acknowledgements() -> None:
-    assert is_acknowledgement("yes, let's do this")
-    assert is_acknowledgement("ok")
-    assert not is_acknowledgement("yes, annotate the list, and keep going, do meaningful commits")
-    assert not is_acknowledgement("ok but use port 8080")
 
 
 def test_summarize_message_for_calls_results_text_and_compaction_summaries() -> None:

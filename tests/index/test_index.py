@@ -485,9 +485,10 @@ def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Pa
         "redact secrets": ["cb947e5b-246e-4253-a953-631f7e464c6b:f249dbbc-deb2-4b2e-b65d-82605a6c5174",
                            f"{claude}:r410", f"{claude}:r411"],
         "pytest fixture": [f"{codex}:r103", f"{codex}:r28", f"{claude}:r699"],
+        # third since issue 28's `/goal` excerpt: "<command-message>goal</command-message>… make commits …"
         "commit message": ["198393f2-22db-477b-ac77-1825bea883ae:3e5c0942-5da9-4e4a-9f45-5f5b400293f9",
                            f"{claude}:r626",
-                           "198393f2-22db-477b-ac77-1825bea883ae:50a7f62a-481e-4dd5-8517-4f46f175376d"],
+                           "1e0a84da-d36b-4e8a-925c-b32310479358:e58aa06f-2651-48db-a1a4-0eb494e92d9d"],
         "conifg": ["130d7b7e-5801-4345-9bd6-f32fd9b8429b:a507e8d8-e10b-420d-9f85-cbe94fa9e665", f"{claude}:r285",
                    f"{claude}:r281"],
         "git notes": [f"{claude}:r321", f"{claude}:r540", f"{claude}:r504"],

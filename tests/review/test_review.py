@@ -125,10 +125,10 @@ def test_text_quotes_the_request_and_the_reason_with_citations(built: ReviewRepo
     assert lines[0].startswith(f"review {built.baseline}..HEAD · base {built.baseline[:12]}")
     assert re.search(r"^  total\s+95\s+1\s+1\s+1 changed an agent's lines$", text, re.MULTILINE)
     gemini = text[text.index(f"\n{GEMINI} (modified)"):]
-    assert "asked    “Add error handling/logging for Gemini message marshaling failures" in gemini
+    assert "asked     “Add error handling/logging for Gemini message marshaling failures" in gemini
     assert "[1ed1f046:dabe33ec]" in gemini
     # the reason picker's passage: the sentence naming the line's word (`"context"`), issue 20
-    assert "because  “I'll use `context.Background()` for the logging since this is an edge case utility " \
+    assert "because   “I'll use `context.Background()` for the logging since this is an edge case utility " \
         "function.”" in gemini
     assert "same request and reason as line 5 above" in gemini
     assert f"! line {built.changed_line} changed a line claude-code wrote [0a0314fb:b2f3c599]" in text

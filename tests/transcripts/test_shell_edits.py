@@ -296,6 +296,11 @@ SHELL_CORPUS: dict[str, tuple[int, int]] = {
     f"{CC}/git-sync__ae52adb63cec__2.1.143-excerpt.jsonl": (0, 0),  # issue 19's excerpts: edits, no shell
     f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl": (0, 0),
     f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl": (0, 0),  # issue 20's excerpt: 3 Edits, no shell
+    f"{CC}/entire-cli__d51bd3632c2d__numbered-list-excerpt.jsonl": (0, 0),  # issue 28's excerpts: no shell
+    f"{CC}/entire-cli__ada8171575ce__yes-fix-it-excerpt.jsonl": (0, 0),
+    f"{CC}/entire-cli__db3f4ae57df0__typed-while-working-excerpt.jsonl": (0, 0),
+    f"{CC}/git-sync__f27edbb5033d__goal-command-excerpt.jsonl": (0, 0),
+    f"{CC}/entire-cli__d65f53d0e8e2__yep-do-it-excerpt.jsonl": (0, 0),
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl": (0, 0),
     f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl": (1, 1),  # issue 28's excerpt: the mv is a move
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl": (2, 0),

@@ -1,0 +1,111 @@
+"""The words of a message as a reader takes them: sentences and whole list items, and prompts that only confirm.
+
+One splitter and one confirmation test for every caller: the reason picker (what blame, why, review and the web
+view quote), the topic segmentation and key facts, and `ask`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import Message
+
+CONFIRMATION_CHARS = 60  # a longer prompt says more than "yes"
+
+# A list item (`- `, `* `, `+ `, `• `, `1. `, `2) `) is one unit whatever it holds: a quote cut inside one read
+# "The session created/modified the file 2." (the next item's number glued to a cut item).
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
+# A sentence ends at `.`, `!` or `?` and a space: after a letter, a closing bracket, quote or backtick (not after the
+# usual abbreviations), or after a number when a capital follows ("lines 99-101. The comment"), but never after a
+# lone short number ("### 1. Fix", "**2. Alias**", "step 2. then", "the file 2. The next"): a list marker is not a
+# sentence.
+_SENTENCE_END = re.compile(
+    r"(?:(?<=[A-Za-z)\]`'\"”’][.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)"
+    r"|(?<=\d[.!?])(?<![\s:(#*_]\d\.)(?<![\s:(#*_]\d\d\.)(?<!^\d\.)(?<!^\d\d\.)(?=\s+[A-Z]))\s+")
+_CONFIRM = re.compile(
+    r"^\W*(?:(?:yes|yep|yeah|yup|ya|y|ok(?:ay)?|k|sure|fine|great|perfect|cool|nice|good|correct|right|agreed?|"
+    r"approved?|lgtm|go(?: ahead| for it| on)?|proceed|continue|please(?: do| proceed| continue)?|sounds? good|"
+    r"makes sense|ship it|(?:for )?(?:both|all(?: of them| \w+)?)|(?:or )?(?:no,? )?(?:do |go with |take |pick )?"
+    r"(?:option |number |#)?(?:\d{1,2}|[a-z])|"
+    r"let'?s (?:do|go|proceed)(?: (?:it|this|that|with it))?|"
+    r"(?:do|fix|address|implement|apply|handle|make) (?:it|them|that|this|these|those|so|both|all(?: of them)?)|"
+    r"thanks?(?: you)?|hi|hello|hey)\b[\s,.!]*)+\W*$", re.IGNORECASE)
+# Agent and IDE wrapper blocks (`<ide_opened_file>`, `<system-reminder>`, `<command-name>`) always have `_` or
+# `-` in their names; HTML a person typed (`<script>`, `<div>`) is part of the request and stays (issue 13).
+_TAG_BLOCK = re.compile(r"<([A-Za-z][A-Za-z0-9]*[_-][\w-]*)>.*?</\1>", re.DOTALL)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+
+
+def split_sentences(text: str) -> list[str]:
+    """`text` cut into lines, lines into sentences, each stripped and otherwise verbatim (a key fact is quoted
+    as written), empty ones left out; a list item, with the indented lines that continue it, stays one unit,
+    never cut inside.
+
+    "Fix two things:\\n1. The session created the file\\n2. Its branch. Then stop." gives ["Fix two things:",
+    "1. The session created the file", "2. Its branch. Then stop."]."""
+    units: list[str] = []
+    item = False  # whether the last unit is a list item that an indented line continues
+    for line in text.splitlines():
+        if not line.strip():
+            item = False
+            continue
+        if _ITEM.match(line):
+            units.append(line)
+            item = True
+        elif item and line[:1].isspace() and not line.lstrip().startswith("```"):
+            units[-1] = f"{units[-1]}\n{line}"
+        else:
+            units += _SENTENCE_END.split(line)
+            item = False
+    return [s for s in (u.strip() for u in units) if s]
+
+
+def is_list_item(unit: str) -> bool:
+    """Whether a unit of `split_sentences` is a list item (`- …`, `1. …`)."""
+    return bool(_ITEM.match(unit))
+
+
+def one_line(text: str) -> str:
+    """`text` with every run of whitespace made one space, stripped."""
+    return " ".join(text.split())
+
+
+def units(text: str) -> list[str]:
+    """The sentences and list items of `text` (`split_sentences`), each on one line."""
+    return [one_line(s) for s in split_sentences(text)]
+
+
+def is_confirmation(text: str) -> bool:
+    """Whether a prompt only confirms, acknowledges or greets: "yes", "go ahead", "all four", "ok, do it", "2",
+    "yeah, address all of them", "thanks" — short, and nothing else in it."""
+    text = text.strip()
+    return bool(text) and len(text) <= CONFIRMATION_CHARS and bool(_CONFIRM.match(text))
+
+
+def request_text(message: Message) -> str:
+    """What a prompt asks: without IDE and command wrapper blocks (`<ide_opened_file>…`) or a `/ask` prefix; a
+    slash command typed with arguments (`/goal simplify this repo`, recorded as `<command-args>` by Claude Code)
+    as its arguments."""
+    raw = message.text
+    args = _COMMAND_ARGS.search(raw)
+    if args and args.group(1).strip() and raw.lstrip().startswith("<command-"):
+        return args.group(1).strip()
+    text = _TAG_BLOCK.sub(" ", raw).strip()
+    text = re.sub(r"^/(?:ask|code|architect|context)\s+", "", text)
+    return text or raw.strip()
+
+
+def clip_units(units: list[str], limit: int) -> str:
+    """Whole units (sentences, list items) joined while they fit in `limit` characters; a first unit longer than
+    that is cut at a word, ending " …" (a quote checker reads the ellipsis as an elision)."""
+    out = ""
+    for unit in units:
+        joined = f"{out} {unit}".strip()
+        if len(joined) > limit:
+            break
+        out = joined
+    if out or not units:
+        return out
+    cut = units[0][:limit - 2]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + " …"
