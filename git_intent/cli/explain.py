@@ -44,7 +44,7 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
     if as_json:
         print_json(to_json(message or session))
     elif message is not None:
-        echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
+        echo(f"session   {session.agent} {session.session_id}\n{message_text(message, session)}")
     else:
         from ..explain.render import digest_text
         from ..fidelity.digest import session_digest

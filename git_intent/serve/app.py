@@ -26,11 +26,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from ..errors import BadLocationError, IntentError, SessionNotFoundError
-from ..explain.render import short, when
+from ..explain.render import names_message, short, trailer_credit, when
 from ..git.repo import Repository
 from ..review.text import reason_of, request_of
 from ..terminal import terminal_safe
-from .pages import LEVELS, file_view, list_folder, topic_bar
+from .pages import LEVELS, file_view, list_folder, message_parts, topic_bar
 from .security import TOKEN_FIELD, ASGIApp, Guard
 
 STATIC = Path(__file__).with_name("static")
@@ -50,7 +50,8 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
     env.filters.update(short=short, when=when, url=lambda text: quote(str(text), safe="/"))
-    env.globals.update(request_of=request_of, reason_of=reason_of)
+    env.globals.update(request_of=request_of, reason_of=reason_of, names_message=names_message,
+                       trailer_credit=trailer_credit)
     templates = Jinja2Templates(env=env)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
@@ -113,7 +114,7 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
 
         found, text = resolve_reference(repo, f"{request.path_params['session_id']}:"
                                               f"{request.path_params['message_id']}")
-        return page(request, "message.html", session=found, message=text)
+        return page(request, "message.html", session=found, message=text, parts=message_parts(found, text))
 
     def review(request: Request) -> Response:
         from ..review import review_range

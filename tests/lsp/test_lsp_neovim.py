@@ -61,7 +61,7 @@ def test_neovim_hovers_an_agent_line_and_a_human_line_and_shows_code_lenses(tmp_
     result = drive(nvim, root, root / FILE, [85, 10], tmp_path)
 
     agent, human = result["hovers"]
-    assert agent.startswith(f"**claude\\-code** wrote this line · session `{SESSION}` · message `b2f3c599`")
+    assert agent.startswith(f"**claude-code** wrote this line · session `{SESSION}` · message `b2f3c599`")
     assert "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84" in agent
     assert human.startswith("**No agent wrote this line**: a person did (`A Person`).")
 
@@ -92,5 +92,5 @@ def test_the_config_install_writes_starts_the_server_in_neovim(tmp_path: Path) -
     assert f"{plugin}: created." in written.stdout
     (tmp_path / "config" / "nvim" / "init.lua").write_text("-- the user's own init\n", encoding="utf-8")
     result = drive(nvim, root, root / FILE, [86], tmp_path, user_config=True)
-    assert result["hovers"][0].startswith("**claude\\-code** wrote this line")
+    assert result["hovers"][0].startswith("**claude-code** wrote this line")
     assert [(lens["start"], lens["end"]) for lens in result["lenses"]] == [(81, 81), (84, 89)]
