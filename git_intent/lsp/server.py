@@ -142,7 +142,8 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
             session, message = resolve_reference(repo, reference)
         except IntentError as exc:
             return {"uri": document.uri, "text": str(exc)}
-        body = message_text(message, session) if message is not None else f"session {session.agent} {session.session_id}"
+        body = (message_text(message, session) if message is not None
+                else f"session {session.agent} {session.session_id}")
         return {"uri": document.uri, "text": body}
 
     @server.feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)

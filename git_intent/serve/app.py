@@ -114,6 +114,8 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
 
         found, text = resolve_reference(repo, f"{request.path_params['session_id']}:"
                                               f"{request.path_params['message_id']}")
+        if text is None:  # the route always names a message; resolve_reference raises for a missing one
+            raise HTTPException(404, "No message is named.")
         return page(request, "message.html", session=found, message=text, parts=message_parts(found, text))
 
     def review(request: Request) -> Response:

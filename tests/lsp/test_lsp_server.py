@@ -84,7 +84,8 @@ def test_show_message_returns_the_exact_message_and_its_document_reads_the_sessi
         assert shown["text"] == message_text(message, session)
         encoded = str(demo_repo).replace("/", "%2F")
         assert shown["uri"] == f"git-intent:/{SESSION}:{MESSAGE[:8]}?repo={encoded}&fidelity=full"
-        assert await server.content(shown["uri"]) == f"session   claude-code {SESSION}\n{message_text(message, session)}\n"
+        shown_text = message_text(message, session)
+        assert await server.content(shown["uri"]) == f"session   claude-code {SESSION}\n{shown_text}\n"
         whole = f"git-intent:/{SESSION}?repo={demo_repo}&fidelity=brief"
         assert await server.content(whole) == session_text(session, full=False)
         context = await server.content(f"git-intent:/{SESSION}?repo={demo_repo}&fidelity=context")
