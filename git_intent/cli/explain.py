@@ -10,7 +10,7 @@ from ._base import cli, echo, open_repo, print_json
 from .plain import show_blame
 
 
-@cli.command(context_settings={"ignore_unknown_options": False})
+@cli.command()
 @click.argument("arguments", nargs=-1, required=True, metavar="[REV] [--] LOCATION")
 @click.option("-L", "line_ranges", multiple=True, metavar="START,END",
               help="Only these lines, as git blame takes them: START,END, START,+COUNT, START,-COUNT, START (to the "

@@ -87,11 +87,16 @@ def parse_line_range(spec: str, count: int, path: str = "the file") -> tuple[int
                                     "and :function forms are not taken).")
     start = int(found["start"]) if found["start"] else 1
     end_text = found["end"] or ""
-    offset = int(end_text[1:]) if end_text[:1] in "+-" and end_text[1:] else None
-    if end_text[:1] in "+-" and not offset:
-        raise BadLocationError(f"-L {spec!r} counts no line.")
-    end = (count if not end_text else start + offset - 1 if end_text[0] == "+" and offset
-           else start - offset + 1 if end_text[0] == "-" and offset else int(end_text))
+    if not end_text:
+        end = count
+    elif end_text[0] in "+-":
+        offset = int(end_text[1:] or 0)
+        if not offset:
+            raise BadLocationError(f"-L {spec!r} counts no line.")
+        # START,-COUNT ends at START and reaches back at most to line 1, as git's does
+        start, end = (start, start + offset - 1) if end_text[0] == "+" else (max(1, start - offset + 1), start)
+    else:
+        end = int(end_text)
     start, end = min(start, end), max(start, end)
     if start < 1:
         raise BadLocationError(f"-L {spec!r} starts before line 1; lines are numbered from 1.")
