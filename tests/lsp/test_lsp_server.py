@@ -121,3 +121,27 @@ def test_unsaved_edits_map_back_to_head_through_the_buffers_diff(demo_repo: Path
 
     assert run_server(demo_repo, conversation) == 0
     assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_lens_whose_transcript_is_gone_opens_nothing(tmp_path: Path) -> None:
+    """The note names the session and message, but no transcript of it is here: the lens says so and carries no
+    command that would open a "not found" document."""
+    import shutil
+
+    folder = tmp_path / "demo"
+    run_demo(folder)
+    (folder / ".git" / "claude-code-chunking.jsonl").unlink()
+    shutil.rmtree(folder / ".opencode" / "intent" / "sessions")
+
+    async def conversation(server: Session) -> None:
+        document = server.open(folder / FILE)
+        lenses = await server.lenses(document)
+        resolved = await server.resolve(lenses[1])
+        assert resolved.command is not None
+        assert (resolved.command.title, resolved.command.command) == (
+            "claude-code · b2f3c599 · transcript not on this machine", "")
+        hover = await server.hover(document, 85)
+        assert hover is not None and hover.startswith(
+            f"**claude-code** wrote this line · session `{SESSION}` · message `b2f3c599`\n")
+
+    assert run_server(folder, conversation) == 0
