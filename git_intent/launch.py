@@ -33,9 +33,19 @@ def main() -> None:
 
 
 def enabled(argv: list[str]) -> bool:
-    """Whether this call should go to the resident process: opted in, a listed command, no help asked."""
+    """Whether this call should go to the resident process: opted in, a listed command, no help asked, and not
+    a blame for a person at a terminal (it goes through git's pager, which the resident process's captured
+    output cannot give; editors and scripts, for whom the resident process is, read a pipe)."""
     return (os.environ.get("GIT_INTENT_RESIDENT") == "1" and hasattr(os, "getuid") and bool(argv)
-            and argv[0] in COMMANDS and not {"-h", "--help"} & set(argv))
+            and argv[0] in COMMANDS and not {"-h", "--help"} & set(argv)
+            and not (argv[0] == "blame" and _on_terminal()))
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # no stdout, or a closed one
+        return False
 
 
 def installation_key() -> str:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 from conftest import PYTHON_BIN
@@ -146,8 +147,15 @@ def _cwd(transcript: Path) -> str:
     raise AssertionError(f"no cwd in {transcript}")
 
 
+class Served(Protocol):
+    """A repository to serve: its work tree and the environment its commands run in (a ReviewRepo is one)."""
+
+    path: Path
+    env: dict[str, str]
+
+
 @contextmanager
-def serving(built: ReviewRepo, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`git intent serve --port 0 EXTRA` running in the built repository (environment `env` added);
     yields its base URL (ends with /). The server is stopped (by its own pid) when the block ends."""
     proc = subprocess.Popen(["git", "intent", "serve", "--port", "0", *extra], cwd=built.path,

@@ -65,6 +65,37 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproc
                           env={**os.environ, **(env or {})})
 
 
+def run_in_terminal(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
+                    ) -> tuple[int, str]:
+    """Run `argv` with stdin, stdout and stderr on a new pseudo-terminal (as a person at a terminal runs it);
+    (exit code, everything the terminal received, CRLF turned back into LF)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, env={**os.environ, **(env or {})}, stdin=slave,
+                            stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    received = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every writer of the terminal is gone
+                break
+            if not chunk:
+                break
+            received += chunk
+    finally:
+        os.close(master)
+        code = proc.wait(timeout=timeout)
+    return code, received.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 def install(repo: Path) -> None:
     """`git intent install` in `repo`; it must succeed."""
     proc = run_cli("install", cwd=repo)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import IntentError
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import best_reason
-from ..explain.render import message_text
+from ..explain.render import message_text, when
 from ..fidelity.budget import render_context
 from ..fidelity.choices import FidelityError, FidelityState, set_level
 from ..fidelity.topics import Topic
@@ -198,8 +198,7 @@ class Toolbox:
             if session is not None and message is not None:
                 self.reading.mark(session, message)
             self.reading.send(hit.snippet)
-            stamp = f"{hit.timestamp:%Y-%m-%d %H:%M}" if hit.timestamp else "unknown time"
-            out.append(f"[{hit.session_id}:{hit.message_id}] {hit.agent} {hit.role or ''} {stamp} "
+            out.append(f"[{hit.session_id}:{hit.message_id}] {hit.agent} {hit.role or ''} {when(hit.timestamp)} "
                        f"score {hit.score:.2f}: {hit.snippet}")
         return "\n".join(out) or "No message matches."
 

@@ -169,12 +169,13 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     """
     from ..capture.backfill import backfill as run
     from ..sessions.drift import describe
+    from .progress import Bars
 
     repo = open_repo()
     total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
-    with click.progressbar(length=total, label="Backfilling", file=sys.stderr,
-                           hidden=as_json or not sys.stderr.isatty()) as bar:
-        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bar.update)
+    with Bars(hidden=as_json) as bars:
+        bars.stage("Backfilling", total)
+        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bars.advance)
     if as_json:
         print_json(dataclasses.asdict(result))
         return
@@ -205,14 +206,14 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
     git-ai's notes and Agent Trace records name sessions whose local transcripts record those commits;
     Aider's `> Commit` lines link commits directly. Idempotent.
     """
-    from ..interop.importers import import_records, work_size
+    from ..interop.importers import import_records
+    from .progress import Bars
 
     if (records is None) == (source == "agent-trace"):
         raise click.UsageError("RECORDS is the file or folder of `--from agent-trace`, and only of it.")
     repo = open_repo()
-    with click.progressbar(length=work_size(repo, source), label=f"Importing from {source}", file=sys.stderr,
-                           hidden=as_json or not sys.stderr.isatty()) as bar:
-        result = import_records(repo, source, progress=bar.update, path=records)
+    with Bars(hidden=as_json) as bars:
+        result = import_records(repo, source, progress=bars, path=records)
     if as_json:
         print_json({**result.__dict__, "results": [r.__dict__ for r in result.results]})
         return

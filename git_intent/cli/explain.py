@@ -11,23 +11,39 @@ from .plain import show_blame
 
 
 @cli.command()
-@click.argument("location")
+@click.argument("arguments", nargs=-1, required=True, metavar="[REV] [--] LOCATION")
+@click.option("-L", "line_ranges", multiple=True, metavar="START,END",
+              help="Only these lines, as git blame takes them: START,END, START,+COUNT, START,-COUNT, START (to the "
+                   "end) or ,END. Repeatable. LOCATION is then a path.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the DESIGN.md JSON contract: one entry per line, plus `ranges`.")
 @click.option("--moves", is_flag=True,
               help="Also run git's move and copy detection (-M -C); its older commit is taken only where that "
                    "commit's note credits an agent and the commit that added the line here does not.")
-def blame(location: str, as_json: bool, moves: bool) -> None:
+@click.option("--no-pager", is_flag=True, help="Never page the answer (as `git --no-pager intent blame`).")
+def blame(arguments: tuple[str, ...], line_ranges: tuple[str, ...], as_json: bool, moves: bool,
+          no_pager: bool) -> None:
     """Explain who wrote LOCATION (PATH, PATH:LINE or PATH:START-END) and why.
 
     Walks git blame to the commit, its note, the agent session and the message whose edit wrote each
     line, and quotes the request, the assistant's reasoning and the edit. A bare PATH answers every
     line of the file as ranges in a compact gutter (agent session:message, person, or unrecorded).
 
+    \b
+    As git blame takes them:
+      git intent blame HEAD~3 -- src/app.py      the file as it was at HEAD~3
+      git intent blame -L 40,+10 src/app.py      ten lines from line 40
+    On a terminal the answer goes through git's pager (pager.blame, core.pager, GIT_PAGER, PAGER; none with
+    --no-pager, `git --no-pager intent`, or when standard output is not a terminal).
+
     Exits 0 whenever it answered, whatever the lines' statuses (agent, human, unrecorded, uncommitted);
-    1 when it could not: a bad path or range, or a note that cannot be read (warned once on stderr).
+    1 when it could not: a bad path, range or revision, or a note that cannot be read (warned once on stderr).
     """
-    show_blame(location, as_json=as_json, moves=moves)
+    if len(arguments) > 2:
+        raise click.UsageError("Give at most a revision and a location: [REV] [--] LOCATION.")
+    revision, location = (None, arguments[0]) if len(arguments) == 1 else arguments
+    show_blame(location, as_json=as_json, moves=moves, revision=revision, line_ranges=line_ranges,
+               pager=not no_pager)
 
 
 @cli.command()
@@ -44,7 +60,7 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
     if as_json:
         print_json(to_json(message or session))
     elif message is not None:
-        echo(f"session   {session.agent} {session.session_id}\n{message_text(message)}")
+        echo(f"session   {session.agent} {session.session_id}\n{message_text(message, session)}")
     else:
         from ..explain.render import digest_text
         from ..fidelity.digest import session_digest

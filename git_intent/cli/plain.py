@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from ..terminal import json_safe, terminal_safe
@@ -57,22 +58,27 @@ def is_plain_blame(argv: list[str]) -> bool:
     return len(argv) == 2 and argv[0] == "blame" and not argv[1].startswith("-")
 
 
-def show_blame(location: str, *, as_json: bool = False, moves: bool = False) -> None:
+def show_blame(location: str, *, as_json: bool = False, moves: bool = False, revision: str | None = None,
+               line_ranges: Sequence[str] = (), pager: bool = True) -> None:
     """`git intent blame`: the answer printed as text (a gutter for a whole file) or JSON, then one warning
-    per note that could not be read. Raises SystemExit(1) after such warnings; IntentError for a bad path."""
+    per note that could not be read; through git's pager on a terminal unless `pager` is False (pager.py).
+    Raises SystemExit(1) after such warnings; IntentError for a bad path, range or revision."""
     from ..explain.blame import blame_lines
     from ..explain.render import blame_text
 
-    answer = blame_lines(open_repo(), location, moves=moves)
-    if as_json:
-        print_json(answer.contract())
-    elif answer.whole_file:
-        from ..explain.render_file import gutter_text
+    answer = blame_lines(open_repo(), location, moves=moves, revision=revision, line_ranges=line_ranges)
+    from .pager import paged
 
-        echo(gutter_text(answer), nl=False)
-    else:
-        echo(blame_text(answer), nl=False)
-    for problem in answer.problems:
-        echo(f"warning: {problem}", err=True)
+    with paged(pager):
+        if as_json:
+            print_json(answer.contract())
+        elif answer.whole_file:
+            from ..explain.render_file import gutter_text
+
+            echo(gutter_text(answer), nl=False)
+        else:
+            echo(blame_text(answer), nl=False)
+        for problem in answer.problems:
+            echo(f"warning: {problem}", err=True)
     if answer.problems:
         sys.exit(1)  # a note could not be read: that part of the question has no answer

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -45,23 +44,19 @@ def index(rebuild: bool, as_json: bool) -> None:
 
 def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:
     from ..index import ingest
+    from .progress import Bars
 
-    bar_state: dict[str, Any] = {}
+    seen: list[int] = []  # sessions counted so far (ingest reports done and total); empty before the first
 
     def progress(done: int, total: int) -> None:
-        if quiet or not sys.stderr.isatty():
-            return
-        if "bar" not in bar_state:
-            bar_state["bar"] = click.progressbar(length=total, label="Indexing sessions", file=sys.stderr)
-            bar_state["bar"].__enter__()
-        bar_state["bar"].update(done - bar_state.get("done", 0))
-        bar_state["done"] = done
+        if not seen:
+            bars.stage("Indexing sessions", total)
+            seen.append(0)
+        bars.advance(done - seen[0])
+        seen[0] = done
 
-    try:
+    with Bars(hidden=quiet) as bars:
         result = ingest(repo, rebuild=rebuild, progress=progress)
-    finally:
-        if "bar" in bar_state:
-            bar_state["bar"].__exit__(None, None, None)
     for warning in result.warnings:
         echo(f"warning: {warning}", err=True)
     return result

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadLocationError, GitError, IntentError
+from ..errors import GitError, IntentError
 from ..git.repo import BlameLine, Repository
 from ..models import Attribution, Session, to_json
 from ..notes import Note
@@ -16,12 +16,13 @@ from .classify import LineClass, LineResolver
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
 from .line_history import Previous, replaced_lines
+from .location import Location, parse_line_range, parse_location
 from .symbols import Symbol, enclosing
 
-__all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_location"]
+__all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_line_range",
+           "parse_location"]
 
 PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
-_LOCATION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
 @dataclass(kw_only=True)
@@ -66,71 +67,29 @@ class BlameAnswer:
         return result
 
 
-@dataclass(frozen=True)
-class Location:
-    """A parsed `PATH[:START[-END]]`: the path relative to the work tree root and 1-based inclusive lines
-    (`whole` when no line was given: every line of the file)."""
-
-    path: str  # relative to the work tree root, '/'-separated
-    start: int
-    end: int
-    whole: bool = False
-
-
-def parse_location(repo: Repository, text: str, cwd: Path | None = None) -> Location:
-    """Parse `PATH`, `PATH:LINE` or `PATH:START-END` (PATH relative to `cwd`), checking the file and lines.
-
-    Lines are counted as git counts them: LF ends a line, a CR does not. Raises BadLocationError for a
-    malformed argument, a path outside the work tree, a missing or binary file, or lines past its end.
-    """
-    base = cwd or Path.cwd()
-    match = _LOCATION.match(text)
-    if match is None or ((base / text).is_file() and not (base / match["path"]).is_file()):
-        path_text, start, end = text, 1, None
-    else:
-        path_text, start = match["path"], int(match["start"])
-        end = int(match["end"]) if match["end"] else start
-        if start < 1 or end < start:
-            raise BadLocationError(f"The line range {start}-{end} is empty; lines are numbered from 1.")
-    full = (base / path_text).resolve()
-    if not full.is_relative_to(repo.root):
-        raise BadLocationError(f"{path_text} lies outside the repository at {repo.root}.")
-    if ".git" in full.relative_to(repo.root).parts:
-        raise BadLocationError(f"{path_text} is inside .git, not a file of the work tree.")
-    if not full.is_file():
-        if match is None and ":" in text:
-            raise BadLocationError(f"{text!r} is not PATH, PATH:LINE or PATH:START-END.",
-                                   hint="Example: src/app.py:42-60")
-        raise BadLocationError(f"{path_text} is not a file in the work tree.")
-    data = full.read_bytes()
-    if b"\0" in data[:8000]:
-        raise BadLocationError(f"{path_text} is a binary file; blame explains text lines only.")
-    count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    if end is None:
-        return Location(path=full.relative_to(repo.root).as_posix(), start=1, end=count, whole=True)
-    if end > count:
-        raise BadLocationError(f"{path_text} has {count} line{'' if count == 1 else 's'}; line {end} is past its end.")
-    return Location(path=full.relative_to(repo.root).as_posix(), start=start, end=end)
-
-
-def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, moves: bool = False) -> BlameAnswer:
-    """Explain every line of `location` (see `parse_location`; a bare PATH is the whole file).
+def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, moves: bool = False,
+                revision: str | None = None, line_ranges: Sequence[str] = ()) -> BlameAnswer:
+    """Explain every line of `location` (see `parse_location`; a bare PATH is the whole file, unless
+    `line_ranges` gives git blame's `-L` ranges), in the work tree or, with `revision`, as git blame answers
+    at that revision (`git blame REV -- PATH`).
 
     Follows each line to the commit whose diff added it (plain `git blame`); `moves` also runs git's move
     and copy detection (`-M -C`) and takes its older commit only where that commit's note credits an
     agent and the plain one's does not (issue 14). Lines not committed yet, commits without a note, and
     notes that cannot be read get a status and a reason rather than an exception; unreadable notes are
     also listed in `problems`. One `git blame` of the file (two with `moves`), each note and session read
-    once. Raises BadLocationError for a bad location, GitError when git cannot blame the file.
+    once. Raises BadLocationError for a bad location, GitError when git cannot blame the file or `revision`
+    names no commit.
     """
-    where = parse_location(repo, location, cwd)
+    at_commit = repo.resolve(revision) if revision is not None else None
+    where = parse_location(repo, location, cwd, revision=at_commit, line_ranges=line_ranges)
     if where.end < where.start:  # an empty file
         return BlameAnswer(lines=[], whole_file=where.whole)
-    span = (None, None) if where.whole else (where.start, where.end)
+    span = (None, None) if where.whole or where.spans else (where.start, where.end)
     try:
-        blamed = repo.blame(where.path, *span)
+        blamed = repo.blame(where.path, *span, rev=at_commit, ranges=where.spans)
     except GitError:  # asked only then (issue 22: one git process less on every blame)
-        if repo.is_tracked(where.path):
+        if at_commit is not None or repo.is_tracked(where.path):
             raise
         rows = (repo.root / where.path).read_bytes().split(b"\n")
         lines = [LineAnswer(path=where.path, line=n, content=rows[n - 1].decode("utf-8", "replace"), commit=None,
@@ -140,12 +99,13 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
     # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
     # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
-    resolver = Explainer(repo, precise=not where.whole and where.end - where.start < PRECISE_LINES)
+    resolver = Explainer(repo, at_commit, precise=not where.whole and len(blamed) <= PRECISE_LINES)
     commits = list(dict.fromkeys(line.commit for line in blamed if line.commit))
     resolver.lines.prepare(commits)  # commits without a note are credited at once, their trailers read at once
     answers = [resolver(where.path, line) for line in blamed]
     if moves:
-        moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True)}
+        moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True, rev=at_commit,
+                                                               ranges=where.spans)}
         answers = [_cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
                    for plain, line in zip(answers, blamed, strict=True)]
     at = {answer.line: answer for answer in answers}

@@ -81,8 +81,11 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: 
              for r in picked.reasons]
     found += [item for _, item in sorted(turn, key=lambda pair: pair[0])]
     target = session.messages[index]
+    # The message's own time, as `show` prints it: an edit's time is its tool result's (Claude Code records the
+    # result when the tool returns, minutes later for a slow one), which named the same message 21:43 here and
+    # 21:41 in `show`.
     found.append(Evidence(session_id=sid, message_id=target.message_id, role="assistant",
-                          timestamp=edit.timestamp if edit and edit.timestamp else target.timestamp,
+                          timestamp=target.timestamp or (edit.timestamp if edit else None),
                           text=render_edit(edit, path) if edit else _tool_calls(target), kind="edit"))
     for message in session.messages[index + 1:]:
         if is_request(message):

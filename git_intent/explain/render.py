@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..models import Message, Session
+from ..models import Attribution, Message, Session
 from ..terminal import terminal_safe
 
 safe = terminal_safe  # every text renderer escapes through here (issue 9, item 6)
@@ -49,6 +50,21 @@ def cut(text: str, width: int) -> str:
 def short(message_id: str) -> str:
     """A message id as people read it: uuids cut to 8 characters (`show` accepts unique prefixes)."""
     return message_id[:8] if len(message_id) >= 32 else message_id
+
+
+def names_message(attribution: Attribution) -> bool:
+    """Whether a credit names a session and a message (a trailer's names only the agent): only then is there
+    an id to print or a message to link to."""
+    return bool(attribution.session_id and attribution.message_id)
+
+
+def trailer_credit(commits: Sequence[str]) -> str:
+    """What a credit by a commit's trailer (no session, no message) says after the agent's name, the same on
+    every surface: the commits (12 hex each, three at most) and that nothing more is known. "named by a
+    trailer of commit be54402997b4; no transcript here, so no session or message to show"."""
+    shown = ", ".join(c[:12] for c in commits[:3]) + (f" and {len(commits) - 3} more" if len(commits) > 3 else "")
+    which = f"commit {shown}" if len(commits) == 1 else f"commits {shown}" if commits else "its commit"
+    return f"named by a trailer of {which}; no transcript here, so no session or message to show"
 
 
 def blame_text(answer: BlameAnswer, width: int = 100) -> str:
@@ -134,20 +150,30 @@ def session_text(session: Session, *, full: bool = True) -> str:
         out.append(f"skipped   {session.stats.unreadable} unreadable record(s)")
     out.append("")
     for message in session.messages:
-        out += message_text(message).splitlines() if full else [_one_line(message)]
+        out += message_text(message, session).splitlines() if full else [_one_line(message)]
         if full:
             out.append("")
     return safe("\n".join(out).rstrip() + "\n")
 
 
-def message_text(message: Message) -> str:
-    """One message at full fidelity: a header, then each part."""
+def message_text(message: Message, session: Session | None = None) -> str:
+    """One message at full fidelity: a header, then each part. With its `session`, a tool call that edited
+    files shows each edit as a unified diff (explain/edit_diff.py) after the arguments the diff does not."""
+    from .edit_diff import call_arguments, call_edits, edit_diff
+
+    edits = call_edits(session, message) if session is not None else {}
     flags = " (prompt)" if message.is_prompt else " (summary)" if message.is_summary else ""
     out = [f"── {message.message_id} · {message.role}{flags} · {when(message.timestamp)}"]
     for part in message.parts:
         if part.kind == "tool_call":
             out.append(f"[tool call {part.tool} {part.call_id or ''}]")
-        elif part.kind == "tool_result":
+            made = edits.get(part.call_id or "", [])
+            arguments = call_arguments(part.text, made)
+            out += [arguments] if arguments is not None else []
+            for edit in made:
+                out += edit_diff(edit)
+            continue
+        if part.kind == "tool_result":
             out.append(f"[tool result {part.call_id or ''}{' error' if part.is_error else ''}]")
         elif part.kind == "reasoning":
             out.append("[reasoning]")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .render import count, safe, short
-from .trailers import TRAILER_REASON
+from .render import count, names_message, safe, short, trailer_credit
 
 if TYPE_CHECKING:
     from .blame import BlameAnswer, LineAnswer
@@ -23,8 +22,8 @@ def label(item: Range | LineAnswer) -> str:
     attribution = item.attribution
     if attribution is None:
         return _PLAIN.get(item.status, item.status)
-    if attribution.method == "trailer":  # issue 19: no session, no message
-        return f"{attribution.agent} (trailer)"
+    if not names_message(attribution):  # a trailer's credit: no session, no message
+        return f"{attribution.agent} ({attribution.method})"
     mark = "≈" if attribution.method == "content" else ""
     return f"{attribution.agent} {attribution.session_id[:8]}:{short(attribution.message_id)[:8]}{mark}"
 
@@ -71,8 +70,10 @@ def _legend(answer: BlameAnswer) -> list[str]:
         if attribution is None:
             out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}")
             continue
-        if attribution.method == "trailer":
-            out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {TRAILER_REASON}")
+        if not names_message(attribution):
+            commits = list(dict.fromkeys(line.commit for line in answer.lines
+                                         if line.commit and line.attribution is not None and label(line) == name))
+            out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {trailer_credit(commits)}")
             continue
         how = " · found by content, no note" if attribution.method == "content" else ""
         model = f" · {attribution.model}" if attribution.model else ""

@@ -203,10 +203,11 @@ class _Search:
             "SELECT m.agent, m.session_id, m.message_id, m.role, m.timestamp, m.text, c.rank "
             f"FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN messages m ON m.id = c.id "
             "ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()
-        # An edit hit names the message that made the edit; its role comes from that message.
+        # An edit hit names the message that made the edit; its role and time come from that message (the
+        # edit's own time is its tool result's: one message, one time on every surface).
         inner, params = self.filters.candidates("edits")
         rows += self.db.execute(
-            "SELECT e.agent, e.session_id, e.message_id, m.role, coalesce(e.timestamp, m.timestamp), e.added, "
+            "SELECT e.agent, e.session_id, e.message_id, m.role, coalesce(m.timestamp, e.timestamp), e.added, "
             f"c.rank FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN edits e ON e.id = c.id "
             "LEFT JOIN messages m ON m.agent = e.agent AND m.session_id = e.session_id "
             "AND m.message_id = e.message_id ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()

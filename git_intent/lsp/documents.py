@@ -64,5 +64,5 @@ def document_text(document: SessionDocument) -> str:
         return context_text(rendered, commits)
     session, message = resolve_reference(repo, document.reference)
     if message is not None:
-        return f"session   {session.agent} {session.session_id}\n{message_text(message)}\n"
+        return f"session   {session.agent} {session.session_id}\n{message_text(message, session)}\n"
     return session_text(session, full=document.fidelity == "full")

@@ -119,6 +119,9 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
         if found is None or isinstance(found, Unanswered) or found.attribution is None:
             lens.command = types.Command(title="git-intent: no agent answer (the buffer changed)", command="")
             return lens
+        if not found.evidence:  # no message to open here (a trailer's credit, a transcript not on this machine)
+            lens.command = types.Command(title=lens_title(found), command="")
+            return lens
         reference = f"{found.attribution.session_id}:{found.attribution.message_id}"
         lens.command = types.Command(title=lens_title(found), command=SHOW_MESSAGE,
                                      arguments=[data.get("uri"), reference])
@@ -139,7 +142,8 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
             session, message = resolve_reference(repo, reference)
         except IntentError as exc:
             return {"uri": document.uri, "text": str(exc)}
-        body = message_text(message) if message is not None else f"session {session.agent} {session.session_id}"
+        body = (message_text(message, session) if message is not None
+                else f"session {session.agent} {session.session_id}")
         return {"uri": document.uri, "text": body}
 
     @server.feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 
 from ..explain.evidence import Evidence
-from ..explain.render import count, safe, short
-from ..explain.trailers import TRAILER_REASON
+from ..explain.render import count, names_message, safe, short, trailer_credit
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 from .text import cite, confirmed_of, first_quote, reason_of, requests_of, span
 
@@ -155,8 +154,8 @@ def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int])
     where = f"{'line' if group.start == group.end else 'lines'} {span(group)}" + (
         f" in {inline(group.symbol)}" if group.symbol else "")
     a = group.attribution
-    if group.status == "agent" and a is not None and a.method == "trailer":  # issue 19: no session to cite
-        return f"{where} · {inline(a.agent)} · {TRAILER_REASON}\n"
+    if group.status == "agent" and a is not None and not names_message(a):  # a trailer's: no session to cite
+        return f"{where} · {inline(a.agent)}, {inline(trailer_credit(group.commits))}\n"
     if group.status == "agent" and a is not None:
         out = [f"{where} · {inline(a.agent)} {_cite(a.session_id, a.message_id)} · {inline(a.tool)}"
                + (f" · matched by {inline(a.method)}" if a.method != "note" else "") + "\n"]

@@ -6,8 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from ..explain.evidence import Evidence, best_reason
-from ..explain.render import count, safe, short
-from ..explain.trailers import TRAILER_REASON
+from ..explain.render import count, names_message, safe, short, trailer_credit
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 QUOTE_CHARS = 240  # a quoted request or reason, whitespace collapsed
@@ -115,10 +114,10 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
     head = f"  {span(group):<9} "
     pad = " " * 12
     a = group.attribution
-    if group.status == "agent" and a is not None and a.method == "trailer":  # issue 19: no session to quote
-        return [f"{head}{a.agent} · {TRAILER_REASON} · {count(group.counted, 'line')}"
-                + (f" · in {group.symbol}" if group.symbol else "")]
-    if group.status == "agent" and a is not None:
+    if group.status == "agent" and a is not None and not names_message(a):  # a trailer's: no session to quote
+        out = [f"{head}{a.agent} · {count(group.counted, 'line')}" + (f" · in {group.symbol}" if group.symbol else ""),
+               f"{pad}{trailer_credit(group.commits)}"]
+    elif group.status == "agent" and a is not None:
         out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
                + (f" · {a.method}" if a.method != "note" else "") + f" · {count(group.counted, 'line')}"
                + (f" · in {group.symbol}" if group.symbol else "")]

@@ -26,11 +26,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from ..errors import BadLocationError, IntentError, SessionNotFoundError
-from ..explain.render import short, when
+from ..explain.render import names_message, short, trailer_credit, when
 from ..git.repo import Repository
+from ..review.models import ReviewAnswer
 from ..review.text import confirmed_of, reason_of, requests_of
 from ..terminal import terminal_safe
-from .pages import LEVELS, file_view, list_folder, topic_bar
+from .pages import LEVELS, file_view, list_folder, message_parts, topic_bar
 from .security import TOKEN_FIELD, ASGIApp, Guard
 
 STATIC = Path(__file__).with_name("static")
@@ -44,13 +45,47 @@ def visible(value: Any) -> Any:
     return terminal_safe(value) if isinstance(value, str) else value
 
 
+def readable_sessions(repo: Repository, named: dict[str, tuple[str, bool]]) -> set[str]:
+    """Of the sessions `named` (id -> (agent, whether its words were quoted: readable for sure)), the ids that can
+    be read on this machine: only they are linked, so no link opens a page that says "not found" (an imported
+    note's session whose transcript is not here)."""
+    from ..sessions.discovery import find_session
+
+    readable = set()
+    for session_id, (agent, quoted) in named.items():
+        try:
+            if not quoted:
+                find_session(repo, session_id, agent, exact=True)
+            readable.add(session_id)
+        except IntentError:
+            pass
+    return readable
+
+
+def review_sessions(answer: ReviewAnswer) -> dict[str, tuple[str, bool]]:
+    """The sessions a review names (its groups', and those of the agents' lines people changed): id -> (agent,
+    whether the review quotes its words)."""
+    named: dict[str, tuple[str, bool]] = {}
+    for review_file in answer.files:
+        for hunk in review_file.hunks:
+            for group in hunk.groups:
+                if group.attribution is not None and group.attribution.session_id:
+                    quoted = named.get(group.attribution.session_id, ("", False))[1] or bool(group.evidence)
+                    named[group.attribution.session_id] = (group.attribution.agent, quoted)
+                for line in group.changed:
+                    if line.previous is not None:
+                        named.setdefault(line.previous.attribution.session_id, (line.previous.attribution.agent, False))
+    return named
+
+
 def create_app(repo: Repository, token: str) -> ASGIApp:
     """The whole application for `repo`, behind the guard (local Host, `token` on every POST)."""
     env = Environment(loader=PackageLoader("git_intent.serve", "templates"), autoescape=True, finalize=visible,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
     env.filters.update(short=short, when=when, url=lambda text: quote(str(text), safe="/"))
-    env.globals.update(requests_of=requests_of, confirmed_of=confirmed_of, reason_of=reason_of)
+    env.globals.update(requests_of=requests_of, confirmed_of=confirmed_of, reason_of=reason_of,
+                       names_message=names_message, trailer_credit=trailer_credit)
     templates = Jinja2Templates(env=env)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
@@ -63,7 +98,8 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         from ..explain.log import log_commits
 
         commits = log_commits(repo, "HEAD", 15) if head_files() else []
-        return page(request, "index.html", commits=commits)
+        named = {s.session_id: (s.agent, False) for c in commits for s in c.sessions}
+        return page(request, "index.html", commits=commits, readable=readable_sessions(repo, named))
 
     def files(request: Request) -> Response:
         folder = request.path_params.get("path", "").strip("/")
@@ -113,7 +149,9 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
 
         found, text = resolve_reference(repo, f"{request.path_params['session_id']}:"
                                               f"{request.path_params['message_id']}")
-        return page(request, "message.html", session=found, message=text)
+        if text is None:  # the route always names a message; resolve_reference raises for a missing one
+            raise HTTPException(404, "No message is named.")
+        return page(request, "message.html", session=found, message=text, parts=message_parts(found, text))
 
     def review(request: Request) -> Response:
         from ..review import review_range
@@ -123,7 +161,8 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         from ..explain.log import log_commits
 
         commits = log_commits(repo, "HEAD", 10) if head_files() else []
-        return page(request, "review.html", spec=spec, answer=answer, commits=commits, head_files=head_files())
+        return page(request, "review.html", spec=spec, answer=answer, commits=commits, head_files=head_files(),
+                    readable=readable_sessions(repo, review_sessions(answer)) if answer else set())
 
     def search(request: Request) -> Response:
         from ..index import ingest

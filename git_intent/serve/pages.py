@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import Evidence
+from ..explain.render import names_message, trailer_credit
 from ..fidelity.budget import RenderedContext
 from ..git.repo import Repository
-from ..models import Attribution
+from ..models import Attribution, Message, Session
 
 SESSION_COLOURS = 10  # CSS classes s0..s9; further sessions reuse them in order
 LEVELS = ("auto", "full", "summary", "compressed", "placeholder", "hidden")
@@ -123,7 +124,11 @@ def file_view(repo: Repository, path: str) -> FileView:
 
 def _panel(line: LineAnswer, panels: dict[str, Panel], colours: dict[str, str]) -> Panel:
     a = line.attribution
-    if line.status == "agent" and a is not None:
+    if line.status == "agent" and a is not None and not names_message(a):  # a trailer's: one panel per commit
+        key = f"{a.agent}:{a.method}:{line.commit}"
+        css = colours.setdefault(f"{a.agent}:{a.method}", f"s{len(colours) % SESSION_COLOURS}")
+        title = f"{a.agent} · {trailer_credit([line.commit] if line.commit else [])}"
+    elif line.status == "agent" and a is not None:
         key = f"{a.agent}:{a.session_id}:{a.message_id}"
         css = colours.setdefault(f"{a.agent}:{a.session_id}", f"s{len(colours) % SESSION_COLOURS}")
         title = f"{a.agent} · session {a.session_id[:8]} · message {a.message_id[:8]} · {a.tool}"
@@ -141,11 +146,54 @@ def _panel(line: LineAnswer, panels: dict[str, Panel], colours: dict[str, str]) 
 
 def _legend_label(line: LineAnswer) -> str:
     a = line.attribution
+    if line.status == "agent" and a is not None and not names_message(a):
+        return f"{a.agent} by a commit's {a.method} (no transcript)"
     if line.status == "agent" and a is not None:
         return f"{a.agent} session {a.session_id[:8]}"
     if line.status == "human":
         return "written by a person"
     return "not committed yet" if line.status == "uncommitted" else "unrecorded (no usable note)"
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One line of an edit's diff on the message page, with its class: `add`, `del`, `hunk`, `head` or `ctx`."""
+
+    css: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PartView:
+    """One part of a message as the message page shows it: a tool call that edited files shows the arguments
+    its diffs do not (`text`, None when nothing is left) and one diff per edit."""
+
+    kind: str
+    tool: str | None
+    is_error: bool
+    text: str | None
+    diffs: list[list[DiffLine]] = field(default_factory=list)
+
+
+def message_parts(session: Session, message: Message) -> list[PartView]:
+    """The parts of `message` for its page, each edit of a tool call as a unified diff (explain/edit_diff.py),
+    the same as `git intent show` prints."""
+    from ..explain.edit_diff import call_arguments, call_edits, edit_diff
+
+    edits = call_edits(session, message)
+    views: list[PartView] = []
+    for part in message.parts:
+        made = edits.get(part.call_id or "", []) if part.kind == "tool_call" else []
+        text = call_arguments(part.text, made) if made else part.text
+        diffs = [[DiffLine(_diff_css(line), line) for line in edit_diff(edit)] for edit in made]
+        views.append(PartView(kind=part.kind, tool=part.tool, is_error=part.is_error, text=text, diffs=diffs))
+    return views
+
+
+def _diff_css(line: str) -> str:
+    if line.startswith(("--- ", "+++ ")):
+        return "head"
+    return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "ctx")
 
 
 @dataclass(frozen=True)

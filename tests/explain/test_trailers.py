@@ -90,14 +90,15 @@ def test_stats_counts_trailer_lines_apart(repo: Path) -> None:
 
 def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
     """Review printed `claude-code · session  · message  · trailer` for a trailer's lines (review of issue 19)."""
-    commit_file(repo, "tool.py", "def tool():\n    return 42\n", f"add the tool\n\n{CLAUDE}\n")
+    sha = commit_file(repo, "tool.py", "def tool():\n    return 42\n", f"add the tool\n\n{CLAUDE}\n")
     text = run_cli("review", "HEAD~1..HEAD", cwd=repo)
     assert text.returncode == 0, text.stderr
-    reason = "agent-assisted by the commit's trailer; no transcript here"
-    assert f"  1-2       claude-code · {reason} · 2 lines · in def tool" in text.stdout.splitlines()
+    credit = f"named by a trailer of commit {sha[:12]}; no transcript here, so no session or message to show"
+    assert ["  1-2       claude-code · 2 lines · in def tool", f"            {credit}",
+            "            │ def tool():", "            │     return 42"] == text.stdout.splitlines()[-4:]
     markdown = run_cli("review", "HEAD~1..HEAD", "--format", "markdown", cwd=repo)
     assert markdown.returncode == 0, markdown.stderr
-    assert f"lines 1-2 in def tool · claude-code · {reason}" in markdown.stdout
+    assert f"lines 1-2 in def tool · claude-code, {credit}\n" in markdown.stdout
     assert "session  ·" not in text.stdout and "<code>:</code>" not in markdown.stdout
 
 

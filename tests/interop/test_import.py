@@ -14,6 +14,7 @@ from support import (
     git,
     make_repo,
     run_cli,
+    run_in_terminal,
 )
 from transcript_replay import linked_history
 
@@ -46,6 +47,17 @@ def test_entire_history_is_explained_line_by_line_after_import(tmp_path: Path) -
     assert line["evidence"][0]["role"] == "user" and "trailing slash" in line["evidence"][0]["text"]
     again = import_json(repo, "entire")
     assert [r["note_written"] for r in again["results"]] == [False] * len(again["results"])
+    # Progress: a bar per stage on a terminal's stderr (reading the checkpoints took 27 s of 97 on entireio/cli
+    # before the first commit was recorded); nothing on a pipe, nothing but the JSON with --json.
+    code, shown = run_in_terminal(["git", "intent", "import", "--from", "entire"], repo)
+    assert code == 0, shown
+    assert "Reading Entire checkpoints" in shown and "Recording commits" in shown and "100%" in shown
+    assert shown.rstrip().splitlines()[-1] == ("entire: 5 session(s), 4 commit(s) recorded; 139 of 139 added lines "
+                                               "credited to agent sessions.")
+    code, shown = run_in_terminal(["git", "intent", "import", "--from", "entire", "--json"], repo)
+    assert code == 0 and json.loads(shown)["commits"] == 4
+    piped = run_cli("import", "--from", "entire", cwd=repo)
+    assert piped.returncode == 0 and piped.stderr == ""
 
 
 def test_gitai_note_naming_a_local_session_records_the_commit(repo: Path) -> None:

@@ -61,7 +61,7 @@ def test_neovim_hovers_an_agent_line_and_a_human_line_and_shows_code_lenses(tmp_
     result = drive(nvim, root, root / FILE, [85, 10], tmp_path)
 
     agent, human = result["hovers"]
-    assert agent.startswith(f"**claude\\-code** wrote this line · session `{SESSION}` · message `b2f3c599`")
+    assert agent.startswith(f"**claude-code** wrote this line · session `{SESSION}` · message `b2f3c599`")
     assert "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84" in agent
     assert human.startswith("**No agent wrote this line**: a person did (`A Person`).")
 
@@ -92,5 +92,38 @@ def test_the_config_install_writes_starts_the_server_in_neovim(tmp_path: Path) -
     assert f"{plugin}: created." in written.stdout
     (tmp_path / "config" / "nvim" / "init.lua").write_text("-- the user's own init\n", encoding="utf-8")
     result = drive(nvim, root, root / FILE, [86], tmp_path, user_config=True)
-    assert result["hovers"][0].startswith("**claude\\-code** wrote this line")
+    assert result["hovers"][0].startswith("**claude-code** wrote this line")
     assert [(lens["start"], lens["end"]) for lens in result["lenses"]] == [(81, 81), (84, 89)]
+
+
+def test_neovim_shows_trailer_and_unrecorded_lines_without_escapes_or_empty_ids(tmp_path: Path) -> None:
+    """A line only a `Co-Authored-By: Claude` trailer credits (no transcript) and a line nothing records: the
+    hover says what is known in plain words (Neovim 0.7 shows markdown escapes as typed), the code lens names
+    the agent and the commit and opens nothing."""
+    nvim = neovim()
+    root = tmp_path / "demo"
+    run_demo(root)
+
+    def commit(text: str, message: str) -> str:
+        (root / "tool.py").write_text(text, encoding="utf-8")
+        subprocess.run(["git", "add", "tool.py"], cwd=root, check=True)
+        subprocess.run(["git", "commit", "-q", "-m", message], cwd=root, check=True)
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    sha = commit("def tool():\n    return 42\n", "add the tool\n\nCo-Authored-By: Claude <noreply@anthropic.com>")
+    commit("def tool():\n    return 42\n\nNOTES = 1\n", "a person's note")
+    result = drive(nvim, root, root / "tool.py", [1, 4], tmp_path)
+
+    credit = f"named by a trailer of commit {sha[:12]}; no transcript here, so no session or message to show"
+    trailer, unrecorded = result["hovers"]
+    assert trailer.startswith(f"**claude-code** wrote this line, {credit}.\n\n```text\n")
+    assert unrecorded.startswith("**Unrecorded**: git-intent does not know who wrote this line.\n\n```text\n")
+    shown_trailer, shown_unrecorded = ("\n".join(lines) for lines in result["floats"])
+    for shown in (shown_trailer, shown_unrecorded):
+        assert "\\" not in shown and "``" not in shown and "session `" not in shown
+    assert f"  commit    {sha[:12]}" in shown_trailer
+    assert "git-intent does not know who wrote this line." in shown_unrecorded
+    assert "has no git-intent note and no session on this machine wrote this line" in shown_unrecorded
+    assert result["lenses"] == [{"start": 1, "end": 2, "command": "",
+                                 "title": f"claude-code · named by a trailer of commit {sha[:12]} · no transcript"}]

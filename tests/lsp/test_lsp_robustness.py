@@ -37,8 +37,10 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
         # The same server, once refs/notes/intent moves (here: a damaged note appears): answers are recomputed.
         git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "garbage", sha)
         damaged = await server.hover(uri(root / "app.py"), 1)
-        assert damaged is not None and damaged.startswith(f"**unreadable**: The note on {sha[:12]} ")
-        assert damaged.count("\n") == 8  # that sentence, then blame's own text for the line
+        assert damaged is not None and damaged.startswith(
+            "**Unreadable note**: the record of this line's commit cannot be read.\n\n```text\n")
+        assert f"\nThe note on {sha[:12]} in refs/notes/intent is not a git-intent record" in damaged
+        assert damaged.count("\n") == 9  # the head, then blame's own text for the line and the note's sentence
         assert await server.hover(uri(root / "app.py"), 3) is None  # past the end
         assert await server.hover(uri(root / "logo.png"), 1) == sentence_markdown(
             "logo.png is a binary file; blame explains text lines only.")

@@ -32,7 +32,7 @@ def test_hover_shows_the_request_on_an_agent_line_and_no_agent_on_a_human_line(d
         document = server.open(path)
         agent = await server.hover(document, 85)
         assert agent is not None
-        assert agent.startswith(f"**claude\\-code** wrote this line · session `{SESSION}` · message `b2f3c599`\n")
+        assert agent.startswith(f"**claude-code** wrote this line · session `{SESSION}` · message `b2f3c599`\n")
         assert ("asked     2026-01-22 19:57 UTC [00696767]\n"
                 "            Handle single lines exceeding MaxChunkSize") in agent
         assert f"  more      git intent show {SESSION}:b2f3c599\n" in agent
@@ -81,10 +81,11 @@ def test_show_message_returns_the_exact_message_and_its_document_reads_the_sessi
         assert server.capabilities.workspace.text_document_content is not None
         assert list(server.capabilities.workspace.text_document_content.schemes) == ["git-intent"]
         shown = await server.command("git-intent.showMessage", uri(demo_repo / FILE), f"{SESSION}:{MESSAGE[:8]}")
-        assert shown["text"] == message_text(message)
+        assert shown["text"] == message_text(message, session)
         encoded = str(demo_repo).replace("/", "%2F")
         assert shown["uri"] == f"git-intent:/{SESSION}:{MESSAGE[:8]}?repo={encoded}&fidelity=full"
-        assert await server.content(shown["uri"]) == f"session   claude-code {SESSION}\n{message_text(message)}\n"
+        shown_text = message_text(message, session)
+        assert await server.content(shown["uri"]) == f"session   claude-code {SESSION}\n{shown_text}\n"
         whole = f"git-intent:/{SESSION}?repo={demo_repo}&fidelity=brief"
         assert await server.content(whole) == session_text(session, full=False)
         context = await server.content(f"git-intent:/{SESSION}?repo={demo_repo}&fidelity=context")
@@ -103,14 +104,14 @@ def test_unsaved_edits_map_back_to_head_through_the_buffers_diff(demo_repo: Path
 
     async def conversation(server: Session) -> None:
         document = server.open(path)
-        assert (await server.hover(document, 85) or "").startswith("**claude\\-code**")
+        assert (await server.hover(document, 85) or "").startswith("**claude-code**")
         # Incremental sync: three lines typed above, one agent line (86) replaced; nothing saved.
         server.change(document, 2, 0, "// one\n// two\n// three\n")
         server.change(document, 3, 88, "\t\t// rewritten by hand\n", end_line=89)
         shifted = await server.hover(document, 88)
         assert shifted is not None and "     85 │ \t\t// Check if a single line exceeds maxSize" in shifted
-        assert await server.hover(document, 2) == ("This line is not committed yet\\: the buffer added or changed it "
-                                                   "since the file was last saved or committed\\.\n")
+        assert await server.hover(document, 2) == ("This line is not committed yet: the buffer added or changed it "
+                                                   "since the file was last saved or committed.\n")
         assert (await server.hover(document, 89) or "").startswith("This line is not committed yet")
         assert (await server.hover(document, 13) or "").startswith("**No agent wrote this line**")
         lenses = await server.lenses(document)
@@ -120,3 +121,27 @@ def test_unsaved_edits_map_back_to_head_through_the_buffers_diff(demo_repo: Path
 
     assert run_server(demo_repo, conversation) == 0
     assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_lens_whose_transcript_is_gone_opens_nothing(tmp_path: Path) -> None:
+    """The note names the session and message, but no transcript of it is here: the lens says so and carries no
+    command that would open a "not found" document."""
+    import shutil
+
+    folder = tmp_path / "demo"
+    run_demo(folder)
+    (folder / ".git" / "claude-code-chunking.jsonl").unlink()
+    shutil.rmtree(folder / ".opencode" / "intent" / "sessions")
+
+    async def conversation(server: Session) -> None:
+        document = server.open(folder / FILE)
+        lenses = await server.lenses(document)
+        resolved = await server.resolve(lenses[1])
+        assert resolved.command is not None
+        assert (resolved.command.title, resolved.command.command) == (
+            "claude-code · b2f3c599 · transcript not on this machine", "")
+        hover = await server.hover(document, 85)
+        assert hover is not None and hover.startswith(
+            f"**claude-code** wrote this line · session `{SESSION}` · message `b2f3c599`\n")
+
+    assert run_server(folder, conversation) == 0

@@ -215,3 +215,35 @@ def test_open_hands_the_address_to_the_browser(built: ReviewRepo, tmp_path: Path
         while not opened.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert opened.read_text() == base
+
+
+def test_a_credit_whose_transcript_is_gone_names_its_ids_and_links_nowhere(tmp_path: Path) -> None:
+    """A note (recorded, or imported) names a session whose transcript is not on this machine: the pages say
+    the ids they know and link to no message or session page, which would say "not found"."""
+    import os
+    import shutil
+    from dataclasses import dataclass
+
+    from git_intent.demo import run_demo
+
+    @dataclass
+    class Demo:
+        path: Path
+        env: dict[str, str]
+
+    folder = tmp_path / "demo"
+    run_demo(folder)
+    (folder / ".git" / "claude-code-chunking.jsonl").unlink()
+    shutil.rmtree(folder / ".opencode" / "intent" / "sessions")
+    chunking = "cmd/entire/cli/agent/chunking.go"
+    with serving(Demo(folder, dict(os.environ))) as base:
+        for page in ("/", f"/file/{chunking}", "/review?range=HEAD"):
+            status, _, html = request(base, page)
+            assert status == 200, page
+            assert [href for _, href in links(html) if href.startswith(("/message/", "/session/"))] == [], page
+        _, _, html = request(base, f"/file/{chunking}?line=85")
+        assert ("session <code>0a0314fb-b206-450f-b895-cd5181a28ae5</code> · message "
+                "<code>b2f3c599-0740-40d5-9f43-d4f2332d829c</code>") in html
+        assert "Full message" not in html and "No session matches 0a0314fb" in html
+        _, _, html = request(base, "/review?range=HEAD")
+        assert "<code>0a0314fb</code> (transcript not on this machine)" in html

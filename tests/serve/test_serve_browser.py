@@ -7,12 +7,25 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.error import HTTPError
 from urllib.parse import urlsplit
 
 import pytest
-from review_repo import CHUNKING, S0, S8, SCRIPT_FILE, SCRIPT_PROMPT, ReviewRepo, build_review_repo, serving
+from review_repo import (
+    CHUNKING,
+    S0,
+    S8,
+    SCRIPT_FILE,
+    SCRIPT_PROMPT,
+    ReviewRepo,
+    build_review_repo,
+    isolated_env,
+    serving,
+)
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -20,6 +33,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from test_serve import levels
+
+from git_intent.demo import run_demo
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,12 +161,17 @@ def _attached(element: object) -> bool:
 def test_a_transcript_holding_script_renders_inert(browser: WebDriver, url: str, built: ReviewRepo) -> None:
     literal = "<script>window.__pwned = 1</script>"
     for path in (f"session/{built.script_session}", f"message/{built.script_session}/{built.script_prompt}",
+                 f"message/{built.script_session}/{built.script_edit}",
                  f"file/{SCRIPT_FILE}?line=3", "review?range=HEAD", "search?q=pwned"):
         browser.get(url + path)
         assert browser.execute_script("return window.__pwned") is None, path
         scripts = [s.get_attribute("src") for s in browser.find_elements(By.TAG_NAME, "script")]
         assert scripts == [f"{url}static/intent.js"], path
         assert literal in browser.find_element(By.TAG_NAME, "main").text, path
+    # The Write that put it in the file reads as a diff, the transcript's `<script>` as text on an added line.
+    browser.get(f"{url}message/{built.script_session}/{built.script_edit}")
+    added = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "pre.diff span.add")]
+    assert f"+Keep {literal} literal & \"quoted\"." in added
     browser.get(f"{url}session/{built.script_session}")
     goal = browser.find_element(By.CSS_SELECTOR, "dd.goal").text
     assert goal.startswith(SCRIPT_PROMPT)  # the user's words as written, `<script>` included
@@ -187,3 +207,83 @@ def test_ensure_chromium_is_idempotent_and_fast() -> None:
         browser, driver = proc.stdout.split()
         assert Path(browser).name in ("chromium", "chromium-browser") and Path(driver).name == "chromedriver"
         assert proc.stderr == ""  # nothing to install the second time
+
+
+@dataclass
+class TrailerRepo:
+    """The demo repository plus tool.py, committed with a `Co-Authored-By: Claude` trailer and no transcript."""
+
+    path: Path
+    env: dict[str, str]
+    commit: str
+
+
+@pytest.fixture(scope="module")
+def trailer_repo(tmp_path_factory: pytest.TempPathFactory) -> TrailerRepo:
+    root = tmp_path_factory.mktemp("trailer")
+    env = isolated_env(root / "home")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        run_demo(root / "demo")
+    full = {**__import__("os").environ, **env}
+    (root / "demo" / "tool.py").write_text("def tool():\n    return 42\n", encoding="utf-8")
+    subprocess.run(["git", "add", "tool.py"], cwd=root / "demo", env=full, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "add the tool\n\nCo-Authored-By: Claude <noreply@anthropic.com>"],
+                   cwd=root / "demo", env=full, check=True)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root / "demo", env=full, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    return TrailerRepo(path=root / "demo", env=full, commit=sha)
+
+
+@pytest.fixture(scope="module")
+def trailer_url(trailer_repo: TrailerRepo) -> Iterator[str]:
+    with serving(trailer_repo) as base:
+        yield base
+
+
+def opens(href: str) -> int:
+    try:
+        with urllib.request.urlopen(href, timeout=60) as response:
+            return int(response.status)
+    except HTTPError as exc:
+        return exc.code
+
+
+def test_a_trailer_credit_says_agent_and_commit_and_links_nowhere_dead(
+        browser: WebDriver, trailer_url: str, trailer_repo: TrailerRepo) -> None:
+    sha = trailer_repo.commit[:12]
+    browser.get(f"{trailer_url}file/tool.py")
+    assert browser.find_element(By.CSS_SELECTOR, "ul.legend").text == (
+        "claude-code by a commit's trailer (no transcript) (2 lines)")
+    browser.find_element(By.CSS_SELECTOR, "#L1 td.gutter a").click()
+    panel = shown_panel(browser)
+    author = subprocess.run(["git", "log", "-1", "--format=%an"], cwd=trailer_repo.path, env=trailer_repo.env,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert panel.splitlines() == [
+        f"claude-code · named by a trailer of commit {sha}; no transcript here, so no session or message to show",
+        "in def tool", f"commit {sha} · {author}", "agent-assisted by the commit's trailer; no transcript here",
+        "matched by trailer (confidence 0.50)"]
+    assert browser.find_elements(By.LINK_TEXT, "Full message") == []
+
+    browser.get(f"{trailer_url}review?range={trailer_repo.commit}")
+    assert (f"lines 1–2 · claude-code, named by a trailer of commit {sha}; no transcript here, so no session or "
+            "message to show") in browser.find_element(By.TAG_NAME, "main").text
+    for page in ("file/tool.py", f"review?range={trailer_repo.commit}", f"file/{CHUNKING}"):
+        browser.get(trailer_url + page)
+        hrefs = {a.get_attribute("href") or "" for a in browser.find_elements(By.TAG_NAME, "a")}
+        cited = sorted(h for h in hrefs if "/message/" in h or "/session/" in h)
+        assert all(not h.endswith(("/message//", "/session/")) and "/message//" not in h for h in cited), cited
+        assert {h: opens(h) for h in cited} == {h: 200 for h in cited}, page
+
+    # The agent's edit in the demo session, as a diff with the file's line numbers, not one line of JSON.
+    browser.get(f"{trailer_url}message/{S0}/b2f3c599-0740-40d5-9f43-d4f2332d829c")
+    diff = browser.find_element(By.CSS_SELECTOR, "pre.diff")
+
+    def lines(kind: str) -> list[str]:  # as written (`.text` would fold the tabs)
+        return [e.get_attribute("textContent") or "" for e in diff.find_elements(By.CSS_SELECTOR, f"span.{kind}")]
+
+    assert lines("hunk") == ["@@ -78,9 +78,15 @@"]
+    assert "+\t\tif len(lineWithNewline) > maxSize {" in lines("add")
+    assert lines("del") == ["-\tfor _, line := range lines {"]
+    assert "old_string" not in browser.find_element(By.TAG_NAME, "main").text
