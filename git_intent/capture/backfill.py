@@ -54,12 +54,14 @@ class BackfillResult:
 
 
 def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Iterable[Path] = (),
-             force: bool = False, progress: Callable[[int], None] | None = None) -> BackfillResult:
+             force: bool = False, progress: Callable[[int], None] | None = None,
+             stage: Callable[[str, int], None] | None = None) -> BackfillResult:
     """Record every commit of `revision_range` (oldest first) that has no git-intent record yet.
 
     `transcripts` are files or folders (`discovery.transcript_files`). `force` recomputes commits already
-    recorded (their notes keep what `record_commit` keeps of an earlier note). `progress` is called with 1
-    after each commit.
+    recorded (their notes keep what `record_commit` keeps of an earlier note). `stage(label, total)` is called as
+    each step starts (reading the transcripts, of no known length; recording the range's commits); `progress` is
+    called with 1 after each commit (and once with the number of commits skipped as already recorded).
     Raises IntentError for a range git does not understand, TranscriptError for a `transcripts` path that
     does not exist or an unreadable file, NoteError when a batch cannot be written or does not verify.
     """
@@ -73,13 +75,17 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     recorded = set() if force else _recorded(repo, [c.sha for c in commits if c.sha in noted])
     todo = [c for c in commits if c.sha not in recorded]
     result.skipped = len(commits) - len(todo)
+    if stage and todo:
+        stage("Reading transcripts", 0)
+    windows = spans(repo, todo) if todo else {}
+    sessions = candidate_sessions(repo, min(w.earliest for w in windows.values()), transcripts) if todo else []
+    if stage:
+        stage("Recording commits", len(commits))
     if progress and result.skipped:
         progress(result.skipped)
     if not todo:
         result.seconds = time.perf_counter() - started
         return result
-    windows = spans(repo, todo)
-    sessions = candidate_sessions(repo, min(w.earliest for w in windows.values()), transcripts)
     result.not_read = not_read(sessions)
     digests: dict[Path, str | None] = {}
     credited = credit_commits(repo, todo, sessions, windows, noted)

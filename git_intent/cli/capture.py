@@ -172,10 +172,9 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
     from .progress import Bars
 
     repo = open_repo()
-    total = int(repo.git("rev-list", "--count", "--end-of-options", revision_range, check=False).strip() or 0)
     with Bars(hidden=as_json) as bars:
-        bars.stage("Backfilling", total)
-        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bars.advance)
+        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bars.advance,
+                     stage=bars.stage)
     if as_json:
         print_json(dataclasses.asdict(result))
         return

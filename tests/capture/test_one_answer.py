@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from support import ClaudeSession, Clock, blame_json, commit_at, git, make_repo, run_cli
+from support import ClaudeSession, Clock, blame_json, commit_at, git, make_repo, run_cli, run_in_terminal
 from transcript_replay import linked_history
 
 
@@ -46,7 +46,8 @@ def test_import_backfill_and_record_write_the_same_notes_in_any_order(tmp_path: 
     assert {c: n for c, n in notes(repo).items() if c in first} == first
 
     git(repo, "update-ref", "-d", "refs/notes/intent")  # the transcripts stay in the backup the import made
-    cli(repo, "backfill", "HEAD")
+    code, shown = run_in_terminal(["git", "intent", "backfill", "HEAD"], repo)  # a bar per step on a terminal
+    assert code == 0 and "Reading transcripts" in shown and "Recording commits" in shown, shown
     assert {c: n for c, n in notes(repo).items() if c in first} == first
 
 
