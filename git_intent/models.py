@@ -1,6 +1,6 @@
 """Value types shared by every layer: sessions, messages, parts, edits and attributions.
 
-Models carry no storage identity (STYLE.md habit 6): ids are the agents' own (`session_id`, `message_id`),
+Models carry no storage identity (they carry no storage identity): ids are the agents' own (`session_id`, `message_id`),
 and where a record lives (note, backup, index) is decided by the layers above.
 
 They are stdlib dataclasses (issue 22): building pydantic's validators cost every command ~100 ms of
@@ -246,7 +246,7 @@ class Session:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Attribution:
-    """The link from a line to the session and message whose edit wrote it (DESIGN.md JSON contract).
+    """The link from a line to the session and message whose edit wrote it (the JSON contract of docs/json.md).
 
     `model`: the model id the message was written with, when the transcript on this machine records it.
     With `method` "trailer" (issue 19) only the commit's trailers name the agent: `session_id` and

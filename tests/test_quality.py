@@ -1,4 +1,4 @@
-"""The code stays typed and lint-clean (STYLE.md habit 2): mypy --strict and ruff over the package, and the
+"""The code stays typed and lint-clean: mypy --strict and ruff over the package, and the
 layers of docs/design.md hold (import-linter's contracts in .importlinter)."""
 
 from __future__ import annotations

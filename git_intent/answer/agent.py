@@ -1,7 +1,7 @@
 """The sub-agent's tool loop through litellm: the only module that imports litellm, lazily.
 
 litellm costs seconds to import and fetches a model cost map over the network unless
-LITELLM_LOCAL_MODEL_COST_MAP is set first (DESIGN.md); its 1.106 line raises `ModuleNotFoundError: mcp`
+LITELLM_LOCAL_MODEL_COST_MAP is set first (docs/design.md); its 1.106 line raises `ModuleNotFoundError: mcp`
 on any `completion()` with `tools` unless `_skip_mcp_handler=True` is passed (issue 10).
 """
 

@@ -1,4 +1,4 @@
-"""Crediting a commit's added lines to the edits that wrote them (DESIGN.md, "How a line is attributed").
+"""Crediting a commit's added lines to the edits that wrote them (docs/design.md, "How a line is attributed").
 
 Pure: hunks and edits in, one credit per added line out. An added line goes to the *last* edit whose
 produced lines contain it after trimming whitespace, of those made by the commit's author date when there
@@ -106,7 +106,7 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
               ) -> list[LineCredit]:
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
 
-    When several edits wrote a line's text, one total order decides (DESIGN.md, "How a line is attributed"):
+    When several edits wrote a line's text, one total order decides (docs/design.md, "How a line is attributed"):
     an edit of a session the commit names (`named`: session ids, `interop.named`) first; then the last made by
     the commit's author date `authored` (slack included; edits without a time count as made by then), else the
     last of all, with `order` (time, agent, session id, place in the session) settling the rest — unless the

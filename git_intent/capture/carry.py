@@ -52,7 +52,7 @@ def carried_edits(repo: Repository, sources: list[str], target: str | None = Non
 
 
 def rewritten_sources(repo: Repository, commit: str, previous: list[str], subject: str) -> list[str]:
-    """The commits whose credits a new commit inherits, from its reflog context (DESIGN.md: classify a
+    """The commits whose credits a new commit inherits, from its reflog context (docs/design.md: classify a
     commit from the reflog subject): the pre-amend commit, the cherry-picked commit, the reverted
     commit's history, or the commits abandoned by a `reset` just before. `previous` holds the earlier
     reflog entries as "<sha> <subject>" lines, newest first."""

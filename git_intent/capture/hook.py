@@ -4,7 +4,7 @@ The shims (hooks/post-commit, hooks/post-rewrite) have already queued the job in
 `<git common dir>/intent/queue/` in the foreground. This module runs in the background and starts
 `python -P -m git_intent.capture.worker` detached (not the CLI), unless a worker already holds
 `worker.lock` (that worker looks at the queue again before it exits, so the job is not stranded).
-Importing pydantic or pygit2 here would cost ~100-190 ms per commit (DESIGN.md), so it imports neither.
+Importing pydantic or pygit2 here would cost ~100-190 ms per commit (docs/design.md), so it imports neither.
 """
 
 from __future__ import annotations

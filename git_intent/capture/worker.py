@@ -193,7 +193,7 @@ def _worktree(repo: Repository, job: Job) -> Repository:
 
 
 def process(repo: Repository, job: Job) -> list[RecordResult]:
-    """The `record_commit` calls a job stands for, classified by the reflog subject (DESIGN.md)."""
+    """The `record_commit` calls a job stands for, classified by the reflog subject (docs/design.md)."""
     if job.hook == "post-rewrite":
         return _rewrite(repo, job)
     if job.hook == "landed":  # a pull or checkout brought commits a forge may have squashed or rebased

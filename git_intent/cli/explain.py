@@ -16,7 +16,7 @@ from .plain import show_blame
               help="Only these lines, as git blame takes them: START,END, START,+COUNT, START,-COUNT, START (to the "
                    "end) or ,END. Repeatable. LOCATION is then a path.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the DESIGN.md JSON contract: one entry per line, plus `ranges`.")
+              help="Print the JSON contract of docs/json.md: one entry per line, plus `ranges`.")
 @click.option("--moves", is_flag=True,
               help="Also run git's move and copy detection (-M -C); its older commit is taken only where that "
                    "commit's note credits an agent and the commit that added the line here does not.")

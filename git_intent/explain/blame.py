@@ -27,7 +27,7 @@ PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
 
 @dataclass(kw_only=True)
 class LineAnswer:
-    """One line of a blame answer: the DESIGN.md contract fields, plus `status` and `reason`.
+    """One line of a blame answer: the contract fields of docs/json.md, plus `status` and `reason`.
 
     `previous`: for a person's line, the agent's line it replaced (issue 9, item 15). `moved_in`: with
     `--moves`, the commit that moved or copied the line here when the answer follows it to an older one.

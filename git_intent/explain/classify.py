@@ -1,6 +1,6 @@
 """The one classifier of an added line: who wrote line N of PATH as commit C added it, and whether its evidence is
 on this machine. Blame, why, review, stats, audit, export, the web view, the editor and the MCP tools all ask here,
-so they agree to the line on any range (DESIGN.md, "How a line is attributed": one answer whatever the route).
+so they agree to the line on any range (docs/design.md, "How a line is attributed": one answer whatever the route).
 
 The order of the evidence:
 1. C's note, when C has one: a lines record covering the line credits an agent (unless the note was copied

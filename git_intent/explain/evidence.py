@@ -15,7 +15,7 @@ MAX_TEXT = 2000
 
 @dataclass(kw_only=True)
 class Evidence:
-    """One quoted message in a blame answer (DESIGN.md JSON contract, plus `kind`; `source` is "shared"
+    """One quoted message in a blame answer (the JSON contract of docs/json.md, plus `kind`; `source` is "shared"
     when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text).
 
     `kind` "confirmed": the assistant's proposal a bare confirmation ("yes", "go ahead") confirmed. A second

@@ -1,6 +1,6 @@
 """Rendering a session into a token budget at the fidelities chosen for it (the choices are `choices`).
 
-Rules (DESIGN.md "Fidelity engine", issue 5): user turns that state a task, fact or constraint are pinned
+Rules (docs/design.md, "Fidelity engine"): user turns that state a task, fact or constraint are pinned
 verbatim; compaction summaries are never summarized again; bulky arguments of tool calls are clipped (the
 edit already landed); large tool outputs become a preview and a `git intent show S:M` pointer; a file body
 is shown once; the order is stable-first (header and digest, topics oldest first, recent turns last).

@@ -1,7 +1,7 @@
 """In-process reads of commits, file contents and notes through pygit2 (libgit2), for commands that look up
 thousands of objects (`backfill`): each lookup saves starting a `git` process (~3-6 ms).
 
-Only reads move here. Blame and diffs stay on the git CLI (DESIGN.md: libgit2 blame was 9-120x slower and
+Only reads move here. Blame and diffs stay on the git CLI (docs/design.md: libgit2 blame was 9-120x slower and
 lacks -M/-C), and so does every note write (libgit2 writes flat note trees and loses notes under
 concurrency). Commands that make a handful of lookups (a one-line blame, the hook's worker) keep the plain
 `Repository`: importing pygit2 costs more than the few `git` processes it would save

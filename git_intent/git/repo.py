@@ -1,6 +1,6 @@
 """Git plumbing through the git CLI: locating the repository, diffs, blame, file contents and notes.
 
-Blame and note writes use the git CLI on purpose (DESIGN.md: pygit2 blame was 9-120x slower and lacks
+Blame and note writes use the git CLI on purpose (docs/design.md: pygit2 blame was 9-120x slower and lacks
 -M/-C; libgit2 note writes lose notes under concurrency).
 """
 

@@ -1,7 +1,7 @@
 """The session index: `<git common dir>/intent/index.db`, a rebuildable SQLite cache of every session's
 messages and edits with FTS5 over their text, kept current by incremental ingest.
 
-Notes and the backup stay the truth (STYLE.md habit 5): deleting index.db loses nothing, the next
+Notes and the backup stay the truth (every SQLite file is a cache): deleting index.db loses nothing, the next
 `ingest` rebuilds it, and a damaged index.db is moved aside and rebuilt. `store` opens the database
 (settings, locks, damage), `migrations` shapes it, `rows` turns sessions into rows, `load` writes them.
 """

@@ -1,6 +1,6 @@
 """Loading sessions into the index: incremental ingest, rows written in batches, FTS5 indexed after the load.
 
-Settings follow DESIGN.md's measured SQLite row: WAL, `synchronous=NORMAL`, rows written in batches of at
+Settings follow the measured SQLite decision (docs/design.md): WAL, `synchronous=NORMAL`, rows written in batches of at
 least 1,000, and the full-text index built after the rows are loaded.
 
 Full-text maintenance (why no triggers): `messages_fts` and `edits_fts` are external-content FTS5 tables
@@ -37,7 +37,7 @@ __all__ = ["BATCH_SIZE", "IngestResult", "ingest", "repair", "unchanged"]
 # Message rows indexed by one ingest from which the typo-search vocabulary is read whole at its end (one pass
 # over the index, ~0.1 s per 100k messages); after smaller ingests each range is read when first searched.
 WARM_ROWS = 10000
-BATCH_SIZE = 5000  # rows buffered per flush, one transaction each (DESIGN.md: batches of at least 1,000)
+BATCH_SIZE = 5000  # rows buffered per flush, one transaction each (docs/design.md: batches of at least 1,000)
 
 
 class IngestResult(BaseModel):

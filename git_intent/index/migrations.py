@@ -1,4 +1,4 @@
-"""The index schema: migrations as an append-only list of functions (STYLE.md, after simonw/llm); never edit
+"""The index schema: migrations as an append-only list of functions (after simonw/llm); never edit
 a shipped one."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Query text is user input and never reaches FTS5 as syntax: every word becomes a 
 its letters and digits only, so `"`, `-`, `:`, `*`, `^`, `NEAR(`, `AND`/`OR`/`NOT` are searched as plain
 words or dropped.
 
-Hits are capped twice (DESIGN.md: "ranked FTS slows with hit count, so cap hits"): bm25 is computed for the
+Hits are capped twice (docs/design.md: "ranked FTS slows with hit count, so cap hits"): bm25 is computed for the
 newest `SCAN` matching rows only (so a word in most messages ranks the recent ones), and the best
 `CANDIDATES` of those are re-ranked with rapidfuzz.
 """
@@ -135,7 +135,7 @@ class _Filters:
         FTS query (its one parameter comes first) and pass the filters, and the filters' parameters.
 
         Newest first, then capped: bm25 is computed only for the rows kept, which bounds the cost of a
-        query matching most of the index (DESIGN.md: ranked FTS slows with hit count)."""
+        query matching most of the index (docs/design.md: ranked FTS slows with hit count)."""
         fts = f"{table}_fts"
         join, where, params = "", "", []
         if self.agent or self.since:

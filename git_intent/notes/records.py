@@ -1,6 +1,6 @@
 """The note format: typed record kinds, the range digest, and note text (JSON Lines) in and out.
 
-A note is one JSON object per line (DESIGN.md: git concatenates notes on squash and rewrite and merges them
+A note is one JSON object per line (docs/design.md: git concatenates notes on squash and rewrite and merges them
 with `cat_sort_uniq`, which a single JSON document would not survive). Every git-intent line carries
 `"schema": "git-intent/1"` and a `kind`; lines that are not git-intent records (another tool's, or
 damaged ones) are kept verbatim, never raised. Notes hold ids, hashes and counts only, never transcript

@@ -1,7 +1,7 @@
 """Reading and writing notes on refs/notes/intent, one at a time or in batches.
 
 Writes go through the git CLI under an exclusive lock in `<git common dir>/intent/notes.lock` and are
-verified by reading them back (DESIGN.md: 20 concurrent `git notes add` kept 3-5 of 20 notes without a
+verified by reading them back (docs/design.md: 20 concurrent `git notes add` kept 3-5 of 20 notes without a
 lock, 20/20 with one; libgit2 writes flat note trees whose cost grows per note). One note is written with
 `git notes add` on a scratch ref and a compare-and-swap; many (backfill) through one `git fast-import`.
 """

@@ -4,7 +4,7 @@ Each detector returns `Finding`s (spans of the text and what replaces them); `re
 place that applies them. The gitleaks rule set is data (`git_intent/data/gitleaks/`, MIT, see its
 README) run with `google-re2`, as gitleaks runs it: lowercase keyword prefilter, the rule's secret
 group (else the first non-empty group), its minimum Shannon entropy, a digit for `generic-*` rules, and
-its allowlists (DESIGN.md: this combination caught 360/360 planted fakes at ~4.5 MB/s; detect-secrets
+its allowlists (docs/design.md: this combination caught 360/360 planted fakes at ~4.5 MB/s; detect-secrets
 returned no spans and flagged every SHA).
 """
 

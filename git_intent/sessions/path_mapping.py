@@ -1,8 +1,8 @@
 """Mapping paths recorded in transcripts onto the work tree, including paths from other machines.
 
 A recorded path is credited to the work tree when it lies inside it on this machine, or, when it was
-recorded on a machine where it does not exist here, when its suffix matches a tracked file (DESIGN.md:
-never compare absolute paths from another machine literally). A path that exists on this machine
+recorded on a machine where it does not exist here, when its suffix matches a tracked file (absolute paths from
+another machine are never compared literally). A path that exists on this machine
 outside the work tree belongs to another repository and is never mapped.
 """
 

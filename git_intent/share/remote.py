@@ -1,7 +1,7 @@
 """`git intent push` and `fetch`: git-intent's refs to and from a remote, merged, never overwritten.
 
 Notes are fetched into `refs/notes/remotes/<remote>/intent` and merged into refs/notes/intent with
-`cat_sort_uniq` (DESIGN.md: a forced `+refs/notes/intent:refs/notes/intent` silently overwrites local
+`cat_sort_uniq` (docs/design.md: a forced `+refs/notes/intent:refs/notes/intent` silently overwrites local
 notes; never). The evidence store is fetched into `refs/intent/remotes/<remote>/evidence` and merged
 tree by tree (`merge.py`). A push sends only these refs (never branches, with --no-verify so it never
 re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes

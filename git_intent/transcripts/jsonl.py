@@ -33,7 +33,7 @@ def iter_records(path: Path, stats: ParseStats | None = None) -> Iterator[dict[s
     """Yield every JSON object in a JSON Lines file, in file order, its strings made encodable (`clean`).
 
     Real transcripts hold glued lines (two objects with no newline between them) and torn lines (an
-    object cut short): 12 of 546 Claude Code files and 13 of 323 Codex rollouts measured (DESIGN.md).
+    object cut short): 12 of 546 Claude Code files and 13 of 323 Codex rollouts measured (docs/design.md).
     Each line is decoded with `raw_decode` in a loop; what cannot be decoded is skipped up to the next
     `{"` and counted in `stats.unreadable`. Non-object values are counted too. The time a line costs is
     linear in its length (`MAX_FAILURES`). Never raises on content; raises OSError only when the file

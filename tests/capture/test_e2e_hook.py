@@ -495,7 +495,7 @@ def test_record_without_hook_writes_then_says_unchanged(repo: Path) -> None:
 
 
 def test_hook_fast_path_imports_only_the_standard_library() -> None:
-    """DESIGN.md: importing pydantic/pygit2 in the hook adds ~100-190 ms to every commit."""
+    """docs/design.md: importing pydantic/pygit2 in the hook adds ~100-190 ms to every commit."""
     import subprocess
     import sys
 

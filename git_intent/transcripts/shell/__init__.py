@@ -5,7 +5,7 @@ Agents sometimes write files from a shell instead of an edit tool: `cat > F <<'E
 `tee F <<EOF`, `printf '…' > F`, `echo -e '…' >> F`, `sed -i 's/^.*$/text/' F`. `shell_edits` reads one
 bash command string and returns those writes as `Edit`s whose `added` lines are exactly what the text
 shows. A line that depends on the running shell (a `$VAR`, `$(…)`, a glob, the file's current content, a
-partial-line `sed`) is left out, so attribution leaves it human (DESIGN.md: never guess); after such a
+partial-line `sed`) is left out, so attribution leaves it human (git-intent never guesses); after such a
 piece the line numbers of a created file are unknown too.
 
 `shlex` splits words but cannot see bash's structure: it reads heredoc bodies as words, treats newlines
