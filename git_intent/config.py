@@ -12,7 +12,7 @@ from .git.repo import Repository
 
 DEFAULT_LOOKBACK_DAYS = 7.0
 # How far a rebase or cherry-pick may have moved work past its author date and still be found from it: the
-# rebased commits of entireio/git-sync moved 7.4-13.7 days (issue 20). A commit authored longer before (a
+# rebased commits of entireio/git-sync moved 7.4-13.7 days. A commit authored longer before (a
 # cherry-pick of old work) is not searched back to then: that would read every transcript since.
 REBASE_REACH = timedelta(days=30)
 
@@ -32,7 +32,7 @@ def window_start(after: datetime | None, committed: datetime, authored: datetime
     fallback), or before its author date `authored` when that is earlier, by `REBASE_REACH` at most. A rebase or
     cherry-pick keeps the author date of the work and moves it onto a newer parent: entireio/git-sync
     d851ee02ef08 was authored on 2026-04-15, when its session made the edits, and rebased onto a parent
-    committed on 04-24, so a look-back from the parent alone missed all its 366 lines (issue 20). Edits made
+    committed on 04-24, so a look-back from the parent alone missed all its 366 lines. Edits made
     before `after` still explain exact matches only (`capture/timeline.EditTimeline.window`)."""
     anchor = after or committed
     return max(min(anchor, authored), anchor - REBASE_REACH) - look_back
@@ -62,7 +62,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds per model call
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """The sub-agent's settings (issue 10): `model` is a litellm model string or None (answer offline);
+    """The sub-agent's settings: `model` is a litellm model string or None (answer offline);
     `api_base` a server URL passed to litellm (a local OpenAI-compatible server); `max_steps` model calls
     per answer; `max_tokens` transcript tokens read per answer; `timeout` seconds per model call."""
 

@@ -27,7 +27,7 @@ class NoteError(IntentError):
 
 
 class NotesRefDamagedError(NoteError):
-    """refs/notes/intent points at something that is not a readable notes commit (issue 9): no note can be
+    """refs/notes/intent points at something that is not a readable notes commit: no note can be
     written until `git intent doctor` sets it aside."""
 
 

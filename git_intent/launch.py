@@ -4,7 +4,7 @@ With `GIT_INTENT_RESIDENT=1`, the read-only commands in `COMMANDS` go to a resid
 git_intent.resident` (`resident.py`: the server, the protocol and the security rules) over a unix socket;
 the first call starts it in the background and answers in process itself. This module is the client, and
 imports only what the client needs (`os`, `sys`, `json`, `socket`, `zlib`): its cost is the caller's whole
-cost on top of starting Python (issue 14; bench/blame_latency.py row k). Everything else is imported only
+cost on top of starting Python (bench/blame_latency.py row k). Everything else is imported only
 when the call is answered in process.
 """
 

@@ -3,7 +3,7 @@
 Models carry no storage identity (they carry no storage identity): ids are the agents' own (`session_id`, `message_id`),
 and where a record lives (note, backup, index) is decided by the layers above.
 
-They are stdlib dataclasses (issue 22): building pydantic's validators cost every command ~100 ms of
+They are stdlib dataclasses: building pydantic's validators cost every command ~100 ms of
 start-up, and `blame` needs none of them. pydantic stays the one authority for their JSON, their schemas
 and the validation of what is read from outside: `to_json` and `validate` build a `TypeAdapter` the first
 time a type needs one (field metadata carries the constraints: `pattern`, `description`, `exclude`).
@@ -71,7 +71,7 @@ def to_json(value: Any, *, exclude: frozenset[str] | set[str] = frozenset()) -> 
     `dump_python(mode="json")` gives it (tests/test_json_form.py holds them equal with Hypothesis): datetimes as
     ISO-8601 text ("Z" for UTC), tuples as lists, paths as text, fields marked `exclude` left out, and the
     top-level fields named in `exclude`. Written out here because building pydantic's serializer for blame's
-    answer cost every `--json` call ~70 ms (issue 22); pydantic still validates and describes these types."""
+    answer cost every `--json` call ~70 ms; pydantic still validates and describes these types."""
     return _plain(value, exclude)
 
 
@@ -249,7 +249,7 @@ class Attribution:
     """The link from a line to the session and message whose edit wrote it (the JSON contract of docs/json.md).
 
     `model`: the model id the message was written with, when the transcript on this machine records it.
-    With `method` "trailer" (issue 19) only the commit's trailers name the agent: `session_id` and
+    With `method` "trailer" only the commit's trailers name the agent: `session_id` and
     `message_id` are empty, `tool` is "trailer" and `confidence` is below 1."""
 
     __pydantic_config__ = FORBID

@@ -1,12 +1,12 @@
 """Private state: everything under `<git common dir>/intent/` is created 0700 (folders) and 0600 (files).
 
-Issue 9: `index.db` (with its `-wal`/`-shm`) and `hook.log` were created 0644 and held transcript text (a
+`index.db` (with its `-wal`/`-shm`) and `hook.log` were created 0644 and held transcript text (a
 planted `DB_PASSWORD=` was found in the index), readable by every local user. Files and folders an earlier
 version created open to others are tightened when opened: one `stat`, and a `chmod` only when needed; a
 state folder found open is tightened whole, once (`tighten_tree`). A file another user owns (a shared
 repository) cannot be chmodded by us and is left as it is.
 
-Every file is opened with O_NOFOLLOW (issue 21: a `worker.pid` or `error.log` planted as a symlink made the
+Every file is opened with O_NOFOLLOW (a `worker.pid` or `error.log` planted as a symlink made the
 tool truncate or append to its target and chmod it 0600); a link is refused with `LinkedFileError`. Files
 replaced whole elsewhere go through a temporary file in the same folder and `os.replace`, which replaces a
 link itself, never its target.
@@ -89,7 +89,7 @@ def open_private(path: Path, flags: int = APPEND) -> int:
 def private_database(path: Path) -> None:
     """Create the SQLite file `path` 0600 before SQLite opens it (never through a link), and tighten its
     `-wal` and `-shm`: SQLite gives its side files the main file's mode, and ours hold transcript text
-    (issue 9: a planted `DB_PASSWORD=` was readable at 0644). Raises OSError."""
+    (a planted `DB_PASSWORD=` was readable at 0644). Raises OSError."""
     os.close(open_private(path, os.O_RDWR | os.O_CREAT))
     for suffix in ("-wal", "-shm"):
         tighten(path.with_name(path.name + suffix))

@@ -96,7 +96,7 @@ def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
     server.listen(16)
     server.settimeout(idle_seconds)
     pid_file = path.with_suffix(".pid")  # who answers on this socket (`kill $(cat …)` stops it)
-    write_text(pid_file, str(os.getpid()))  # never through a link (issue 21)
+    write_text(pid_file, str(os.getpid()))  # never through a link
     try:
         while True:
             try:

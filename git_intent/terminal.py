@@ -1,10 +1,10 @@
-"""Text from transcripts and notes made safe to print: nothing in it can drive a terminal (issue 9, item 6).
+"""Text from transcripts and notes made safe to print: nothing in it can drive a terminal.
 
 Transcripts are untrusted input. Printed raw, an ANSI or OSC sequence in a session id or a message can move
 the cursor, rewrite the screen or set the clipboard (OSC 52); C1 controls (U+0080–U+009F) act as escape
 sequences on some terminals; bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069, "Trojan Source")
-make text read differently from what it is; zero-width, bidi marks, the BOM and tag characters hide text
-(issue 21). Every text output passes through `terminal_safe` (the CLI's `echo`, `hook.log`, review's
+make text read differently from what it is; zero-width, bidi marks, the BOM and tag characters hide text.
+Every text output passes through `terminal_safe` (the CLI's `echo`, `hook.log`, review's
 markdown, the web view's templates); JSON output through `json_safe`. Standard library only: the hook imports it.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 # separators (U+2028/U+2029 break lines where a reader does not expect it).
 _UNSAFE = [*(c for c in range(32) if c not in (9, 10)), *range(127, 160), *range(0x202A, 0x202F),
            *range(0x2066, 0x206A), 0x2028, 0x2029]
-# Invisible characters (issue 21), the format characters (Unicode category Cf) a reader does not see: soft
+# Invisible characters, the format characters (Unicode category Cf) a reader does not see: soft
 # hyphen, Arabic and Syriac marks, zero-width space/joiners, bidi marks (U+200E/F, U+061C), word joiner and
 # invisible operators, deprecated format characters, the BOM, interlinear annotation, and the tag characters
 # U+E0000-U+E007F, which can spell instructions a model reads and a person does not see. Shown in text,

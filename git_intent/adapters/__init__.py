@@ -79,7 +79,7 @@ class Registered:
         self.NAME: str = name
         self.MULTI_SESSION: bool = bool(getattr(given, "MULTI_SESSION", False))
         newest = getattr(given, "NEWEST_TESTED", None)
-        # The newest agent version its fixtures cover, for agents whose transcripts carry one (issue 19).
+        # The newest agent version its fixtures cover, for agents whose transcripts carry one.
         self.NEWEST_TESTED: str | None = newest if isinstance(newest, str) else None
 
     def __repr__(self) -> str:
@@ -126,7 +126,7 @@ class Registered:
 
     def _checked(self, session: Session, path: Path) -> Session:
         """A plug-in's session validated by pydantic (the value types are dataclasses, which check nothing
-        when built: issue 22), its lists made the tuples the types declare. Raises TranscriptError."""
+        when built), its lists made the tuples the types declare. Raises TranscriptError."""
         from dataclasses import asdict
 
         from ..models import validate
@@ -140,7 +140,7 @@ class Registered:
 
 class _BuiltIn(Mapping[str, Registered]):
     """The built-in adapters by agent name, each module imported on first use: a blame of a Claude Code
-    line imports the Claude Code adapter alone (issue 14: importing all six cost ~60 ms of its start-up)."""
+    line imports the Claude Code adapter alone (importing all six cost ~60 ms of its start-up)."""
 
     _MODULES = {"claude-code": "claude_code", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini_cli",
                 "cursor": "cursor", "aider": "aider"}

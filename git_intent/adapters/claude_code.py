@@ -27,7 +27,7 @@ from ..transcripts.patches import text_diff_added
 
 NAME = "claude-code"
 # The newest Claude Code version the fixtures cover (fixtures/transcripts/claude-code/README.md); `doctor`
-# says when transcripts on disk come from a newer one (issue 19).
+# says when transcripts on disk come from a newer one.
 NEWEST_TESTED = "2.1.143"
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 _KNOWN = frozenset({"user", "assistant", "system", "summary", "progress", "file-history-snapshot",
@@ -78,7 +78,7 @@ def sniff(path: Path) -> bool:
     string `type` (all but one, as one may be damaged), at least one of them carrying a `uuid` or a
     `sessionId` (Gemini CLI's records have an `id`), and none carrying Codex's `payload` or Gemini CLI's
     `projectHash`. Types are not checked against a list: Claude Code 2.1.14x opens a file with
-    `last-prompt` and `permission-mode` records, and a list made every such file unrecognised (issue 19)."""
+    `last-prompt` and `permission-mode` records, and a list made every such file unrecognised."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path)

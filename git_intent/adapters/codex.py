@@ -8,7 +8,7 @@ event_msg | compacted | world_state | .... Messages: `event_msg/user_message` (w
 `event_msg/patch_apply_end` carries a `unified_diff`, its exact lines and line numbers are used; an
 `*** Update File: A` with `*** Move to: B` is a move edit (A to B, `capture.moves`) before B's update.
 Codex records have no ids, so `message_id` is `r<N>`, the 1-based ordinal of the record in the file. Other
-record and payload types are skipped and counted (issue 19).
+record and payload types are skipped and counted.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from ..transcripts.patches import parse_apply_patch, unified_diff_added
 
 NAME = "codex"
 # The newest Codex version the fixtures cover (fixtures/transcripts/codex/README.md); `doctor` says when
-# transcripts on disk come from a newer one (issue 19).
+# transcripts on disk come from a newer one.
 NEWEST_TESTED = "0.146.0"
 _KNOWN = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                     "inter_agent_communication_metadata"})
 # Payload types read or passed over knowingly (seen in 0.118-0.146 rollouts); any other is counted as
-# "<record type>/<payload type>" in `ParseStats.unknown_types`, so that drift shows (issue 19).
+# "<record type>/<payload type>" in `ParseStats.unknown_types`, so that drift shows.
 _EVENTS = frozenset({"token_count", "agent_message", "exec_command_end", "exec_command_begin", "patch_apply_end",
                      "patch_apply_begin", "user_message", "task_started", "task_complete", "collab_agent_spawn_end",
                      "collab_waiting_end", "web_search_end", "collab_close_end", "context_compacted",
@@ -74,7 +74,7 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True when the file's first records are shaped as rollout records (a string `type`, all but one as one may
     be damaged), at least one of them with an object `payload`, and none with Claude Code's `uuid` or
-    `sessionId`; record types are not checked against a list (issue 19)."""
+    `sessionId`; record types are not checked against a list."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path, limit=5)

@@ -74,7 +74,7 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True when the first records are shaped as Cursor's (objects with a string `role`, of any value; all but
     one, as one may be damaged), at least one a `{role, message}` object, and none has a Claude/Codex `type`,
-    `payload` or `sessionId`. Roles are not checked against a list (issue 19)."""
+    `payload` or `sessionId`. Roles are not checked against a list."""
     if path.suffix != ".jsonl":
         return False
     heads = head_records(path, limit=5)

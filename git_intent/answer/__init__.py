@@ -1,4 +1,4 @@
-"""Answers to why and ask questions, with citations checked by code (issue 10).
+"""Answers to why and ask questions, with citations checked by code.
 
 Public API: `why`, `ask`, `verify_citations`, `strip_links`, `quotable_text`, `quote_occurs` and the answer
 models. Loaded lazily, like the package façade: nothing here imports litellm (only `agent` does, and only

@@ -2,7 +2,7 @@
 
 litellm costs seconds to import and fetches a model cost map over the network unless
 LITELLM_LOCAL_MODEL_COST_MAP is set first (docs/design.md); its 1.106 line raises `ModuleNotFoundError: mcp`
-on any `completion()` with `tools` unless `_skip_mcp_handler=True` is passed (issue 10).
+on any `completion()` with `tools` unless `_skip_mcp_handler=True` is passed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .prompt import FINAL, data_block
 from .tools import SPECS, Toolbox
 
 MAX_CALLS_PER_STEP = 8  # tool calls run per model reply; more get an error result
-# Issue 21: a 20 MB model answer made `why` run 184 s and print 20 MB. A reply body over MAX_REPLY_BYTES is
+# A 20 MB model answer made `why` run 184 s and print 20 MB. A reply body over MAX_REPLY_BYTES is
 # not read further (OpenAI-compatible providers, through the HTTP client given to litellm); an answer is cut
 # at MAX_ANSWER_CHARS (a why answer is a few paragraphs: ~1,500 characters measured), tool arguments at
 # MAX_ARGUMENT_CHARS.
@@ -96,7 +96,7 @@ def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]],
             reason = "token" if toolbox.exhausted else "step"
             run.reached = "tokens" if toolbox.exhausted else "steps"
             messages.append({"role": "user", "content": FINAL.format(reason=reason)})
-        run.steps = step  # counted before the call: a call that fails was made (issue 20: "1 model call failed")
+        run.steps = step  # counted before the call: a call that fails was made ("1 model call failed")
         reply = _complete(litellm, settings, messages, final)
         usage = getattr(reply, "usage", None)
         run.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)

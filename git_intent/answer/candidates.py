@@ -27,7 +27,7 @@ LINE_WEIGHT = 2.0  # a line the question's identifier names, credited to a sessi
 LOG_WEIGHT = 1.0
 FILE_WEIGHT = 1.0  # a session whose messages matching the question touch the file it names (not --path)
 # A line of code the question quotes (`…`) found in the files asked about: the session whose edit wrote it is
-# the answer (issue 20: `ask "Why does PATH have the line `…`?" --path PATH` cited the edit's turn first in
+# the answer (`ask "Why does PATH have the line `…`?" --path PATH` cited the edit's turn first in
 # 0.62-0.70 of lines when the line was searched as words).
 QUOTED_LINE_WEIGHT = 100.0  # more than any sum of named lines
 LINES_PER_QUOTE = 3

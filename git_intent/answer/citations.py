@@ -1,6 +1,6 @@
 """Checking an answer's `[session_id:message_id]` citations and quotes, and stripping links: pure, no I/O.
 
-The rules are issue 10's. A citation counts only when the message exists in that session and was read
+A citation counts only when the message exists in that session and was read
 during this answer; a quoted span `"…"` belongs to the citation right after it in the same sentence and
 must occur in that message (whitespace-normalised, `…` between fragments allowed). Anything else is
 removed from the text, with the quote it carried, and listed with a fixed reason code.
@@ -32,8 +32,8 @@ _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
 _LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<url>[^)\n]*)\)")
 _DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE)
-# Tags that load or link by themselves, and any tag with an attribute holding a URL or a style (issue 21:
-# `<object data=//host/…>` survived).
+# Tags that load or link by themselves, and any tag with an attribute holding a URL or a style (an
+# `<object data=//host/…>` once survived).
 _TAG = re.compile(r"<(?:img|a|iframe|script|link|source|video|audio|object|embed|form|svg|math|meta|base|style|"
                   r"frame|frameset|applet|track|image|use|input|button|area|picture|portal)\b[^>]*>|"
                   r"</(?:a|object|form|svg|math|style|script|iframe|button|frameset|applet|video|audio)\s*>|"
@@ -97,10 +97,10 @@ def quote_occurs(quote: str, text: str) -> bool:
 
 
 def strip_links(text: str) -> tuple[str, int]:
-    """`text` without URLs and images (issue 10: model-written prose must not carry data out through a
+    """`text` without URLs and images (model-written prose must not carry data out through a
     link a renderer would fetch): images and HTML tags removed, markdown links reduced to their text
     (a citation-shaped text keeps its brackets), bare URLs, `javascript:` URLs and protocol-relative
-    `//host/…` links (issue 21) replaced by "(link removed)". Returns the text and how many links or
+    `//host/…` links replaced by "(link removed)". Returns the text and how many links or
     images were removed."""
     def link(match: re.Match[str]) -> str:
         inner = match["text"]

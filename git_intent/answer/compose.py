@@ -1,6 +1,6 @@
 """Turning a question's evidence into a WhyAnswer: offline prose, or the sub-agent with an offline fallback.
 
-Both modes end in the same citation check and the same JSON shape (issue 10). A failing model never fails
+Both modes end in the same citation check and the same JSON shape. A failing model never fails
 the question: its sentence goes to `model_error` and the offline answer is given.
 """
 

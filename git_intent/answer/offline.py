@@ -1,4 +1,4 @@
-"""Offline answers: deterministic prose assembled from the evidence, quoted and cited (issue 10).
+"""Offline answers: deterministic prose assembled from the evidence, quoted and cited.
 
 For each run of lines written by one edit: what was asked (the user's words), what the agent said it would
 do and why, what the edit did, and what happened next. Quotes are exact text of the cited message,
@@ -131,7 +131,7 @@ def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
         else:
             prose.sentences.append(f"I could not find out why: {first.reason or first.status}")
         return
-    if attribution.method == "trailer":  # issue 19: no session to read
+    if attribution.method == "trailer":  # no session to read
         prose.sentences.append(f"{span} {first.reason} ({commit}; {attribution.agent}, confidence "
                                f"{attribution.confidence:.2f}).")
         return
@@ -153,7 +153,7 @@ def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
 
 
 def _replaced(prose: Prose, reading: Reading, line: LineAnswer) -> None:
-    """A person's line that replaced an agent's: what the agent wrote there, as blame shows it (issue 20)."""
+    """A person's line that replaced an agent's: what the agent wrote there, as blame shows it."""
     was = line.previous
     if was is None:
         return

@@ -1,6 +1,6 @@
 """What the sub-agent is told: the system prompt, and transcript text as spotlighted data.
 
-Spotlighting (issue 10): every piece of transcript text reaches the model inside a data block whose
+Spotlighting: every piece of transcript text reaches the model inside a data block whose
 boundary is random per answer, so a transcript cannot close the block it sits in, and the system prompt
 says the blocks are data, never instructions. The prompt is stable-first (system, then the seed's topic
 maps, then the blame evidence, then the question) so a provider's prompt cache can hold the prefix.

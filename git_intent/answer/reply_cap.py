@@ -1,4 +1,4 @@
-"""An HTTP client for litellm that stops reading a model's reply at a byte cap (issue 21: a 20 MB answer).
+"""An HTTP client for litellm that stops reading a model's reply at a byte cap (a 20 MB answer).
 
 litellm sends OpenAI-compatible requests (OpenAI, local servers through `intent.apiBase`) through the
 `httpx.Client` in `litellm.client_session`; this one's transport wraps every response body in a stream that

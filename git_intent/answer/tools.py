@@ -1,4 +1,4 @@
-"""The sub-agent's read-only tools (issue 10: these names and arguments): blame, view_context,
+"""The sub-agent's read-only tools (these names and arguments): blame, view_context,
 message_detail, set_fidelity (in memory, for this answer only) and search, over the library functions."""
 
 from __future__ import annotations
@@ -233,8 +233,8 @@ def lines_json(reading: Reading, lines: list[LineAnswer]) -> str:
         else:
             if key is not None:
                 first[key] = line.line
-            # The reason the picker chose, not the other nearby ones: one message_detail away (issue 20, item 5:
-            # a one-line question reads under 10% of the session).
+            # The reason the picker chose, not the other nearby ones: one message_detail away (a
+            # one-line question then reads under 10% of the session).
             chosen = best_reason(line.evidence)
             picked = [e for e in line.evidence if e.kind != "reasoning" or e is chosen]
             item["evidence"] = [_evidence(reading, line, to_json(e)) for e in picked]
@@ -251,7 +251,7 @@ def _evidence(reading: Reading, line: LineAnswer, item: dict[str, Any]) -> dict[
     text, limit = str(item["text"]), EVIDENCE_CHARS.get(str(item["kind"]), 300)
     passage = item.pop("passage", None)
     item.pop("best", None)  # one reasoning is shown: the best one
-    if len(text) > limit and passage:  # the words the reason picker chose (issue 20), not the message's opening
+    if len(text) > limit and passage:  # the words the reason picker chose, not the message's opening
         text = str(passage)[:limit].rstrip()
         reading.send(text, (item["session_id"], item["message_id"]))
         text += f" … [the passage explaining the edit; message_detail({item['session_id']}, {item['message_id']}) " \

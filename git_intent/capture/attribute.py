@@ -131,7 +131,7 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
     credits: list[LineCredit] = []
     for hunk in hunks:
         by_text = produced.get(hunk.path, {})
-        if hunk.path not in choices:  # once per path, not per hunk (10% of a real backfill, issue 14)
+        if hunk.path not in choices:  # once per path, not per hunk (10% of a real backfill)
             choices[hunk.path] = [t for t, group in by_text.items() if not is_trivial(t) and any(
                 m.fuzzy for m in group)]
         picker = _Picker(hunk, named, file_lines)

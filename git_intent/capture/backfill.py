@@ -1,6 +1,6 @@
 """`git intent backfill`: link past commits from the transcripts still on disk, no hooks needed.
 
-In bulk (issue 14, item 2): the range's parents and times come from one `git rev-list`, every commit's added
+In bulk: the range's parents and times come from one `git rev-list`, every commit's added
 lines from one streamed `git log -p -U0`, the notes from one listing; sessions are read once for the whole
 range, and their edits mapped onto the work tree and sorted by time once (`timeline.EditTimeline`: each
 commit's window is a binary search); transcripts are hashed once and each credited session backed up once.
@@ -49,7 +49,7 @@ class BackfillResult:
     # with its path and reason.
     transcripts_skipped: int = 0
     skipped_files: list[SkippedFile] = field(default_factory=list)
-    # Record types the sessions read held and git-intent did not read, per agent and version (issue 19).
+    # Record types the sessions read held and git-intent did not read, per agent and version.
     not_read: list[NotRead] = field(default_factory=list)
 
 

@@ -1,5 +1,5 @@
 """The sessions that may have written a commit, from the record cache: each transcript parsed once per
-version of the file, and only the edits of the commit's window decoded (issue 14). `record` asks here;
+version of the file, and only the edits of the commit's window decoded. `record` asks here;
 everything else finds sessions through `sessions.discovery`, which stays free of SQLite (blame's start-up)."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def window_sessions(repo: Repository, since: datetime | None, low: datetime, hig
     their edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
     left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
     Transcripts come from the record cache (`capture.edit_cache`): each file is parsed once per
-    version (issue 14). A damaged cache is deleted and rebuilt, with one line in hook.log; any other
+    version. A damaged cache is deleted and rebuilt, with one line in hook.log; any other
     failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
     `extra` file, as `candidate_sessions` does.
     """
@@ -147,7 +147,7 @@ class ListedSession:
 def listed_sessions(repo: Repository) -> list[ListedSession]:
     """Every session of this repository's transcripts and backup copies (the longest copy of each), for
     `git intent sessions`: transcripts are parsed once per version of the file through the record cache,
-    where `candidate_sessions` parsed every one on every call (2.5 s on entireio/git-sync, issue 22). A
+    where `candidate_sessions` parsed every one on every call (2.5 s on entireio/git-sync). A
     damaged cache is deleted and rebuilt, and any other failure of it falls back to parsing, as in
     `window_sessions`."""
     for _ in (1, 2):

@@ -1,6 +1,6 @@
 """Reading a range of commits in bulk (backfill): parents and commit times from one `git rev-list`, and the
 added lines of every commit, merges included, from one streamed `git log -p -U0`, instead of a few `git`
-processes per commit (issue 14, item 2: 8.9, then 2.8 processes per commit).
+processes per commit (8.9, then 2.8 processes per commit).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..git.repo import DIFF_OPTIONS, PINNED, Hunk, Repository, new_against_all, 
 # creation diff (`log.showRoot`, git's default, pinned); a merge shows one diff per parent, in parent order
 # (`--diff-merges=separate`), each under its own format line, and none for a parent whose tree equals the
 # merge's (git prints no header for an empty diff). Before this the merges were diffed one `git diff` per
-# parent: 616 of backfill's 640 git processes on entireio/cli (308 merges), 13% of its time (issue 14).
+# parent: 616 of backfill's 640 git processes on entireio/cli (308 merges), 13% of its time.
 _LOG_PATCHES = ("-c", "log.showRoot=true", "log", "--no-walk=unsorted", "--stdin", "-p", *DIFF_OPTIONS,
                 "--diff-merges=separate", "--format=%x00%H")
 

@@ -1,4 +1,4 @@
-"""`git intent doctor`: check what capture relies on, and repair what is safe to repair (issue 9).
+"""`git intent doctor`: check what capture relies on, and repair what is safe to repair.
 
 Repairs: a damaged refs/notes/intent is set aside and rebuilt (its reflog, then the commits the local
 journal links, re-recorded through `record_commit`); failed jobs go back to the queue and the queue is
@@ -67,7 +67,7 @@ def run_doctor(repo: Repository, *, repair: bool = True) -> DoctorReport:
 
 
 def _evidence(repo: Repository) -> Check:
-    """Shared session blobs no command can read (issue 21: other people wrote them); every reader skips them."""
+    """Shared session blobs no command can read (other people wrote them); every reader skips them."""
     bad = bad_objects(repo)
     if not bad:
         return Check(name="evidence", ok=True, detail="Every shared session blob is readable.")
@@ -173,7 +173,7 @@ def _worker_pid(repo: Repository, repair: bool) -> Check:
 def _hooks(repo: Repository) -> Check:
     folder = hooks_dir(repo)
     problems = []
-    for hook in (*HOOKS, *LANDED_HOOKS):  # the forge-merge hooks too: an install before issue 24 lacks them
+    for hook in (*HOOKS, *LANDED_HOOKS):  # the forge-merge hooks too: an older install lacks them
         path = folder / hook
         if not is_ours(path):
             problems.append(f"{hook} is not git-intent's")
@@ -200,7 +200,7 @@ def _shim_python(path: Path) -> str | None:
 
 def _transcripts(repo: Repository) -> Check:
     """Record types the last `intent.lookbackDays` of transcripts held that git-intent did not read, per agent
-    and version, and agent versions newer than the fixtures cover (issue 19): a note, so the check stays ok."""
+    and version, and agent versions newer than the fixtures cover: a note, so the check stays ok."""
     window = lookback(repo)
     try:
         drift = drift_on_disk(repo, window)

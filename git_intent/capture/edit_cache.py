@@ -1,5 +1,5 @@
 """The record cache: each transcript's sessions and edits, parsed once per version of the file, in
-`<git common dir>/intent/record-cache.db`, so recording a commit reads only what changed (issue 14).
+`<git common dir>/intent/record-cache.db`, so recording a commit reads only what changed.
 
 Before it, `record` parsed every transcript written in the look-back (7 days) on every commit and diffed
 every edit: ~25 ms CPU and ~0.26 MB peak memory per transcript, 25 s and 489 MB with 1,000 on disk
@@ -30,7 +30,7 @@ from .moves import MOVE_KINDS, NO_TIME, Move, Moves, move_of
 CACHE_NAME = "record-cache.db"
 # Bump when what is stored changes shape; with the package version (an adapter fix changes what a file
 # parses to), a mismatch empties the cache.
-# 4: sessions keep their first and last message times and their edit messages' models (issue 22)
+# 4: sessions keep their first and last message times and their edit messages' models
 # 5: edits keep the source of a move or copy (`capture.moves`), so a commit's filter can follow moved files
 SCHEMA = 5
 COMMIT_EVERY = 50  # parsed files per transaction: a crash loses little, and 1,000 commits cost no fsyncs
@@ -82,7 +82,7 @@ class Listed:
 
 def edit_message_models(session: Session) -> dict[str, str | None]:
     """message id → the model it was written with (None when unrecorded), for the messages that made an
-    edit: what `stats` reads of a credited message (issue 22)."""
+    edit: what `stats` reads of a credited message."""
     edited = {e.message_id for e in session.edits}
     return {m.message_id: m.model for m in session.messages if m.message_id in edited}
 
@@ -227,7 +227,7 @@ class RecordCache:
     def prune(self) -> None:
         """Forget the files this cache's lookups did not see that are gone from disk (deleted by their agent,
         or by the user). Files out of a commit's look-back are kept: `git intent sessions` and `stats` list
-        every session (issue 22), and forgetting them at every commit made each listing parse them again."""
+        every session, and forgetting them at every commit made each listing parse them again."""
         try:
             for key in list(self.files):
                 if key not in self.seen and not os.path.exists(key):

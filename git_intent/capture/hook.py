@@ -45,10 +45,10 @@ def drain() -> None:
     env = {k: v for k, v in os.environ.items() if k not in _HOOK_ENV}
     # -P: the work tree's own files must never shadow the standard library or git_intent.
     command = [sys.executable, "-P", "-m", "git_intent.capture.worker"]
-    # hook.log holds the worker's reports, transcript text among them: 0600 (issue 9).
+    # hook.log holds the worker's reports, transcript text among them: 0600.
     try:
         out = append_text(private_dir(state) / "hook.log")
-    except OSError:  # a link (refused, issue 21) or unwritable: the worker still runs, its reports are lost
+    except OSError:  # a link (refused) or unwritable: the worker still runs, its reports are lost
         out = open(os.devnull, "a")
     with out:
         if sync:

@@ -1,12 +1,12 @@
 """Installing and removing the post-commit hook and the git configuration git-intent relies on.
 
-Install is all-or-nothing (issue 9, item 12): every hook is looked at before anything is written, so what
+Install is all-or-nothing: every hook is looked at before anything is written, so what
 install refuses leaves the repository as it was, and a step that fails (a locked `.git/config`, a full
 disk) undoes the steps before it. What install added to the git configuration is recorded in
 `<git common dir>/intent/install.json`, so uninstall removes exactly that and keeps values the user had set
 before (a `notes.rewriteRef` of their own, even `refs/notes/intent` itself).
 
-Install no longer sets `notes.rewriteRef` (issue 24): with it, git's own `commit --amend` and `rebase` read
+Install no longer sets `notes.rewriteRef`: with it, git's own `commit --amend` and `rebase` read
 refs/notes/intent and died (rc 128) whenever the ref was damaged. The post-rewrite hook already hands the
 worker git's old→new pairs, and the worker carries the credits, so git need not copy notes; install takes
 back the value an earlier install set.
@@ -33,12 +33,12 @@ from .hook import render_shim
 MARKER = "git-intent-hook-marker"
 HOOKS = SHIMS[:2]  # post-commit, post-rewrite
 # New commits arriving from a forge (a pull, a checkout after a fetch): their records are carried by patch
-# identity from the recorded commits they squash or rebase (issue 24, capture/landed.py).
+# identity from the recorded commits they squash or rebase (capture/landed.py).
 LANDED_HOOKS = SHIMS[2:]  # post-merge, post-checkout
 PUSH_HOOK = "pre-push"  # opt-in (`install --push-notes`): a plain `git push` also pushes the notes
 # cat_sort_uniq merges JSON Lines notes safely.
 CONFIG = (("notes.intent.mergeStrategy", "cat_sort_uniq"),)
-# What earlier installs set and this one takes back (issue 24): notes.rewriteRef made git itself read
+# What earlier installs set and this one takes back: notes.rewriteRef made git itself read
 # refs/notes/intent in every amend and rebase, so a damaged ref failed them with rc 128.
 RETIRED = (("notes.rewriteRef", NOTES_REF),)
 RECORD = "install.json"  # {"config": {key: [values install added]}}

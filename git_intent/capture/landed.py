@@ -1,7 +1,7 @@
 """Finding the commits a forge made from recorded ones (a squash-merge, a rebase-merge) by patch identity,
 and carrying their records onto them.
 
-A forge's "Squash and merge" and "Rebase and merge" make new commits without a note (issue 24). A new,
+A forge's "Squash and merge" and "Rebase and merge" make new commits without a note. A new,
 unrecorded commit on a branch is matched, never by its message, to recorded commits by patch identity
 (`git patch-id --stable`, which ignores line numbers, so a human commit landed in between does not hide
 the match):

@@ -12,11 +12,11 @@ A job is a small text file written by a shell shim (hooks/post-commit, hooks/pos
     end                           end
 
 and the post-merge and post-checkout shims write `hook landed`, `worktree <path>`, `end`: new commits
-arrived, so the worker looks for those a forge squashed or rebased from recorded ones (issue 24).
+arrived, so the worker looks for those a forge squashed or rebased from recorded ones.
 
 A file without its final `end` line is still being written (or was cut short by a full disk).
 
-When `<git common dir>/intent/queue/` cannot be written (a read-only `.git/intent`, issue 9), the shims
+When `<git common dir>/intent/queue/` cannot be written (a read-only `.git/intent`), the shims
 write the job to this user's fallback queue instead, `fallback_queue_dir`:
 `${XDG_STATE_HOME:-~/.local/state}/git-intent/repos/<absolute git common dir>/queue/` (the path spelled
 out rather than hashed, so a person can find it and the shell computes it without a hash tool). `pending`

@@ -92,8 +92,8 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
         keys = {(c.session_id, c.edit.message_id) for c in [*carried, *own]}
         # The record cache parses each transcript once and decodes only the edits this commit can use: made
         # in the window, and written to a file the commit adds lines to (no other edit can be credited) or
-        # by a message a carried credit names (its twin, below). Issue 14: parsing every transcript of the
-        # look-back on every commit cost ~25 ms each.
+        # by a message a carried credit names (its twin, below). Parsing every transcript of the look-back
+        # on every commit had cost ~25 ms each.
         found = sessions if sessions is not None else window_sessions(
             repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts,
             keep=_keeper(mapper, {h.path for h in hunks}, keys))

@@ -1,5 +1,5 @@
 """`git intent status`: the capture journal's queued and failed work, the worker, the last errors, and
-what stops capture (a damaged notes ref, an unwritable state folder and the fallback queue; issue 9)."""
+what stops capture (a damaged notes ref, an unwritable state folder and the fallback queue)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The candidate sessions' edits for many commits (backfill): sorted once, then sliced by binary search for each
 commit's window and file names, and mapped onto that commit's tree, instead of every edit of every session being
-checked again for each commit (issue 14, item 2). An edit of a file an agent later moved or copied is there under
+checked again for each commit. An edit of a file an agent later moved or copied is there under
 each path the file went to as well (`moved_copies`).
 """
 

@@ -53,7 +53,7 @@ class DrainResult:
     busy: bool = False
     notes_ref_damage: str | None = None
     # Record types the window's transcripts held that were not read, per agent version; `record --pending`
-    # fills it (issue 19), the background worker does not (it would parse the transcripts again).
+    # fills it, the background worker does not (it would parse the transcripts again).
     not_read: list[NotRead] = field(default_factory=list)
 
 
@@ -67,7 +67,7 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
     say = say or (lambda _text: None)
     state = repo.state_dir
     try:
-        private_dir(state)  # 0700, and an earlier version's 0644 files tightened (issue 9)
+        private_dir(state)  # 0700, and an earlier version's 0644 files tightened
         tighten(state / "queue")  # best effort: a queue that is not a folder sends the hooks to the fallback queue
         lock = lock_file(state / "worker.lock")
     except LinkedFileError as exc:
@@ -90,7 +90,7 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
             previous = _on_term(_exit_on_term)
             try:
                 write_text(pid_file, str(os.getpid()))  # for the shims and `status`
-                if not tried:  # once per run: copies a full disk kept out of the backup (issue 9)
+                if not tried:  # once per run: copies a full disk kept out of the backup
                     retry_backups(repo, say)
                     _retire(repo, say)
                 if not _blocked(repo, state, result, say):
@@ -106,8 +106,8 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
 
 
 def _retire(repo: Repository, say: Callable[[str], None]) -> None:
-    """An earlier install's notes.rewriteRef made git's own amend and rebase fail on a damaged ref (issue
-    24): taken back at the first drain after an upgrade, so no `install` needs running again."""
+    """An earlier install's notes.rewriteRef made git's own amend and rebase fail on a damaged ref: taken
+    back at the first drain after an upgrade, so no `install` needs running again."""
     try:
         for change in retire_config(repo):
             say(change)
@@ -117,7 +117,7 @@ def _retire(repo: Repository, say: Callable[[str], None]) -> None:
 
 def _blocked(repo: Repository, state: Path, result: DrainResult, say: Callable[[str], None]) -> bool:
     """Whether refs/notes/intent is damaged: then every job would fail its three attempts and land in
-    failed/ (issue 9), so they all stay queued, untouched, and one line says how to repair."""
+    failed/, so they all stay queued, untouched, and one line says how to repair."""
     jobs = pending(state)
     damage = notes_ref_damage(repo) if jobs else None
     if damage:

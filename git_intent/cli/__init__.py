@@ -54,7 +54,7 @@ def main() -> None:
         sys.exit(130)
     except IntentError as exc:
         _fail(exc)
-    except LinkedFileError as exc:  # a state file planted as a link: refused, one sentence (issue 21)
+    except LinkedFileError as exc:  # a state file planted as a link: refused, one sentence
         _fail(IntentError(str(exc)))
     except BrokenPipeError:
         sys.exit(0)

@@ -24,7 +24,7 @@ Exit codes (every command, with or without --json; git blame's rule):
   130  interrupted"""
 
 
-# The module that registers each command, imported when that command runs (issue 22: importing all eight
+# The module that registers each command, imported when that command runs (importing all eight
 # command modules cost every command ~5 ms). tests/cli/test_cli.py holds this table to what the modules register.
 COMMAND_MODULES = {
     "mcp": "agents", "schema": "agents", "stats": "agents", "why": "answer", "ask": "answer", "lsp": "editors",

@@ -116,7 +116,7 @@ def stats(revision_range: str, as_json: bool) -> None:
              f"  agent       {status.agent:>7}  {status.agent / total:6.1%}",
              f"  human       {status.human:>7}  {status.human / total:6.1%}",
              f"  unrecorded  {status.unrecorded:>7}  {status.unrecorded / total:6.1%}"]
-    if status.trailer:  # issue 19: apart from recorded agent lines and from people
+    if status.trailer:  # apart from recorded agent lines and from people
         lines.append(f"  trailer     {status.trailer:>7}  {status.trailer / total:6.1%}  (agent-assisted by the "
                      "commit's trailer; no transcript here)")
     if report.evidence_share is not None:

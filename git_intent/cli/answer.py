@@ -92,7 +92,7 @@ def answer_text(answer: Any) -> str:
 
 def model_calls(answer: Any) -> str:
     """"0 model calls", "3 model calls", "1 model call failed", "3 model calls, the last failed": a call that
-    failed is counted and named (issue 20)."""
+    failed is counted and named."""
     calls = answer.steps
     failed = answer.mode == "offline" and answer.model_error is not None and answer.limits.reached is None \
         and calls > 0

@@ -121,7 +121,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
 
         repo = open_repo()
         done = drain(repo, wait=True)
-        # Which record types the transcripts behind these commits held and were not read (issue 19): only
+        # Which record types the transcripts behind these commits held and were not read: only
         # when jobs ran, as it parses the window's transcripts again.
         done.not_read = drift_on_disk(repo, lookback(repo)) if done.processed else []
         if as_json:
@@ -144,7 +144,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
     repo = open_repo()
     result = record_commit(repo, rev or "HEAD", transcripts=transcripts)
     try:
-        landed = carry_landed(repo)  # commits a forge squashed or rebased since (issue 24)
+        landed = carry_landed(repo)  # commits a forge squashed or rebased since
     except IntentError as exc:  # REV is recorded; the next record or fetch carries them
         landed = []
         echo(f"warning: the records of forge merges were not carried: {exc}", err=True)

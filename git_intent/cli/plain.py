@@ -1,4 +1,4 @@
-"""Printing without click, and the call answered without it: `git intent blame LOCATION`, plain (issue 22).
+"""Printing without click, and the call answered without it: `git intent blame LOCATION`, plain.
 
 Agents and editors ask `blame PATH:LINE` more than anything else, and importing click cost that call ~30 ms
 of its ~100. `main` in `cli/__init__.py` sends exactly `blame LOCATION` (one argument, not an option) here;
@@ -18,7 +18,7 @@ from ..terminal import json_safe, terminal_safe
 
 def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
     """Print text output: every command's text goes through here, so nothing read from a transcript, a note
-    or a shared store can drive the terminal (escape sequences, C1 controls, bidi overrides; issue 9)."""
+    or a shared store can drive the terminal (escape sequences, C1 controls, bidi overrides)."""
     _write(terminal_safe(message) + ("\n" if nl else ""), err=err)
 
 

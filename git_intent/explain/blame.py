@@ -29,10 +29,10 @@ PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
 class LineAnswer:
     """One line of a blame answer: the contract fields of docs/json.md, plus `status` and `reason`.
 
-    `previous`: for a person's line, the agent's line it replaced (issue 9, item 15). `moved_in`: with
+    `previous`: for a person's line, the agent's line it replaced. `moved_in`: with
     `--moves`, the commit that moved or copied the line here when the answer follows it to an older one.
     `symbol`: the function, method or class around the line in the file blamed (`func ChunkJSONL`), when
-    tree-sitter has a grammar for its language (explain/symbols.py; issue 20)."""
+    tree-sitter has a grammar for its language (explain/symbols.py)."""
 
     path: str
     line: int
@@ -75,7 +75,7 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
 
     Follows each line to the commit whose diff added it (plain `git blame`); `moves` also runs git's move
     and copy detection (`-M -C`) and takes its older commit only where that commit's note credits an
-    agent and the plain one's does not (issue 14). Lines not committed yet, commits without a note, and
+    agent and the plain one's does not. Lines not committed yet, commits without a note, and
     notes that cannot be read get a status and a reason rather than an exception; unreadable notes are
     also listed in `problems`. One `git blame` of the file (two with `moves`), each note and session read
     once. Raises BadLocationError for a bad location, GitError when git cannot blame the file or `revision`
@@ -88,7 +88,7 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     span = (None, None) if where.whole or where.spans else (where.start, where.end)
     try:
         blamed = repo.blame(where.path, *span, rev=at_commit, ranges=where.spans)
-    except GitError:  # asked only then (issue 22: one git process less on every blame)
+    except GitError:  # asked only then (one git process less on every blame)
         if at_commit is not None or repo.is_tracked(where.path):
             raise
         rows = (repo.root / where.path).read_bytes().split(b"\n")
@@ -219,7 +219,7 @@ class Explainer:
 
     def _quote(self, session: Session, message_id: str, call_id: str | None, path: str, content: str = "",
                symbol: str | None = None) -> tuple[list[Evidence], str | None]:
-        # Keyed by the line's text and symbol too: the reason picker prefers the message naming them (issue 20).
+        # Keyed by the line's text and symbol too: the reason picker prefers the message naming them.
         key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip(), symbol or "")
         if key not in self.quoted:
             found = find_edit(session, message_id, call_id, path)

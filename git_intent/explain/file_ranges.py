@@ -1,4 +1,4 @@
-"""Whole-file answers (issue 12, item 4): consecutive lines with one status and one attribution become a
+"""Whole-file answers: consecutive lines with one status and one attribution become a
 range, so a 1,000-line file reads as a few dozen ranges."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A line's history (issue 9, item 15): the agent's line that a person's line replaced, when the note of an
+"""A line's history: the agent's line that a person's line replaced, when the note of an
 earlier commit shows it.
 
 For a person's line, the commit's diff against the parent git blame names (porcelain `previous`) tells

@@ -1,4 +1,4 @@
-"""The reason picker (issue 20): which prompt asked for an edit and which of the agent's words explain it.
+"""The reason picker: which prompt asked for an edit and which of the agent's words explain it.
 
 One picker serves blame, why, ask, review, the MCP tools, the web view and the language server (through the blame
 answer's evidence). Measured on entireio/cli and entireio/git-sync (bench/reason_picker.py): the request is the
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..models import Message, Session
 from ..sessions.prose import clip_units, is_confirmation, is_list_item, request_text, units
 
-NEAREST = 3  # assistant messages of the turn the reason is chosen from (issue 20's measure)
+NEAREST = 3  # assistant messages of the turn the reason is chosen from (as bench/reason_picker.py measures)
 PASSAGE_CHARS = 300
 INTERJECTIONS = 2  # prompts typed while the agent worked, quoted after the one that opened the turn
 SHORT_LEAD = 80  # characters: a unit this short ("Now fix ssh.go:") reads with the one after it

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..models import Attribution, Message, Session
 from ..terminal import terminal_safe
 
-safe = terminal_safe  # every text renderer escapes through here (issue 9, item 6)
+safe = terminal_safe  # every text renderer escapes through here
 
 if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuzz) for a blame
     from ..fidelity.budget import RenderedContext
@@ -27,7 +27,7 @@ _LABELS = {"request": "asked", "confirmed": "confirmed", "reasoning": "reasoning
 
 def when(stamp: datetime | None) -> str:
     """A timestamp as `YYYY-MM-DD HH:MM UTC` (or with its own offset, `+02:00`), or "unknown time": a time
-    without its zone reads as local time and is off by hours for most readers (issue 20)."""
+    without its zone reads as local time and is off by hours for most readers."""
     if stamp is None:
         return "unknown time"
     offset = stamp.utcoffset()
@@ -38,12 +38,12 @@ def when(stamp: datetime | None) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """`n` and `noun`, singular for one: "1 line", "12 lines" (issue 20)."""
+    """`n` and `noun`, singular for one: "1 line", "12 lines"."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def cut(text: str, width: int) -> str:
-    """`text` on one line, shortened at a word to `width` characters; a cut row ends with "…" (issue 20)."""
+    """`text` on one line, shortened at a word to `width` characters; a cut row ends with "…"."""
     return textwrap.shorten(text, width=width, placeholder=" …")
 
 
@@ -108,7 +108,7 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
             out.append(f"            was: {was.content.strip()}")
             out.append(f"  more      git intent show {by.session_id}:{short(by.message_id)}")
         return out
-    if attribution.method == "trailer":  # issue 19: the reason is the sentence; no session to show
+    if attribution.method == "trailer":  # the reason is the sentence; no session to show
         out.append(f"  written   by {attribution.agent} · {first.reason} · confidence {attribution.confidence:.2f}")
         return out
     how = " · found by content (no note)" if attribution.method == "content" else ""
@@ -122,7 +122,7 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
         out += _evidence(item, width)
     if first.reason:
         out.append(f"  note      {first.reason}")
-    if first.evidence:  # `show` works only where the session can be read (issue 20): no dead pointer
+    if first.evidence:  # `show` works only where the session can be read: no dead pointer
         out.append(f"  more      git intent show {attribution.session_id}:{short(attribution.message_id)}")
     return out
 
@@ -131,7 +131,7 @@ def _evidence(item: Evidence, width: int) -> list[str]:
     label = _LABELS[item.kind]
     if item.kind == "edit":
         body = item.text.splitlines()[:16]
-    else:  # the passage the reason picker chose, when it chose one (issue 20)
+    else:  # the passage the reason picker chose, when it chose one
         text = textwrap.shorten(" ".join((item.passage or item.text).split()), width=320, placeholder=" …")
         body = textwrap.wrap(text, width=max(40, width - 12)) or [""]
     shared = (" (shared, redacted)" if item.redacted else " (shared)") if item.source == "shared" else ""

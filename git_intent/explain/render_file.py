@@ -1,4 +1,4 @@
-"""Whole-file blame as text (issue 12, item 4): a compact gutter (line number, a short label on the first
+"""Whole-file blame as text: a compact gutter (line number, a short label on the first
 line of each range, the line) and a legend that names each label's session and message once. Pure."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _legend(answer: BlameAnswer) -> list[str]:
             continue
         how = " · found by content, no note" if attribution.method == "content" else ""
         model = f" · {attribution.model}" if attribution.model else ""
-        # `show` only where it works: the session's transcript (or its shared evidence) is here (issue 20).
+        # `show` only where it works: the session's transcript (or its shared evidence) is here.
         more = (f"  → git intent show {attribution.session_id}:{short(attribution.message_id)}"
                 if attribution.session_id in readable else "")
         out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {attribution.tool}{model}{how}{more}")

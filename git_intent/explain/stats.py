@@ -182,7 +182,7 @@ def _session(repo: Repository, agent: str, session_id: str) -> Session | None:
 def _listed(repo: Repository) -> dict[tuple[str, str], dict[str, str | None]]:
     """(agent, session_id) → its edit messages' models, from the record cache (`listed_sessions`): each
     transcript parsed once per version, where loading every credited session whole was most of `stats` on a
-    real history (issue 22). Empty when the listing fails: the sessions are then read one by one."""
+    real history. Empty when the listing fails: the sessions are then read one by one."""
     from ..capture.candidate_sessions import listed_sessions
 
     try:

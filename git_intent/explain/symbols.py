@@ -1,9 +1,9 @@
-"""The function, method or class that encloses a line, named from a tree-sitter parse of its file (issue 20).
+"""The function, method or class that encloses a line, named from a tree-sitter parse of its file.
 
 tree-sitter and tree-sitter-language-pack (0.x: grammars inside the wheel, nothing fetched at run time) are imported
 only when a symbol is asked for; a file whose language has no grammar, or that does not parse, has no symbol. A
 file's symbols are kept in the user's cache by its content (`cached_file_symbols`): loading the pack and parsing
-cost a blame ~10 ms, the second blame of an unchanged file none (issue 22).
+cost a blame ~10 ms, the second blame of an unchanged file none.
 """
 
 from __future__ import annotations

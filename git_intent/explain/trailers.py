@@ -1,5 +1,5 @@
 """The agents a commit's trailers name: the evidence blame and stats fall back on when no transcript credits a
-line (issue 19, item 5).
+line.
 
 A trailer says an agent took part in a commit, not which of its lines it wrote, and names no session or
 message: a line credited by it gets `method: "trailer"`, `TRAILER_CONFIDENCE` and empty `session_id` and

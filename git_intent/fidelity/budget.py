@@ -38,7 +38,7 @@ from .topics import (
 DEFAULT_BUDGET = 8000  # tokens
 # The recent turns rendered full by default take at most a quarter of the budget and a tenth of the session:
 # a fixed 2,000-token window alone was 8-9% of a 90 KB Claude Code transcript (bench/context_reduction.py),
-# where the issue asks for a rendering 95% smaller than the transcript.
+# where the aim is a rendering 95% smaller than the transcript.
 RECENT_SHARE = 0.25
 RECENT_SESSION_SHARE = 0.10
 PREVIEW_LINES = 3

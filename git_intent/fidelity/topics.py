@@ -1,6 +1,6 @@
 """Splitting a session into topics, with their summaries and key facts, and one-line message summaries.
 
-Offline and deterministic (issue 5): the same session always gives the same topics, with no model. A
+Offline and deterministic: the same session always gives the same topics, with no model. A
 later model pass may improve labels and summaries; what is here must stand on its own.
 """
 
@@ -92,7 +92,7 @@ def message_tokens(message: Message) -> int:
 
 def fact_sentences(text: str) -> list[str]:
     """Sentences stating a fact or constraint: carrying a number, a quoted or backticked name, or "must",
-    "always", "never", "don't" (the issue 5 definition, measured by bench/context_reduction.py)."""
+    "always", "never", "don't" (what bench/context_reduction.py measures)."""
     return [s for s in split_sentences(text) if _FACT.search(s)]
 
 
@@ -293,7 +293,7 @@ def _starts_topic(prompt: Message, requests: list[str], dirs: set[str], turn_dir
     text = request_text(prompt)
     if is_confirmation(text):
         return False
-    from rapidfuzz import fuzz  # here, not at import: offline `why` uses this module and never this (issue 20)
+    from rapidfuzz import fuzz  # here, not at import: offline `why` uses this module and never this
 
     if any(fuzz.token_sort_ratio(text[:600].lower(), r[:600].lower()) >= SIMILAR_REQUEST for r in requests):
         return False

@@ -32,7 +32,7 @@ def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check:
 
     Output is read as bytes and decoded without newline translation: text mode's universal newlines
     would turn a CR inside a line (a file with bare CRs or CR-only endings) into a line break and shift
-    every line count parsed from it (issue 9, item 2). Raises GitError with git's own message when
+    every line count parsed from it. Raises GitError with git's own message when
     `check` is true and git exits non-zero.
     """
     raw = subprocess.run(["git", *args], cwd=cwd, input=None if input_text is None else input_text.encode("utf-8"),
@@ -175,7 +175,7 @@ class Repository:
             args += ["-L", f"{low},{high}"]
         if contents is not None:
             args += ["--contents", str(contents)]
-        # Bytes, not text: universal newlines would split a line holding a bare CR (issue 9, item 2).
+        # Bytes, not text: universal newlines would split a line holding a bare CR.
         proc = subprocess.run(["git", *PINNED, *args, *([rev] if rev else []), "--", path], cwd=self.root,
                               capture_output=True)
         if proc.returncode != 0:
@@ -308,7 +308,7 @@ def _unquote(path: str) -> str:
     """A path as git prints it (C-quoted when it holds `"`, `\\`, a control character or, with
     core.quotePath, bytes above 0x7f) as the path itself. git's quote.c: `\\NNN` is one byte in octal (of
     the name's UTF-8), `\\t`-style escapes a control character, anything else stands for its own UTF-8
-    (issue 21: `a"€.py` crashed the latin-1 decoding this replaced). Invalid UTF-8 is replaced."""
+    (`a"€.py` crashed the latin-1 decoding this replaced). Invalid UTF-8 is replaced."""
     if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
         return path
     out = bytearray()

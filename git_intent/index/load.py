@@ -104,7 +104,7 @@ def unchanged(repo: Repository) -> bool:
     """Whether no transcript of this repository changed since the last ingest: every file the catalog would
     read is in the index with the same (size, mtime), and every indexed file is still found. Costs a stat per
     file and a byte search of the agents' files not yet indexed, no parse: `ask` reads through the index
-    rather than parsing every session each time (issue 20: 4.5 s of a 4.6 s `ask` on entireio/git-sync)."""
+    rather than parsing every session each time (4.5 s of a 4.6 s `ask` on entireio/git-sync)."""
     from ..sessions.discovery import mentions_repository, repository_needles, session_sources
 
     path = index_path(repo)
@@ -284,7 +284,7 @@ class _Ingest:
     def _insert(self, table: str, rows: list[Row]) -> None:
         """Insert tuple rows in `rows.COLUMNS[table]` order through one prepared statement with positional
         parameters: sqlite-utils' `insert_all` rebuilt a multi-row INSERT and checked every value in Python
-        (two thirds of ingest time at 100k messages, issue 14, item 4), and named parameters read from a dict
+        (two thirds of ingest time at 100k messages), and named parameters read from a dict
         per row cost half of what is left. Sessions replace their earlier row; the other tables ignore a
         duplicate key (a malformed transcript must not abort the whole ingest)."""
         if not rows:

@@ -55,7 +55,7 @@ def m002_fts(db: Database) -> None:
 
 
 def m003_terms(db: Database) -> None:
-    # Message terms by their first two letters, for typo-tolerant search (index/terms.py, issue 14 item 4):
+    # Message terms by their first two letters, for typo-tolerant search (index/terms.py):
     # each range is kept with the FTS5 structure record it was read under, and read again once that changed.
     db.execute("CREATE TABLE fts_terms (prefix TEXT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (prefix, term)) "
                "WITHOUT ROWID")

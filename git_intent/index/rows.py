@@ -14,7 +14,7 @@ from .base import stamp
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "notebook_path", "target_file",
                         "absolute_path", "relative_workspace_path"})
 # Rows are tuples in these column orders, inserted with positional parameters: named parameters read from a
-# dict per row cost half of the message inserts (30k messages: 0.42 s CPU against 0.23 s, issue 14).
+# dict per row cost half of the message inserts (30k messages: 0.42 s CPU against 0.23 s).
 # The digest, last, hashes the values before it in this order (the order of the dicts rows were before,
 # so digests stored by earlier versions still match).
 SESSION_COLUMNS = ("agent", "session_id", "cwd", "started_at", "ended_at", "messages", "edits", "transcript",
@@ -58,7 +58,7 @@ def session_rows(session: Session) -> tuple[list[Row], list[Row], list[Row]]:
         when = None if message.timestamp is None else utc_stamp(message.timestamp)
         prompt, summary, tool_names = int(message.is_prompt), int(message.is_summary), " ".join(tools)
         # The string `_digest` joins for these values, written out (the generic `_digest` was 30% of this
-        # function in a profile; session_rows went from 20.6 to 26-28 MB of text per CPU s, issue 14).
+        # function in a profile; session_rows went from 20.6 to 26-28 MB of text per CPU s).
         joined = (f"{head}{message_id}\x1f{ordinal}\x1f{_NONE if message.role is None else message.role}\x1f"
                   f"{_NONE if when is None else when}\x1f{prompt}\x1f{summary}\x1f{tool_names}\x1f{text}")
         messages.append((agent, session_id, message_id, ordinal, message.role, when, prompt, summary, tool_names,

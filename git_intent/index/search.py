@@ -181,7 +181,7 @@ class _Search:
     """One search: candidates of the strict and relaxed queries, scored, the best copy of each message kept.
 
     Re-ranking is the costly part (rapidfuzz over up to 2 x CANDIDATES texts: ~30 ms of a common-word query at
-    100k messages, issue 14, item 4). Candidates come best bm25 first, and similarity adds at most
+    100k messages). Candidates come best bm25 first, and similarity adds at most
     1 - BM25_WEIGHT, so once a candidate's best possible score falls below the `limit`-th best score found,
     no later one can enter the answer and scoring stops: the same answer, from fewer candidates scored."""
 

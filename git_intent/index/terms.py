@@ -2,10 +2,10 @@
 the full-text index.
 
 `messages_fts_vocab` (fts5vocab) lists terms, but reads every listed term's whole doclist to count it: one
-two-letter range cost 3-9 ms at 100k messages and ~10x that at 1M, paid by every rare or misspelt query
-(issue 14, item 4). The terms of a range are kept in `fts_terms` with the FTS5 structure record they were
-read under (`messages_fts_data` row 10, which changes with every write to the index); a range read under
-another structure is read again. A bulk ingest reads every range in one pass (`warm`).
+two-letter range cost 3-9 ms at 100k messages and ~10x that at 1M, paid by every rare or misspelt query. The terms
+of a range are kept in `fts_terms` with the FTS5 structure record they were read under (`messages_fts_data` row 10,
+which changes with every write to the index); a range read under another structure is read again. A bulk ingest
+reads every range in one pass (`warm`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Agent Trace records (github cursor/agent-trace, spec v0.1.0, CC BY 4.0) written from and read into git-intent's
-notes: one trace record per commit, as JSON Lines (issue 19, item 6).
+notes: one trace record per commit, as JSON Lines.
 
 The models mirror the spec's `schemas.ts` (TraceRecord, File, Conversation, Range, Contributor, Vcs, Tool); their
 JSON Schema is docs/schemas/agent-trace.json. `schemas.ts` writes the version pattern with a doubled backslash

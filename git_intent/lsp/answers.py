@@ -1,5 +1,5 @@
 """The language server's resident answers: each file's `git intent blame` kept per HEAD and notes ref, and
-one line of an editor's buffer answered through its diff (issue 23, items 1-3). No pygls here.
+one line of an editor's buffer answered through its diff. No pygls here.
 
 A hover after the first costs a `git show-ref`, a stat and a dict look-up (bench/lsp_latency.py); the first
 costs a one-line blame while the whole file is blamed in the background. Everything a question cannot be
@@ -26,7 +26,7 @@ MAX_FILES = 64  # whole-file answers kept (least recently used go first): a day'
 MAX_LINES = 4096  # lines answered alone while their file's whole answer was still being computed
 # How long a hover waits for its line's own blame before saying it is still being read: on entireio/cli a line
 # of a commit without a note took 6.7 s (`git intent blame hooks_test.go:1`: blame matching it by content
-# against every transcript of the commit's window); issue 23 wants the first answer within 1 s.
+# against every transcript of the commit's window); a first answer should come within 1 s.
 LINE_BUDGET = 0.8
 READING = ("git-intent is still reading this repository's sessions for this line (its whole file is being "
            "blamed in the background); hover again in a moment.")

@@ -1,5 +1,5 @@
 """Which line of the file on disk each line of an editor's unsaved buffer is: the buffer's diff against the
-work tree file, so a hover in a changed buffer is answered for the line git blamed (issue 23, item 1)."""
+work tree file, so a hover in a changed buffer is answered for the line git blamed."""
 
 from __future__ import annotations
 

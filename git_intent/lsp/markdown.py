@@ -2,7 +2,7 @@
 
 Transcript and note text is untrusted (a session can hold any markdown or HTML): it only ever appears inside a
 fenced code block whose fence is longer than any backtick run in it, or in code spans, so no link, image, raw
-tag or emphasis from a transcript can become live in the editor (issue 23, item 1). git-intent's own words are
+tag or emphasis from a transcript can become live in the editor. git-intent's own words are
 plain markdown without backslash escapes, which Neovim 0.7 shows as written. Terminal controls are made visible
 as in every other output (`terminal_safe`).
 """

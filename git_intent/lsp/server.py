@@ -2,8 +2,8 @@
 `git-intent.showMessage` command and `git-intent:` documents for the repository of each document.
 
 Needs the `lsp` extra (pygls). Every handler answers None or one sentence rather than raising: a file outside
-any repository, a binary file, a line past the end, a repository without git-intent, a damaged note (issue 23,
-item 3). The server exits on `shutdown`/`exit`, at the end of its stdin, and when its parent process dies.
+any repository, a binary file, a line past the end, a repository without git-intent, a damaged note. The server
+exits on `shutdown`/`exit`, at the end of its stdin, and when its parent process dies.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
         found = resident.ranges(path, text, version)
         if not isinstance(found, list):
             return None
-        # Titles are filled in by codeLens/resolve, for the lenses the editor shows (issue 23: lazily).
+        # Titles are filled in by codeLens/resolve, for the lenses the editor shows (lazily).
         return [types.CodeLens(range=_line_range(r), data={"uri": params.text_document.uri, "line": r.start,
                                                            "version": version})
                 for r in agent_ranges(found)]

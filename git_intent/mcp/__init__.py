@@ -5,11 +5,11 @@ Nothing here imports the MCP SDK at package import: only `git intent mcp` loads 
 """
 
 # The agents whose configuration `git intent install --agent` can register the server in. Here, not in
-# `register`, so the CLI can offer the names without importing `register` on every command (issue 14).
+# `register`, so the CLI can offer the names without importing `register` on every command.
 AGENTS = ("claude-code", "codex", "gemini-cli", "cursor", "opencode")
 
 # What the server tells an agent at `initialize`; here (no SDK import) so `early` can answer the handshake
-# before the SDK is loaded (issue 22).
+# before the SDK is loaded.
 INSTRUCTIONS = """\
 git-intent links each line of this repository to the coding-agent session and message that wrote it.
 Before you change a line another agent wrote, call `blame` (or `why`) on it and respect the request and

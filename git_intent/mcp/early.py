@@ -1,4 +1,4 @@
-"""Answering MCP's `initialize` before the SDK is loaded (issue 22): the handshake an agent waits for costs
+"""Answering MCP's `initialize` before the SDK is loaded: the handshake an agent waits for costs
 Python's start-up, not the ~0.9 s of CPU the `mcp` SDK (2.x) spends building its protocol types.
 
 How: the first line on stdin is read here (standard library only). When it is an `initialize` request for a

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .repair import SetAside, set_aside
 
 # Building and repairing notes is capture's work: imported when first asked for, so reading a note (blame)
-# does not load them (issue 22).
+# does not load them.
 _LATER = {"CreditedLine": "build", "build_note": "build", "lines_record": "build", "SetAside": "repair",
           "set_aside": "repair"}
 

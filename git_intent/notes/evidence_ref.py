@@ -36,7 +36,7 @@ LEVEL_DIRS = {"evidence": "evidence", "sessions": "sessions"}
 FORGOTTEN = "forgotten"
 _ID_TEXT = re.compile(r"[A-Za-z0-9._:/@+=-]*")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-# A shared blob is data other people wrote (issue 21): one 60 MB message made `show` take 30 s and 392 MB, and
+# A shared blob is data other people wrote: one 60 MB message made `show` take 30 s and 392 MB, and
 # JSON nested 200,000 deep crashed every reader. Larger blobs are not read; deeper documents are not used.
 MAX_BLOB_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 32  # a real blob nests 5 deep (payload > messages > message > parts > part)
@@ -116,7 +116,7 @@ def load_payload(repo: Repository, oid: str) -> tuple[dict[str, Any], None] | tu
     """`(payload, None)` for a readable session blob, else `(None, problem)`: a phrase saying what is wrong
     ("is 61234567 bytes, over the 33554432-byte cap", "is not JSON", "nests deeper than 32 levels", "is not a
     git-intent evidence object", "has `messages` that is not a list of objects", "is missing"). Never raises
-    for the blob's content: it comes from whoever pushed the ref (issue 21)."""
+    for the blob's content: it comes from whoever pushed the ref."""
     data = _capped_blob(repo, oid)
     return (None, "is missing") if data is None else parse_payload(data)
 
@@ -146,7 +146,7 @@ def parse_payload(data: bytes) -> tuple[dict[str, Any], None] | tuple[None, str]
 
 def bad_objects(repo: Repository) -> list[tuple[str, str, str]]:
     """`(ref:path, blob oid, problem)` of every session blob on `refs/intent/evidence` and the fetched
-    copies (`refs/intent/remotes/*/evidence`) that `load_payload` refuses, for `doctor` (issue 21)."""
+    copies (`refs/intent/remotes/*/evidence`) that `load_payload` refuses, for `doctor`."""
     refs = [EVIDENCE_REF, *repo.git("for-each-ref", "--format=%(refname)", "refs/intent/remotes/",
                                     check=False).split()]
     found: list[tuple[str, str, str]] = []

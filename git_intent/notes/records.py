@@ -23,14 +23,14 @@ NOTE_SCHEMA: Literal["git-intent/1"] = "git-intent/1"
 Match = str  # "exact" | "fuzzy" today; a newer writer may add kinds, so any string is read
 _POSITION = frozenset({"schema", "kind", "path", "start", "end", "sha"})
 # Unknown fields of a newer writer, kept so a carried or rewritten record copies them (pydantic's
-# extra="allow" before issue 22); never compared by hash, always by value.
+# extra="allow" once); never compared by hash, always by value.
 _EXTRA: Any = field(default_factory=dict, hash=False, repr=False, metadata={"exclude": True})
 
 
 def range_digest(lines: Sequence[str]) -> str:
     """The `sha` of a lines record: 16 hex digits of sha256 over the lines joined by "\\n" (UTF-8).
 
-    A line's trailing "\\r" is not part of it (issue 9): the diff a note is recorded from and the blob a
+    A line's trailing "\\r" is not part of it: the diff a note is recorded from and the blob a
     note is checked against must hash a CRLF line alike. Notes written before this rule hashed diff text
     read with universal newlines, so they agree with it.
     """
@@ -163,7 +163,7 @@ class Note:
     @cached_property
     def _lines_by_path(self) -> dict[str, list[LinesRecord]]:
         # `stats` asks for every added line of a history: a scan of every record per line was 4.5 of its 7.7 s
-        # on entireio/git-sync (issue 22); note order is kept within each path, so the first match is the same.
+        # on entireio/git-sync; note order is kept within each path, so the first match is the same.
         by_path: dict[str, list[LinesRecord]] = {}
         for record in self.lines:
             by_path.setdefault(record.path, []).append(record)
@@ -189,15 +189,15 @@ def nesting(value: Any, limit: int) -> int:
 
 def parse_record(value: Any) -> NoteRecord | None:
     """A decoded JSON value as a git-intent record, or None when it is not one (wrong schema or shape, or
-    nested deeper than MAX_DEPTH: issue 21, such a record read but could not be rendered again).
+    nested deeper than MAX_DEPTH: such a record could be read but not rendered again).
 
-    pydantic decides (issue 22): a record whose known fields already have exactly their types is built
+    pydantic decides: a record whose known fields already have exactly their types is built
     without it (every record git-intent writes), and any other goes to pydantic's lax validation, so a
     record is read the same either way (tests/notes/test_record_reader.py)."""
     if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA or nesting(value, MAX_DEPTH) > MAX_DEPTH:
         return None
     named = value.get("kind")
-    kind = _KINDS.get(named) if isinstance(named, str) else None  # a list there must not raise (issue 22 review)
+    kind = _KINDS.get(named) if isinstance(named, str) else None  # a list there must not raise
     if kind is None:
         return None
     known, extra = _split(kind, value)

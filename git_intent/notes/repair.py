@@ -1,4 +1,4 @@
-"""Setting a damaged refs/notes/intent aside and putting a readable one in its place (issue 9).
+"""Setting a damaged refs/notes/intent aside and putting a readable one in its place.
 
 The damaged value is kept, never deleted: as `refs/notes/intent-damaged-<UTC time>` when every object
 it reaches exists (a blob, say), else in `<state>/notes-ref-damaged-<UTC time>` (git will not point a ref

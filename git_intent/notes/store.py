@@ -35,7 +35,7 @@ def notes_ref_damage(repo: Repository) -> str | None:
     absent or a readable notes commit. One git process when it is readable (the worker asks once per drain).
 
     A damaged ref makes every note write fail and, while notes.rewriteRef names it, git's own
-    `commit --amend` and rebase die with "Failed to read notes tree" (issue 9).
+    `commit --amend` and rebase die with "Failed to read notes tree".
     """
     out = repo.git("cat-file", "--batch-check", input_text=f"{NOTES_REF}\n{NOTES_REF}^{{tree}}\n",
                    check=False).splitlines()

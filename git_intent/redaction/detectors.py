@@ -24,7 +24,7 @@ import re2  # google-re2: linear time, Go RE2 syntax (the rules are written for 
 from ..errors import RedactionError
 from . import normalise
 
-# A value after a secret's name: quoted (any characters but the quote, spaces included, issue 21: `"password":
+# A value after a secret's name: quoted (any characters but the quote, spaces included: `"password":
 # "correct horse battery staple"`), else a bare run. Groups: double-quoted, single-quoted, bare.
 _VALUE = r"""(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|([^\s'"`,;)\]}>]{6,}))"""
 # A variable or key naming a secret, whatever its prefix (PGPASSWORD, MYSQL_PWD, WEBHOOK_SECRET, x-api-key).
@@ -68,7 +68,7 @@ OWN_PREFILTER: dict[str, tuple[str, ...]] = {
     "provider-key": ("sk-", "gh", "github_pat_", "gl", "xox", "_live_", "_test_", "whsec_", "AKIA", "ASIA", "ABIA",
                      "ACCA", "AIza", "npm_", "pypi-", "hf_", "SG.", "dop_v1_", "shp"),
 }
-# A data: URI or a long base64 run of an image: never shared (issue 11), whatever its content.
+# A data: URI or a long base64 run of an image: never shared, whatever its content.
 IMAGE = r"data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\]{16,}"
 # Home folders in paths: the user name is not shared; `/Users/ann/x` becomes `~/x`.
 HOME = r"(?:/Users|/home)/[^/\s'\"`\\:]+|/root\b|[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)[^\\/\s'\"`:]+"
@@ -233,7 +233,7 @@ _VALUED = frozenset({"secret-assignment", "password-option", "secret-in-prose"})
 # A quoted value holding one of these marks is a template, whatever else it says ("<your key>", "${TOKEN}").
 _PLACEHOLDER_MARKS = ("xxx", "***", "...", "…", "<", "{{", "${", "%(")
 # A one-word value that is one of these words, or made of them ("test-token", "your_key"), is a placeholder.
-# Whole words only: as substrings they spared "Yourkiddo9" and "my latest horse" (review of issue 21); a
+# Whole words only: as substrings they spared "Yourkiddo9" and "my latest horse" ; a
 # phrase with spaces is a passphrase, so the words do not spare it ("none of yours").
 _PLACEHOLDER_WORDS = re.compile(r"(?<![a-z])(?:example|test|dummy|fake|placeholder|changeme|change_me|your|redacted|"
                                 r"mock|sample|none|null|undefined)(?![a-z])")
@@ -280,7 +280,7 @@ def _literal(match: Any, value: str) -> bool:
 def _looks_like_code(value: str) -> bool:
     """An assigned value that is a name, a call, an index or a variable (`os.environ[...]`, `$TOKEN`,
     `input()`, `encoded[:idx]`), not a literal secret: brackets, or letters and dots only, or a placeholder.
-    Letters only but long and random (issue 21: 40 letters after "session token:") is a secret."""
+    Letters only but long and random (40 letters after "session token:") is a secret."""
     if value.startswith(("$", "%", "{", "<", "[REDACTED", "process.env", "os.")) or any(c in "()[]{}" for c in value):
         return True
     if value.isascii() and value.isalpha() and len(value) >= 24 and _random_letters(value):

@@ -1,5 +1,5 @@
 """Hidden forms of a secret for the detectors to see: text without invisible format characters, and runs of
-%XX, hex or \\xNN escapes decoded (issue 21: a GitHub token with a zero-width space inside, or written as hex
+%XX, hex or \\xNN escapes decoded (a GitHub token with a zero-width space inside, or written as hex
 or as %XX escapes, reached the remote's git objects).
 
 Each view maps back to the original text, so the redactor replaces the original characters: a secret found

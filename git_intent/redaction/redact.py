@@ -1,7 +1,7 @@
 """The one choke point through which transcript text may enter a git object: redact every string, then seal.
 
 `seal()` is the only producer of `Sealed` bytes, and `evidence_ref` writes nothing else into the
-object store, so no transcript text reaches git without passing the detectors (issue 11). It fails
+object store, so no transcript text reaches git without passing the detectors. It fails
 closed: any error while redacting raises RedactionError and nothing is written. A secret is replaced
 whole by `[REDACTED:<rule>]` (no fragment of it is left), home folders in paths become `~`, images and
 binary outputs are dropped. Lines identical to lines of the commit's own diff are left as they are:
@@ -178,7 +178,7 @@ def _is_parts(value: list[Any]) -> bool:
 
 
 def _walk_parts(parts: list[dict[str, Any]], keep: frozenset[str], counts: Counter[str]) -> tuple[Any, bool]:
-    """A message's parts redacted as one text (issue 21: a token split across two text parts kept its first
+    """A message's parts redacted as one text (a token split across two text parts kept its first
     half): each run of text and reasoning parts is joined, redacted, and split again where they met; a secret
     across a boundary is replaced in the part where it starts and its rest removed from the next."""
     texts = [p["text"] for p in parts]

@@ -2,7 +2,7 @@
 
 Each session's paragraph is `ask`'s answer to "what was this session asked and what did it do in these
 files", limited to those files: the same sub-agent, read-only tools and code-checked citations as
-`git intent ask` (issue 10), so a review never shows a citation the code did not verify.
+`git intent ask`, so a review never shows a citation the code did not verify.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The routes of `git intent serve` (starlette): each reads through the library and renders a Jinja2
 template with autoescape on, so every transcript, path and author string reaches the page escaped, and
-with every control, bidi and invisible character shown as `\\uNNNN` (`visible`, issue 21).
+with every control, bidi and invisible character shown as `\\uNNNN` (`visible`).
 
 Pages (all reachable by links from `/`): `/files/…` (the tree at HEAD), `/file/PATH` (intent gutter and
 evidence panels; `?line=N` selects a line without JavaScript), `/sessions`, `/session/ID` (topic bar,

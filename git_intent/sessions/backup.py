@@ -35,7 +35,7 @@ def ensure_excluded(repo: Repository) -> bool:
     current = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     if EXCLUDE_LINE in current.splitlines():
         return False
-    try:  # git's own file, so its mode is left as git made it; never appended through a link (issue 21)
+    try:  # git's own file, so its mode is left as git made it; never appended through a link
         fd = os.open(exclude, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError:
         if exclude.is_symlink():
@@ -158,10 +158,10 @@ def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path,
 
 def _write_copy(repo: Repository, agent: str, source: Path, dest: Path) -> None:
     """Copy `source` to `dest` through a 0600 temporary file renamed over it. Raises OSError, after
-    removing the temporary file: a full disk must not leave transcript text in a stray file (issue 9)."""
+    removing the temporary file: a full disk must not leave transcript text in a stray file."""
     ensure_excluded(repo)
     folder = private_dir(repo.backup_dir, "sessions", agent)
-    import shutil  # only a copy needs them (issue 22: blame reads the backup, never writes it)
+    import shutil  # only a copy needs them (blame reads the backup, never writes it)
     import tempfile
 
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
@@ -276,6 +276,6 @@ def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes,
             out.write(data)
         os.replace(tmp, dest)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)  # no stray transcript text (issue 9)
+        Path(tmp).unlink(missing_ok=True)  # no stray transcript text
         raise
     return dest

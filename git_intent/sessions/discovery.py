@@ -51,7 +51,7 @@ def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], list[SkippedFil
     """The transcript files `paths` name, in the order given, and the files passed over with the reason: a
     file stands for itself (`read_transcript` checks it); a folder for every file below it that some adapter
     sniffs, in sorted path order, the others passed over (`skip_reason`). A folder is how transcripts
-    recorded on another machine come in (discovery drops them: their cwd names the author's paths; issue 14).
+    recorded on another machine come in (discovery drops them: their cwd names the author's paths).
 
     Raises TranscriptError for a path that does not exist."""
     files: list[Path] = []
@@ -106,7 +106,7 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
     given explicitly, and the backup copies; copies of one session are merged into one (`merge.merge_copies`).
     With `containing`, only discovered files and copies whose bytes hold one of those strings are read
-    (a byte search costs far less than parsing: blame's content fallback, issue 14).
+    (a byte search costs far less than parsing: blame's content fallback).
     Unreadable discovered files are skipped, and a sentence for each damaged one (say, a corrupt OpenCode
     store) is appended to `problems` when given; unreadable `extra` files raise TranscriptError. `keep`
     keeps the parses of files read whole (`read_transcript`): for a caller that asks again (blame's content
@@ -182,7 +182,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     if not session_id:
         raise SessionNotFoundError("An empty session id names no session.")
     # Only the named agent's adapter is imported when the caller knows it (a note always does), and only
-    # once the backup copy is not found: a kept parse of the copy is read without any (issue 22).
+    # once the backup copy is not found: a kept parse of the copy is read without any.
     names = [agent] if agent else list(all_adapters())
     for name in names:
         copy = session_copy_path(repo, name, session_id)
@@ -209,7 +209,7 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
         if found is not None:
             return found
     if not matches:
-        # What is known first (issue 20): the id matches nothing here; why that may be comes after, as a hint.
+        # What is known first: the id matches nothing here; why that may be comes after, as a hint.
         raise SessionNotFoundError(
             f"No session matches {session_id}: no transcript of it is in the backup or the agents' folders, and "
             f"none is shared on refs/intent/evidence.",

@@ -1,5 +1,5 @@
 """Format drift: the record types that reading sessions passed over, per agent and version, and whether an
-agent version is newer than the fixtures cover (issue 19, item 2)."""
+agent version is newer than the fixtures cover."""
 
 from __future__ import annotations
 

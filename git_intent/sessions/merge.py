@@ -3,8 +3,7 @@ by tool call.
 
 Entire keeps a growing copy of a session in every checkpoint: the same session id in many files of different
 lengths (entireio/git-sync: 451 transcripts on `entire/checkpoints/v1`, of far fewer sessions). A backup copy
-and the agent's own file are two more copies of one session. They are one session, not competing ones
-(issue 19, item 4).
+and the agent's own file are two more copies of one session. They are one session, not competing ones.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Parsed sessions kept between calls: a transcript is parsed once per (file, size, mtime, inode), issue 14.
+"""Parsed sessions kept between calls: a transcript is parsed once per (file, size, mtime, inode).
 
 `git intent blame` on a line of a long real history re-parsed its session's transcript on every call: 68 ms
 for a 4.2 MB Claude Code transcript of entireio/cli, against 3.5 ms to load the parsed session back (most of
@@ -125,7 +125,7 @@ def _store(key: str, sessions: list[Session]) -> None:
 
 def load_kept(folder: Path, key: str) -> Any:
     """The value `keep` stored in `folder` under `key`, or None when there is no usable file. Format: a
-    pickle (protocol 5; issue 22: loading a session back through pydantic cost blame its ~100 ms import,
+    pickle (protocol 5: loading a session back through pydantic cost blame its ~100 ms import,
     pickle loads it in C). A pickle runs code when loaded, so only a regular file of this user's, in a folder
     of this user's that no one else may enter, both reached without following a link, is unpickled; the keys
     hold the parser fingerprint (models.py included), so a pickle never meets another definition of its types."""
@@ -157,7 +157,7 @@ def _own(info: os.stat_result, kind: Callable[[int], bool]) -> bool:
 def keep(base: Path, name: str, key: str, value: Any) -> None:
     """Store `value` under `key` in the private folder `base/name`, whole or not at all: the bytes are built
     first, then written to a 0600 temporary file renamed into place (removed if the write fails: no partial
-    transcript text is left, issue 9); then prune. Never raises: a cache that cannot be written is skipped."""
+    transcript text is left); then prune. Never raises: a cache that cannot be written is skipped."""
     try:
         data = pickle.dumps(value, protocol=5)
         folder = private_dir(base, name)  # never tightens the user's ~/.cache itself
@@ -190,7 +190,7 @@ def _prune(folder: Path) -> None:
                 continue
             if entry.name.endswith(".pickle"):
                 entries.append((info.st_mtime_ns, info.st_size, entry.path))
-            elif entry.name.endswith(".jsonl"):  # the JSON format before issue 22: never read again
+            elif entry.name.endswith(".jsonl"):  # an older version's JSON format: never read again
                 _unlink(entry.path)
             elif entry.name.endswith(".tmp") and now - info.st_mtime > 3600:
                 _unlink(entry.path)

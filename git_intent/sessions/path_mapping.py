@@ -39,7 +39,7 @@ class PathMapper:
         for path in sorted(self.tracked):
             self.by_name[path.rsplit("/", 1)[-1]].append(path)
         # Sessions edit few distinct paths many times, and each mapping asks the file system (realpath, isdir):
-        # backfill called realpath once per edit per commit (issue 14, item 2), so every (recorded, cwd) is
+        # backfill called realpath once per edit per commit, so every (recorded, cwd) is
         # mapped once per set of tracked files of its name.
         self._mapped: MappingCache = {} if cache is None else cache
 

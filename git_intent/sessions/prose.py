@@ -31,7 +31,7 @@ _CONFIRM = re.compile(
     r"(?:do|fix|address|implement|apply|handle|make) (?:it|them|that|this|these|those|so|both|all(?: of them)?)|"
     r"thanks?(?: you)?|hi|hello|hey)\b[\s,.!]*)+\W*$", re.IGNORECASE)
 # Agent and IDE wrapper blocks (`<ide_opened_file>`, `<system-reminder>`, `<command-name>`) always have `_` or
-# `-` in their names; HTML a person typed (`<script>`, `<div>`) is part of the request and stays (issue 13).
+# `-` in their names; HTML a person typed (`<script>`, `<div>`) is part of the request and stays.
 _TAG_BLOCK = re.compile(r"<([A-Za-z][A-Za-z0-9]*[_-][\w-]*)>.*?</\1>", re.DOTALL)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 

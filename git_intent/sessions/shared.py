@@ -2,7 +2,7 @@
 
 A blob of `refs/intent/evidence` (docs/json.md) becomes a `SharedSession`: the same `Session` model the
 adapters produce, holding only what was shared, already redacted. Blobs that cannot be read (too large, too
-deep, the wrong shape: other people wrote them, issue 21) are skipped with one warning on stderr each, as
+deep, the wrong shape: other people wrote them) are skipped with one warning on stderr each, as
 unreadable transcripts are, and `git intent doctor` names them.
 """
 
@@ -21,7 +21,7 @@ from ..terminal import terminal_safe
 
 _CACHE: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
 _WARNED: set[str] = set()
-# What one shared message part may contribute to an answer (issue 21: one 60 MB message made `show` take 30 s
+# What one shared message part may contribute to an answer (one 60 MB message made `show` take 30 s
 # and 392 MB); the rest is left out with a note saying how much. The longest part of the corpus is ~40,000.
 MAX_PART_CHARS = 64 * 1024
 

@@ -1,6 +1,6 @@
 """What a sharing level puts on the evidence ref for recorded commits, built from this machine's sessions.
 
-`evidence` (issue 11): for each recorded commit, the messages that explain its agent lines — the user
+`evidence`: for each recorded commit, the messages that explain its agent lines — the user
 message that asked, the assistant's text and reasoning around each edit, the edit itself, and the topic
 summary — never tool outputs (command output, file reads), where most secrets live. `sessions`: the
 whole session. Both pass through `redact.seal()`; lines identical to the commits' own diff lines are
@@ -107,7 +107,7 @@ def build_payload(session: Session, records: list[LinesRecord], commits: list[st
     if level == "sessions":
         messages = [_message(m, ("text", "reasoning", "tool_call", "tool_result")) for m in session.messages]
         for edit in session.edits:
-            # A move or copy adds no line to explain, and a reader before issue 28 refuses its kind (the whole
+            # A move or copy adds no line to explain, and an older reader refuses its kind (the whole
             # blob with it): it is not shared.
             if edit.kind not in MOVE_KINDS:
                 edits.setdefault((edit.message_id, edit.call_id, edit.path), _edit(edit, None))

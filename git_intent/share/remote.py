@@ -7,7 +7,7 @@ tree by tree (`merge.py`). A push sends only these refs (never branches, with --
 re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
 After a fetch, commits a forge squashed or rebased from recorded ones get their records carried
-(`capture.landed`, issue 24); the next `push` shares them.
+(`capture.landed`); the next `push` shares them.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class FetchResult(BaseModel):
     notes_changed: bool = False
     evidence: bool = False
     evidence_changed: bool = False
-    carried: list[str] = []  # commits a forge made whose records were carried from recorded ones (issue 24)
+    carried: list[str] = []  # commits a forge made whose records were carried from recorded ones
     carry_problem: str | None = None  # why carrying them failed (the fetch itself succeeded)
 
 
@@ -101,7 +101,7 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     specs = ([f"+{NOTES_REF}:{notes_tracking_ref(remote)}"] if result.notes else []) + \
         ([f"+{store.EVIDENCE_REF}:{store.tracking_ref(remote)}"] if result.evidence else [])
     # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
-    # squashed or rebased must be here for their records to be carried (issue 24).
+    # squashed or rebased must be here for their records to be carried.
     branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
     specs += branches if specs else []
     if specs:

@@ -16,7 +16,7 @@ from ..models import ParseStats
 _DECODER = json.JSONDecoder()
 # Failed decoding attempts allowed per line. Resyncing after a torn record retries at later `{"`, and each
 # failure costs time linear in the line (the decoder scans, and its error counts newlines up to the failure):
-# unbounded, one 600 KB line of `{"a":` cost 75-167 s (issue 9). A real torn record fails once per object
+# unbounded, one 600 KB line of `{"a":` cost 75-167 s. A real torn record fails once per object
 # enclosing the cut (complete nested objects are skipped whole), a handful; with the cap any line costs time
 # linear in its length, and a line that reaches it has its remaining records counted as one unreadable.
 MAX_FAILURES = 64
@@ -66,7 +66,7 @@ def clean(value: Any) -> Any:
 
     Node cuts a string mid-emoji and `JSON.stringify` writes the half as `"\\ud83d"`; Python decodes it
     to a lone surrogate, which no encoder accepts, so one such message made `show`, `index` and
-    `search` fail (issue 9). Text is mended once, where it is read. Raises ValueError for nesting
+    `search` fail. Text is mended once, where it is read. Raises ValueError for nesting
     deeper than the recursion limit.
     """
     try:
@@ -97,7 +97,7 @@ def one_record(stats: ParseStats) -> Iterator[None]:
 
     Adapters check types as they read; this is the backstop for a shape no one foresaw, so that one bad
     record never drops a whole session (a real Codex rollout plus one `"type": {}` lost 45 of 45 credited
-    lines, issue 9).
+    lines).
     """
     try:
         yield
@@ -172,7 +172,7 @@ def recognised(records: list[dict[str, Any]], shaped: Callable[[dict[str, Any]],
     """Whether the first records of a file are one agent's by their structure, not by a list of types: all
     but one (one may be damaged) `shaped` as the agent's records of any type, and at least one `marked` as
     surely the agent's (a message with its ids). An unknown record type at the head of a file, as Claude
-    Code 2.1.14x's `last-prompt`, must not make the file unrecognised (issue 19)."""
+    Code 2.1.14x's `last-prompt`, must not make the file unrecognised."""
     return mostly(records, shaped) and any(marked(record) for record in records)
 
 

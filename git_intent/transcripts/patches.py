@@ -115,7 +115,7 @@ def text_diff_added(before: str, after: str, *, numbered: bool = True) -> list[A
 
     Only the part between the common leading and trailing lines (or the part after the leading lines, or
     before the trailing ones) is diffed when that provably gives difflib's own answer on the whole texts
-    (`_common_ends`); otherwise the whole texts are. Issue 14: every Claude Code edit diffed its whole file
+    (`_common_ends`); otherwise the whole texts are. Before, every Claude Code edit diffed its whole file
     here, 68-75% of `record`'s CPU; on entireio/cli's 270 real transcripts 74 of 3,697 edits still do.
     """
     old, new = before.splitlines(), after.splitlines()
@@ -144,7 +144,7 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int, int]:
     lines on that side is as long whose lines occur in the new middle or among that end's lines at another
     position (a block there can pair a line with nothing else). What is left is the middle.
 
-    Issue 14: the first version asked the second pick's question of the whole file, with every repeated
+    The first version asked the second pick's question of the whole file, with every repeated
     line (`}`, blank) qualifying; 553 of 3,697 edits of entireio/cli's 270 real transcripts then diffed their
     whole file (files of 1,000-3,200 lines), 59% of the diff time.
     """

@@ -49,7 +49,7 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 def sniff(path: Path) -> bool:
     """True for a file named `.aider.chat.history.md`, or a `.md` with an aider session header among its first
-    4 KB (lines before it, of any shape, are passed over: issue 19)."""
+    4 KB (lines before it, of any shape, are passed over)."""
     if path.name == HISTORY:
         return True
     if path.suffix != ".md":

@@ -48,7 +48,7 @@ def sniff(path: Path) -> bool:
     a `projectHash`, or JSONL whose first records are shaped as Gemini records (a `$` operation, or an object
     with a string `id` or `type`; all but one, as one may be damaged), at least one a Gemini record (`$set`,
     `$rewindTo`, or a message with an `id` and a Gemini `type`), and none has Claude Code's `uuid`/`message`
-    or Codex's `payload`. Other types are not a reason to refuse the file (issue 19)."""
+    or Codex's `payload`. Other types are not a reason to refuse the file."""
     if path.suffix not in (".json", ".jsonl"):
         return False
     try:
