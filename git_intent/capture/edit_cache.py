@@ -286,10 +286,13 @@ class RecordCache:
         self.conn.execute(sql, args)
 
     def _check_version(self) -> None:
-        self.conn.executescript(_TABLES)
+        # The version is read before anything else is made: another version's tables may lack a column this
+        # one's index names (a cache of version 4 has no `source`), and making them first failed every open.
+        self.conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         want = f"{SCHEMA}:{parser_fingerprint()}"  # an edited or upgraded parser: every file parsed again
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if row is not None and row[0] == want:
+            self.conn.executescript(_TABLES)
             return
         # Another version's tables, shapes and all, go: one script, so one transaction.
         drops = "".join(f"DROP TABLE IF EXISTS {table};" for table in ("files", "sessions", "edits", "meta"))

@@ -166,6 +166,34 @@ def test_a_damaged_cache_is_rebuilt_with_one_line_in_the_hook_log(repo: Path, re
     assert len((repo / ".git" / "intent" / "hook.log").read_text(encoding="utf-8").splitlines()) == 1
 
 
+def test_a_cache_of_the_previous_version_is_replaced_not_left_unusable(repo: Path, reads: list[Path]) -> None:
+    """A cache written by the version before moves were stored (its edits have no `source` column): opening it
+    must start a new cache, not fail on every open and leave every command parsing every transcript."""
+    import sqlite3
+
+    repo = repo.resolve()
+    _, _, start = two_sessions(repo)
+    sha = commit_at(repo, "alpha and beta", start + timedelta(hours=1), "a.py", "b.py")
+    state = repo / ".git" / "intent"
+    state.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(state / CACHE_NAME)
+    old.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, mentions INTEGER,
+            readable INTEGER);
+        CREATE TABLE sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER, low TEXT,
+            high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT, PRIMARY KEY (path, idx));
+        CREATE TABLE edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
+            data TEXT, PRIMARY KEY (path, idx, ordinal));
+        INSERT INTO meta VALUES ('version', '4:0000000000000000');""")
+    old.close()
+    assert record_commit(Repository(repo), sha).lines_attributed == 4
+    assert not (state / "hook.log").exists() or "unusable" not in (state / "hook.log").read_text(encoding="utf-8")
+    count = len(reads)
+    record_commit(Repository(repo), sha)
+    assert len(reads) == count + 2  # the backup copies the first record made, once; the transcripts are cached
+
+
 def test_an_unusable_cache_leaves_recording_to_parsing_every_file(repo: Path, reads: list[Path]) -> None:
     repo = repo.resolve()
     _, _, start = two_sessions(repo)
