@@ -63,7 +63,7 @@ class LineResolver:
         reading each session whole cost most of `stats` on a real history."""
         self.repo = repo
         self.listing = listing
-        self._listed: dict[tuple[str, str], set[str]] | None = None
+        self._listed: dict[tuple[str, str], dict[str, str | None]] | None = None
         self.notes: dict[str, Note | IntentError | None] = {}
         self.unnoted = UnnotedLines(repo)
         self.trailers: dict[str, str | None] = {}
@@ -173,12 +173,25 @@ class LineResolver:
         readable = self._readable[key]
         return readable is not None and attribution.message_id in readable
 
-    def _listing(self) -> dict[tuple[str, str], set[str]]:
+    def model(self, attribution: Attribution) -> str | None:
+        """The model id the credited message was written with, as its transcript records it; None when it
+        records none or the message cannot be read here (the record cache's listing answers first)."""
+        if not attribution.session_id:
+            return None
+        key = (attribution.agent, attribution.session_id)
+        if self.listing and attribution.message_id in self._listing().get(key, {}):
+            return self._listing()[key][attribution.message_id]
+        session = self.session(attribution.agent, attribution.session_id)
+        message = session.message(attribution.message_id) if isinstance(session, Session) else None
+        return message.model or None if message is not None else None
+
+    def _listing(self) -> dict[tuple[str, str], dict[str, str | None]]:
+        """(agent, session id) -> its edit messages' models, from the record cache's listing of every session."""
         if self._listed is None:
             from ..capture.candidate_sessions import listed_sessions
 
             try:
-                self._listed = {(s.agent, s.session_id): set(s.message_models) for s in listed_sessions(self.repo)}
+                self._listed = {(s.agent, s.session_id): s.message_models for s in listed_sessions(self.repo)}
             except Exception:  # an accelerator: without it each session is found whole
                 self._listed = {}
         return self._listed

@@ -7,16 +7,13 @@ read once to learn its model (the record cache's listing answers for most).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from ..errors import IntentError
 from ..git.repo import Repository
-from ..models import Session
 from ..notes import Note
-from ..sessions.discovery import find_session
 from .range_lines import classify_range
 
 UNKNOWN_MODEL = "unknown"
@@ -86,8 +83,9 @@ class _Tally:
     classes: Counter[str] = field(default_factory=Counter)
     person: Counter[str] = field(default_factory=Counter)
     trailer: Counter[str] = field(default_factory=Counter)  # agent named by a trailer -> lines
-    # (agent, session_id) -> message_id -> lines; and -> commits
-    messages: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    # (agent, session_id) -> model -> lines; -> lines with evidence here; -> commits
+    models: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    evidence: Counter[tuple[str, str]] = field(default_factory=Counter)
     commits: dict[tuple[str, str], set[str]] = field(default_factory=dict)
 
 
@@ -114,7 +112,8 @@ def range_stats(repo: Repository, revision_range: str = "HEAD") -> StatsReport:
         elif resolution.status == "agent" and attribution is not None:
             key = (attribution.agent, attribution.session_id)
             tally.status["agent"] += 1
-            tally.messages.setdefault(key, Counter())[attribution.message_id] += 1
+            tally.models.setdefault(key, Counter())[found.resolver.model(attribution) or UNKNOWN_MODEL] += 1
+            tally.evidence[key] += line.line_class == "agent_with_evidence"
             tally.commits.setdefault(key, set()).add(line.commit)
         else:
             tally.status["human" if resolution.status == "human" else "unrecorded"] += 1
@@ -122,7 +121,7 @@ def range_stats(repo: Repository, revision_range: str = "HEAD") -> StatsReport:
             if resolution.status == "unreadable" and resolution.reason:
                 problems[f"{resolution.reason.rstrip('.')}; the lines of that commit count as unrecorded."] = None
     recorded = sum(1 for c in found.commits if isinstance(found.resolver.note(c.sha), Note))
-    return _report(repo, revision_range, len(found.commits), recorded, tally, list(problems))
+    return _report(revision_range, len(found.commits), recorded, tally, list(problems))
 
 
 def _authors(repo: Repository, revision_range: str) -> dict[str, str]:
@@ -131,31 +130,18 @@ def _authors(repo: Repository, revision_range: str) -> dict[str, str]:
     return dict(line.split("\0", 1) for line in out.splitlines() if "\0" in line)
 
 
-def _report(repo: Repository, revision_range: str, commits: int, recorded: int, tally: _Tally,
-            problems: list[str]) -> StatsReport:
+def _report(revision_range: str, commits: int, recorded: int, tally: _Tally, problems: list[str]) -> StatsReport:
     sessions: list[SessionStats] = []
     by_agent: Counter[str] = Counter()
     by_model: Counter[str] = Counter()
-    listed = _listed(repo) if tally.messages else {}
-    for (agent, session_id), messages in tally.messages.items():
-        cached = listed.get((agent, session_id), {})
-        if all(message_id in cached for message_id in messages):
-            # Every credited message is an edit message the record cache knows: no transcript is read.
-            found: dict[str, str | None] = {m: cached[m] for m in messages}
-        else:
-            found = _messages(_session(repo, agent, session_id), messages)
-        lines = sum(messages.values())
-        evidence = 0
-        models: Counter[str] = Counter()
-        for message_id, count in messages.items():
-            evidence += count if message_id in found else 0
-            models[found.get(message_id) or UNKNOWN_MODEL] += count
+    for (agent, session_id), models in tally.models.items():
+        lines = sum(models.values())
         by_agent[agent] += lines
         by_model.update(models)
         known = [m for m, _ in models.most_common() if m != UNKNOWN_MODEL]
         sessions.append(SessionStats(agent=agent, session_id=session_id, model=known[0] if known else None,
                                      lines=lines, commits=len(tally.commits[(agent, session_id)]),
-                                     lines_with_evidence=evidence))
+                                     lines_with_evidence=tally.evidence[(agent, session_id)]))
     sessions.sort(key=lambda s: (-s.lines, s.agent, s.session_id))
     agent_lines = tally.status["agent"]
     with_evidence = sum(s.lines_with_evidence for s in sessions)
@@ -170,33 +156,3 @@ def _report(repo: Repository, revision_range: str, commits: int, recorded: int, 
         by_person=dict(tally.person.most_common()), sessions=sessions,
         agent_lines_with_evidence=with_evidence,
         evidence_share=round(with_evidence / agent_lines, 4) if agent_lines else None, problems=problems)
-
-
-def _session(repo: Repository, agent: str, session_id: str) -> Session | None:
-    try:
-        return find_session(repo, session_id, agent, exact=True)
-    except IntentError:
-        return None
-
-
-def _listed(repo: Repository) -> dict[tuple[str, str], dict[str, str | None]]:
-    """(agent, session_id) → its edit messages' models, from the record cache (`listed_sessions`): each
-    transcript parsed once per version, where loading every credited session whole was most of `stats` on a
-    real history. Empty when the listing fails: the sessions are then read one by one."""
-    from ..capture.candidate_sessions import listed_sessions
-
-    try:
-        return {(s.agent, s.session_id): s.message_models for s in listed_sessions(repo)}
-    except Exception:  # the listing is an accelerator: without it each session is found as before
-        return {}
-
-
-def _messages(session: Session | None, message_ids: Iterable[str]) -> dict[str, str | None]:
-    """message id → the model the transcript records for it (None when it records none), for the credited
-    messages `session` still holds."""
-    found: dict[str, str | None] = {}
-    for message_id in message_ids:
-        message = session.message(message_id) if session is not None and message_id else None
-        if message is not None:
-            found[message_id] = message.model or None
-    return found
