@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..models import MOVE_KINDS, Edit
+from ..sessions.path_mapping import posix_path
 
 __all__ = ["MOVE_KINDS", "NO_TIME", "Move", "Moves", "move_of", "recorded_path"]
 # Each destination a folder might be doubles the places an edit stands for; a chain of such moves is rare,
@@ -36,9 +37,9 @@ Place = tuple[str, str | None]  # (recorded path, the cwd to map it by)
 def recorded_path(path: str, cwd: str | None) -> str:
     """`path` as one comparable string (a Windows `C:\\x` as `/C/x`, as the path mapper reads it), made
     absolute against `cwd` when it is relative and `cwd` is absolute, normalized (a trailing '/' dropped)."""
-    path = _posix(path)
+    path = posix_path(path)
     if not path.startswith("/") and cwd:
-        base = _posix(cwd)
+        base = posix_path(cwd)
         if base.startswith("/"):
             path = posixpath.join(base, path)
     return posixpath.normpath(path) if path else path
@@ -65,7 +66,7 @@ def move_of(edit: Edit, owner: Owner, index: int, cwd: str | None) -> Move | Non
     if edit.kind not in MOVE_KINDS or not edit.source or not edit.path:
         return None
     return Move(source=recorded_path(edit.source, cwd), destination=recorded_path(edit.path, cwd),
-                copy=edit.kind == "copy", into=_posix(edit.path).endswith("/"),
+                copy=edit.kind == "copy", into=posix_path(edit.path).endswith("/"),
                 when=edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME,
                 owner=owner, index=index, cwd=cwd)
 
@@ -141,10 +142,3 @@ def _below(path: str, folder: str) -> str | None:
     if path.startswith(folder + "/") or folder == "/":
         return path[len(folder.rstrip("/")):]
     return None
-
-
-def _posix(path: str) -> str:
-    """A Windows path as the path mapper reads it (`C:\\x\\y` -> `/C/x/y`); any other path unchanged."""
-    if len(path) > 2 and path[1] == ":" and path[0].isalpha():
-        return "/" + path[0] + path[2:].replace("\\", "/")
-    return path

@@ -18,7 +18,7 @@ MappingCache = dict[tuple[str, str | None, tuple[str, ...]], str | None]
 
 def file_name(recorded: str) -> str:
     """The file name of a recorded path (a Windows path's too): a path maps only onto tracked files of this name."""
-    return _posix(recorded).rsplit("/", 1)[-1]
+    return posix_path(recorded).rsplit("/", 1)[-1]
 
 
 class PathMapper:
@@ -54,7 +54,7 @@ class PathMapper:
     def _to_repo(self, recorded: str, cwd: str | None) -> str | None:
         if not recorded:
             return None
-        path, cwd = _posix(recorded), _posix(cwd) if cwd else cwd
+        path, cwd = posix_path(recorded), posix_path(cwd) if cwd else cwd
         if not os.path.isabs(path):
             if cwd is None or not os.path.isabs(cwd):
                 return path if path in self.tracked else self._suffix(PurePosixPath(path).parts)
@@ -119,7 +119,7 @@ class PathMapper:
         return None
 
 
-def _posix(path: str) -> str:
+def posix_path(path: str) -> str:
     """A Windows path (`C:\\Users\\me\\app.py`) as a POSIX one (`/C/Users/me/app.py`); others unchanged."""
     if len(path) > 2 and path[1] == ":" and path[0].isalpha():
         return "/" + PureWindowsPath(path).as_posix().replace(":", "", 1)
