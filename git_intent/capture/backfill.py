@@ -14,7 +14,7 @@ a second run changes nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -27,6 +27,7 @@ from ..sessions.drift import NotRead, not_read
 from .attribute import LineCredit
 from .bulk import credit_commits, spans
 from .commit_range import list_range
+from .progress import Progress, Quiet
 from .record import RecordResult, back_up_many, note_records, summarize
 
 # Commits per notes batch: each batch lists the notes and runs one `git fast-import`; a run cut short
@@ -54,14 +55,13 @@ class BackfillResult:
 
 
 def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Iterable[Path] = (),
-             force: bool = False, progress: Callable[[int], None] | None = None,
-             stage: Callable[[str, int], None] | None = None) -> BackfillResult:
+             force: bool = False, progress: Progress | None = None) -> BackfillResult:
     """Record every commit of `revision_range` (oldest first) that has no git-intent record yet.
 
     `transcripts` are files or folders (`discovery.transcript_files`). `force` recomputes commits already
-    recorded (their notes keep what `record_commit` keeps of an earlier note). `stage(label, total)` is called as
-    each step starts (reading the transcripts, of no known length; recording the range's commits); `progress` is
-    called with 1 after each commit (and once with the number of commits skipped as already recorded).
+    recorded (their notes keep what `record_commit` keeps of an earlier note). `progress` hears of each step
+    (reading the transcripts, of no known length; recording the range's commits, one unit each, the commits
+    skipped as already recorded at once).
     Raises IntentError for a range git does not understand, TranscriptError for a `transcripts` path that
     does not exist or an unreadable file, NoteError when a batch cannot be written or does not verify.
     """
@@ -75,14 +75,14 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     recorded = set() if force else _recorded(repo, [c.sha for c in commits if c.sha in noted])
     todo = [c for c in commits if c.sha not in recorded]
     result.skipped = len(commits) - len(todo)
-    if stage and todo:
-        stage("Reading transcripts", 0)
+    tick = progress or Quiet()
+    if todo:
+        tick.stage("Reading transcripts", 0)
     windows = spans(repo, todo) if todo else {}
     sessions = candidate_sessions(repo, min(w.earliest for w in windows.values()), transcripts) if todo else []
-    if stage:
-        stage("Recording commits", len(commits))
-    if progress and result.skipped:
-        progress(result.skipped)
+    tick.stage("Recording commits", len(commits))
+    if result.skipped:
+        tick.advance(result.skipped)
     if not todo:
         result.seconds = time.perf_counter() - started
         return result
@@ -100,8 +100,7 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
             result.lines_attributed += summary.lines_attributed
             for key, lines in summary.sessions.items():
                 result.sessions[key] = result.sessions.get(key, 0) + lines
-            if progress:
-                progress(1)
+            tick.advance(1)
         write_notes(repo, batch)
         back_up_many(repo, [item for item in done if item[2].sessions])
         result.recorded += len(batch)

@@ -173,8 +173,7 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
 
     repo = open_repo()
     with Bars(hidden=as_json) as bars:
-        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bars.advance,
-                     stage=bars.stage)
+        result = run(repo, revision_range, transcripts=transcripts, force=force, progress=bars)
     if as_json:
         print_json(dataclasses.asdict(result))
         return

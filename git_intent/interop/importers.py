@@ -17,9 +17,9 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from ..adapters import aider
+from ..capture.progress import Progress, Quiet
 from ..capture.record import RecordResult, record_commit
 from ..errors import GitError, IntentError, SessionNotFoundError
 from ..git.repo import Repository
@@ -31,23 +31,6 @@ from .entire import checkpoint_trailers, read_checkpoints
 from .git_ai import read_gitai_notes
 
 SOURCES = ("entire", "git-ai", "aider", "agent-trace")
-
-
-class Progress(Protocol):
-    """Where an import reports how far it is (the CLI draws a bar per stage on stderr): `stage` starts a step of
-    `total` units (0: unknown), `advance` counts units done."""
-
-    def stage(self, label: str, total: int) -> None: ...
-
-    def advance(self, count: int = 1) -> None: ...
-
-
-class _Quiet:
-    def stage(self, label: str, total: int) -> None:
-        pass
-
-    def advance(self, count: int = 1) -> None:
-        pass
 
 
 @dataclass
@@ -76,7 +59,7 @@ def import_records(repo: Repository, source: str, progress: Progress | None = No
     `progress` hears of each stage (Entire: the checkpoints' sessions read, then the commits recorded; the
     others: the commits or records visited). Raises IntentError for an unknown source or one with nothing to
     import here (no checkpoints branch, no refs/notes/ai, no chat history, no trace records at `path`)."""
-    tick = progress or _Quiet()
+    tick = progress or Quiet()
     if source == "agent-trace":
         if path is None:
             raise IntentError("`import --from agent-trace` needs the file or folder of trace records.",
