@@ -161,9 +161,7 @@ class Explainer:
         found = self.lines.resolve(line.commit, line.orig_path, line.orig_line)
         if found.record is None or found.attribution is None:
             return None  # a person's line, or a trailer's, which names no edit
-        session = self.session(found.attribution.agent, found.attribution.session_id)
-        message = session.message(found.attribution.message_id) if session is not None else None
-        return replace(found.attribution, model=message.model if message is not None else None)
+        return replace(found.attribution, model=self.lines.model(found.attribution))
 
     def symbol(self, path: str, line: int) -> Symbol | None:
         """The definition around `line` of `path` (the work tree's file, or the file at `revision`)."""
