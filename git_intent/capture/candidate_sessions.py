@@ -110,6 +110,8 @@ def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
         if adapter is not None and adapter.file_scoped:
             mentions = None if source.copy else partial(mentions_repository, source.path, needles)
             for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
+                if not source.local(summary.agent, summary.session_id):
+                    continue
                 found.setdefault((summary.agent, summary.session_id), []).append(
                     _Candidate(summary.messages, summary=summary))
             continue
@@ -122,7 +124,7 @@ def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
                 sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root, since=since)
             except Exception:  # one odd file must not stop the others
                 continue
-        for session in sessions:
+        for session in source.keep(sessions):
             found.setdefault((session.agent, session.session_id), []).append(
                 _Candidate(len(session.messages), session=session))
 

@@ -13,6 +13,7 @@ All are idempotent: recording is, and copies are kept only when new or longer.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from ..errors import GitError, IntentError, SessionNotFoundError
 from ..git.repo import Repository
 from ..models import ParseStats
 from ..sessions.backup import store_transcript
+from ..sessions.brought_in import mark_imported
 from ..sessions.discovery import find_session
 from .agent_trace import read_trace_records, trace_sessions
 from .entire import checkpoint_trailers, read_checkpoints
@@ -201,6 +203,8 @@ def _aider(repo: Repository, tick: Progress) -> ImportResult:
     links = aider.commit_links(history)
     tick.stage("Importing from aider", len(links))
     result.sessions = len({sid for sid, _, _ in links})
+    with contextlib.suppress(OSError):  # a history git tracks is evidence once imported on purpose
+        mark_imported(repo, history, [(aider.NAME, s.session_id) for s in aider.read(history)])
     for _, _, short in links:
         try:
             commit = repo.resolve(short)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..adapters import aider
 from ..errors import IntentError
 from ..git.repo import Repository
+from ..sessions.brought_in import BroughtIn
 from .entire import TRAILER, checkpoint_session_ids
 from .git_ai import NOTES_REF as GITAI_REF
 from .git_ai import parse_gitai_note
@@ -85,8 +86,13 @@ def _aider_sessions(repo: Repository, commits: list[str]) -> dict[str, set[str]]
     history = repo.root / aider.HISTORY
     if not history.is_file():
         return {}
+    brought = BroughtIn(repo)
+    if brought.whole(history):
+        return {}
     try:
         links = aider.commit_links(history)
+        if brought.tracked(history):  # a history the clone brought names nothing; this user's additions do
+            links = [link for link in links if brought.local(history, aider.NAME, link[0])]
     except (OSError, IntentError):
         return {}
     found: dict[str, set[str]] = {}

@@ -16,6 +16,7 @@ from ..git.repo import Repository
 from ..models import Message, Session
 from ..transcripts.jsonl import head_records, written_since
 from .backup import session_copies, session_copy_path
+from .brought_in import BroughtIn
 from .merge import merge_copies
 from .parse_cache import cached_sessions
 
@@ -122,7 +123,7 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
     for source in session_sources(repo, since):
         if containing and not mentions_repository(source.path, list(containing)):
             continue
-        if source.copy or source.adapter is None:
+        if source.copy or source.adapter is None:  # a copy: the backup is never tracked (`trusted_backup`)
             merge_copies(found, read_readable([(source.agent, source.path)], problems, keep=keep))
             if read is not None:
                 read.append((source.agent, source.path))
@@ -132,9 +133,9 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
         if read is not None:
             read.append((source.agent, source.path))
         try:  # a store of many projects' sessions (OpenCode) parses only this repository's
-            merge_copies(found, read_transcript(source.path, source.agent, keep=True) if keep and (
-                source.adapter.file_scoped) else source.adapter.read_project(
-                    source.path, project_id=root_commit, root=repo.root, since=since))
+            merge_copies(found, source.keep(read_transcript(
+                source.path, source.agent, keep=True) if keep and source.adapter.file_scoped else
+                source.adapter.read_project(source.path, project_id=root_commit, root=repo.root, since=since)))
         except Exception as exc:  # one odd file must not stop the others
             _report(problems, source.path, exc)
     return list(found.values())
@@ -144,21 +145,35 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
 class SessionSource:
     """A file that may hold sessions of this repository: discovered in an agent's folder (it must still
     mention the work tree, `mentions_repository`), or a backup copy (`copy`: filed for this repository).
-    `adapter` is None for a copy of an agent no adapter reads any more."""
+    `adapter` is None for a copy of an agent no adapter reads any more. `brought` is set for a file inside the
+    work tree that git tracks: only the sessions its committed form lacks are this user's (`local`)."""
 
     agent: str
     path: Path
     adapter: Registered | None
     copy: bool
+    brought: BroughtIn | None = None
+
+    def local(self, agent: str, session_id: str) -> bool:
+        """Whether a session read from this file may be evidence (`BroughtIn.local`)."""
+        return self.brought is None or self.brought.local(self.path, agent, session_id)
+
+    def keep(self, sessions: Iterable[Session]) -> list[Session]:
+        """`sessions` read from this file, less those the clone brought in."""
+        return [s for s in sessions if self.local(s.agent, s.session_id)]
 
 
 def session_sources(repo: Repository, since: datetime | None) -> Iterator[SessionSource]:
     """Every agent's transcripts discovered for the work tree and touched at or after `since`, then the
     backup copies written since then, in the order `candidate_sessions` reads them (of two equal copies of a
-    session, the first met is kept)."""
+    session, the first met is kept). A discovered file git tracks unchanged came with the clone and is
+    left out (`BroughtIn`); the backup is never tracked (`backup.trusted_backup`)."""
+    brought = BroughtIn(repo)
     for adapter in all_adapters().values():
         for path in adapter.discover(repo.root, since):
-            yield SessionSource(adapter.NAME, path, adapter, copy=False)
+            if not brought.whole(path):
+                yield SessionSource(adapter.NAME, path, adapter, copy=False,
+                                    brought=brought if brought.tracked(path) else None)
     for agent, path in session_copies(repo):
         if any(written_since([path], since)):
             yield SessionSource(agent, path, named_adapter(agent), copy=True)
@@ -193,12 +208,16 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     known = named_adapter(agent) if agent else None
     adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
     matches: dict[tuple[str, str], Session] = {}
-    paths: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
+    copies: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
     # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
     # OpenCode's database, Gemini's chats) is read whole.
-    paths += [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
-              if session_id in p.name or adapters[n].MULTI_SESSION]
-    merge_copies(matches, (s for s in read_readable(paths, keep=True) if s.session_id == session_id
+    discovered = [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
+                  if session_id in p.name or adapters[n].MULTI_SESSION]
+    brought = BroughtIn(repo)  # the backup is never tracked (`trusted_backup`); a discovered file may be
+    readable = [*read_readable(copies, keep=True), *(
+        s for agent_name, path in discovered if not brought.whole(path)
+        for s in read_readable([(agent_name, path)], keep=True) if brought.local(path, s.agent, s.session_id))]
+    merge_copies(matches, (s for s in readable if s.session_id == session_id
                             or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
     if len(matches) == 1:
         return next(iter(matches.values()))

@@ -178,3 +178,47 @@ def test_a_commit_answered_alone_or_with_others_gets_the_same_credits(repo: Path
                 line = hunk.start + offset
                 assert alone[commit].resolve(commit, hunk.path, line) == together.resolve(commit, hunk.path, line)
     assert git(root, "notes", "--ref", "refs/notes/intent", "list") == ""
+
+
+def test_forged_note_records_count_alike_everywhere(tmp_path: Path) -> None:
+    """Notes a teammate could push by hand: a record whose digest does not match the lines, one reaching past the
+    lines its commit added (over a person's lines of an earlier commit, its digest computed to match), one past
+    the file's end, one over a blank line. Each line gets one class on every surface: the mismatching record's
+    lines are unrecorded, and no surface credits a line its commit did not add."""
+    from git_intent.notes import CommitRecord, LinesRecord, SessionRecord, range_digest, render_note
+
+    root = make_repo(tmp_path / "repo")
+    start = datetime.now(timezone.utc) - timedelta(hours=3)
+    (root / "README").write_text("base\n", encoding="utf-8")
+    base = commit_at(root, "base", start, "README")
+    person = ["def mine():", "    return 1"]
+    (root / "app.py").write_text("\n".join(person) + "\n", encoding="utf-8")
+    commit_at(root, "a person's lines", start + timedelta(minutes=10), "app.py")
+    added = ["", "def theirs():", "    return 2", "x = theirs()"]
+    (root / "app.py").write_text("\n".join(person + added) + "\n", encoding="utf-8")
+    forged = commit_at(root, "lines a note lies about", start + timedelta(minutes=20), "app.py")
+
+    def record(first: int, last: int, digest: str, message: str) -> LinesRecord:
+        return LinesRecord(agent="claude-code", session_id="forged-session", message_id=message, tool="Edit",
+                           path="app.py", start=first, end=last, match="exact", confidence=1.0, sha=digest)
+
+    every = person + added
+    note = render_note([
+        CommitRecord(commit=forged, lines_added=3, lines_attributed=6, recorded_by="someone"),
+        SessionRecord(agent="claude-code", session_id="forged-session", lines_attributed=6),
+        record(1, 4, range_digest(every[0:4]), "m1"),  # reaches back over the person's two lines
+        record(5, 5, "0123456789abcdef", "m2"),  # a digest that matches nothing
+        record(6, 9, range_digest(every[5:6]), "m3")])  # past the end of the file
+    (root / ".git" / "forged-note").write_text(note, encoding="utf-8")
+    git(root, "notes", "--ref", "refs/notes/intent", "add", "-F", str(root / ".git" / "forged-note"), forged)
+    found = answers(root, base)
+    agree(root, base, found)
+    classes = {(r["path"], r["line"]): r["line_class"] for r in found["audit"]["listed"]}
+    # Lines 1-2 are the earlier commit's, which has no note: the record reaching over them credits nothing there.
+    assert classes == {("app.py", 1): "unrecorded", ("app.py", 2): "unrecorded",
+                       ("app.py", 4): "agent_without_evidence", ("app.py", 5): "unrecorded",
+                       ("app.py", 6): "unrecorded"}
+    assert found["stats"]["by_class"]["agent_without_evidence"] == 1
+    blamed = {line: line_class for line, _s, _a, line_class in found["file app.py"] if every[line - 1].strip()}
+    assert blamed == {1: "unrecorded", 2: "unrecorded", 4: "agent_without_evidence", 5: "unrecorded",
+                      6: "unrecorded"}
