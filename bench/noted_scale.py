@@ -64,7 +64,7 @@ def notes(root: Path) -> bytes:
                         path=f"src/m{index}.py", start=start, end=start + 1, match="exact", confidence=1.0,
                         sha=range_digest(lines))])
         out.append(f"N inline {sha}\ndata {len(text.encode())}\n{text}\n")
-    head = f"commit refs/notes/intent\ncommitter B <b@x> 1800000000 +0000\ndata 5\nnotes\n"
+    head = "commit refs/notes/intent\ncommitter B <b@x> 1800000000 +0000\ndata 5\nnotes\n"
     return (head + "".join(out)).encode()
 
 
