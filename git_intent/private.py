@@ -7,9 +7,10 @@ state folder found open is tightened whole, once (`tighten_tree`). A file anothe
 repository) cannot be chmodded by us and is left as it is.
 
 Every file is opened with O_NOFOLLOW (a `worker.pid` or `error.log` planted as a symlink made the
-tool truncate or append to its target and chmod it 0600); a link is refused with `LinkedFileError`. Files
-replaced whole elsewhere go through a temporary file in the same folder and `os.replace`, which replaces a
-link itself, never its target.
+tool truncate or append to its target and chmod it 0600); a link is refused with `LinkedFileError`. A file
+replaced whole goes through `replace_file` (a temporary file in the same folder, then `os.replace`, which
+replaces a link itself, never its target), and a lock is held with `locked`: every write of state, here and
+in the user's config folders, goes through this module.
 
 Standard library only: the hook's fast path (`hook.py`) and the queue use it.
 """
@@ -17,10 +18,13 @@ Standard library only: the hook's fast path (`hook.py`) and the queue use it.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -109,6 +113,68 @@ def write_text(path: Path, text: str) -> None:
     """Replace the content of `path` with UTF-8 `text`, the file created 0600. Raises OSError."""
     with os.fdopen(open_private(path, REPLACE), "w", encoding="utf-8") as out:
         out.write(text)
+
+
+def replace_file(path: Path, data: bytes | BinaryIO, mode: int = FILE_MODE, *, fsync: bool = False) -> None:
+    """Replace `path` whole with `data` (bytes, or a binary file read to its end): written to a temporary
+    file in the same folder (created 0600, then given `mode`), flushed to disk first with `fsync`, and
+    renamed over `path`, so a reader sees the old content or the new, never a part, and a link at `path` is
+    replaced itself, never written through. The folder must exist. On any failure the temporary file is
+    removed (no stray copy of transcript text) and the error raised: OSError for the file system."""
+    import shutil  # not at the top: the hook's fast path imports this module and writes no whole file
+    import tempfile
+
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            if isinstance(data, bytes):
+                out.write(data)
+            else:
+                shutil.copyfileobj(data, out)
+            if mode != FILE_MODE:
+                os.fchmod(out.fileno(), mode)
+            if fsync:
+                out.flush()
+                os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def locked(path: Path, *, wait: bool = True) -> Iterator[bool]:
+    """Hold an exclusive flock on `path` (created 0600, never through a link) for the `with` block, which
+    gets True; waits for another holder, or with `wait=False` gets False at once while another holds it
+    (and holds nothing). Raises OSError (LinkedFileError for a link) when the lock file cannot be opened."""
+    with lock_file(path) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def append_error_report(state: Path, heading: str, report: str) -> Path | None:
+    """Append a paste-ready bug report to `state/error.log` (0600): `### <UTC time> git-intent <version>
+    <heading>`, a blank line, `report` (a traceback). Returns the log's path, or None when it cannot be
+    written (a bug report never raises)."""
+    from datetime import datetime, timezone
+
+    from .version import __version__
+
+    try:
+        path = private_dir(state) / "error.log"
+        with append_text(path) as handle:
+            handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')} git-intent {__version__} "
+                         f"{heading}\n\n{report}\n")
+        return path
+    except Exception:
+        return None
 
 
 def tighten(path: Path) -> None:

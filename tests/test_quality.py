@@ -19,3 +19,29 @@ def test_static_checks(tool: list[str]) -> None:
     assert exe is not None, f"{tool[0]} is not installed (pip install -e '.[test]')"
     proc = subprocess.run([exe, *tool[1:]], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# Files that move a file (a queued job, a damaged index set aside, a user's hook kept beside ours) and write none.
+MOVES_ONLY = {"git_intent/capture/queue.py", "git_intent/index/store.py", "git_intent/capture/install.py"}
+WRITES_STATE = {"git_intent/private.py"}
+
+
+def test_every_whole_file_write_goes_through_private() -> None:
+    """A temporary file renamed over a state or config file is written in one place (`private.replace_file`), and a
+    lock held in one (`private.locked`): a fix to either (a link, a mode, a stray temporary) is made once."""
+    import ast
+
+    found: list[str] = []
+    for path in sorted((ROOT / "git_intent").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if name in WRITES_STATE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else ""
+            call = f"{owner}.{node.func.attr}"
+            if call in ("tempfile.mkstemp", "fcntl.flock") or (call in ("os.replace", "os.rename")
+                                                               and name not in MOVES_ONLY):
+                found.append(f"{name}:{node.lineno} {call}")
+    assert found == [], "write state through private.replace_file / private.locked:\n" + "\n".join(found)

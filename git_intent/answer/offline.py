@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..explain.blame import LineAnswer
 from ..explain.evidence import Evidence, best_reason
+from ..explain.file_ranges import runs
 from ..explain.reasons import is_request
 from ..explain.render import when
 from ..fidelity.topics import estimate_tokens
@@ -106,15 +107,8 @@ def why_prose(reading: Reading, lines: list[LineAnswer]) -> Prose:
 
 
 def _groups(lines: list[LineAnswer]) -> list[list[LineAnswer]]:
-    groups: list[list[LineAnswer]] = []
-    for line in lines:
-        last = groups[-1][-1] if groups else None
-        if last and (last.path, last.line + 1, last.commit, last.status, last.attribution, last.symbol) == (
-                line.path, line.line, line.commit, line.status, line.attribution, line.symbol):
-            groups[-1].append(line)
-        else:
-            groups.append([line])
-    return groups
+    return runs(lines, lambda a, b: (a.path, a.line + 1, a.commit, a.status, a.attribution, a.symbol) == (
+        b.path, b.line, b.commit, b.status, b.attribution, b.symbol))
 
 
 def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:

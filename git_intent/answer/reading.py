@@ -11,7 +11,7 @@ from ..errors import IntentError, SessionNotFoundError
 from ..fidelity.topics import Topic, estimate_tokens, message_tokens, segment_topics
 from ..git.repo import Repository
 from ..models import Message, Session
-from ..sessions.discovery import find_session
+from ..sessions.discovery import SessionLookup, find_session
 from .citations import Ref, quotable_text
 
 # Lines of a rendered context that name a message: "[ID] role…", "⇒ [ID] …", "Decided [ID]: …",
@@ -27,8 +27,10 @@ class Reading:
     """Sessions loaded for one answer (by full id), the messages read (full ids → quotable text) and
     the transcript tokens sent. `order` lists the sessions consulted, first consulted first."""
 
-    def __init__(self, repo: Repository, max_tokens: int) -> None:
+    def __init__(self, repo: Repository, max_tokens: int, *, sessions: SessionLookup | None = None) -> None:
+        """`sessions`: a lookup that already holds the sessions blame found (`why`), so none is read twice."""
         self.repo = repo
+        self.lookup = sessions or SessionLookup(repo)
         self.max_tokens = max_tokens
         self.sessions: dict[str, Session] = {}
         self.order: list[str] = []
@@ -48,7 +50,7 @@ class Reading:
         found = [s for s in self.sessions.values() if not exact and s.session_id.startswith(session_id)]
         if len(found) == 1:
             return found[0]
-        session = find_session(self.repo, session_id, agent, exact=exact)
+        session = self.lookup.find(session_id, agent) if exact else find_session(self.repo, session_id, agent)
         self.sessions[session.session_id] = session
         self.order.append(session.session_id)
         return session

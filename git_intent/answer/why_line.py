@@ -7,6 +7,7 @@ from pathlib import Path
 from ..config import model_settings
 from ..explain.blame import LineAnswer, blame_lines
 from ..git.repo import Repository
+from ..sessions.discovery import SessionLookup
 from .compose import hint_for, model_answer, offline_answer, wants_model
 from .models import WhyAnswer
 from .offline import why_prose
@@ -28,10 +29,11 @@ def why(repo: Repository, location: str, *, model: str | None = None, offline: b
     Raises BadLocationError for a bad location, IntentError for a bad setting or unknown model string.
     """
     settings = model_settings(repo, model)
-    blame = blame_lines(repo, location, cwd or repo.root)
+    sessions = SessionLookup(repo)  # blame looks the lines' sessions up; the reading then reuses them
+    blame = blame_lines(repo, location, cwd or repo.root, sessions=sessions)
     lines = blame.lines
     question = f"Why does {_where(lines)} exist?"
-    reading = Reading(repo, settings.max_tokens)
+    reading = Reading(repo, settings.max_tokens, sessions=sessions)
     prose = why_prose(reading, lines)
     if not reading.sessions:  # no line an agent wrote, or no transcript of it here: nothing for a model to read
         return offline_answer(question, prose, reading, lines, settings)

@@ -17,7 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ..private import append_text, private_dir, write_text  # standard library only, like this module
+from ..private import append_text, private_dir, replace_file  # standard library only, like this module
 from . import SHIMS
 from .queue import log, worker_busy
 
@@ -81,9 +81,7 @@ def run_shim(hook: str, args: list[str], stdin: bytes) -> int:
         shims = private_dir(state, "shims")
         shim, text = shims / hook, render_shim(hook)
         if not shim.exists() or shim.read_text(encoding="utf-8") != text:
-            tmp = shim.with_suffix(".tmp")
-            write_text(tmp, text)
-            os.replace(tmp, shim)  # another hook may be running the old one
+            replace_file(shim, text.encode("utf-8"))  # whole: another hook may be running the old one
         subprocess.run(["sh", str(shim), *args], cwd=top, input=stdin, check=False)
     except Exception:
         pass

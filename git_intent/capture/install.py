@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -25,7 +24,7 @@ from pathlib import Path
 from ..errors import GitError, IntentError
 from ..git.repo import Repository
 from ..notes import NOTES_REF, empty_notes_commit
-from ..private import private_dir, tighten_tree, write_text
+from ..private import private_dir, replace_file, tighten_tree, write_text
 from ..sessions.backup import ensure_excluded
 from . import SHIMS
 from .hook import render_shim
@@ -225,15 +224,7 @@ def _apply_hook(plan: _HookPlan, undo: list[Callable[[], None]]) -> list[str]:
 
 def _write_hook(path: Path, data: bytes) -> None:
     """Replace `path` (a file, or a symlink itself) with an executable file holding `data`."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            os.fchmod(out.fileno(), 0o755)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_file(path, data, 0o755)
 
 
 def _create_notes_ref(repo: Repository, undo: list[Callable[[], None]]) -> list[str]:

@@ -25,14 +25,13 @@ lists both queues, so the worker drains the fallback queue like the main one.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..private import append_text, lock_file, private_dir, tighten, write_text
+from ..private import append_text, locked, private_dir, tighten, write_text
 from ..terminal import terminal_safe
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?: |$)")
@@ -69,15 +68,10 @@ class Job:
 def worker_busy(state: Path) -> bool:
     """Whether a worker holds `<state>/worker.lock` right now."""
     try:
-        with lock_file(state / "worker.lock") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        with locked(state / "worker.lock", wait=False) as held:
+            return not held
     except OSError:
         return False
-    return False
 
 
 def queue_dir(state: Path) -> Path:

@@ -10,7 +10,6 @@ notes, never through the CLI); `git intent record --pending` calls `drain` too.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import sys
@@ -25,7 +24,7 @@ from ..errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from ..faults import crash_point
 from ..git.repo import Repository
 from ..notes import notes_ref_damage
-from ..private import LinkedFileError, lock_file, private_dir, tighten, write_text
+from ..private import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
 from ..sessions.backup import retry_backups
 from ..sessions.drift import NotRead
 from ..terminal import terminal_safe
@@ -69,7 +68,7 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
     try:
         private_dir(state)  # 0700, and an earlier version's 0644 files tightened
         tighten(state / "queue")  # best effort: a queue that is not a folder sends the hooks to the fallback queue
-        lock = lock_file(state / "worker.lock")
+        lock_file(state / "worker.lock").close()  # a link or an unwritable folder is told here, once
     except LinkedFileError as exc:
         raise IntentError(str(exc)) from None
     except OSError as exc:
@@ -78,11 +77,9 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
                                "`git intent status` lists the jobs waiting.") from None
     result = DrainResult()
     tried: set[Path] = set()
-    with lock:
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
+    while True:
+        with locked(state / "worker.lock", wait=wait) as held:
+            if not held:
                 result.busy = result.processed == 0
                 return result
             pid_file = state / "worker.pid"
@@ -99,10 +96,9 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
                 if previous is not None:
                     _on_term(previous)
                 pid_file.unlink(missing_ok=True)
-                fcntl.flock(lock, fcntl.LOCK_UN)
-            # A shim may have queued a job after the last look but before the unlock: look again.
-            if result.notes_ref_damage or not [p for p in pending(state) if p not in tried]:
-                return result
+        # A shim may have queued a job after the last look but before the unlock: look again.
+        if result.notes_ref_damage or not [p for p in pending(state) if p not in tried]:
+            return result
 
 
 def _retire(repo: Repository, say: Callable[[str], None]) -> None:

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
 from ..errors import IntentError
 from ..private import LinkedFileError
 from .plain import echo, is_plain_blame, open_repo, show_blame
@@ -97,16 +96,12 @@ def _click_main() -> None:
 def _write_error_log(report: str) -> Path | None:
     """Append a paste-ready report to `<git common dir>/intent/error.log`; None outside a repository."""
     import platform
-    from datetime import datetime, timezone
+
+    from ..private import append_error_report
 
     try:
-        from ..private import append_text, private_dir
-
-        path: Path = private_dir(open_repo().state_dir) / "error.log"
-        with append_text(path) as handle:
-            handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n"
-                         f"git-intent {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
-                         f"argv: {sys.argv!r}\n\n{report}\n")
-        return path
+        state = open_repo().state_dir
     except Exception:
         return None
+    return append_error_report(state, f"(Python {platform.python_version()}, {platform.platform()})\n"
+                                      f"argv: {sys.argv!r}", report)

@@ -12,6 +12,7 @@ from ..errors import GitError, IntentError
 from ..git.repo import BlameLine, Repository
 from ..models import Attribution, Session, to_json
 from ..notes import Note
+from ..sessions.discovery import SessionLookup
 from .classify import LineClass, LineResolver
 from .evidence import Evidence, find_edit, gather_evidence
 from .file_ranges import Range, Status, group_ranges
@@ -68,7 +69,8 @@ class BlameAnswer:
 
 
 def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, moves: bool = False,
-                revision: str | None = None, line_ranges: Sequence[str] = ()) -> BlameAnswer:
+                revision: str | None = None, line_ranges: Sequence[str] = (),
+                sessions: SessionLookup | None = None) -> BlameAnswer:
     """Explain every line of `location` (see `parse_location`; a bare PATH is the whole file, unless
     `line_ranges` gives git blame's `-L` ranges), in the work tree or, with `revision`, as git blame answers
     at that revision (`git blame REV -- PATH`).
@@ -79,7 +81,7 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     notes that cannot be read get a status and a reason rather than an exception; unreadable notes are
     also listed in `problems`. One `git blame` of the file (two with `moves`), each note and session read
     once. Raises BadLocationError for a bad location, GitError when git cannot blame the file or `revision`
-    names no commit.
+    names no commit. `sessions`: the session lookup to fill, for a caller that reads those sessions next.
     """
     at_commit = repo.resolve(revision) if revision is not None else None
     where = parse_location(repo, location, cwd, revision=at_commit, line_ranges=line_ranges)
@@ -99,7 +101,8 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
     # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
     # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
-    resolver = Explainer(repo, at_commit, precise=not where.whole and len(blamed) <= PRECISE_LINES)
+    resolver = Explainer(repo, at_commit, precise=not where.whole and len(blamed) <= PRECISE_LINES,
+                         lines=LineResolver(repo, sessions=sessions))
     commits = list(dict.fromkeys(line.commit for line in blamed if line.commit))
     resolver.lines.prepare(commits)  # commits without a note are credited at once, their trailers read at once
     answers = [resolver(where.path, line) for line in blamed]

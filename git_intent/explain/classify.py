@@ -23,7 +23,7 @@ from ..errors import IntentError
 from ..git.repo import Hunk, Repository
 from ..models import Attribution, Session
 from ..notes import LinesRecord, Note, read_note, read_notes, still_matches
-from ..sessions.discovery import find_session
+from ..sessions.discovery import SessionLookup
 from .file_ranges import Status
 from .trailers import TRAILER_REASON, trailer_agents, trailer_attribution
 from .unnoted import UnnotedLines, confidence
@@ -57,10 +57,11 @@ class LineResolver:
     """Resolves added lines (`resolve`) with caches shared across calls: each note, each commit without one and
     each commit's trailers read once, each session looked up once."""
 
-    def __init__(self, repo: Repository, *, listing: bool = False) -> None:
+    def __init__(self, repo: Repository, *, listing: bool = False, sessions: SessionLookup | None = None) -> None:
         """`listing`: learn which messages can be read from the record cache's listing of every session first
         (`candidate_sessions.listed_sessions`), as a caller asking about many sessions wants (stats, audit):
-        reading each session whole cost most of `stats` on a real history."""
+        reading each session whole cost most of `stats` on a real history. `sessions`: the lookup to share with
+        a caller that reads the same sessions afterwards (`why`)."""
         self.repo = repo
         self.listing = listing
         self._listed: dict[tuple[str, str], dict[str, str | None]] | None = None
@@ -68,7 +69,7 @@ class LineResolver:
         self.unnoted = UnnotedLines(repo)
         self.trailers: dict[str, str | None] = {}
         self.checked: dict[tuple[str, int], bool] = {}
-        self.sessions: dict[str, Session | IntentError] = {}
+        self.sessions = sessions or SessionLookup(repo)
         self._readable: dict[tuple[str, str], set[str] | None] = {}
 
     def note(self, commit: str) -> Note | IntentError | None:
@@ -150,13 +151,7 @@ class LineResolver:
 
     def session(self, agent: str | None, session_id: str) -> Session | IntentError:
         """The session (found once per resolver), or the error saying why it is not here."""
-        key = f"{agent}:{session_id}"
-        if key not in self.sessions:
-            try:
-                self.sessions[key] = find_session(self.repo, session_id, agent, exact=True)
-            except IntentError as exc:
-                self.sessions[key] = exc
-        return self.sessions[key]
+        return self.sessions.get(session_id, agent)
 
     def has_evidence(self, attribution: Attribution) -> bool:
         """Whether the message credited can be read here: its session's transcript, backup copy or shared

@@ -1,11 +1,12 @@
 """Whole-file answers: consecutive lines with one status and one attribution become a
-range, so a 1,000-line file reads as a few dozen ranges."""
+range, so a 1,000-line file reads as a few dozen ranges. `runs` is the one grouper of consecutive lines
+every surface uses (ranges here, blame's text groups, the offline answer, review's groups)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from ..models import Attribution
 
@@ -33,14 +34,30 @@ class Range:
     attribution: Attribution | None
 
 
+T = TypeVar("T")
+
+
+def runs(items: Iterable[T], same: Callable[[T, T], bool], *, joins: Callable[[T], bool] | None = None
+         ) -> list[list[T]]:
+    """`items` cut into runs, in order: an item goes on the current run when `same(anchor, item)`, the anchor
+    being the run's last item that does not merely join; an item for which `joins` is true (a blank line) goes
+    on the run before it, or starts a run that the next item then anchors."""
+    out: list[list[T]] = []
+    anchor: T | None = None
+    for item in items:
+        loose = joins is not None and joins(item)
+        if out and (loose or anchor is None or same(anchor, item)):
+            out[-1].append(item)
+        else:
+            out.append([item])
+            anchor = None
+        if not loose:
+            anchor = item
+    return out
+
+
 def group_ranges(lines: Sequence[_Line]) -> list[Range]:
     """Runs of consecutive lines (by line number) with equal status and attribution, in order."""
-    ranges: list[Range] = []
-    for line in lines:
-        last = ranges[-1] if ranges else None
-        if last is not None and last.end + 1 == line.line and last.status == line.status \
-                and last.attribution == line.attribution:
-            last.end = line.line
-        else:
-            ranges.append(Range(start=line.line, end=line.line, status=line.status, attribution=line.attribution))
-    return ranges
+    return [Range(start=run[0].line, end=run[-1].line, status=run[0].status, attribution=run[0].attribution)
+            for run in runs(lines, lambda a, b: (a.line + 1, a.status, a.attribution) == (
+                b.line, b.status, b.attribution))]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..models import Attribution, Message, Session
 from ..terminal import terminal_safe
+from .file_ranges import runs
 
 safe = terminal_safe  # every text renderer escapes through here
 
@@ -70,13 +71,7 @@ def trailer_credit(commits: Sequence[str]) -> str:
 def blame_text(answer: BlameAnswer, width: int = 100) -> str:
     """Lines grouped by commit and attribution; each group shows who, when, why, and where to read more."""
     out: list[str] = []
-    groups: list[list[LineAnswer]] = []
-    for line in answer.lines:
-        if groups and _same(groups[-1][-1], line):
-            groups[-1].append(line)
-        else:
-            groups.append([line])
-    for group in groups:
+    for group in runs(answer.lines, _same):
         out += _group(group, width)
         out.append("")
     return safe("\n".join(out).rstrip() + "\n")

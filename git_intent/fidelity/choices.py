@@ -3,16 +3,14 @@ and changing one (`set_level`). Rendering at those levels is `budget.render_cont
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import IntentError
-from ..private import private_dir
+from ..private import private_dir, replace_file
 
 __all__ = ["LEVELS", "STATE_SCHEMA", "FidelityError", "FidelityState", "Level", "MessageLevel", "set_level"]
 
@@ -53,16 +51,8 @@ class FidelityState(BaseModel):
     def save(self, path: Path) -> None:
         """Write the state to `path` atomically (a temporary file renamed over it), readable by the owner
         only (0600); the folder is created when missing."""
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=private_dir(path.parent))
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:  # mkstemp creates the file 0600
-                out.write(self.model_dump_json(by_alias=True, indent=1) + "\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        private_dir(path.parent)
+        replace_file(path, (self.model_dump_json(by_alias=True, indent=1) + "\n").encode("utf-8"), fsync=True)
 
 
 def set_level(state: FidelityState, target: str, level: str) -> FidelityState:

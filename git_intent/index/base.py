@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -12,7 +10,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from ..models import utc_stamp
-from ..private import open_private, private_dir
+from ..private import locked, private_dir
 
 
 def stamp(when: datetime | None) -> str | None:
@@ -49,10 +47,5 @@ def transaction(db: Database) -> Iterator[None]:
 @contextmanager
 def lock(path: Path) -> Iterator[None]:
     """An exclusive flock on `path`, so two ingests never interleave their writes."""
-    fd = open_private(private_dir(path.parent) / path.name, os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with locked(private_dir(path.parent) / path.name):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)

@@ -20,11 +20,10 @@ from typing import Any, Literal
 
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 
-from .. import __version__
-from ..errors import IntentError, SessionNotFoundError
+from ..errors import IntentError
 from ..git.repo import Repository
-from ..sessions.discovery import find_session
 from ..transcripts.jsonl import loads
+from ..version import __version__
 
 __all__ = ["SPEC_VERSION", "TraceRecord", "export_records", "read_trace_records", "trace_sessions"]
 
@@ -136,6 +135,7 @@ def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[T
     stamps = dict(line.split(" ", 1) for line in repo.git(
         "log", "--format=%H %cI", "--end-of-options", revision_range, "--", check=False).splitlines() if " " in line)
     by_commit: dict[str, dict[str, dict[tuple[str, str, str], list[tuple[int, str]]]]] = {}
+    models: dict[tuple[str, str, str], str | None] = {}  # the model each credited message was written with
     for line in found.lines(blank=True):
         attribution = line.resolution.attribution
         if line.resolution.status != "agent" or attribution is None:
@@ -143,7 +143,8 @@ def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[T
         key = (attribution.agent, attribution.session_id, attribution.method)
         by_commit.setdefault(line.commit, {}).setdefault(line.path, {}).setdefault(key, []).append(
             (line.line, attribution.message_id))
-    models = _Models(repo)
+        models.setdefault((attribution.agent, attribution.session_id, attribution.message_id),
+                          found.resolver.model(attribution) if attribution.session_id else None)
     for commit in reversed([c.sha for c in found.commits]):
         if commit not in by_commit:
             continue
@@ -152,7 +153,7 @@ def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[T
         for path, by_session in by_commit[commit].items():
             file = File(path=path, conversations=[])
             for index, ((agent, session_id, method), lines) in enumerate(by_session.items()):
-                model = models.of(agent, session_id, lines[0][1]) if session_id else None
+                model = _model_id(models[(agent, session_id, lines[0][1])])
                 file.conversations.append(Conversation(contributor=Contributor(type="ai", model_id=model),
                                                        ranges=_ranges(lines)))
                 entry: dict[str, Any] = {"path": path, "conversation": index, "agent": agent}
@@ -180,30 +181,14 @@ def _ranges(lines: list[tuple[int, str]]) -> list[Range]:
     return ranges
 
 
-class _Models:
-    """The model id of a session's message, models.dev style (`anthropic/claude-…`), each session read once;
-    None when its transcript is not on this machine or records none."""
-
-    def __init__(self, repo: Repository) -> None:
-        self.repo = repo
-        self.found: dict[tuple[str, str], Any] = {}
-
-    def of(self, agent: str, session_id: str, message_id: str) -> str | None:
-        key = (agent, session_id)
-        if key not in self.found:
-            try:
-                self.found[key] = find_session(self.repo, session_id, agent, exact=True, shared=False)
-            except SessionNotFoundError:
-                self.found[key] = None
-        session = self.found[key]
-        message = session.message(message_id) if session is not None else None
-        model = getattr(message, "model", None)
-        if not isinstance(model, str) or not model:
-            return None
-        if "/" in model:
-            return model[:250]
-        provider = next((p for prefix, p in _PROVIDERS if model.lower().startswith(prefix)), None)
-        return (f"{provider}/{model}" if provider else model)[:250]
+def _model_id(model: str | None) -> str | None:
+    """A model id models.dev style (`anthropic/claude-…`), at most 250 characters; None for none."""
+    if not isinstance(model, str) or not model:
+        return None
+    if "/" in model:
+        return model[:250]
+    provider = next((p for prefix, p in _PROVIDERS if model.lower().startswith(prefix)), None)
+    return (f"{provider}/{model}" if provider else model)[:250]
 
 
 def read_trace_records(path: Path) -> Iterator[tuple[str, TraceRecord | str]]:

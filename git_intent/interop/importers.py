@@ -27,7 +27,7 @@ from ..git.repo import Repository
 from ..models import ParseStats
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported
-from ..sessions.discovery import find_session
+from ..sessions.discovery import SessionLookup
 from .agent_trace import read_trace_records, trace_sessions
 from .entire import checkpoint_trailers, read_checkpoints
 from .git_ai import read_gitai_notes
@@ -137,13 +137,14 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
                           hint="git fetch origin refs/notes/ai:refs/notes/ai")
     tick.stage("Importing from git-ai", _gitai_notes(repo))
     seen: set[tuple[str, str]] = set()
+    sessions = SessionLookup(repo, shared=False)  # a session several notes name is read once
     for commit, note in read_gitai_notes(repo):
         transcripts: list[Path] = []
         for record in note.sessions.values():
             if not record.supported or not record.session_id:
                 continue
             try:
-                session = find_session(repo, record.session_id, record.agent, exact=True, shared=False)
+                session = sessions.find(record.session_id, record.agent)
             except SessionNotFoundError:
                 result.skipped.append(f"{commit[:12]}: the {record.agent} session {record.session_id} is not "
                                       f"on this machine")
@@ -161,6 +162,7 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
 def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
     result = ImportResult(source="agent-trace")
     seen: set[tuple[str, str]] = set()
+    sessions = SessionLookup(repo, shared=False)  # a session several records name is read once
     tick.stage("Importing from agent-trace", 0)
     for where, record in read_trace_records(path):
         tick.advance(1)
@@ -180,7 +182,7 @@ def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
         transcripts: list[Path] = []
         for agent, session_id in trace_sessions(record):
             try:
-                session = find_session(repo, session_id, agent, exact=True, shared=False)
+                session = sessions.find(session_id, agent)
             except SessionNotFoundError:
                 result.skipped.append(f"{where}: the {agent} session {session_id} is not on this machine")
                 continue

@@ -17,15 +17,13 @@ left it, and otherwise removes only the marked block (or our own file). The reco
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ..capture.user_config import config_diff, digest, missing_dirs, read_config, remove_if_empty, write_config
+from ..capture.user_config import InstallRecord, config_diff, read_config, user_state_file, write_config
 from ..errors import IntentError
 from . import EDITORS
 
@@ -99,14 +97,7 @@ def install_editor(editor: str) -> Change:
     edited = _with_block(config, current)
     if edited == current:
         return Change(f"{config.path}: already has git-intent; unchanged.", "")
-    record = _load_record()
-    saved = record.get(editor)
-    if saved is None or current is None or digest(current) != saved["written"]:
-        saved = {"path": str(config.path), "original": base64.b64encode(current).decode() if current else None,
-                 "created_dirs": [str(p) for p in missing_dirs(config.path.parent)]}
-    write_config(config.path, edited, new_mode=0o644)
-    record[editor] = {**saved, "written": digest(edited or b"")}
-    _save_record(record)
+    InstallRecord(_record_path()).write(editor, config.path, current, edited, new_mode=0o644)
     return Change(f"{config.path}: {'created' if current is None else 'added git-intent'}.",
                   config_diff(config.path, current, edited))
 
@@ -115,17 +106,13 @@ def uninstall_editor(editor: str) -> Change | None:
     """Take git-intent out of `editor`'s config: the recorded bytes come back when the file is as install
     left it (a file install created is removed); otherwise only the block goes. None when it was not there."""
     config = _writable(editor_config(editor))
-    record = _load_record()
-    saved = record.pop(editor, None)
-    path = Path(saved["path"]) if saved else config.path
+    record = InstallRecord(_record_path())
+    path = record.file_of(editor) or config.path
     assert path is not None
     current = read_config(path)
     change: Change | None = None
-    if saved is not None and current is not None and digest(current) == saved["written"]:
-        original = base64.b64decode(saved["original"]) if saved["original"] is not None else None
-        write_config(path, original)
-        for folder in saved.get("created_dirs", []):
-            remove_if_empty(Path(folder))
+    restored, original = record.restore(editor, path, current)
+    if restored:
         what = "restored as it was before install" if original is not None else "removed (install created it)"
         change = Change(f"{path}: {what}.", config_diff(path, current, original))
     elif current is not None:
@@ -134,7 +121,7 @@ def uninstall_editor(editor: str) -> Change | None:
             write_config(path, edited)
             change = Change(f"{path}: removed the git-intent block (the file changed since install, so the rest "
                             f"of it is kept).", config_diff(path, current, edited))
-    _save_record(record)
+    record.save()
     return change
 
 
@@ -189,29 +176,7 @@ def _lua_list(parts: list[str]) -> str:
 
 
 def _record_path() -> Path:
-    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return state / "git-intent" / "editors" / "installed.json"
-
-
-def _load_record() -> dict[str, Any]:
-    try:
-        value = json.loads(_record_path().read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        raise IntentError(f"{_record_path()} cannot be read; it records what install changed.",
-                          hint="Move it aside to start over (uninstall then removes only git-intent's block)."
-                          ) from None
-    return value if isinstance(value, dict) else {}
-
-
-def _save_record(record: dict[str, Any]) -> None:
-    path = _record_path()
-    if not record:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return user_state_file("editors", "installed.json")
 
 
 _NEOVIM = """\

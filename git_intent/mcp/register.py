@@ -21,21 +21,18 @@ install left it, and otherwise removes only git-intent's entry. The record lives
 
 from __future__ import annotations
 
-import base64
 import importlib.util
 import json
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..capture.user_config import config_diff, digest, missing_dirs, read_config, remove_if_empty, write_config
+from ..capture.user_config import InstallRecord, config_diff, read_config, user_state_file, write_config
 from ..errors import IntentError
 from ..git.repo import Repository
-from ..private import private_dir
 from . import AGENTS
 from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
 
@@ -123,20 +120,16 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
     """Take git-intent out of `agent`'s files: the recorded bytes come back when a file is as install left
     it (a file install created is removed); otherwise only git-intent's entry and rules block go."""
     config_target(agent, None)  # unknown agents fail here
-    record = _load_record(agent, project)
+    record = InstallRecord(_record_path(agent, project))
     targets = [config_target(agent, project.root if project else None)]
     extra = rules_target(agent, project.root if project else None)
     if extra is not None:
         targets.append(Target(extra.path, "text", "", extra))
     changes: list[Change] = []
     for target in targets:
-        saved = record.get(str(target.path))
         current = read_config(target.path)
-        if saved is not None and current is not None and digest(current) == saved["written"]:
-            original = base64.b64decode(saved["original"]) if saved["original"] is not None else None
-            write_config(target.path, original)
-            for folder in saved.get("created_dirs", []):
-                remove_if_empty(Path(folder))
+        restored, original = record.restore(str(target.path), target.path, current)
+        if restored:
             what = "restored as it was before install" if original is not None else "removed (install created it)"
             changes.append(Change(target.path, f"{target.path}: {what}.", config_diff(target.path, current, original)))
         elif current is not None:
@@ -151,7 +144,7 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
 
 
 def _apply(agent: str, project: Repository | None, targets: list[Target], *, adding: bool) -> list[Change]:
-    record = _load_record(agent, project)
+    record = InstallRecord(_record_path(agent, project))
     edits: list[tuple[Target, bytes | None, bytes | None]] = []
     for target in targets:  # parse everything first: a file that cannot be read stops before any write
         current = read_config(target.path)
@@ -161,15 +154,8 @@ def _apply(agent: str, project: Repository | None, targets: list[Target], *, add
         if edited == current:
             changes.append(Change(target.path, f"{target.path}: already has git-intent; unchanged.", ""))
             continue
-        saved = record.get(str(target.path))
-        if saved is None or current is None or digest(current) != saved["written"]:
-            saved = {"original": base64.b64encode(current).decode() if current is not None else None,
-                     "created_dirs": [str(p) for p in missing_dirs(target.path.parent)]}
-        created = current is None
-        write_config(target.path, edited)
-        record[str(target.path)] = {**saved, "written": digest(edited or b"")}
-        _save_record(agent, project, record)
-        changes.append(Change(target.path, f"{target.path}: {'created' if created else 'added git-intent'}.",
+        record.write(str(target.path), target.path, current, edited)
+        changes.append(Change(target.path, f"{target.path}: {'created' if current is None else 'added git-intent'}.",
                               config_diff(target.path, current, edited)))
     return changes
 
@@ -261,30 +247,8 @@ def _same_ending(out: str, text: str) -> str:
 
 
 def _record_path(agent: str, project: Repository | None) -> Path:
-    if project is not None:
-        return project.state_dir / "agents" / f"{agent}.json"
-    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return state / "git-intent" / "agents" / f"{agent}.json"
-
-
-def _load_record(agent: str, project: Repository | None) -> dict[str, Any]:
-    path = _record_path(agent, project)
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        raise IntentError(f"The install record {path} cannot be read.",
-                          hint="Delete it; uninstall then removes only git-intent's entries.") from None
-    return value if isinstance(value, dict) else {}
-
-
-def _save_record(agent: str, project: Repository | None, record: dict[str, Any]) -> None:
-    path = _record_path(agent, project)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=private_dir(path.parent))  # 0600
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(record, out, indent=1)
-    os.replace(temporary, path)
+    return project.state_dir / "agents" / f"{agent}.json" if project is not None else (
+        user_state_file("agents", f"{agent}.json"))
 
 
 __all__ = ["AGENTS", "RULES_BEGIN", "RULES_END", "Change", "config_target", "install_agent", "uninstall_agent"]

@@ -15,7 +15,6 @@ files hold ids and SHAs only, checked before they are written.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -27,7 +26,7 @@ from typing import Any
 
 from ..errors import ShareError
 from ..git.repo import Repository, run_git
-from ..private import lock_file, private_dir
+from ..private import locked, private_dir
 from ..redaction.redact import Sealed
 from .records import nesting
 
@@ -74,12 +73,8 @@ def split_session_path(path: str) -> tuple[str, str] | None:
 @contextmanager
 def store_lock(repo: Repository) -> Iterator[None]:
     """Hold the repository-wide lock on store updates (`<git common dir>/intent/evidence.lock`)."""
-    with lock_file(private_dir(repo.state_dir) / "evidence.lock") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locked(private_dir(repo.state_dir) / "evidence.lock"):
+        yield
 
 
 def ref_oid(repo: Repository, ref: str = EVIDENCE_REF) -> str | None:

@@ -8,7 +8,6 @@ lock, 20/20 with one; libgit2 writes flat note trees whose cost grows per note).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import subprocess
@@ -20,7 +19,7 @@ from pathlib import Path
 from ..errors import GitError, NoteError, NotesRefDamagedError
 from ..faults import crash_point
 from ..git.repo import Repository
-from ..private import lock_file, private_dir
+from ..private import locked, private_dir
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
 
 NOTES_REF = "refs/notes/intent"
@@ -106,12 +105,8 @@ def still_matches(repo: Repository, commit: str, record: LinesRecord) -> bool:
 @contextmanager
 def notes_lock(repo: Repository) -> Iterator[None]:
     """Hold the repository-wide lock on note writes (shared by linked worktrees)."""
-    with lock_file(private_dir(repo.state_dir) / "notes.lock") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locked(private_dir(repo.state_dir) / "notes.lock"):
+        yield
 
 
 def write_note(repo: Repository, commit: str, records: Records) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import IntentError
 from ..explain.blame import Explainer, LineAnswer
+from ..explain.file_ranges import runs
 from ..explain.line_history import replaced_lines
 from ..git.repo import BlameLine, Repository, parse_porcelain
 from .models import (
@@ -122,16 +123,8 @@ def _key(answer: LineAnswer) -> tuple[str, ...]:
 def group_lines(lines: list[_Line]) -> list[ReviewGroup]:
     """Consecutive lines with one attribution key become a group; blank lines join the group before
     them (or, at the start of a hunk, the one after)."""
-    runs: list[tuple[tuple[str, ...] | None, list[_Line]]] = []
-    for line in lines:
-        key = None if not line.content.strip() else _key(line.answer)
-        if runs and (key is None or runs[-1][0] in (None, key)):
-            if runs[-1][0] is None and key is not None:
-                runs[-1] = (key, runs[-1][1])
-            runs[-1][1].append(line)
-        else:
-            runs.append((key, [line]))
-    return [_group(run) for _, run in runs]
+    return [_group(run) for run in runs(lines, lambda a, b: _key(a.answer) == _key(b.answer),
+                                        joins=lambda line: not line.content.strip())]
 
 
 def _group(run: list[_Line]) -> ReviewGroup:

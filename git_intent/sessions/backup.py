@@ -19,7 +19,7 @@ from typing import Any
 
 from ..git.repo import Repository
 from ..models import Session
-from ..private import APPEND, REPLACE, open_private, private_dir
+from ..private import APPEND, REPLACE, open_private, private_dir, replace_file
 
 EXCLUDE_LINE = "/.opencode/intent/"
 SUFFIXES = (".jsonl", ".json")
@@ -161,17 +161,8 @@ def _write_copy(repo: Repository, agent: str, source: Path, dest: Path) -> None:
     removing the temporary file: a full disk must not leave transcript text in a stray file."""
     ensure_excluded(repo)
     folder = private_dir(repo.backup_dir, "sessions", agent)
-    import shutil  # only a copy needs them (blame reads the backup, never writes it)
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")  # 0600, and unique per worker
-    try:
-        with os.fdopen(fd, "wb") as out, source.open("rb") as src:
-            shutil.copyfileobj(src, out)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with source.open("rb") as src:
+        replace_file(folder / dest.name, src)
 
 
 def _pending_path(repo: Repository, agent: str, session_id: str) -> Path:
@@ -267,15 +258,5 @@ def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes,
         if dest.stat().st_size >= len(data) or not data.startswith(dest.read_bytes()):
             return dest
     ensure_excluded(repo)
-    folder = private_dir(repo.backup_dir, "sessions", agent)
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)  # no stray transcript text
-        raise
+    replace_file(private_dir(repo.backup_dir, "sessions", agent) / dest.name, data)
     return dest

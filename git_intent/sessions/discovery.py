@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..adapters import FILE_SCOPED, Registered, all_adapters, sniff
 from ..adapters import adapter as named_adapter
-from ..errors import DamagedTranscriptError, SessionNotFoundError, TranscriptError
+from ..errors import DamagedTranscriptError, IntentError, SessionNotFoundError, TranscriptError
 from ..git.repo import Repository
 from ..models import Message, Session
 from ..transcripts.jsonl import head_records, written_since
@@ -237,6 +237,40 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
                  "shared (`git config intent.share evidence` there).")
     listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
     raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
+
+
+class SessionLookup:
+    """`find_session` by exact id, each (agent, id) looked up once per instance: the session, or the IntentError
+    saying why it is not here. One per command or answer (its transcripts do not change under it): blame's
+    resolver, the answer reading the sessions blame found, and importers share one rather than each keeping a
+    memo. `shared=False` looks in this machine's transcripts and backup only."""
+
+    def __init__(self, repo: Repository, *, shared: bool = True) -> None:
+        self.repo = repo
+        self.shared = shared
+        self.found: dict[tuple[str | None, str], Session | IntentError] = {}
+
+    def get(self, session_id: str, agent: str | None = None) -> Session | IntentError:
+        """The session, or the error `find_session` raised for it."""
+        key = (agent, session_id)
+        if key not in self.found:
+            try:
+                self.found[key] = find_session(self.repo, session_id, agent, exact=True, shared=self.shared)
+            except IntentError as exc:
+                self.found[key] = exc
+        return self.found[key]
+
+    def find(self, session_id: str, agent: str | None = None) -> Session:
+        """The session; raises the IntentError (SessionNotFoundError) `find_session` raised."""
+        found = self.get(session_id, agent)
+        if isinstance(found, IntentError):
+            raise found
+        return found
+
+    def local(self, session_id: str, agent: str | None = None) -> Session | None:
+        """The session, or None when it is not here."""
+        found = self.get(session_id, agent)
+        return None if isinstance(found, IntentError) else found
 
 
 def repository_needles(repo: Repository) -> list[bytes]:

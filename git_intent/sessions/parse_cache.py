@@ -36,9 +36,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from ..models import Session
-from ..private import open_private, private_dir
+from ..private import private_dir, replace_file
+from ..version import __version__
 
 DISK_MIN_BYTES = 16 * 1024  # loading a pickle costs well under a ms; parsing imports the adapter (~5 ms) first
 KEEP_FILES = 200
@@ -163,16 +163,9 @@ def keep(base: Path, name: str, key: str, value: Any) -> None:
         folder = private_dir(base, name)  # never tightens the user's ~/.cache itself
     except (OSError, ValueError, pickle.PicklingError):  # a read-only home: computed again next time
         return
-    temporary = folder / f".{key}.{os.getpid()}.tmp"
     try:
-        with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_NOFOLLOW), "wb") as out:
-            out.write(data)
-        os.replace(temporary, folder / f"{key}.pickle")
+        replace_file(folder / f"{key}.pickle", data)
     except OSError:  # a full disk: the next call computes again
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
         return
     _prune(folder)
 
