@@ -75,15 +75,15 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 def sniff(path: Path) -> bool:
     """True when the file's first records are shaped as Claude Code's, whatever their types: objects with a
-    string `type` (all but one, as one may be damaged), at least one of them carrying a `uuid` or a
-    `sessionId` (Gemini CLI's records have an `id`), and none carrying Codex's `payload` or Gemini CLI's
-    `projectHash`. Types are not checked against a list: Claude Code 2.1.14x opens a file with
-    `last-prompt` and `permission-mode` records, and a list made every such file unrecognised."""
+    string `type` (all but one, as one may be damaged), more of them carrying a `uuid` or a `sessionId`
+    (Gemini CLI's records have an `id`) than carrying Codex's `payload` or Gemini CLI's `projectHash` (one
+    unknown record with such a key does not veto the file). Types are not checked against a list: Claude
+    Code 2.1.14x opens a file with `last-prompt` and `permission-mode` records, and a list made every such
+    file unrecognised."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path)
-    return not any("payload" in r or "projectHash" in r for r in heads) and recognised(heads, _typed,
-                                                                                        _looks_like_claude)
+    return recognised(head_records(path), _typed, _looks_like_claude,
+                      lambda r: "payload" in r or "projectHash" in r)
 
 
 def _typed(record: dict[str, Any]) -> bool:

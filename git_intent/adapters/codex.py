@@ -73,13 +73,12 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 def sniff(path: Path) -> bool:
     """True when the file's first records are shaped as rollout records (a string `type`, all but one as one may
-    be damaged), at least one of them with an object `payload`, and none with Claude Code's `uuid` or
-    `sessionId`; record types are not checked against a list."""
+    be damaged), more of them with an object `payload` than with Claude Code's `uuid` or `sessionId`; record
+    types are not checked against a list."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=5)
-    return not any("uuid" in r or "sessionId" in r for r in heads) and recognised(
-        heads, lambda r: isinstance(r.get("type"), str), lambda r: isinstance(r.get("payload"), dict))
+    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("type"), str),
+                      lambda r: isinstance(r.get("payload"), dict), lambda r: "uuid" in r or "sessionId" in r)
 
 
 def read(path: Path) -> list[Session]:

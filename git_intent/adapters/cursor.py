@@ -73,14 +73,13 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 def sniff(path: Path) -> bool:
     """True when the first records are shaped as Cursor's (objects with a string `role`, of any value; all but
-    one, as one may be damaged), at least one a `{role, message}` object, and none has a Claude/Codex `type`,
+    one, as one may be damaged), more `{role, message}` objects than records with a Claude/Codex `type`,
     `payload` or `sessionId`. Roles are not checked against a list."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=5)
-    return not any({"type", "payload", "sessionId"} & r.keys() for r in heads) and recognised(
-        heads, lambda r: isinstance(r.get("role"), str),
-        lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict))
+    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("role"), str),
+                      lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict),
+                      lambda r: bool({"type", "payload", "sessionId"} & r.keys()))
 
 
 def read(path: Path) -> list[Session]:

@@ -168,12 +168,16 @@ def mostly(records: list[dict[str, Any]], looks_right: Callable[[dict[str, Any]]
 
 
 def recognised(records: list[dict[str, Any]], shaped: Callable[[dict[str, Any]], bool],
-               marked: Callable[[dict[str, Any]], bool]) -> bool:
+               marked: Callable[[dict[str, Any]], bool],
+               foreign: Callable[[dict[str, Any]], bool] | None = None) -> bool:
     """Whether the first records of a file are one agent's by their structure, not by a list of types: all
-    but one (one may be damaged) `shaped` as the agent's records of any type, and at least one `marked` as
-    surely the agent's (a message with its ids). An unknown record type at the head of a file, as Claude
-    Code 2.1.14x's `last-prompt`, must not make the file unrecognised."""
-    return mostly(records, shaped) and any(marked(record) for record in records)
+    but one (one may be damaged) `shaped` as the agent's records of any type, and more of them `marked` as
+    surely the agent's (a message with its ids) than `foreign`, marked as another agent's (at least one). An
+    unknown record type at the head of a file, as Claude Code 2.1.14x's `last-prompt`, must not make the file
+    unrecognised, nor may one record that happens to carry another agent's field: the majority decides."""
+    mine = sum(1 for record in records if marked(record))
+    theirs = sum(1 for record in records if foreign(record)) if foreign is not None else 0
+    return mostly(records, shaped) and mine >= 1 and mine > theirs
 
 
 def _decode_line(line: str, stats: ParseStats) -> Iterator[dict[str, Any]]:

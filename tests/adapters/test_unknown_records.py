@@ -1,4 +1,4 @@
-"""Issue 19, item 1: every adapter recognises a transcript by its structure. Records of a type it does not know,
+"""Every adapter recognises a transcript by its structure. Records of a type it does not know,
 at the head of the file (the first line included), in the middle and at the end, are skipped and counted;
 the file is still sniffed as its agent's, and its sessions keep every message and edit the clean file has, so
 its lines are still credited."""
@@ -148,3 +148,19 @@ def test_a_claude_code_file_opening_with_many_unknown_records_is_still_claude_co
     (session,) = found.read(changed)
     assert _edits([session]) == _edits(ADAPTERS["claude-code"].read(source))
     assert {k: session.stats.unknown_types[k] for k in kinds} == dict.fromkeys(kinds, 3)
+
+
+@pytest.mark.parametrize(("agent", "fixture", "stray"), [
+    ("claude-code", ("claude-code", "entire-cli__c9883595c929__queue-operation.jsonl"),
+     {"type": "tool-state", "payload": {"running": True}}),
+    ("codex", ("codex", "git-sync__8feaf84a600f__apply-patch.jsonl"), {"type": "note", "sessionId": "x"}),
+])
+def test_one_record_with_another_agents_field_does_not_veto_the_file(
+        tmp_path: Path, agent: str, fixture: tuple[str, str], stray: dict[str, Any]) -> None:
+    """Sniffing goes by the majority of the first records: an unknown record that happens to carry another
+    agent's key (Codex's `payload`, Claude Code's `sessionId`) among them leaves the file its agent's."""
+    lines = corpus(*T, *fixture).read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(stray), *lines[1:]]) + "\n", encoding="utf-8")
+    found = sniff(path)
+    assert found is not None and found.NAME == agent

@@ -102,8 +102,8 @@ def test_stats_reads_no_transcript_the_record_cache_knows(demo_repo: Path, monke
                                                          reads: list[Path]) -> None:
     """The credited messages' models and presence come from the record cache, so a second `stats` parses no
     transcript and loads no session, with the same report."""
-    from git_intent.explain import classify as stats_module
     from git_intent.explain.stats import range_stats
+    from git_intent.sessions import discovery
     from git_intent.git.repo import Repository
 
     repo = Repository(demo_repo)
@@ -114,6 +114,6 @@ def test_stats_reads_no_transcript_the_record_cache_knows(demo_repo: Path, monke
     def no_session(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a session was loaded whole")
 
-    monkeypatch.setattr(stats_module, "find_session", no_session)
+    monkeypatch.setattr(discovery, "find_session", no_session)
     assert range_stats(repo).model_dump(mode="json") == expected
     assert reads == []

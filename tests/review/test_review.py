@@ -248,11 +248,12 @@ def test_diff_parsing_renames_binaries_and_odd_paths(repo: Path) -> None:
 def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     import git_intent.explain.classify as blame
     import git_intent.review.build as build
+    import git_intent.sessions.discovery as discovery
 
     notes: list[str] = []
     sessions: list[str] = []
     blames: list[tuple[str, ...]] = []
-    read_note, find_session, run_git, run_blame = blame.read_note, blame.find_session, Repository.git, Repository.blame
+    read_note, find_session, run_git, run_blame = blame.read_note, discovery.find_session, Repository.git, Repository.blame
 
     def counting_git(self: Repository, *args: str, **kwargs: Any) -> str:
         if args and args[0] == "blame":
@@ -260,7 +261,7 @@ def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch:
         return run_git(self, *args, **kwargs)
 
     monkeypatch.setattr(blame, "read_note", lambda repo, commit: notes.append(commit) or read_note(repo, commit))
-    monkeypatch.setattr(blame, "find_session", lambda repo, sid, *a, **k: sessions.append(sid) or find_session(
+    monkeypatch.setattr(discovery, "find_session", lambda repo, sid, *a, **k: sessions.append(sid) or find_session(
         repo, sid, *a, **k))
     def counting_blame(self: Repository, path: str, *args: Any, **kwargs: Any) -> Any:
         blames.append(("blame", kwargs.get("rev") or "", "--", path))

@@ -47,7 +47,7 @@ def sniff(path: Path) -> bool:
     """True for a Gemini chat file: a legacy object or JSONL metadata line opening with `sessionId` and naming
     a `projectHash`, or JSONL whose first records are shaped as Gemini records (a `$` operation, or an object
     with a string `id` or `type`; all but one, as one may be damaged), at least one a Gemini record (`$set`,
-    `$rewindTo`, or a message with an `id` and a Gemini `type`), and none has Claude Code's `uuid`/`message`
+    `$rewindTo`, or a message with an `id` and a Gemini `type`), more than have Claude Code's `uuid`/`message`
     or Codex's `payload`. Other types are not a reason to refuse the file."""
     if path.suffix not in (".json", ".jsonl"):
         return False
@@ -59,7 +59,7 @@ def sniff(path: Path) -> bool:
     if _HEADER.match(head) and '"projectHash"' in head:
         return True
     heads = head_records(path, limit=5, max_bytes=SNIFF_BYTES)
-    return not any(_foreign(r) for r in heads) and recognised(heads, _shaped, _is_gemini_record)
+    return recognised(heads, _shaped, _is_gemini_record, _foreign)
 
 
 def _shaped(record: dict[str, Any]) -> bool:
