@@ -250,20 +250,23 @@ class Attribution:
 
     `model`: the model id the message was written with, when the transcript on this machine records it.
     With `method` "trailer" only the commit's trailers name the agent: `session_id` and
-    `message_id` are empty, `tool` is "trailer" and `confidence` is below 1."""
+    `message_id` are empty, `tool` is "trailer" and `confidence` is below 1. With `method` "agent-trace" an
+    imported Agent Trace record of another tool credits the line to that tool and `model`, with no session:
+    `session_id` and `message_id` are empty, `tool` is "agent-trace", `confidence` below a transcript's."""
 
     __pydantic_config__ = FORBID
 
     agent: AgentName = field(metadata=AGENT)
     session_id: str = field(metadata={
-        "description": 'The agent\'s own session id; "" when method is "trailer" (no session).'})
+        "description": 'The agent\'s own session id; "" when method is "trailer" or "agent-trace" (no session).'})
     message_id: str = field(metadata={
-        "description": 'The message whose edit wrote the line; "" when method is "trailer".'})
+        "description": 'The message whose edit wrote the line; "" when method is "trailer" or "agent-trace".'})
     tool: str
-    method: Literal["note", "content", "trailer"] = field(default="note", metadata={
+    method: Literal["note", "content", "trailer", "agent-trace"] = field(default="note", metadata={
         "description": "note: recorded for this commit; content: no note, the line credited as `git intent record` "
         "would credit it now from the sessions on this machine; trailer: no transcript credits the commit, its "
-        "trailers name the agent."})
+        "trailers name the agent; agent-trace: the commit's note holds an imported Agent Trace record of another "
+        "tool that credits the line to that tool and model, with no transcript."})
     confidence: float = 1.0
     derived_from: str | None = None
     model: str | None = None

@@ -125,7 +125,7 @@ def _group(prose: Prose, reading: Reading, group: list[LineAnswer]) -> None:
         else:
             prose.sentences.append(f"I could not find out why: {first.reason or first.status}")
         return
-    if attribution.method == "trailer":  # no session to read
+    if not attribution.session_id:  # a trailer's or a trace record's credit: no session to read
         prose.sentences.append(f"{span} {first.reason} ({commit}; {attribution.agent}, confidence "
                                f"{attribution.confidence:.2f}).")
         return

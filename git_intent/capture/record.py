@@ -44,13 +44,16 @@ class RecordResult:
 
 
 def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = (),
-                  sources: Iterable[str] = (), live: bool = True) -> RecordResult:
+                  sources: Iterable[str] = (), live: bool = True, outside: Sequence[CarriedEdit] = ()
+                  ) -> RecordResult:
     """Credit the added lines of `rev` to this repository's sessions and write its note.
 
     `sources`: commits whose notes' credits carry over to identical lines (amend, rebase, squash,
     cherry-pick, `git intent carry`); each carried range keeps a `derived_from` pointer. `live`: whether
     the agents' sessions may explain lines (False when replaying older work, so no live session is
-    stamped onto a rebased commit).
+    stamped onto a rebased commit). `outside`: session-less credits another tool's record gives lines of this
+    commit (an imported Agent Trace record, `interop.importers`): they credit only lines no transcript and no
+    carried credit does, on this run and every later one.
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit, or the author date when earlier (a rebased commit), minus the look-back
@@ -63,7 +66,7 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     the written note does not read back.
     """
     commit = repo.resolve(rev)
-    credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live)
+    credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live, outside=outside)
     records = note_records(commit, credits)
     result = summarize(commit, credits)
     result.note_written = write_note(repo, commit, records)
@@ -74,7 +77,8 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
 
 def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Path] = (), sources: Iterable[str] = (),
                      live: bool = True, sessions: list[Session] | None = None,
-                     mapper: PathMapper | None = None, window: timedelta | None = None) -> list[LineCredit]:
+                     mapper: PathMapper | None = None, window: timedelta | None = None,
+                     outside: Sequence[CarriedEdit] = ()) -> list[LineCredit]:
     """The credits of every added line of `commit` (see `record_commit`); writes nothing. `sessions`,
     `mapper` and `window` (the look-back, default `config.lookback`) are for a caller that has them already:
     tests hold backfill's bulk path to this one with them."""
@@ -83,7 +87,7 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
     after = repo.commit_time(parents[0]) if parents else None
     earliest = window_start(after, committed, authored, lookback(repo) if window is None else window)
     sources = list(dict.fromkeys([repo.resolve(s) for s in sources] + implicit_sources(repo, commit)))
-    carried = carried_edits(repo, [s for s in sources if s != commit], commit)
+    carried = [*outside, *carried_edits(repo, [s for s in sources if s != commit], commit)]
     own = own_edits(repo, commit)
     hunks = repo.added_hunks(commit, parents)
     fresh: list[MappedEdit] | None = None
@@ -141,12 +145,17 @@ def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[Mapp
     here = {(m.agent, m.session_id) for m in fresh or ()}
     twins = {(m.session_id, m.edit.message_id): m.session for m in fresh or ()}
     kept: dict[tuple[str, int], CarriedEdit] = {}
+    weak: dict[tuple[str, int], CarriedEdit] = {}  # session-less (another tool's record): only where nothing else
     for c in own:
+        into = weak if not c.session_id else kept
         if c.credit.derived_from is not None or (c.agent, c.session_id) not in here:
             for added in c.edit.added:
-                kept[(c.path, added.line or 0)] = replace(c, live=twins.get((c.session_id, c.edit.message_id)))
+                into[(c.path, added.line or 0)] = replace(c, live=twins.get((c.session_id, c.edit.message_id)))
+    for key, c in weak.items():
+        kept.setdefault(key, c)
     return [replace(line, credit=kept[key], match=kept[key].credit.match, confidence=kept[key].credit.confidence)
-            if (key := (line.path, line.line)) in kept else line for line in credits]
+            if (key := (line.path, line.line)) in kept and (line.credit is None or kept[key].session_id) else line
+            for line in credits]
 
 
 def own_edits(repo: Repository, commit: str) -> list[CarriedEdit]:

@@ -192,7 +192,7 @@ class Explainer:
             return _make(path, line, "uncommitted", "This line is not committed yet.")
         found = self.lines.resolve(line.commit, line.orig_path, line.orig_line)
         attribution = found.attribution
-        if found.status != "agent" or attribution is None or attribution.method == "trailer":
+        if found.status != "agent" or attribution is None or not attribution.session_id:  # a trailer's, a trace's
             answer = _make(path, line, found.status, found.reason, attribution)
             answer.line_class = self.lines.line_class(found)
             return answer

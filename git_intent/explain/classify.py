@@ -5,7 +5,8 @@ so they agree to the line on any range (docs/design.md, "How a line is attribute
 The order of the evidence:
 1. C's note, when C has one: a lines record covering the line credits an agent (unless the note was copied
    from a rewritten commit and no longer matches its lines: unrecorded); no record: a person, except when the
-   note credits no line at all and C's trailers name an agent (then that agent, without a transcript).
+   note credits no line at all and C's trailers name an agent (then that agent, without a transcript). A record
+   with no session is an imported Agent Trace record of another tool: that tool and model (`agent-trace`).
 2. No note: the line as `git intent record` would credit it now from the sessions on this machine
    (`unnoted.UnnotedLines`, `method: "content"`); else the agent C's trailers name; else unrecorded.
 A credited line is `agent_with_evidence` when the session's message that wrote it can be read here (its
@@ -37,6 +38,8 @@ HUMAN = "No agent edit recorded for this commit wrote this line."
 UNRECORDED = ("Commit {commit} has no git-intent note and no session on this machine wrote this line, so git-intent "
               "does not know who did; run `git intent record {commit}` if it was made here, or `git intent carry` "
               "for a squash-merge.")
+TRACE = ("Credited to {agent} by an Agent Trace record imported for this commit (`git intent import --from "
+         "agent-trace`): that tool's own record, with no transcript here to quote.")
 CONTENT = ("Found by content: commit {commit} has no git-intent note; the line is credited as `git intent record` "
            "would credit it from this session's edit.")
 
@@ -138,6 +141,13 @@ class LineResolver:
             self.checked[key] = still_matches(self.repo, commit, record)
         if not self.checked[key]:
             return Resolution("unrecorded", reason=COPIED.format(commit=commit[:12]))
+        if not record.session_id:  # another tool's trace record, imported: the tool and model, no transcript
+            model = record.extra.get("model_id")
+            return Resolution("agent", Attribution(
+                agent=record.agent, session_id="", message_id="", tool=record.tool, method="agent-trace",
+                confidence=record.confidence, derived_from=record.derived_from,
+                model=model if isinstance(model, str) else None), record=record, reason=TRACE.format(
+                    agent=record.agent))
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from)
@@ -172,7 +182,7 @@ class LineResolver:
         """The model id the credited message was written with, as its transcript records it; None when it
         records none or the message cannot be read here (the record cache's listing answers first)."""
         if not attribution.session_id:
-            return None
+            return attribution.model  # an Agent Trace record's own model, or none
         key = (attribution.agent, attribution.session_id)
         if self.listing and attribution.message_id in self._listing().get(key, {}):
             return self._listing()[key][attribution.message_id]

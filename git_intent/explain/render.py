@@ -103,8 +103,9 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
             out.append(f"            was: {was.content.strip()}")
             out.append(f"  more      git intent show {by.session_id}:{short(by.message_id)}")
         return out
-    if attribution.method == "trailer":  # the reason is the sentence; no session to show
-        out.append(f"  written   by {attribution.agent} · {first.reason} · confidence {attribution.confidence:.2f}")
+    if not attribution.session_id:  # a trailer or a trace record: the reason is the sentence, no session to show
+        out.append(f"  written   by {attribution.agent}" + (f" · {attribution.model}" if attribution.model else "")
+                   + f" · {first.reason} · confidence {attribution.confidence:.2f}")
         return out
     how = " · found by content (no note)" if attribution.method == "content" else ""
     out.append(f"  written   by {attribution.agent} · session {attribution.session_id} · message "

@@ -12,8 +12,10 @@ reads back.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -25,9 +27,14 @@ from ..git.repo import Repository
 from ..transcripts.jsonl import loads
 from ..version import __version__
 
-__all__ = ["SPEC_VERSION", "TraceRecord", "export_records", "read_trace_records", "trace_sessions"]
+__all__ = ["SPEC_VERSION", "TRACE_CONFIDENCE", "TRACE_TOOL", "TraceRecord", "TracedRange", "export_records",
+           "read_trace_records", "trace_ranges", "trace_sessions"]
 
 SPEC_VERSION = "0.1.0"
+# A trace record of another tool names the tool and model that wrote a range, not the message: below a content
+# match's confidence, as a trailer's (nothing measured against a ground truth yet).
+TRACE_CONFIDENCE = 0.5
+TRACE_TOOL = "agent-trace"
 METADATA_KEY = "git-intent"
 # uuid5 namespace of the record ids: a commit's record keeps its id from one export to the next.
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/cursor/agent-trace#git-intent")
@@ -227,3 +234,47 @@ def trace_sessions(record: TraceRecord) -> list[tuple[str, str]]:
         if isinstance(item, dict) and isinstance(item.get("agent"), str) and isinstance(item.get("session_id"), str):
             found[(item["agent"], item["session_id"])] = None
     return list(found)
+
+
+@dataclass(frozen=True)
+class TracedRange:
+    """Lines `start..end` (1-based, inclusive) of `path` that a trace record credits to an AI contributor of
+    `agent` (the tool that wrote the record, or the agent its git-intent metadata names) with `model` (a
+    models.dev id, or None), in a conversation whose session git-intent cannot read."""
+
+    path: str
+    start: int
+    end: int
+    agent: str
+    model: str | None
+
+
+def trace_ranges(record: TraceRecord, readable: set[tuple[str, str]]) -> list[TracedRange]:
+    """The AI-contributed ranges of `record` whose conversation names no session in `readable` ((agent, session
+    id) pairs on this machine): what another tool's trace says without a transcript to read. A range's own
+    contributor overrides its conversation's; human, mixed and unknown contributors credit nothing."""
+    named: dict[tuple[str, int], tuple[str, str]] = {}
+    ours = (record.metadata or {}).get(METADATA_KEY)
+    for item in (ours.get("conversations") if isinstance(ours, dict) else None) or []:
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and isinstance(item.get("conversation"), int) \
+                and isinstance(item.get("agent"), str) and isinstance(item.get("session_id"), str):
+            named[(item["path"], item["conversation"])] = (item["agent"], item["session_id"])
+    tool = _agent_name(record.tool.name if record.tool else "")
+    found: list[TracedRange] = []
+    for file in record.files:
+        for index, conversation in enumerate(file.conversations):
+            session = named.get((file.path, index))
+            if session is not None and session in readable:
+                continue
+            agent = _agent_name(session[0]) if session else tool
+            for span in conversation.ranges:
+                who = span.contributor or conversation.contributor
+                if who is not None and who.type == "ai" and span.end_line >= span.start_line:
+                    found.append(TracedRange(file.path, span.start_line, span.end_line, agent, who.model_id))
+    return found
+
+
+def _agent_name(name: str) -> str:
+    """A tool's name as an agent name (lowercase letters, digits, `.`, `_`, `-`), "agent" when nothing is left."""
+    cleaned = re.sub(r"[^a-z0-9._-]+", "-", name.strip().lower()).strip("-._")[:64]
+    return cleaned or "agent"

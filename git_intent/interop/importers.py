@@ -20,15 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..adapters import aider
+from ..capture.attribute import CarriedEdit
 from ..capture.progress import Progress, Quiet
 from ..capture.record import RecordResult, record_commit
 from ..errors import GitError, IntentError, SessionNotFoundError
 from ..git.repo import Repository
-from ..models import ParseStats
+from ..models import AddedLine, Edit, ParseStats
+from ..notes import Credit, SessionRecord
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported
 from ..sessions.discovery import SessionLookup
-from .agent_trace import read_trace_records, trace_sessions
+from .agent_trace import TRACE_CONFIDENCE, TRACE_TOOL, TracedRange, read_trace_records, trace_ranges, trace_sessions
 from .entire import checkpoint_trailers, read_checkpoints
 from .git_ai import read_gitai_notes
 
@@ -180,21 +182,41 @@ def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
             result.skipped.append(f"{where}: {record.vcs.revision[:12]} is not in this repository")
             continue
         transcripts: list[Path] = []
+        readable: set[tuple[str, str]] = set()
         for agent, session_id in trace_sessions(record):
-            try:
-                session = sessions.find(session_id, agent)
-            except SessionNotFoundError:
-                result.skipped.append(f"{where}: the {agent} session {session_id} is not on this machine")
-                continue
+            session = sessions.local(session_id, agent)
+            if session is None:
+                continue  # its ranges are credited from the trace itself, below
             transcripts.append(session.transcript)
+            readable.add((agent, session_id))
             if (session.agent, session.session_id) not in seen:
                 seen.add((session.agent, session.session_id))
                 result.sessions += 1
-        if transcripts:
-            result.add(record_commit(repo, commit, transcripts=transcripts))
-        elif not trace_sessions(record):
-            result.skipped.append(f"{where}: names no session git-intent can look up (a trace of another tool)")
+        traced = trace_edits(repo, commit, trace_ranges(record, readable))
+        if transcripts or traced:
+            result.add(record_commit(repo, commit, transcripts=transcripts, outside=traced))
+        else:
+            result.skipped.append(f"{where}: credits no line an agent wrote (no AI contributor, no session here)")
     return result
+
+
+def trace_edits(repo: Repository, commit: str, ranges: list[TracedRange]) -> list[CarriedEdit]:
+    """Session-less credits of `commit`'s lines from another tool's trace ranges (`record_commit`'s `outside`):
+    each range's lines as the commit has them (a range past the file's end is cut there; a path the commit does
+    not have gives nothing), credited to the range's agent and model with `TRACE_CONFIDENCE`."""
+    edits: list[CarriedEdit] = []
+    for span in ranges:
+        lines = repo.file_lines(commit, span.path)[span.start - 1:span.end]
+        if not lines or lines == [""]:
+            continue
+        credit = Credit(agent=span.agent, session_id="", message_id="", tool=TRACE_TOOL, match="exact",
+                        confidence=TRACE_CONFIDENCE, extra={"model_id": span.model} if span.model else {})
+        edit = Edit(path=span.path, tool=TRACE_TOOL, message_id="",
+                    added=tuple(AddedLine(text=t, line=span.start + i) for i, t in enumerate(lines)))
+        edits.append(CarriedEdit(credit=credit, session=SessionRecord(agent=span.agent, session_id="",
+                                                                      lines_attributed=0),
+                                 edit=edit, path=span.path, order=-2_000_000 + len(edits)))
+    return edits
 
 
 def _aider(repo: Repository, tick: Progress) -> ImportResult:
