@@ -22,6 +22,11 @@ class BadLocationError(IntentError):
     """A PATH:LINE argument names a path or line that does not exist."""
 
 
+class UnreadableFileError(BadLocationError):
+    """A work tree path git-intent will not read (`git.worktree.read_worktree_file`): a FIFO, device or socket,
+    a link out of the work tree or into `.git`, or a file over the size read whole."""
+
+
 class NoteError(IntentError):
     """A note on refs/notes/intent is missing, corrupt, or written by another tool."""
 

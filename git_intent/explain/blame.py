@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import GitError, IntentError
 from ..git.repo import BlameLine, Repository
+from ..git.worktree import read_worktree_file
 from ..models import Attribution, Session, to_json
 from ..notes import Note
 from ..sessions.discovery import SessionLookup
@@ -93,7 +94,7 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     except GitError:  # asked only then (one git process less on every blame)
         if at_commit is not None or repo.is_tracked(where.path):
             raise
-        rows = (repo.root / where.path).read_bytes().split(b"\n")
+        rows = (read_worktree_file(repo.root, where.path) or b"").split(b"\n")
         lines = [LineAnswer(path=where.path, line=n, content=rows[n - 1].decode("utf-8", "replace"), commit=None,
                             attribution=None, evidence=[], status="uncommitted",
                             reason=f"{where.path} is not tracked by git yet.")
@@ -173,8 +174,8 @@ class Explainer:
 
             try:
                 source = (self.repo.show_file(self.revision, path) if self.revision
-                          else (self.repo.root / path).read_bytes())
-            except (OSError, IntentError):
+                          else read_worktree_file(self.repo.root, path)) or b""
+            except IntentError:  # not a regular file of the work tree, or no longer there at the revision
                 source = b""
             self.symbols[path] = cached_file_symbols(path, source)
         return enclosing(self.symbols[path], line)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import BadLocationError, GitError
 from ..git.repo import Repository
+from ..git.worktree import read_worktree_file
 
 __all__ = ["Location", "parse_line_range", "parse_location"]
 
@@ -38,7 +39,8 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None, *, revi
     file at `revision` (a commit; the path need not exist in the work tree).
 
     Lines are counted as git counts them: LF ends a line, a CR does not. Raises BadLocationError for a
-    malformed argument, a path outside the work tree, a missing or binary file, or lines past its end.
+    malformed argument, a path outside the work tree, a missing or binary file, or lines past its end, and its
+    UnreadableFileError for a FIFO, device or file over `MAX_FILE_BYTES` (git/worktree.py).
     """
     base = cwd or Path.cwd()
     match = None if line_ranges else _LOCATION.match(text)
@@ -55,7 +57,7 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None, *, revi
     if ".git" in full.relative_to(repo.root).parts:
         raise BadLocationError(f"{path_text} is inside .git, not a file of the work tree.")
     relative = full.relative_to(repo.root).as_posix()
-    data = _read(repo, full, relative, revision)
+    data = _read(repo, relative, revision)
     if data is None:
         if match is None and ":" in text and not line_ranges:
             raise BadLocationError(f"{text!r} is not PATH, PATH:LINE or PATH:START-END.",
@@ -113,10 +115,11 @@ def _absolute(base: Path, path_text: str, revision: str | None) -> Path:
     return Path(os.path.normpath(base.resolve() / path_text))
 
 
-def _read(repo: Repository, full: Path, relative: str, revision: str | None) -> bytes | None:
-    """The bytes of the file (the work tree's, or at `revision`); None when there is no such file."""
+def _read(repo: Repository, relative: str, revision: str | None) -> bytes | None:
+    """The bytes of the file (the work tree's, or at `revision`); None when there is no such file. Raises
+    UnreadableFileError for a work tree path that is no regular file or too large (`read_worktree_file`)."""
     if revision is None:
-        return full.read_bytes() if full.is_file() else None
+        return read_worktree_file(repo.root, relative)
     try:
         return repo.show_file(revision, relative)
     except GitError:

@@ -9,16 +9,18 @@ over a file.
 
 from __future__ import annotations
 
+import stat
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import IntentError, NotARepositoryError
+from ..errors import IntentError, NotARepositoryError, UnreadableFileError
 from ..explain.blame import BlameAnswer, LineAnswer, blame_lines
 from ..explain.file_ranges import Range, group_ranges
 from ..git.repo import Repository, run_git
+from ..git.worktree import read_worktree_file
 from ..notes import NOTES_REF
 from .line_map import LineMap, map_lines, split_lines
 
@@ -99,24 +101,37 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
             self._repos[folder] = found
         return found
 
-    def _locate(self, path: Path) -> tuple[Repository, str, tuple[str, ...]] | None:
+    def _locate(self, path: Path) -> tuple[Repository, str, tuple[str, ...]] | Unanswered | None:
         """(repository, path relative to its root, cache key) for `path`; None outside a repository, for no
-        such file, or in a repository without a commit. The key: HEAD, refs/notes/intent, size, mtime."""
+        such file or a folder, or in a repository without a commit; why not, for a FIFO, device or link out of
+        the work tree (`read_worktree_file`'s sentence). The key: HEAD, refs/notes/intent, size, mtime."""
         repo = self.repository(path.parent)
-        if repo is None or not path.is_file():
+        if repo is None:
+            return None
+        try:
+            info = path.stat()
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # gone, or a loop of links (RuntimeError before Python 3.13)
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            return None
+        if not stat.S_ISREG(info.st_mode) or not resolved.is_relative_to(repo.root):
+            try:
+                read_worktree_file(repo.root, path)  # refuses these before reading a byte, and says why
+            except UnreadableFileError as exc:
+                return Unanswered(str(exc))
             return None
         refs = _refs(repo)
         if refs is None:
             return None
-        stat = path.stat()
-        return repo, path.resolve().relative_to(repo.root).as_posix(), (*refs, str(stat.st_mtime_ns), str(stat.st_size))
+        return repo, resolved.relative_to(repo.root).as_posix(), (*refs, str(info.st_mtime_ns), str(info.st_size))
 
     def file(self, path: Path, *, wait: bool = True) -> FileAnswer | Unanswered | None:
         """The whole-file answer for `path` (absolute); None outside a repository or for no such file, and
         (with `wait` False) while it is still being computed. Recomputed only when the key moved."""
         located = self._locate(path)
-        if located is None:
-            return None
+        if located is None or isinstance(located, Unanswered):
+            return located
         repo, relative, key = located
         if not key[1]:
             return Unanswered(NOT_INSTALLED)
@@ -161,13 +176,16 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
     def _line_alone(self, path: Path, line: int, buffer: str | None) -> LineAnswer | Unanswered | None:
         """One line blamed alone, while the file's whole answer is computed (cached per key and line)."""
         located = self._locate(path)
-        if located is None:
-            return None
+        if located is None or isinstance(located, Unanswered):
+            return located
         repo, relative, key = located
         try:
-            disk = split_lines(path.read_bytes().decode("utf-8", "replace"))
-        except OSError:
+            data = read_worktree_file(repo.root, relative)
+        except IntentError as exc:  # changed since `_locate`: now too large, or no longer a regular file
+            return Unanswered(str(exc))
+        if data is None:
             return None
+        disk = split_lines(data.decode("utf-8", "replace"))
         lines = map_lines(disk, split_lines(buffer) if buffer is not None else disk)
         if not 1 <= line <= len(lines.to_disk):
             return None
@@ -234,7 +252,8 @@ def _blame_line(repo: Repository, relative: str, line: int) -> LineAnswer | Unan
 def _blame(repo: Repository, relative: str) -> FileAnswer | Unanswered:
     try:
         answer = blame_lines(repo, relative, repo.root)
-    except IntentError as exc:  # a binary file, a file git cannot blame, a damaged notes ref
+        data = read_worktree_file(repo.root, relative)
+    except IntentError as exc:  # a binary or unreadable file, a file git cannot blame, a damaged notes ref
         return Unanswered(str(exc))
-    disk = split_lines((repo.root / relative).read_bytes().decode("utf-8", "replace"))
+    disk = split_lines((data or b"").decode("utf-8", "replace"))
     return FileAnswer(repo=repo, path=relative, answer=answer, disk=disk)

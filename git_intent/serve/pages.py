@@ -10,7 +10,9 @@ from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import Evidence
 from ..explain.render import names_message, trailer_credit
 from ..fidelity.budget import RenderedContext
+from ..errors import BadLocationError
 from ..git.repo import Repository
+from ..git.worktree import read_worktree_file
 from ..models import Attribution, Message, Session
 
 SESSION_COLOURS = 10  # CSS classes s0..s9; further sessions reuse them in order
@@ -102,8 +104,11 @@ class FileView:
 def file_view(repo: Repository, path: str) -> FileView:
     """Every line of the work tree file `path` (relative to the root) blamed and grouped into panels.
 
-    Raises BadLocationError (from blame) for a missing or binary file."""
-    text = (repo.root / path).read_bytes()
+    Raises BadLocationError for a missing or binary file, and its UnreadableFileError for a FIFO, device, link
+    out of the work tree or file over `MAX_FILE_BYTES` (git/worktree.py)."""
+    text = read_worktree_file(repo.root, path)
+    if text is None:
+        raise BadLocationError(f"{path} is not a file in the work tree.")
     count = len(text.splitlines())
     if count == 0:
         return FileView(path=path, lines=[], panels={}, legend=[], problems=[])
