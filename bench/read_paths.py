@@ -97,18 +97,22 @@ class Server:
         assert self.proc.stdout is not None
         deadline = time.monotonic() + 60
         self.url = ""
+        self.headers: dict[str, str] = {}  # a version that prints a key gets it as a script sends it
         while not self.url and time.monotonic() < deadline:
             ready, _, _ = select.select([self.proc.stdout], [], [], 1)
             if ready:
-                found = re.search(rb"http://127\.0\.0\.1:\d+/", self.proc.stdout.readline())
-                self.url = found.group(0).decode() if found else ""
+                found = re.search(rb"(http://127\.0\.0\.1:\d+/)(?:\?token=([\w-]+))?", self.proc.stdout.readline())
+                self.url = found.group(1).decode() if found else ""
+                if found and found.group(2):
+                    self.headers = {"Authorization": f"Bearer {found.group(2).decode()}"}
         if not self.url:
             self.proc.kill()
             raise SystemExit(f"git intent serve with {code} did not start")
 
     def page(self, path: str) -> tuple[float, float, bytes]:
         began = time.perf_counter()
-        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=120) as response:
+        with urllib.request.urlopen(urllib.request.Request(self.url + path.lstrip("/"), headers=self.headers),
+                                    timeout=120) as response:
             body = response.read()
         wall = time.perf_counter() - began
         return wall, wall, body

@@ -33,7 +33,9 @@ def main() -> None:
             options.add_argument(argument)
         browser = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
         try:
-            with serving(built) as url:
+            with serving(built) as site:
+                browser.get(site.address)  # the key's cookie, then the start page
+                url = site.base
                 shots = {"serve-file.png": f"{url}file/{CHUNKING}?line={built.changed_line - 1}"
                                            f"#L{built.changed_line - 1}",
                          "serve-session.png": f"{url}session/{S8}"}

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import PYTHON_BIN
@@ -154,10 +155,28 @@ class Served(Protocol):
     env: dict[str, str]
 
 
+@dataclass(frozen=True)
+class Site:
+    """A running `git intent serve`: its base URL (ends with /) and this run's key, from the address it printed."""
+
+    base: str
+    key: str
+
+    @property
+    def address(self) -> str:
+        """The address serve printed: the base URL with `?token=KEY`."""
+        return f"{self.base}?token={self.key}"
+
+    @property
+    def cookie(self) -> str:
+        """The `Cookie` header value a browser holds once it opened `address`."""
+        return f"git-intent-{urlsplit(self.base).port}={self.key}"
+
+
 @contextmanager
-def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> Iterator[Site]:
     """`git intent serve --port 0 EXTRA` running in the built repository (environment `env` added);
-    yields its base URL (ends with /). The server is stopped (by its own pid) when the block ends."""
+    yields where it is and its key. The server is stopped (by its own pid) when the block ends."""
     proc = subprocess.Popen(["git", "intent", "serve", "--port", "0", *extra], cwd=built.path,
                             env={**built.env, **(env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -165,11 +184,11 @@ def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> It
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 30)
         line = proc.stdout.readline() if ready else ""
-        match = re.search(r"at (http://127\.0\.0\.1:\d+/) ", line)
+        match = re.search(r"at (http://127\.0\.0\.1:\d+/)\?token=([A-Za-z0-9_-]{43}) ", line)
         if match is None:
             proc.kill()
             raise AssertionError(f"serve did not start: {line!r} {proc.communicate()[1]}")
-        yield match[1]
+        yield Site(match[1], match[2])
     finally:
         proc.terminate()
         try:
@@ -177,3 +196,21 @@ def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> It
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def serving_opened(built: Served, folder: Path) -> Iterator[tuple[Site, str]]:
+    """`serving(built, "--open")` with a stand-in browser (a script in `folder`, named by BROWSER) that records
+    the one argument it is started with; yields the site and that argument."""
+    import stat
+    import time
+
+    opened = folder / "opened.txt"
+    browser = folder / "browser"
+    browser.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {opened}.part && mv {opened}.part {opened}\n")
+    browser.chmod(browser.stat().st_mode | stat.S_IEXEC)
+    with serving(built, "--open", env={"BROWSER": str(browser)}) as site:
+        deadline = time.monotonic() + 20
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield site, opened.read_text()

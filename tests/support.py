@@ -504,3 +504,44 @@ def corpus_files() -> dict[str, bytes]:
         root = corpus("linked", source, "checkpoints")
         files.update({p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()})
     return files
+
+
+ODD_FILES = ("zero", "away.txt", "swapped.py", "pipe", "big.txt")
+
+
+def add_odd_files(repo: Path, outside: Path) -> None:
+    """Commit to `repo` `app.py`, then `big.txt` (over the size a work tree file is read), then `zero` (a link to
+    /dev/zero), `away.txt` (a link to `outside`/secret.txt, which holds `PGPASSWORD=kept-outside`) and `swapped.py`,
+    which is then replaced on disk by a FIFO; and make `pipe`, a FIFO git does not track. refs/notes/intent is made
+    to exist (the language server answers nothing without it)."""
+    from git_intent.git.worktree import MAX_FILE_BYTES
+
+    (repo / "app.py").write_text("def main():\n    return 0\n")
+    git(repo, "add", "app.py")
+    git(repo, "commit", "-q", "-m", "a person's file")
+    git(repo, "notes", "--ref", NOTES_REF, "add", "-m", "not a record", "HEAD~1")
+    # a commit of its own: crediting app.py's commit by content reads that commit's added lines (8 Mi here)
+    (repo / "big.txt").write_bytes(b"a\n" * (MAX_FILE_BYTES // 2 + 1))
+    git(repo, "add", "big.txt")
+    git(repo, "commit", "-q", "-m", "a large file")
+    (outside / "secret.txt").write_text("PGPASSWORD=kept-outside\n")
+    os.symlink("/dev/zero", repo / "zero")
+    os.symlink(outside / "secret.txt", repo / "away.txt")
+    (repo / "swapped.py").write_text("x = 1\n")
+    git(repo, "add", "zero", "away.txt", "swapped.py")
+    git(repo, "commit", "-q", "-m", "odd files")
+    (repo / "swapped.py").unlink()
+    os.mkfifo(repo / "swapped.py")
+    os.mkfifo(repo / "pipe")
+
+
+def unreadable_sentence(root: Path, path: str) -> str:
+    """What `read_worktree_file` says of `path` in `root` (the web view and the language server say it as it is)."""
+    from git_intent.errors import UnreadableFileError
+    from git_intent.git.worktree import read_worktree_file
+
+    try:
+        read_worktree_file(root, path)
+    except UnreadableFileError as exc:
+        return str(exc)
+    raise AssertionError(f"{path} was read")

@@ -47,7 +47,9 @@ def serve(port: int, open_browser: bool) -> None:
     """Serve a local web view of this repository's intent on 127.0.0.1 (Ctrl-C stops it).
 
     Files with an intent gutter and the evidence behind each line, sessions with their topic map and
-    fidelity controls, reviews of a range, and search. Needs the `serve` extra:
+    fidelity controls, reviews of a range, and search. The address it prints carries a key made for this
+    run (?token=...): the browser that opens it keeps the key in a cookie, and any other request gets 401,
+    so other accounts on this machine cannot read your transcripts. Needs the `serve` extra:
     pip install 'git-intent[serve]'.
     """
     from ..serve import run_server

@@ -221,9 +221,10 @@ def trace_edits(repo: Repository, commit: str, ranges: list[TracedRange]) -> lis
 
 def _aider(repo: Repository, tick: Progress) -> ImportResult:
     result = ImportResult(source="aider")
-    history = repo.root / aider.HISTORY
-    if not history.is_file():
-        raise IntentError(f"There is no Aider chat history at {history}.")
+    history = aider.history(repo.root)
+    if history is None:
+        raise IntentError(f"There is no Aider chat history at {repo.root / aider.HISTORY} (it must be a regular file "
+                          f"inside the work tree).")
     links = aider.commit_links(history)
     tick.stage("Importing from aider", len(links))
     result.sessions = len({sid for sid, _, _ in links})

@@ -83,8 +83,8 @@ def _gitai_sessions(repo: Repository, commits: list[str]) -> dict[str, set[str]]
 
 def _aider_sessions(repo: Repository, commits: list[str]) -> dict[str, set[str]]:
     """The Aider chats whose `> Commit <hash>` lines name one of `commits` (by hash prefix)."""
-    history = repo.root / aider.HISTORY
-    if not history.is_file():
+    history = aider.history(repo.root)
+    if history is None:
         return {}
     brought = BroughtIn(repo)
     if brought.whole(history):

@@ -1,18 +1,25 @@
 """`git intent serve`: a local web view of the repository's intent (starlette + uvicorn, the `serve`
-extra, imported only by this command), bound to 127.0.0.1 only."""
+extra, imported only by this command), bound to 127.0.0.1 only and open only to whoever holds this run's key."""
 
 from __future__ import annotations
 
 import errno
 import secrets
+import shutil
+import signal
 import socket
+import sys
+import tempfile
 import threading
 import time
 import webbrowser
 from collections.abc import Callable
+from html import escape
+from pathlib import Path
 
 from ..errors import IntentError
 from ..git.repo import Repository
+from ..private import write_text
 
 HOST = "127.0.0.1"
 
@@ -41,7 +48,9 @@ def bind(port: int) -> socket.socket:
 
 def run_server(repo: Repository, port: int, *, open_browser: bool = False,
                echo: Callable[[str], object] = print) -> None:
-    """Serve `repo` on 127.0.0.1:`port` until interrupted; say the address through `echo` first.
+    """Serve `repo` on 127.0.0.1:`port` until interrupted; say the address through `echo` first: it carries
+    this run's key (`http://127.0.0.1:PORT/?token=KEY`), made here with `secrets.token_urlsafe(32)`, without
+    which every request gets 401. `open_browser` opens it through a file only this user can read.
 
     Raises PortBusyError when the port is taken."""
     try:
@@ -52,18 +61,39 @@ def run_server(repo: Repository, port: int, *, open_browser: bool = False,
         raise IntentError(f"git intent serve needs the serve extra ({exc.name or 'starlette'} is not installed).",
                           hint="pip install 'git-intent[serve]'") from exc
     sock = bind(port)
-    url = f"http://{HOST}:{sock.getsockname()[1]}/"
-    app = create_app(repo, secrets.token_urlsafe(32))
+    key = secrets.token_urlsafe(32)
+    url = f"http://{HOST}:{sock.getsockname()[1]}/?token={key}"
+    app = create_app(repo, secrets.token_urlsafe(32), key)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                            server_header=False))
     echo(f"Serving the intent of {repo.root} at {url} (Ctrl-C stops it).")
-    if open_browser:
-        threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
-    server.run(sockets=[sock])
+    folder = Path(tempfile.mkdtemp(prefix="git-intent-serve-")) if open_browser else None  # 0700
+    if folder is not None and threading.current_thread() is threading.main_thread():
+        # uvicorn re-raises the SIGTERM that stopped it once it is done: with the default action the process
+        # would end there, before the page holding the key is removed
+        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
+    try:
+        if folder is not None:
+            threading.Thread(target=_open_when_started, args=(server, opening_page(folder, url)), daemon=True).start()
+        server.run(sockets=[sock])
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
-def _open_when_started(server: object, url: str) -> None:
+def opening_page(folder: Path, url: str) -> str:
+    """The `file:` address of a page in `folder` (created 0600) that goes on to `url`: a browser started with the
+    key in its arguments would show it to every account on the machine (`ps`); this page shows it to no one
+    else (Jupyter's servers open their address the same way)."""
+    page = folder / "open.html"
+    target = escape(url)
+    write_text(page, f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
+                     f'<title>git intent</title><p><a href="{target}">Open git intent serve</a></p>\n')
+    return page.as_uri()
+
+
+def _open_when_started(server: object, address: str) -> None:
     deadline = time.monotonic() + 10
     while not getattr(server, "started", False) and time.monotonic() < deadline:
         time.sleep(0.05)
-    webbrowser.open(url)
+    webbrowser.open(address)

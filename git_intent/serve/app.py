@@ -5,7 +5,8 @@ with every control, bidi and invisible character shown as `\\uNNNN` (`visible`).
 Pages (all reachable by links from `/`): `/files/…` (the tree at HEAD), `/file/PATH` (intent gutter and
 evidence panels; `?line=N` selects a line without JavaScript), `/sessions`, `/session/ID` (topic bar,
 fidelity controls, digest, budgeted rendering), `/message/ID/MESSAGE`, `/review?range=R`, `/search?q=Q`.
-The one POST, `/session/ID/fidelity`, passes the guard's token check first (security.py).
+Every request passes the guard first (security.py): this run's key, and on the one POST,
+`/session/ID/fidelity`, the form token.
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ def review_sessions(answer: ReviewAnswer) -> dict[str, tuple[str, bool]]:
     return named
 
 
-def create_app(repo: Repository, token: str) -> ASGIApp:
-    """The whole application for `repo`, behind the guard (local Host, `token` on every POST)."""
+def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
+    """The whole application for `repo`, behind the guard (local Host, `key` on every request, `token` on every
+    POST)."""
     env = Environment(loader=PackageLoader("git_intent.serve", "templates"), autoescape=True, finalize=visible,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
@@ -193,4 +195,4 @@ def create_app(repo: Repository, token: str) -> ASGIApp:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={IntentError: known_error, HTTPException: http_error})
-    return Guard(app, token)
+    return Guard(app, token, key)

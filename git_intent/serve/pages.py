@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import BadLocationError
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import Evidence
 from ..explain.render import names_message, trailer_credit
 from ..fidelity.budget import RenderedContext
-from ..errors import BadLocationError
 from ..git.repo import Repository
 from ..git.worktree import read_worktree_file
 from ..models import Attribution, Message, Session

@@ -160,10 +160,11 @@ def test_review_shows_confirmed_and_never_gives_words_said_after_the_edit_as_its
 
 
 def test_the_web_review_shows_confirmed_as_blame_does(yep_do_it: Path) -> None:
-    with serving(SimpleNamespace(path=yep_do_it, env=dict(os.environ))) as base:  # type: ignore[arg-type]
-        where = urlsplit(base)
+    with serving(SimpleNamespace(path=yep_do_it, env=dict(os.environ))) as site:  # type: ignore[arg-type]
+        where = urlsplit(site.base)
         connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
-        connection.request("GET", f"/review?range={url_quote(git(yep_do_it, 'rev-parse', 'HEAD').strip())}")
+        connection.request("GET", f"/review?range={url_quote(git(yep_do_it, 'rev-parse', 'HEAD').strip())}",
+                           headers={"Cookie": site.cookie})
         page = connection.getresponse().read().decode()
         connection.close()
     shown = ('<span class="kind">confirmed</span>', "Want me to make the comment fix on "

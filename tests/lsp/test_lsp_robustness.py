@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import git
 from lsp_client import Session, run_server, uri
+from support import ODD_FILES, add_odd_files, unreadable_sentence
 
 from git_intent.lsp.answers import NOT_INSTALLED
 from git_intent.lsp.markdown import sentence_markdown
@@ -54,6 +55,21 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
 
     sha = git(root, "rev-parse", "HEAD").strip()
     assert run_server(root, conversation) == 0
+
+
+def test_odd_files_answer_one_sentence_at_once(repo: Path, tmp_path: Path) -> None:
+    """A link to /dev/zero or out of the work tree, a FIFO (tracked, or not) and a file over the size read whole:
+    the hover says why in one sentence, without reading (a FIFO would block the server's thread for good)."""
+    add_odd_files(repo, tmp_path)
+    root = repo.resolve()
+
+    async def conversation(server: Session) -> None:
+        for path in ODD_FILES:
+            assert await server.hover(uri(root / path), 1) == sentence_markdown(unreadable_sentence(root, path)), path
+            assert await server.lenses(uri(root / path)) == []
+        assert server.logged == []  # nothing failed unexpectedly
+
+    assert run_server(root, conversation, timeout=60) == 0
 
 
 def test_lsp_without_the_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:

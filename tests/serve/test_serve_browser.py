@@ -22,9 +22,11 @@ from review_repo import (
     SCRIPT_FILE,
     SCRIPT_PROMPT,
     ReviewRepo,
+    Site,
     build_review_repo,
     isolated_env,
     serving,
+    serving_opened,
 )
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -35,6 +37,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from test_serve import levels
 
 from git_intent.demo import run_demo
+from git_intent.serve.security import UNAUTHORIZED
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,9 +65,22 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> ReviewRepo:
 
 
 @pytest.fixture(scope="module")
-def url(built: ReviewRepo) -> Iterator[str]:
-    with serving(built) as base:
-        yield base
+def site(built: ReviewRepo) -> Iterator[Site]:
+    with serving(built) as running:
+        yield running
+
+
+def signed_in(browser: WebDriver, site: Site) -> str:
+    """The base URL of `site`, once the browser opened the address serve printed (it goes on to the base URL
+    without the key, and the browser holds the key's cookie from then on)."""
+    browser.get(site.address)
+    wait(browser, lambda d: d.current_url == site.base)
+    return site.base
+
+
+@pytest.fixture(scope="module")
+def url(site: Site, browser: WebDriver) -> str:
+    return signed_in(browser, site)
 
 
 @pytest.fixture(scope="module")
@@ -177,13 +193,42 @@ def test_a_transcript_holding_script_renders_inert(browser: WebDriver, url: str,
     assert goal.startswith(SCRIPT_PROMPT)  # the user's words as written, `<script>` included
 
 
-def test_a_rebinding_host_name_is_refused(browser: WebDriver, url: str, built: ReviewRepo) -> None:
+def test_a_rebinding_host_name_is_refused(browser: WebDriver, url: str, site: Site, built: ReviewRepo) -> None:
     port = urlsplit(url).port
-    browser.get(f"http://evil.example:{port}/")
+    browser.get(f"http://evil.example:{port}/?token={site.key}")
     assert browser.find_element(By.TAG_NAME, "body").text.startswith(
         "Forbidden: git intent serve answers only requests to localhost")
-    browser.get(f"http://localhost:{port}/")
+    browser.get(f"http://localhost:{port}/?token={site.key}")  # another host name: a cookie of its own
+    wait(browser, lambda d: d.current_url == f"http://localhost:{port}/")
     assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
+
+
+def test_without_the_key_the_browser_sees_no_page(browser: WebDriver, url: str, site: Site,
+                                                  built: ReviewRepo) -> None:
+    # another account's browser: it never opened the printed address
+    browser.execute_cdp_cmd("Network.deleteCookies", {"name": site.cookie.split("=")[0], "domain": "127.0.0.1"})
+    try:
+        for page in ("", f"file/{CHUNKING}", f"session/{S8}", "static/intent.js"):
+            browser.get(url + page)
+            assert browser.find_element(By.TAG_NAME, "body").text == UNAUTHORIZED, page
+        browser.get(f"{url}?token={'x' * len(site.key)}")
+        assert browser.find_element(By.TAG_NAME, "body").text == UNAUTHORIZED
+    finally:
+        assert signed_in(browser, site) == url
+    assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
+    assert site.key not in browser.current_url
+
+
+def test_open_signs_the_browser_in_through_its_file(browser: WebDriver, built: ReviewRepo, tmp_path: Path) -> None:
+    """The page --open hands the browser (a `file:` page) goes on to the address with the key, which sets the
+    SameSite=Strict cookie and goes on to the start page: the cookie is sent there, though the first step came
+    from another site."""
+    with serving_opened(built, tmp_path) as (other, opened):
+        browser.get(opened)
+        wait(browser, lambda d: d.current_url == other.base)
+        assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
+        browser.get(f"{other.base}session/{S8}")
+        assert browser.find_element(By.CSS_SELECTOR, "table.topics") is not None
 
 
 def test_pages_read_without_javascript(browser: WebDriver, url: str, built: ReviewRepo) -> None:
@@ -237,21 +282,27 @@ def trailer_repo(tmp_path_factory: pytest.TempPathFactory) -> TrailerRepo:
 
 
 @pytest.fixture(scope="module")
-def trailer_url(trailer_repo: TrailerRepo) -> Iterator[str]:
-    with serving(trailer_repo) as base:
-        yield base
+def trailer_site(trailer_repo: TrailerRepo) -> Iterator[Site]:
+    with serving(trailer_repo) as running:
+        yield running
 
 
-def opens(href: str) -> int:
+@pytest.fixture(scope="module")
+def trailer_url(trailer_site: Site, browser: WebDriver) -> str:
+    return signed_in(browser, trailer_site)
+
+
+def opens(href: str, site: Site) -> int:
     try:
-        with urllib.request.urlopen(href, timeout=60) as response:
+        with urllib.request.urlopen(urllib.request.Request(href, headers={"Cookie": site.cookie}),
+                                    timeout=60) as response:
             return int(response.status)
     except HTTPError as exc:
         return exc.code
 
 
 def test_a_trailer_credit_says_agent_and_commit_and_links_nowhere_dead(
-        browser: WebDriver, trailer_url: str, trailer_repo: TrailerRepo) -> None:
+        browser: WebDriver, trailer_url: str, trailer_site: Site, trailer_repo: TrailerRepo) -> None:
     sha = trailer_repo.commit[:12]
     browser.get(f"{trailer_url}file/tool.py")
     assert browser.find_element(By.CSS_SELECTOR, "ul.legend").text == (
@@ -274,7 +325,7 @@ def test_a_trailer_credit_says_agent_and_commit_and_links_nowhere_dead(
         hrefs = {a.get_attribute("href") or "" for a in browser.find_elements(By.TAG_NAME, "a")}
         cited = sorted(h for h in hrefs if "/message/" in h or "/session/" in h)
         assert all(not h.endswith(("/message//", "/session/")) and "/message//" not in h for h in cited), cited
-        assert {h: opens(h) for h in cited} == {h: 200 for h in cited}, page
+        assert {h: opens(h, trailer_site) for h in cited} == {h: 200 for h in cited}, page
 
     # The agent's edit in the demo session, as a diff with the file's line numbers, not one line of JSON.
     browser.get(f"{trailer_url}message/{S0}/b2f3c599-0740-40d5-9f43-d4f2332d829c")

@@ -32,7 +32,8 @@ from ...transcripts.jsonl import written_since
 from .log import HEADER, split_sections
 from .replies import TOOL, WHOLE_TOOL, Parsed, build
 
-__all__ = ["HISTORY", "MULTI_SESSION", "NAME", "TOOL", "WHOLE_TOOL", "commit_links", "discover", "read", "sniff"]
+__all__ = ["HISTORY", "MULTI_SESSION", "NAME", "TOOL", "WHOLE_TOOL", "commit_links", "discover", "history", "read",
+           "sniff"]
 
 # One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True
@@ -40,10 +41,23 @@ NAME = "aider"
 HISTORY = ".aider.chat.history.md"
 
 
-def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
-    """`root/.aider.chat.history.md` when it exists and was written at or after `since`."""
+def history(root: Path) -> Path | None:
+    """`root/.aider.chat.history.md` when it is a regular file inside the work tree `root`, else None: a link the
+    clone brought in that leads out of the work tree names another of this user's files (a shell history, a key),
+    which would be read, indexed and shared as a chat."""
     path = root / HISTORY
-    if path.is_file():
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+        return None
+    return path if inside and path.is_file() else None
+
+
+def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
+    """`root/.aider.chat.history.md` when it is a regular file of the work tree (`history`) written at or after
+    `since`."""
+    path = history(root)
+    if path is not None:
         yield from written_since([path], since)
 
 
