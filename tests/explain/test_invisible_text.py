@@ -58,7 +58,8 @@ def test_text_and_markdown_outputs_show_invisible_characters(hidden: tuple[Path,
 
 def test_the_web_view_shows_invisible_characters(hidden: tuple[Path, str]) -> None:
     root, session_id = hidden
-    client = TestClient(create_app(Repository(root), "t" * 32), base_url="http://127.0.0.1")
+    client = TestClient(create_app(Repository(root), "t" * 32, "k" * 32), base_url="http://127.0.0.1",
+                        headers={"Authorization": f"Bearer {'k' * 32}"})  # this run's key, as a script sends it
     for path in ("/file/hello.py?line=1", f"/session/{session_id}", "/review?range=HEAD~1..HEAD"):
         page = client.get(path)
         assert page.status_code == 200, path

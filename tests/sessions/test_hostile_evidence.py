@@ -133,7 +133,8 @@ def test_the_web_view_answers_past_hostile_blobs(world: tuple[Path, str, dict[st
     from git_intent.serve.app import create_app
 
     root, sha, _ = world
-    client = TestClient(create_app(Repository(root), "t" * 32), base_url="http://127.0.0.1")
+    client = TestClient(create_app(Repository(root), "t" * 32, "k" * 32), base_url="http://127.0.0.1",
+                        headers={"Authorization": f"Bearer {'k' * 32}"})  # this run's key, as a script sends it
     for path in ("/file/app.py?line=1", "/file/app.py?line=2", "/file/app.py?line=3", f"/session/{GOOD}",
                  f"/review?range={sha}~1..{sha}", "/sessions"):
         page = client.get(path)
