@@ -55,8 +55,8 @@ def read_worktree_file(root: Path, path: str | Path, limit: int = MAX_FILE_BYTES
         if stat.S_ISDIR(mode):
             return None
         _refuse_odd(shown, mode)  # before opening: opening a device can act on it
-        # O_NOFOLLOW: the last part was swapped for a link since `resolve`; O_NONBLOCK: a FIFO swapped in opens
-        # at once instead of waiting for a writer, and is refused by the check of the open file below.
+        # O_NOFOLLOW refuses a last part swapped for a link since `resolve`; with O_NONBLOCK a FIFO swapped in
+        # opens at once instead of waiting for a writer, and the check of the open file below refuses it.
         fd = os.open(resolved, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
