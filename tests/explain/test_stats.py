@@ -103,8 +103,8 @@ def test_stats_reads_no_transcript_the_record_cache_knows(demo_repo: Path, monke
     """The credited messages' models and presence come from the record cache, so a second `stats` parses no
     transcript and loads no session, with the same report."""
     from git_intent.explain.stats import range_stats
-    from git_intent.sessions import discovery
     from git_intent.git.repo import Repository
+    from git_intent.sessions import discovery
 
     repo = Repository(demo_repo)
     expected = stats(demo_repo)

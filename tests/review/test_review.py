@@ -253,7 +253,8 @@ def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch:
     notes: list[str] = []
     sessions: list[str] = []
     blames: list[tuple[str, ...]] = []
-    read_note, find_session, run_git, run_blame = blame.read_note, discovery.find_session, Repository.git, Repository.blame
+    read_note, find_session = blame.read_note, discovery.find_session
+    run_git, run_blame = Repository.git, Repository.blame
 
     def counting_git(self: Repository, *args: str, **kwargs: Any) -> str:
         if args and args[0] == "blame":
