@@ -44,8 +44,8 @@ class RecordResult:
 
 
 def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = (),
-                  sources: Iterable[str] = (), live: bool = True, outside: Sequence[CarriedEdit] = ()
-                  ) -> RecordResult:
+                  sources: Iterable[str] = (), live: bool = True, outside: Sequence[CarriedEdit] = (),
+                  credited_only: bool = False) -> RecordResult:
     """Credit the added lines of `rev` to this repository's sessions and write its note.
 
     `sources`: commits whose notes' credits carry over to identical lines (amend, rebase, squash,
@@ -53,7 +53,8 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     the agents' sessions may explain lines (False when replaying older work, so no live session is
     stamped onto a rebased commit). `outside`: session-less credits another tool's record gives lines of this
     commit (an imported Agent Trace record, `interop.importers`): they credit only lines no transcript and no
-    carried credit does, on this run and every later one.
+    carried credit does, on this run and every later one. `credited_only`: write nothing when no line is
+    credited (an import that chose the commit by time alone must not call its lines a person's).
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit, or the author date when earlier (a rebased commit), minus the look-back
@@ -67,8 +68,10 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     """
     commit = repo.resolve(rev)
     credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live, outside=outside)
-    records = note_records(commit, credits)
     result = summarize(commit, credits)
+    if credited_only and not result.lines_attributed:
+        return result
+    records = note_records(commit, credits)
     result.note_written = write_note(repo, commit, records)
     # Also when the note was already there: a retry after a crash between the two must still back up.
     back_up(repo, commit, credits, result, journal=result.note_written)

@@ -193,22 +193,28 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
 
 @cli.command("import")
 @click.argument("records", required=False, type=click.Path(path_type=Path))
-@click.option("--from", "source", required=True, type=click.Choice(["entire", "git-ai", "aider", "agent-trace"]),
+@click.option("--from", "source", required=True,
+              type=click.Choice(["entire", "git-ai", "aider", "agent-trace", "specstory"]),
               help="The tool whose records to build on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def import_(records: Path | None, source: str, as_json: bool) -> None:
-    """Import the records another tool keeps: Entire checkpoints, git-ai notes, Aider's chat history, or
-    Agent Trace records (RECORDS: a JSON Lines file, or a folder of them).
+    """Import the records another tool keeps: Entire checkpoints, git-ai notes, Aider's chat history, Agent
+    Trace records (RECORDS: a JSON Lines file, or a folder of them), or SpecStory histories (RECORDS: their
+    folder, default .specstory/history of the work tree).
 
     Entire's stored transcripts become backup copies and its trailer commits are recorded against them;
     git-ai's notes and Agent Trace records name sessions whose local transcripts record those commits;
-    Aider's `> Commit` lines link commits directly. Idempotent.
+    Aider's `> Commit` lines link commits directly. SpecStory's histories become backup copies, and the
+    commits made while their edits were recent are credited where an edit's text wrote their lines (as
+    "imported from SpecStory": the histories came with the clone). Idempotent.
     """
     from ..interop.importers import import_records
     from .progress import Bars
 
-    if (records is None) == (source == "agent-trace"):
-        raise click.UsageError("RECORDS is the file or folder of `--from agent-trace`, and only of it.")
+    if (records is None and source == "agent-trace") or (records is not None and source not in ("agent-trace",
+                                                                                                 "specstory")):
+        raise click.UsageError("RECORDS is the file or folder of `--from agent-trace` (which needs it) or the "
+                               "history folder of `--from specstory`, and only of them.")
     repo = open_repo()
     with Bars(hidden=as_json) as bars:
         result = import_records(repo, source, progress=bars, path=records)

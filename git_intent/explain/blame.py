@@ -202,7 +202,7 @@ class Explainer:
         evidence: list[Evidence] = []
         model = None
         if isinstance(session, IntentError):
-            reason = reason or str(session)
+            reason = " ".join(filter(None, [reason, str(session)]))
         else:
             evidence, model = self._quote(session, attribution.message_id, found.record.call_id if found.record else
                                           None, line.orig_path, *self._terms(line, symbol))

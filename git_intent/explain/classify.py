@@ -42,6 +42,10 @@ TRACE = ("Credited to {agent} by an Agent Trace record imported for this commit 
          "agent-trace`): that tool's own record, with no transcript here to quote.")
 CONTENT = ("Found by content: commit {commit} has no git-intent note; the line is credited as `git intent record` "
            "would credit it from this session's edit.")
+# Agents whose sessions are other tools' records brought in by `git intent import`, never this machine's own.
+IMPORTED = {"specstory": ("Imported from SpecStory: the conversation is a SpecStory history that came with the "
+                          "repository (`git intent import --from specstory`), not a session of this machine's "
+                          "agents.")}
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,9 @@ class LineResolver:
                 attribution = Attribution(agent=found.credit.agent, session_id=found.credit.session_id,
                                           message_id=edit.message_id, tool=edit.tool, method="content",
                                           confidence=confidence(found))
-                return Resolution("agent", attribution, reason=CONTENT.format(commit=commit[:12]))
+                reason = CONTENT.format(commit=commit[:12])
+                return Resolution("agent", attribution, reason=" ".join(filter(None, [
+                    reason, IMPORTED.get(attribution.agent)])))
             return self._by_trailer(commit, Resolution("unrecorded", reason=UNRECORDED.format(commit=commit[:12])))
         record = note.covering(path, line)
         if record is None:
@@ -151,7 +157,7 @@ class LineResolver:
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from)
-        return Resolution("agent", attribution, record=record)
+        return Resolution("agent", attribution, record=record, reason=IMPORTED.get(record.agent))
 
     def _by_trailer(self, commit: str, otherwise: Resolution) -> Resolution:
         agent = self.trailer(commit)

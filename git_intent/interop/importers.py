@@ -1,4 +1,4 @@
-"""`git intent import --from entire|git-ai|aider|agent-trace`: build on the records other tools already keep.
+"""`git intent import --from entire|git-ai|aider|agent-trace|specstory`: build on the records other tools keep.
 
 - Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
   survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
@@ -8,6 +8,8 @@
 - Aider: every `> Commit <hash>` line of `.aider.chat.history.md` links that commit to the chat.
 - Agent Trace: each trace record of a file or folder names a git revision and (under git-intent's metadata) the
   sessions of its conversations; those whose transcripts are on this machine record the commit, as for git-ai.
+- SpecStory: the histories of `.specstory/history` become backup copies; the commits their edits produced are
+  recorded against them (`interop.specstory`).
 All are idempotent: recording is, and copies are kept only when new or longer.
 """
 
@@ -33,8 +35,9 @@ from ..sessions.discovery import SessionLookup
 from .agent_trace import TRACE_CONFIDENCE, TRACE_TOOL, TracedRange, read_trace_records, trace_ranges, trace_sessions
 from .entire import checkpoint_trailers, read_checkpoints
 from .git_ai import read_gitai_notes
+from .specstory import import_histories
 
-SOURCES = ("entire", "git-ai", "aider", "agent-trace")
+SOURCES = ("entire", "git-ai", "aider", "agent-trace", "specstory")
 
 
 @dataclass
@@ -59,10 +62,12 @@ class ImportResult:
 
 def import_records(repo: Repository, source: str, progress: Progress | None = None,
                    path: Path | None = None) -> ImportResult:
-    """Import from `source` (one of SOURCES); `path` is the file or folder of trace records for "agent-trace".
-    `progress` hears of each stage (Entire: the checkpoints' sessions read, then the commits recorded; the
-    others: the commits or records visited). Raises IntentError for an unknown source or one with nothing to
-    import here (no checkpoints branch, no refs/notes/ai, no chat history, no trace records at `path`)."""
+    """Import from `source` (one of SOURCES); `path` is the file or folder of trace records for "agent-trace", the
+    folder of histories for "specstory" (default `<work tree>/.specstory/history`). `progress` hears of each stage
+    (Entire: the checkpoints' sessions read, then the commits recorded; SpecStory: the histories read, then the
+    commits recorded; the others: the commits or records visited). Raises IntentError for an unknown source or
+    one with nothing to import here (no checkpoints branch, no refs/notes/ai, no chat history, no trace records
+    or SpecStory histories at `path`)."""
     tick = progress or Quiet()
     if source == "agent-trace":
         if path is None:
@@ -75,6 +80,9 @@ def import_records(repo: Repository, source: str, progress: Progress | None = No
         result = _gitai(repo, tick)
     elif source == "aider":
         result = _aider(repo, tick)
+    elif source == "specstory":
+        result = ImportResult(source="specstory")
+        import_histories(repo, path, tick, result)
     else:
         raise IntentError(f"git-intent cannot import from {source!r}; it imports from {', '.join(SOURCES)}.")
     in_head = set(repo.git("rev-list", "HEAD", check=False).split())

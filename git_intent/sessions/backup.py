@@ -22,7 +22,11 @@ from ..models import Session
 from ..private import APPEND, REPLACE, open_private, private_dir, replace_file
 
 EXCLUDE_LINE = "/.opencode/intent/"
-SUFFIXES = (".jsonl", ".json")
+SUFFIXES = (".jsonl", ".json", ".md")
+# Copied from an agent's own transcript after each record. A Markdown history (`.md`, SpecStory's) is kept only by
+# an import (`store_transcript`): Aider's history holds every session of the work tree in one file, so a copy of
+# it made for one session would vouch for all of them (sessions/brought_in.py).
+COPIED = (".jsonl", ".json")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 # A temporary copy untouched this long was left by a killed process (a live copy writes all the time).
 STALE_TMP_SECONDS = 600.0
@@ -109,15 +113,18 @@ def journal_commits(repo: Repository) -> list[str]:
 
 def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl",
                       trusted: Path | None = None) -> Path | None:
-    """Where the copy of a session lives (`.jsonl`, or `.json` for single-document formats such as
-    legacy Gemini CLI sessions), or None when the id is not a safe file name or the backup is not
-    trusted. `trusted`: the folder `trusted_backup` just returned, for a caller copying many sessions."""
+    """Where the copy of a session lives (`.jsonl`; `.json` for single-document formats such as legacy Gemini
+    CLI sessions; `.md` for an imported SpecStory history): the existing copy of any of those suffixes, else
+    the path with `suffix`. None when the id is not a safe file name or the backup is not trusted. `trusted`:
+    the folder `trusted_backup` just returned, for a caller copying many sessions."""
     base = trusted or trusted_backup(repo)
     if base is None or not _SAFE_ID.match(session_id) or not _SAFE_ID.match(agent) or suffix not in SUFFIXES:
         return None
     path = base / "sessions" / agent / f"{session_id}{suffix}"
-    other = path.with_suffix(".json" if suffix == ".jsonl" else ".jsonl")
-    return other if other.is_file() and not path.is_file() else path
+    if path.is_file():
+        return path
+    others = (path.with_suffix(other) for other in SUFFIXES if other != suffix)
+    return next((other for other in others if other.is_file()), path)
 
 
 def copy_session(repo: Repository, session: Session, commit: str | None = None, trusted: Path | None = None
@@ -132,7 +139,8 @@ def copy_session(repo: Repository, session: Session, commit: str | None = None, 
 
 def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path, commit: str | None = None,
                     trusted: Path | None = None) -> Path | None:
-    """`copy_session` for a session known by its agent, id and transcript path."""
+    """`copy_session` for a session known by its agent, id and transcript path (a `.md` history is not copied:
+    `COPIED`; its copy, made by an import, is returned when `source` is that copy)."""
     if source.suffix not in SUFFIXES:
         return None
     dest = session_copy_path(repo, agent, session_id, source.suffix, trusted)
@@ -141,6 +149,8 @@ def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path,
     try:
         if source.resolve() == dest.resolve():
             return dest
+        if source.suffix not in COPIED:
+            return None
         done = dest.exists() and dest.stat().st_size >= source.stat().st_size
     except OSError:
         return None

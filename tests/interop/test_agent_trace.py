@@ -103,7 +103,8 @@ def test_import_skips_what_it_cannot_use_and_says_why(repo: Path, tmp_path: Path
 def test_import_needs_records_for_agent_trace_only(repo: Path, args: list[str]) -> None:
     proc = run_cli("import", *args, cwd=repo)
     assert proc.returncode == 2
-    assert "RECORDS is the file or folder of `--from agent-trace`, and only of it." in proc.stderr
+    assert ("RECORDS is the file or folder of `--from agent-trace` (which needs it) or the history folder of "
+            "`--from specstory`, and only of them.") in " ".join(proc.stderr.split())
 
 
 def test_a_missing_trace_file_is_one_sentence(repo: Path) -> None:
