@@ -28,6 +28,7 @@ FILES: dict[str, list[Path]] = {
     "cursor": sorted((T / "cursor").glob("*.jsonl")),
     "aider": sorted(p for p in (T / "aider").glob("*.md") if p.name != "README.md"),
     "opencode": [T / "opencode/synthetic__opencode-sqlite/opencode.db", T / "opencode/synthetic__opencode-storage"],
+    "specstory": sorted(p for p in (T / "specstory").glob("*.md") if p.name != "README.md"),
 }
 CASES = [pytest.param(agent, path, id=f"{agent}:{path.name}") for agent, paths in FILES.items() for path in paths]
 
@@ -87,9 +88,11 @@ PLACES: dict[str, Callable[[Path, Path, Path], Path]] = {
     "opencode": _opencode}
 
 
-# The synthetic OpenCode storage sample has no storage/session/ files, which discovery keys on.
+# The synthetic OpenCode storage sample has no storage/session/ files, which discovery keys on; SpecStory's
+# histories are read by `import --from specstory` alone (tests/adapters/test_adapter_specstory.py).
 @pytest.mark.parametrize(("agent", "path"), [c for c in CASES if "linked" not in str(c.values[1])
-                                             and "opencode-storage" not in str(c.values[1])])
+                                             and "opencode-storage" not in str(c.values[1])
+                                             and c.values[0] != "specstory"])
 def test_discover_finds_a_transcript_where_the_agent_keeps_it(agent: str, path: Path, tmp_path: Path,
                                                               isolated_env: Path) -> None:
     root = tmp_path / "work tree"

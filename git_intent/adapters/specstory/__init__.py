@@ -36,7 +36,7 @@ __all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "History", "discover", "rea
 NAME = "specstory"
 MULTI_SESSION = False
 NEWEST_TESTED = "2.1.0"  # the Markdown version of the fixtures (SpecStory CLI 0.17 and later)
-FILE_STAMP = re.compile(r"^(?P<day>\d{4}-\d{2}-\d{2})_(?P<h>\d{2})-(?P<m>\d{2})(?:-(?P<s>\d{2}))?Z?(?:-|$)")
+FILE_STAMP = re.compile(r"(?<![0-9])(?P<day>\d{4}-\d{2}-\d{2})_(?P<h>\d{2})-(?P<m>\d{2})(?:-(?P<s>\d{2}))?Z?(?=-|\.|$)")
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 TAGS = re.compile(r"</?details>|<summary>.*?</summary>")
 
@@ -127,7 +127,7 @@ def _message(section: Section, message_id: str, when: datetime | None) -> tuple[
 
 
 def _file_stamp(path: Path) -> datetime | None:
-    found = FILE_STAMP.match(path.name)
+    found = FILE_STAMP.search(path.name)
     if found is None:
         return None
     try:

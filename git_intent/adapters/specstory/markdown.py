@@ -138,7 +138,7 @@ def split(text: str) -> tuple[Header, list[Section]]:
         if current is None:
             _read_header(line, header)
             continue
-        if not current.blocks and current.message_id is None and (found := MESSAGE_ID.match(line)):
+        if current.message_id is None and not _said(current) and (found := MESSAGE_ID.match(line)):
             current.message_id = found["id"]
         elif tool := TOOL_OPEN.match(line):
             attributes = {m["key"]: m["value"] for m in ATTRIBUTE.finditer(tool["attrs"])}
@@ -159,6 +159,11 @@ def split(text: str) -> tuple[Header, list[Section]]:
             fence = _fence(line, None)
             current.add_text(line)
     return header, sections
+
+
+def _said(section: Section) -> bool:
+    """Whether anything but blank lines came after the section's header."""
+    return any(line.strip() for block in section.blocks for line in block.lines) or len(section.blocks) > 1
 
 
 def _fence(line: str, open_fence: str | None) -> str | None:

@@ -6,9 +6,10 @@ CLI's and Factory Droid's Write (the whole file, numbered from 1), Codex's apply
 `**Update: `p`**` sections, or a whole envelope), Cursor's edit_file and search_replace chunks (`@@ -a,b +c,d @@`
 diffs, numbered; the extension writes them HTML-escaped, one space after each marker), Cursor CLI's
 StrReplace, Gemini CLI's replace (its `new_string`), Droid's Edit, Copilot's edit groups (`@@ lines a-b @@`
-then the text), and the extension's older ```` ```lang:path ```` code blocks. Where it holds only the file's
-name — Claude Code's Edit and MultiEdit, whose text SpecStory leaves out — the edit has no `added` lines:
-session-level only, it credits no line. A tool whose result says it failed (`<tool_use_error>`, a refusal,
+then the text), Claude Code's Edit with `replace_all` (its result quotes both texts), and the extension's older
+```` ```lang:path ```` code blocks. Where it holds only the file's name — Claude Code's other Edits and its
+MultiEdits, whose text SpecStory leaves out — the edit has no `added` lines: session-level only, it credits no
+line. A tool whose result says it failed (`<tool_use_error>`, a refusal,
 "Apply failed", a cancelled status) made no edit.
 """
 
@@ -22,7 +23,7 @@ from datetime import datetime
 from typing import Literal
 
 from ...models import AddedLine, Edit
-from ...transcripts.patches import HUNK_HEADER, parse_apply_patch, unified_diff_added
+from ...transcripts.patches import HUNK_HEADER, parse_apply_patch, text_diff_added, unified_diff_added
 from .markdown import FENCE, Block
 
 SUMMARY = re.compile(r"<summary>(?P<summary>.*?)</summary>")
@@ -38,10 +39,11 @@ BODY_PATHS = (re.compile(r"^Path: `(?P<path>[^`]+)`"), re.compile(r"^File: (?P<p
 CODEX_SECTION = re.compile(r"^\*\*(?P<op>Add|Update|Modify|Delete): `(?P<path>[^`]+)`\*\*\s*$")
 CODE_BLOCK = re.compile(r"^```(?P<lang>[\w#+.-]*):(?P<path>[^\s`]+)\s*$")
 PLACEHOLDER = re.compile(r"^\s*(?://|#|/\*|<!--|--|;|\*)?\s*\.\.\.\s*(?:existing|rest of)\b.*\.\.\.", re.I)
-FAILED = re.compile(r"<tool_use_error>|^The user doesn't want to proceed|^\*\*Apply failed\*\*|"
+FAILED = re.compile(r"<tool_use_error>|^The user doesn't want to (?:proceed|take this action)|^\*\*Apply failed\*\*|"
                     r"^Status: \*\*(?:cancelled|canceled|error|rejected|aborted)\*\*|^Cancelled\s*$")
 RESULT = re.compile(r"^(?:File created successfully at: |The file .+ has been |Successfully (?:wrote|modified|"
                     r"created|overwrote|replaced))")
+REPLACED = re.compile(r"All occurrences of '(?P<old>.*?)' were successfully replaced with '(?P<new>.*)'\.\s*$", re.S)
 RESULT_LABEL = re.compile(r"^(?:Result|Output|Output \(error\)):\s*$")
 ESCAPED = re.compile(r"&(?:quot|#39|lt|gt|amp);")
 # Tools that write a whole file: what their block shows is the file, line 1 first.
@@ -112,6 +114,11 @@ def block_edits(block: Block, *, message_id: str, timestamp: datetime | None) ->
     if path is None:
         return []
     added, whole = _added(name, [fence for fence in fences if fence not in results])
+    replaced = REPLACED.search("\n".join(line for fence in results for line in fence.lines)) if not added else None
+    if replaced:  # Claude Code's replace_all result quotes both texts
+        return [Edit(path=path, tool=name, message_id=message_id, timestamp=timestamp, old_text=replaced["old"],
+                     new_text=replaced["new"], added=tuple(text_diff_added(replaced["old"], replaced["new"],
+                                                                           numbered=False)))]
     return [Edit(path=path, tool=name, message_id=message_id, timestamp=timestamp,
                  kind="create" if whole else "update", new_text="\n".join(a.text for a in added),
                  added=tuple(added))]
@@ -189,8 +196,8 @@ def _added(name: str, fences: list[Fence]) -> tuple[list[AddedLine], bool]:
         lines = _unescaped(fence.lines)
         if fence.info == "diff" and lowered not in RAW_NEW_TEXT:
             added += _diff_added(lines)
-        elif lowered in WHOLE_FILE:
-            return [AddedLine(text=line, line=n + 1) for n, line in enumerate(lines)], True
+        elif lowered in WHOLE_FILE:  # the fence holds the content and a newline: `splitlines` counts as a file does
+            return [AddedLine(text=line, line=n + 1) for n, line in enumerate("\n".join(lines).splitlines())], True
         else:
             if lines and lines[-1] == "... (truncated)":  # Gemini CLI cuts `new_string` at 2,000 characters
                 lines = lines[:-2]
