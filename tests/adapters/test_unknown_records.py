@@ -78,6 +78,22 @@ def _aider(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
     return source, target, {}
 
 
+def _specstory(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "specstory", "getspecstory__claude-code__2026-01-28_13-10-29Z-take-a-look-at.md")
+    lines = source.read_text(encoding="utf-8").split("\n")
+    # A comment of no kind SpecStory writes before the first message and at the end, and a tool block of a type
+    # and name never seen in the middle of the message that holds the Write.
+    odd = ["<!-- written by SpecStory v9: a line of a kind this adapter has never seen -->", ""]
+    future = ['<tool-use data-tool-type="teleport" data-tool-name="Teleport"><details>',
+              "<summary>Tool use: **Teleport**</summary>", "", "```text", "_**User**_", "```", "</details></tool-use>", ""]
+    first, write = lines.index("_**User (2026-01-28 13:10:29Z)**_"), lines.index(
+        '<tool-use data-tool-type="write" data-tool-name="Write"><details>')
+    target = tmp / source.name
+    target.write_text("\n".join(lines[:first] + odd + lines[first:write] + future + lines[write:] + odd),
+                      encoding="utf-8")
+    return source, target, {}
+
+
 def _opencode(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
     source = corpus(*T, "opencode", "synthetic__opencode-sqlite", "opencode.db")
     target = tmp / "opencode.db"
@@ -94,7 +110,7 @@ def _opencode(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
 
 BUILDERS: dict[str, Callable[[Path], tuple[Path, Path, dict[str, int]]]] = {
     "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
-    "opencode": _opencode}
+    "opencode": _opencode, "specstory": _specstory}
 
 
 def test_every_adapter_is_covered() -> None:

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...models import Session
-from ...transcripts.jsonl import written_since
+from ...transcripts.jsonl import head_text, written_since
 from .log import HEADER, split_sections
 from .replies import TOOL, WHOLE_TOOL, Parsed, build
 
@@ -66,14 +66,7 @@ def sniff(path: Path) -> bool:
     4 KB (lines before it, of any shape, are passed over)."""
     if path.name == HISTORY:
         return True
-    if path.suffix != ".md":
-        return False
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    return any(HEADER.match(line) for line in head.splitlines())
+    return path.suffix == ".md" and any(HEADER.match(line) for line in head_text(path).splitlines())
 
 
 def read(path: Path) -> list[Session]:

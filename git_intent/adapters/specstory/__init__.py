@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ...models import Edit, Message, Part, Session
+from ...transcripts.jsonl import head_text
 from .markdown import GENERATED, ROLE, SEPARATOR, SESSION, Section, split
 from .tools import block_edits, code_block_edits, is_write, summary, tool_name
 
@@ -59,14 +60,8 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True for a `.md` file whose first 4 KB hold SpecStory's generator comment, a SpecStory Session comment, or a
     SpecStory role header (`_**User**_`, `_**Agent (…)**_`)."""
-    if path.suffix != ".md":
-        return False
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    return any(GENERATED.match(line) or SESSION.match(line) or ROLE.match(line) for line in head.splitlines())
+    return path.suffix == ".md" and any(GENERATED.match(line) or SESSION.match(line) or ROLE.match(line)
+                                        for line in head_text(path).splitlines())
 
 
 def read(path: Path) -> list[Session]:

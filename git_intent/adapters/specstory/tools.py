@@ -1,5 +1,5 @@
-"""The file edits a SpecStory tool block shows, as each provider of SpecStory's CLI (`pkg/providers/*/
-markdown_tools.go`, v2.1.0) and its editor extension render them.
+"""The file edits a SpecStory tool block shows, as each provider of SpecStory's CLI renders them
+(`pkg/providers/*/markdown_tools.go`, Markdown v2.1.0) and as its editor extension does.
 
 Where the block holds the new text, the edit's `added` lines are that text: Claude Code's, Cursor's, Gemini
 CLI's and Factory Droid's Write (the whole file, numbered from 1), Codex's apply_patch (`**Add: `p`**` /
