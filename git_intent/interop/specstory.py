@@ -23,8 +23,9 @@ from ..capture.progress import Progress
 from ..capture.record import record_commit
 from ..capture.timeline import WINDOW_SLACK
 from ..config import lookback, window_start
-from ..errors import IntentError
+from ..errors import IntentError, UnreadableFileError
 from ..git.repo import Repository
+from ..git.worktree import read_worktree_file
 from ..sessions.backup import store_transcript, trusted_backup
 from ..sessions.path_mapping import file_name
 
@@ -71,33 +72,38 @@ def import_histories(repo: Repository, folder: Path | None, tick: Progress, resu
 def _keep_copies(repo: Repository, folder: Path, tick: Progress, result: ImportResult) -> list[_Kept]:
     """Read every history of `folder`, keep the longest of each session as its backup copy, and say in
     `result.skipped` what was not used."""
-    files = sorted(p for p in folder.glob("*.md") if p.is_file())
+    files = sorted(p for p in folder.glob("*.md") if not p.is_dir())
     tick.stage("Reading SpecStory histories", len(files))
-    read: dict[str, list[tuple[Path, specstory.History]]] = {}
+    # A history comes with the clone: read as any work tree file (a link out of the tree, a FIFO or a huge file
+    # is refused), and, from a folder outside the work tree, as a file of that folder.
+    base = repo.root if folder.resolve().is_relative_to(repo.root.resolve()) else folder
+    read: dict[str, list[tuple[Path, bytes, specstory.History]]] = {}
     for path in files:
         tick.advance(1)
-        if not specstory.sniff(path):
+        try:
+            data = read_worktree_file(base, path)
+        except UnreadableFileError as exc:
+            result.skipped.append(f"{path.name}: {exc}")
+            continue
+        text = (data or b"").decode("utf-8", errors="replace")
+        if not specstory.looks_like(text[:4096]):
             result.skipped.append(f"{path.name}: not a SpecStory history")
             continue
-        try:
-            history = specstory.read_history(path)
-        except OSError as exc:
-            result.skipped.append(f"{path.name}: cannot be read ({exc.strerror})")
-            continue
+        history = specstory.read_history(path, text)
         if not history.session.messages:
             result.skipped.append(f"{path.name}: holds no message")
             continue
-        read.setdefault(history.session.session_id, []).append((path, history))
+        read.setdefault(history.session.session_id, []).append((path, data or b"", history))
     if not read:
         raise IntentError(f"{folder} holds no SpecStory history (Markdown files SpecStory wrote).")
     kept: list[_Kept] = []
     textless: Counter[str] = Counter()
     for session_id, copies in sorted(read.items()):
-        path, history = max(copies, key=lambda c: (c[0].stat().st_size, c[0].name))
-        for other, _ in copies:
+        path, data, history = max(copies, key=lambda c: (len(c[1]), c[0].name))
+        for other, _, _ in copies:
             if other != path:
                 result.skipped.append(f"{other.name}: the session of {path.name}, which is kept (the longest)")
-        copy = store_transcript(repo, specstory.NAME, session_id, path.read_bytes(), ".md")
+        copy = store_transcript(repo, specstory.NAME, session_id, data, ".md")
         if copy is None:
             result.skipped.append(f"{path.name}: its session id {session_id} cannot name a backup copy")
             continue

@@ -4,6 +4,7 @@ then the commits their edits produced are credited to the messages that wrote th
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
@@ -130,6 +131,26 @@ def test_committed_histories_credit_lines_only_once_imported(tmp_path: Path) -> 
     again = import_json(root)
     assert [r["note_written"] for r in again["results"]] == [False, False, False]
     assert again["lines_attributed"] == 257
+
+
+def test_links_out_of_the_work_tree_and_fifos_are_not_read(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    history = root / ".specstory" / "history"
+    history.mkdir(parents=True)
+    secret = tmp_path / "elsewhere.md"
+    secret.write_text(CLAUDE.read_text(encoding="utf-8"))  # any file of this user's, shaped like a history
+    (history / "leak.md").symlink_to(secret)
+    os.mkfifo(history / "pipe.md")
+    shutil.copyfile(CURSOR, history / CURSOR.name)
+    commit_at(root, "histories", datetime(2026, 1, 1, tzinfo=UTC), ".specstory/history/leak.md",
+              f".specstory/history/{CURSOR.name}")
+    result = import_json(root)
+    assert result["sessions"] == 1
+    assert result["skipped"] == [
+        f"leak.md: .specstory/history/leak.md leads outside the work tree (to {secret}); only files inside it are read.",
+        "pipe.md: .specstory/history/pipe.md is not a regular file (a FIFO); only regular files are read."]
+    assert not (root / ".opencode" / "intent" / "sessions" / "specstory" / "3c887384-88d4-4b43-b3de-b109170c7946.md"
+                ).exists()
 
 
 def test_another_folder_and_bad_folders(tmp_path: Path) -> None:

@@ -32,7 +32,8 @@ from ...transcripts.jsonl import head_text
 from .markdown import GENERATED, ROLE, SEPARATOR, SESSION, Section, split
 from .tools import block_edits, code_block_edits, is_write, summary, tool_name
 
-__all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "History", "discover", "read", "read_history", "sniff"]
+__all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "History", "discover", "looks_like", "read", "read_history",
+           "sniff"]
 
 NAME = "specstory"
 MULTI_SESSION = False
@@ -60,8 +61,12 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True for a `.md` file whose first 4 KB hold SpecStory's generator comment, a SpecStory Session comment, or a
     SpecStory role header (`_**User**_`, `_**Agent (…)**_`)."""
-    return path.suffix == ".md" and any(GENERATED.match(line) or SESSION.match(line) or ROLE.match(line)
-                                        for line in head_text(path).splitlines())
+    return path.suffix == ".md" and looks_like(head_text(path))
+
+
+def looks_like(head: str) -> bool:
+    """Whether the first KB of a text hold SpecStory's generator comment, a Session comment or a role header."""
+    return any(GENERATED.match(line) or SESSION.match(line) or ROLE.match(line) for line in head.splitlines())
 
 
 def read(path: Path) -> list[Session]:
@@ -75,9 +80,10 @@ def session_id_of(path: Path) -> str:
     return UNSAFE.sub("-", path.stem).strip("-.") or "history"
 
 
-def read_history(path: Path) -> History:
-    """The history at `path` (see `History`). Raises OSError when it cannot be opened."""
-    header, sections = split(path.read_text(encoding="utf-8", errors="replace"))
+def read_history(path: Path, text: str | None = None) -> History:
+    """The history at `path` (see `History`), or in `text` when the caller read it already (`path` then names the
+    session when no Session comment does). Raises OSError when it cannot be opened."""
+    header, sections = split(path.read_text(encoding="utf-8", errors="replace") if text is None else text)
     started = header.started or _file_stamp(path)
     session = Session(agent=NAME, session_id=_safe(header.session_id) or session_id_of(path), transcript=path,
                       agent_version=header.version)
