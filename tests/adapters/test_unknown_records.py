@@ -85,7 +85,8 @@ def _specstory(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
     # and name never seen in the middle of the message that holds the Write.
     odd = ["<!-- written by SpecStory v9: a line of a kind this adapter has never seen -->", ""]
     future = ['<tool-use data-tool-type="teleport" data-tool-name="Teleport"><details>',
-              "<summary>Tool use: **Teleport**</summary>", "", "```text", "_**User**_", "```", "</details></tool-use>", ""]
+              "<summary>Tool use: **Teleport**</summary>", "", "```text", "_**User**_", "```", "</details></tool-use>",
+              ""]
     first, write = lines.index("_**User (2026-01-28 13:10:29Z)**_"), lines.index(
         '<tool-use data-tool-type="write" data-tool-name="Write"><details>')
     target = tmp / source.name

@@ -147,7 +147,8 @@ def test_links_out_of_the_work_tree_and_fifos_are_not_read(tmp_path: Path) -> No
     result = import_json(root)
     assert result["sessions"] == 1
     assert result["skipped"] == [
-        f"leak.md: .specstory/history/leak.md leads outside the work tree (to {secret}); only files inside it are read.",
+        f"leak.md: .specstory/history/leak.md leads outside the work tree (to {secret}); only files inside it are "
+        "read.",
         "pipe.md: .specstory/history/pipe.md is not a regular file (a FIFO); only regular files are read."]
     assert not (root / ".opencode" / "intent" / "sessions" / "specstory" / "3c887384-88d4-4b43-b3de-b109170c7946.md"
                 ).exists()
