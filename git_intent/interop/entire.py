@@ -142,7 +142,7 @@ def checkpoint_trailers(repo: Repository, revision_range: str = "--all") -> dict
     commits are not code commits. Values that are not checkpoint ids are ignored. Raises GitError when
     the range does not name commits.
     """
-    scope = [revision_range]
+    scope = ["--end-of-options", revision_range]
     if revision_range == "--all":
         scope = ["--exclude=refs/heads/entire/*", "--exclude=refs/remotes/*/entire/*", "--exclude=refs/entire/*",
                  "--all"]

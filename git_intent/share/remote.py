@@ -77,7 +77,7 @@ def default_remote(repo: Repository) -> str:
 
 def check_remote(repo: Repository, remote: str) -> str:
     """`remote` when it names a configured remote; raises ShareError otherwise."""
-    if not repo.succeeds("remote", "get-url", remote):
+    if not repo.succeeds("remote", "get-url", "--end-of-options", remote):
         raise ShareError(f"This repository has no remote named {remote!r}.",
                          hint="`git remote -v` lists the remotes; pass one: git intent push REMOTE")
     return remote
@@ -85,7 +85,7 @@ def check_remote(repo: Repository, remote: str) -> str:
 
 def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
     """`{ref: oid}` of git-intent's refs on `remote`. Raises ShareError when the remote cannot be read."""
-    proc = run_git(["ls-remote", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False)
+    proc = run_git(["ls-remote", "--end-of-options", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False)
     if proc.returncode != 0:
         raise ShareError(f"The remote {remote} cannot be read: {_last_line(proc.stderr)}.")
     pairs = (line.split() for line in proc.stdout.splitlines())
@@ -149,7 +149,7 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> Non
 
 
 def _git_fetch(repo: Repository, remote: str, specs: list[str]) -> None:
-    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, *specs], repo.root,
+    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, *specs], repo.root,
                    check=False)
     if proc.returncode != 0:
         raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
@@ -210,7 +210,7 @@ def published(repo: Repository, remote: str, tips: list[str] | tuple[str, ...] =
 
 def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attempt:
     local = {NOTES_REF: repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()}
-    args = ["push", "--porcelain", "--no-verify", remote]
+    args = ["push", "--porcelain", "--no-verify", "--end-of-options", remote]
     if local[NOTES_REF]:
         args.append(f"{NOTES_REF}:{NOTES_REF}")
     evidence = store.ref_oid(repo) if with_evidence else None
