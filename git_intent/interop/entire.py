@@ -17,14 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..adapters import all_adapters, sniff
-from ..errors import GitError
+from ..errors import GitError, TranscriptError
 from ..git.repo import Repository
 from ..models import ParseStats, Session, parse_timestamp
 
@@ -37,6 +39,7 @@ _ID = re.compile(r"[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}")
 _DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}-(?=.)", re.ASCII)
 _TRANSCRIPTS = ("full.jsonl", "full.log")
 _SNIFF_BYTES = 65536
+_PIECE = 1 << 20  # bytes read from git at a time
 
 
 @dataclass(frozen=True)
@@ -75,40 +78,71 @@ class EntireSession:
         """The agent's own session id: `session_id` without Entire's `YYYY-MM-DD-` prefix."""
         return _DATE_PREFIX.sub("", self.session_id, count=1)
 
+    def transcript_pieces(self) -> Iterator[bytes]:
+        """The transcript exactly as stored (chunks joined by newlines), in pieces of at most `_PIECE` bytes read
+        from git as they are used: a transcript of any size is never whole in memory.
+
+        Raises TranscriptError when one object is named as two chunks (a real transcript's chunks differ; 400
+        chunks naming one 1 MiB blob made a 4 KiB pack a 400 MiB transcript), GitError when a transcript object
+        cannot be read (e.g. a partial clone without it).
+        """
+        objects = self.transcript_objects
+        if len(set(objects)) != len(objects):
+            raise TranscriptError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
+                                  f"names one object as several of its {len(objects)} chunks.")
+        for n, oid in enumerate(objects):
+            if n:
+                yield b"\n"
+            try:
+                yield from _blob_pieces(self.repo, oid)
+            except GitError:
+                raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
+                               f"cannot be read from the repository.") from None
+
     def transcript_bytes(self) -> bytes:
         """The transcript exactly as stored (chunks joined by newlines); b"" when the session has none.
 
-        Raises GitError when a transcript object cannot be read (e.g. a partial clone without it).
+        Raises TranscriptError and GitError as `transcript_pieces`.
         """
-        parts = dict(self.repo.cat_blobs(self.transcript_objects))
-        if any(parts.get(oid) is None for oid in self.transcript_objects):
-            raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
-                           f"cannot be read from the repository.")
-        return b"\n".join(parts[oid] or b"" for oid in self.transcript_objects)
+        return b"".join(self.transcript_pieces())
 
     def content_hash_matches(self) -> bool | None:
-        """Whether the transcript's sha256 equals `content_hash.txt`; None when there is no hash to check."""
+        """Whether the transcript's sha256 equals `content_hash.txt`; None when there is no hash to check.
+        Raises TranscriptError and GitError as `transcript_pieces`."""
         if not self.content_hash or not self.content_hash.startswith("sha256:"):
             return None
-        return hashlib.sha256(self.transcript_bytes()).hexdigest() == self.content_hash.removeprefix("sha256:")
+        digest = hashlib.sha256()
+        for piece in self.transcript_pieces():
+            digest.update(piece)
+        return digest.hexdigest() == self.content_hash.removeprefix("sha256:")
 
     def read_sessions(self, directory: Path) -> list[Session]:
-        """Write the transcript into `directory` (as `<agent_session_id>.jsonl`, `.json` for a legacy Gemini
-        file) and parse it with the agent's adapter; [] when no adapter reads it.
+        """Write the transcript into `directory`, piece by piece (as `<agent_session_id>.jsonl`, `.json` for a
+        legacy Gemini file), and parse it with the agent's adapter; [] when no adapter reads it.
 
-        Raises OSError when the file cannot be written, GitError as `transcript_bytes`.
+        Raises OSError when the file cannot be written, TranscriptError and GitError as `transcript_pieces`.
         """
-        data = self.transcript_bytes()
-        if not data:
+        if not self.transcript_objects:
             return []
-        suffix = ".json" if _sniff_agent(data[:_SNIFF_BYTES]) == "gemini-cli" and _is_json_document(data) else ".jsonl"
-        path = directory / f"{re.sub(r'[^A-Za-z0-9._-]', '_', self.agent_session_id)}{suffix}"
         directory.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        path = directory / f"{re.sub(r'[^A-Za-z0-9._-]', '_', self.agent_session_id)}.jsonl"
+        with path.open("wb") as handle:
+            for piece in self.transcript_pieces():
+                handle.write(piece)
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+        if not head:
+            path.unlink()
+            return []
+        if _sniff_agent(head) == "gemini-cli" and _is_json_document(path.read_bytes()):
+            path = path.rename(path.with_suffix(".json"))
         adapter = all_adapters().get(self.agent or "")
         if adapter is None or not adapter.sniff(path):
             adapter = sniff(path)
-        return adapter.read(path) if adapter is not None else []
+        sessions = adapter.read(path) if adapter is not None else []
+        if not sessions:  # nothing here reads it: the file is not kept
+            path.unlink()
+        return sessions
 
 
 @dataclass(frozen=True)
@@ -296,7 +330,7 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
     transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
     unlabelled = [transcripts[folder][1][0] for _, _, _, folder, _, meta, _ in pending
                   if _label_agent(meta) is None and transcripts[folder][1]]
-    heads = {oid: data[:_SNIFF_BYTES] for oid, data in repo.cat_blobs(unlabelled) if data is not None}
+    heads = _blob_heads(repo, unlabelled, _SNIFF_BYTES)
     result: dict[str, list[EntireSession]] = defaultdict(list)
     for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
         path, objects, size = transcripts[folder]
@@ -329,6 +363,49 @@ def _transcript(folder: _Folder) -> tuple[str | None, tuple[str, ...], int]:
         sizes = [folder.files[n][1] for n in names]
         return base, tuple(folder.files[n][0] for n in names), sum(sizes) + len(names) - 1
     return None, (), 0
+
+
+def _blob_pieces(repo: Repository, oid: str) -> Iterator[bytes]:
+    """The bytes of blob `oid` in pieces of at most `_PIECE`, streamed from `git cat-file blob`; raises GitError
+    when it is not a blob of the repository."""
+    with subprocess.Popen(["git", "cat-file", "blob", "--end-of-options", oid], cwd=repo.root,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdout is not None
+        while piece := proc.stdout.read(_PIECE):
+            yield piece
+    if proc.returncode != 0:
+        raise GitError(f"{oid} is not a blob of this repository.")
+
+
+def _blob_heads(repo: Repository, oids: list[str], limit: int) -> dict[str, bytes]:
+    """{blob id: its first `limit` bytes} for each distinct blob of `oids`, from one `git cat-file --batch` read as
+    a stream: the rest of each blob is read and dropped a piece at a time, so memory stays near `limit` per blob
+    whatever their sizes (a session's first chunk was read whole to sniff 64 KiB of it). Missing objects and
+    objects that are not blobs are left out."""
+    heads: dict[str, bytes] = {}
+    wanted = [oid for oid in dict.fromkeys(oids) if "\n" not in oid]
+    if not wanted:
+        return heads
+    # Without --buffer git flushes after each object: one name written, one object read, no pipe fills up.
+    with subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo.root, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        for oid in wanted:
+            proc.stdin.write(f"{oid}\n".encode())
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or not header[2].isdigit():
+                continue  # "<name> missing" (or ambiguous): no body follows
+            size = int(header[2])
+            head = proc.stdout.read(min(size, limit))
+            left = size - len(head)
+            while left > 0 and (dropped := proc.stdout.read(min(left, _PIECE))):
+                left -= len(dropped)
+            proc.stdout.read(1)  # the newline after each object
+            if header[1] == b"blob":
+                heads[oid] = head
+        proc.stdin.close()
+    return heads
 
 
 def _label_agent(meta: dict[str, Any]) -> str | None:
