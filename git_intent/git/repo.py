@@ -139,7 +139,8 @@ class Repository:
 
     def commit_time(self, commit: str) -> datetime:
         """Committer time of `commit`, timezone-aware UTC."""
-        return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%ct", "--end-of-options", commit).strip()), timezone.utc)
+        stamp = self.git("show", "-s", "--format=%ct", "--end-of-options", commit).strip()
+        return datetime.fromtimestamp(int(stamp), timezone.utc)
 
     def commit_times(self, commit: str) -> tuple[datetime, datetime]:
         """(committer time, author time) of `commit`, timezone-aware UTC, from one `git show` (a rebase or an
@@ -232,7 +233,8 @@ class Repository:
 
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
-        proc = subprocess.run(["git", "cat-file", "blob", "--end-of-options", f"{commit}:{path}"], cwd=self.root, capture_output=True)
+        proc = subprocess.run(["git", "cat-file", "blob", "--end-of-options", f"{commit}:{path}"], cwd=self.root,
+                              capture_output=True)
         if proc.returncode != 0:
             raise GitError(f"{path} does not exist at {commit[:12]}.")
         return proc.stdout

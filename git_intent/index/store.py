@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -157,7 +157,7 @@ def _raise_unless_foreign(exc: sqlite3.Error) -> None:
         raise exc
 
 
-@lru_cache(maxsize=None)
+@cache
 def _expected_schema(applied: tuple[str, ...]) -> Schema:
     """The schema git-intent's migrations `applied` write, built in memory (a few ms, once per process)."""
     db = Database(sqlite3.connect(":memory:"))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -28,6 +27,7 @@ from typing import Any
 from ..adapters import all_adapters, sniff
 from ..errors import GitError, TranscriptError
 from ..git.repo import Repository
+from ..git.stream import blob_heads, blob_pieces
 from ..models import ParseStats, Session, parse_timestamp
 
 TRAILER = "Entire-Checkpoint"
@@ -39,7 +39,6 @@ _ID = re.compile(r"[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}")
 _DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}-(?=.)", re.ASCII)
 _TRANSCRIPTS = ("full.jsonl", "full.log")
 _SNIFF_BYTES = 65536
-_PIECE = 1 << 20  # bytes read from git at a time
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ class EntireSession:
         return _DATE_PREFIX.sub("", self.session_id, count=1)
 
     def transcript_pieces(self) -> Iterator[bytes]:
-        """The transcript exactly as stored (chunks joined by newlines), in pieces of at most `_PIECE` bytes read
+        """The transcript exactly as stored (chunks joined by newlines), in pieces of at most `PIECE` bytes read
         from git as they are used: a transcript of any size is never whole in memory.
 
         Raises TranscriptError when one object is named as two chunks (a real transcript's chunks differ; 400
@@ -94,16 +93,13 @@ class EntireSession:
             if n:
                 yield b"\n"
             try:
-                yield from _blob_pieces(self.repo, oid)
+                yield from blob_pieces(self.repo, oid)
             except GitError:
                 raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
                                f"cannot be read from the repository.") from None
 
     def transcript_bytes(self) -> bytes:
-        """The transcript exactly as stored (chunks joined by newlines); b"" when the session has none.
-
-        Raises TranscriptError and GitError as `transcript_pieces`.
-        """
+        """`transcript_pieces` joined (b"" when the session has none); raises as it does."""
         return b"".join(self.transcript_pieces())
 
     def content_hash_matches(self) -> bool | None:
@@ -127,13 +123,9 @@ class EntireSession:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{re.sub(r'[^A-Za-z0-9._-]', '_', self.agent_session_id)}.jsonl"
         with path.open("wb") as handle:
-            for piece in self.transcript_pieces():
-                handle.write(piece)
+            handle.writelines(self.transcript_pieces())
         with path.open("rb") as handle:
             head = handle.read(_SNIFF_BYTES)
-        if not head:
-            path.unlink()
-            return []
         if _sniff_agent(head) == "gemini-cli" and _is_json_document(path.read_bytes()):
             path = path.rename(path.with_suffix(".json"))
         adapter = all_adapters().get(self.agent or "")
@@ -330,7 +322,7 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
     transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
     unlabelled = [transcripts[folder][1][0] for _, _, _, folder, _, meta, _ in pending
                   if _label_agent(meta) is None and transcripts[folder][1]]
-    heads = _blob_heads(repo, unlabelled, _SNIFF_BYTES)
+    heads = blob_heads(repo, unlabelled, _SNIFF_BYTES)
     result: dict[str, list[EntireSession]] = defaultdict(list)
     for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
         path, objects, size = transcripts[folder]
@@ -363,49 +355,6 @@ def _transcript(folder: _Folder) -> tuple[str | None, tuple[str, ...], int]:
         sizes = [folder.files[n][1] for n in names]
         return base, tuple(folder.files[n][0] for n in names), sum(sizes) + len(names) - 1
     return None, (), 0
-
-
-def _blob_pieces(repo: Repository, oid: str) -> Iterator[bytes]:
-    """The bytes of blob `oid` in pieces of at most `_PIECE`, streamed from `git cat-file blob`; raises GitError
-    when it is not a blob of the repository."""
-    with subprocess.Popen(["git", "cat-file", "blob", "--end-of-options", oid], cwd=repo.root,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-        assert proc.stdout is not None
-        while piece := proc.stdout.read(_PIECE):
-            yield piece
-    if proc.returncode != 0:
-        raise GitError(f"{oid} is not a blob of this repository.")
-
-
-def _blob_heads(repo: Repository, oids: list[str], limit: int) -> dict[str, bytes]:
-    """{blob id: its first `limit` bytes} for each distinct blob of `oids`, from one `git cat-file --batch` read as
-    a stream: the rest of each blob is read and dropped a piece at a time, so memory stays near `limit` per blob
-    whatever their sizes (a session's first chunk was read whole to sniff 64 KiB of it). Missing objects and
-    objects that are not blobs are left out."""
-    heads: dict[str, bytes] = {}
-    wanted = [oid for oid in dict.fromkeys(oids) if "\n" not in oid]
-    if not wanted:
-        return heads
-    # Without --buffer git flushes after each object: one name written, one object read, no pipe fills up.
-    with subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo.root, stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-        assert proc.stdin is not None and proc.stdout is not None
-        for oid in wanted:
-            proc.stdin.write(f"{oid}\n".encode())
-            proc.stdin.flush()
-            header = proc.stdout.readline().split()
-            if len(header) != 3 or not header[2].isdigit():
-                continue  # "<name> missing" (or ambiguous): no body follows
-            size = int(header[2])
-            head = proc.stdout.read(min(size, limit))
-            left = size - len(head)
-            while left > 0 and (dropped := proc.stdout.read(min(left, _PIECE))):
-                left -= len(dropped)
-            proc.stdout.read(1)  # the newline after each object
-            if header[1] == b"blob":
-                heads[oid] = head
-        proc.stdin.close()
-    return heads
 
 
 def _label_agent(meta: dict[str, Any]) -> str | None:

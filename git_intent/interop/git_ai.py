@@ -17,8 +17,8 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from ..git.repo import Repository
@@ -213,7 +213,9 @@ def _parse_ranges(spec: str) -> tuple[tuple[LineRange, ...], bool]:
 def _read_json(text: str, starts: list[int], first: int) -> tuple[int, Any]:
     """Decode the JSON document starting at line `first` of `text` (`starts`: each line's offset): (lines it
     spans, value), or (0, None)."""
-    offset = _SPACE.match(text, starts[first] if first < len(starts) else len(text)).end()
+    start = starts[first] if first < len(starts) else len(text)
+    space = _SPACE.match(text, start)
+    offset = space.end() if space else start
     try:
         value, end = _DECODER.raw_decode(text, offset)
     except (ValueError, RecursionError):

@@ -149,8 +149,8 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> Non
 
 
 def _git_fetch(repo: Repository, remote: str, specs: list[str]) -> None:
-    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, *specs], repo.root,
-                   check=False)
+    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, *specs],
+                   repo.root, check=False)
     if proc.returncode != 0:
         raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
 

@@ -152,7 +152,8 @@ def hostile_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     file that option would truncate; built once, in a home and git config of its own."""
     home = tmp_path_factory.mktemp("template-home")
     env = {**os.environ, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-           "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "person@example.com",
+           "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "person@example.com",
            "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "person@example.com"}
     folder = tmp_path_factory.mktemp("template") / "demo"
     proc = subprocess.run(["git-intent", "demo", "--keep", str(folder)], capture_output=True, text=True, env=env)
