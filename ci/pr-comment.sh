@@ -13,6 +13,7 @@
 #   INTENT_MODEL         a litellm model string for session summaries (default: none, --offline)
 #   INTENT_MIN_COVERAGE  when set, `git intent audit --min-coverage` fails the step below it (after commenting)
 #   GH_TOKEN             the token gh uses (the workflow's github.token)
+#   INTENT_BOT_LOGIN     the login GH_TOKEN comments as (default: `gh api user`'s, else github-actions[bot])
 set -eu
 
 : "${INTENT_BASE:?INTENT_BASE must name the pull request base}"
@@ -38,9 +39,23 @@ fi
     git intent review "$range" --format markdown "$summary"
 } > "$body"
 
-# One comment per pull request: the one that starts with the marker is edited, else one is created.
+# Who this token comments as: only a comment it wrote is ever edited, since anyone can post one that starts
+# with the marker. `gh api user` answers for a person's or an app user's token; the workflow's GITHUB_TOKEN
+# cannot read /user, and GitHub shows its comments as github-actions[bot]'s.
+me=${INTENT_BOT_LOGIN:-}
+if [ -z "$me" ]; then
+    me=$(gh api user --jq .login 2>/dev/null || true)
+    [ -n "$me" ] || me='github-actions[bot]'
+fi
+case ${me%\[bot\]} in
+    '' | *[!A-Za-z0-9-]*)
+        echo "git-intent: '$me' is not a GitHub login; set INTENT_BOT_LOGIN to the login the token comments as." >&2
+        exit 1 ;;
+esac
+
+# One comment per pull request: this login's that starts with the marker is edited, else one is created.
 existing=$(gh api "repos/$GITHUB_REPOSITORY/issues/$INTENT_PR/comments" --paginate \
-    --jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n 1)
+    --jq ".[] | select(.user.login == \"$me\" and (.body | startswith(\"$marker\"))) | .id" | head -n 1)
 if [ -n "$existing" ]; then
     gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$existing" -F "body=@$body" > /dev/null
     echo "git-intent: updated comment $existing on pull request #$INTENT_PR."

@@ -47,7 +47,8 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
     folder = Path(tempfile.mkdtemp(prefix="git-intent-demo-")) if keep is None else keep
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True, capture_output=True)
+        # An absolute path: a folder named like `--bare` is never read as an option of git init.
+        subprocess.run(["git", "init", "-q", "-b", "main", str(folder.absolute())], check=True, capture_output=True)
         # The transcript stands where an agent keeps it: outside the work tree.
         transcript = folder / ".git" / TRANSCRIPT
         with resources.as_file(resources.files("git_intent").joinpath("data", "demo", TRANSCRIPT)) as bundled:

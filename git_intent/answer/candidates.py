@@ -201,7 +201,7 @@ def _grep(repo: Repository, name: str, paths: list[str]) -> list[str]:
 def _log_sessions(repo: Repository, name: str) -> list[tuple[str, str]]:
     """Sessions credited by the notes of the last commits that added or removed `name` (`git log -S`, over
     the whole history: the file may have been renamed or deleted since)."""
-    commits = repo.git("log", "-S", name, "--format=%H", "-n", "5", check=False).split()
+    commits = repo.git("log", f"-S{name}", "--format=%H", "-n", "5", check=False).split()
     out: list[tuple[str, str]] = []
     for commit in commits:
         try:

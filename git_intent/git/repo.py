@@ -126,23 +126,26 @@ class Repository:
 
     def resolve(self, rev: str) -> str:
         """The 40-hex commit a revision names; raises GitError when it names no commit."""
-        proc = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], self.root, check=False)
+        # --end-of-options here and below: a revision such as `--output=FILE` is never read as an option.
+        proc = run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], self.root,
+                       check=False)
         if proc.returncode != 0:
             raise GitError(f"{rev!r} does not name a commit in this repository.")
         return proc.stdout.strip()
 
     def parents(self, commit: str) -> list[str]:
         """The parents of `commit` (40-hex each; empty for a root commit)."""
-        return self.git("rev-list", "--parents", "-n", "1", commit).split()[1:]
+        return self.git("rev-list", "--parents", "-n", "1", "--end-of-options", commit).split()[1:]
 
     def commit_time(self, commit: str) -> datetime:
         """Committer time of `commit`, timezone-aware UTC."""
-        return datetime.fromtimestamp(int(self.git("show", "-s", "--format=%ct", commit).strip()), timezone.utc)
+        stamp = self.git("show", "-s", "--format=%ct", "--end-of-options", commit).strip()
+        return datetime.fromtimestamp(int(stamp), timezone.utc)
 
     def commit_times(self, commit: str) -> tuple[datetime, datetime]:
         """(committer time, author time) of `commit`, timezone-aware UTC, from one `git show` (a rebase or an
         amend keeps the author time, the committer time moves)."""
-        committed, authored = self.git("show", "-s", "--format=%ct %at", commit).split()
+        committed, authored = self.git("show", "-s", "--format=%ct %at", "--end-of-options", commit).split()
         return (datetime.fromtimestamp(int(committed), timezone.utc),
                 datetime.fromtimestamp(int(authored), timezone.utc))
 
@@ -157,7 +160,7 @@ class Repository:
         return new_against_all([self._diff_added(parent, commit) for parent in bases])
 
     def _diff_added(self, base: str, commit: str) -> list[Hunk]:
-        out = self.git("diff", *DIFF_OPTIONS, base, commit)
+        out = self.git("diff", *DIFF_OPTIONS, "--end-of-options", base, commit)
         return parse_added_hunks(out)
 
     def blame(self, path: str, start: int | None = None, end: int | None = None, *, contents: Path | None = None,
@@ -169,6 +172,8 @@ class Repository:
         Plain blame follows each line to the commit whose diff added it; `moves` adds `-M -C` (git's move
         and copy detection, which may credit a line to an older commit where the same text stood).
         Raises GitError when git cannot blame it (no such path or revision, a line past the end)."""
+        if rev is not None and rev.startswith("-"):  # git blame (2.39) has no --end-of-options: never an option
+            raise GitError(f"{rev!r} does not name a commit in this repository.")
         args = ["blame", "--porcelain", *(["-M", "-C"] if moves else [])]
         spans = [*([(start, end if end is not None else start)] if start is not None else []), *ranges]
         for low, high in spans:
@@ -224,11 +229,12 @@ class Repository:
 
     def note_text(self, ref: str, commit: str) -> str:
         """The text of the note `ref` holds on `commit` ("" when none)."""
-        return self.git("notes", "--ref", ref, "show", commit, check=False)
+        return self.git("notes", "--ref", ref, "show", "--end-of-options", commit, check=False)
 
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
-        proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=self.root, capture_output=True)
+        proc = subprocess.run(["git", "cat-file", "blob", "--end-of-options", f"{commit}:{path}"], cwd=self.root,
+                              capture_output=True)
         if proc.returncode != 0:
             raise GitError(f"{path} does not exist at {commit[:12]}.")
         return proc.stdout

@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from .base import now, stamp, transaction
 
-__all__ = ["FTS_TABLES", "MIGRATIONS", "TOKENIZE", "Migration", "migrate"]
+__all__ = ["FTS_TABLES", "MIGRATIONS", "TOKENIZE", "Migration", "create_migrations_table", "migrate"]
 
 FTS_TABLES = {"messages": "text", "edits": "added"}
 TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -65,6 +65,11 @@ def m003_terms(db: Database) -> None:
 MIGRATIONS: list[Migration] = [m001_tables, m002_fts, m003_terms]
 
 
+def create_migrations_table(db: Database) -> None:
+    """The table recording which migrations were applied (created when absent)."""
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+
+
 def migrate(db: Database) -> list[str]:
     """Apply the migrations not yet recorded in `_migrations`, in list order; returns the names applied.
 
@@ -73,7 +78,7 @@ def migrate(db: Database) -> list[str]:
     """
     if not db.table("_migrations").exists():
         with transaction(db):
-            db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+            create_migrations_table(db)
     applied: list[str] = []
     for migration in MIGRATIONS:
         name = migration.__name__

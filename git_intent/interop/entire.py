@@ -18,14 +18,16 @@ import hashlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..adapters import all_adapters, sniff
-from ..errors import GitError
+from ..errors import GitError, TranscriptError
 from ..git.repo import Repository
+from ..git.stream import blob_heads, blob_pieces
 from ..models import ParseStats, Session, parse_timestamp
 
 TRAILER = "Entire-Checkpoint"
@@ -75,40 +77,64 @@ class EntireSession:
         """The agent's own session id: `session_id` without Entire's `YYYY-MM-DD-` prefix."""
         return _DATE_PREFIX.sub("", self.session_id, count=1)
 
-    def transcript_bytes(self) -> bytes:
-        """The transcript exactly as stored (chunks joined by newlines); b"" when the session has none.
+    def transcript_pieces(self) -> Iterator[bytes]:
+        """The transcript exactly as stored (chunks joined by newlines), in pieces of at most `PIECE` bytes read
+        from git as they are used: a transcript of any size is never whole in memory.
 
-        Raises GitError when a transcript object cannot be read (e.g. a partial clone without it).
+        Raises TranscriptError when one object is named as two chunks (a real transcript's chunks differ; 400
+        chunks naming one 1 MiB blob made a 4 KiB pack a 400 MiB transcript), GitError when a transcript object
+        cannot be read (e.g. a partial clone without it).
         """
-        parts = dict(self.repo.cat_blobs(self.transcript_objects))
-        if any(parts.get(oid) is None for oid in self.transcript_objects):
-            raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
-                           f"cannot be read from the repository.")
-        return b"\n".join(parts[oid] or b"" for oid in self.transcript_objects)
+        objects = self.transcript_objects
+        if len(set(objects)) != len(objects):
+            raise TranscriptError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
+                                  f"names one object as several of its {len(objects)} chunks.")
+        for n, oid in enumerate(objects):
+            if n:
+                yield b"\n"
+            try:
+                yield from blob_pieces(self.repo, oid)
+            except GitError:
+                raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
+                               f"cannot be read from the repository.") from None
+
+    def transcript_bytes(self) -> bytes:
+        """`transcript_pieces` joined (b"" when the session has none); raises as it does."""
+        return b"".join(self.transcript_pieces())
 
     def content_hash_matches(self) -> bool | None:
-        """Whether the transcript's sha256 equals `content_hash.txt`; None when there is no hash to check."""
+        """Whether the transcript's sha256 equals `content_hash.txt`; None when there is no hash to check.
+        Raises TranscriptError and GitError as `transcript_pieces`."""
         if not self.content_hash or not self.content_hash.startswith("sha256:"):
             return None
-        return hashlib.sha256(self.transcript_bytes()).hexdigest() == self.content_hash.removeprefix("sha256:")
+        digest = hashlib.sha256()
+        for piece in self.transcript_pieces():
+            digest.update(piece)
+        return digest.hexdigest() == self.content_hash.removeprefix("sha256:")
 
     def read_sessions(self, directory: Path) -> list[Session]:
-        """Write the transcript into `directory` (as `<agent_session_id>.jsonl`, `.json` for a legacy Gemini
-        file) and parse it with the agent's adapter; [] when no adapter reads it.
+        """Write the transcript into `directory`, piece by piece (as `<agent_session_id>.jsonl`, `.json` for a
+        legacy Gemini file), and parse it with the agent's adapter; [] when no adapter reads it.
 
-        Raises OSError when the file cannot be written, GitError as `transcript_bytes`.
+        Raises OSError when the file cannot be written, TranscriptError and GitError as `transcript_pieces`.
         """
-        data = self.transcript_bytes()
-        if not data:
+        if not self.transcript_objects:
             return []
-        suffix = ".json" if _sniff_agent(data[:_SNIFF_BYTES]) == "gemini-cli" and _is_json_document(data) else ".jsonl"
-        path = directory / f"{re.sub(r'[^A-Za-z0-9._-]', '_', self.agent_session_id)}{suffix}"
         directory.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        path = directory / f"{re.sub(r'[^A-Za-z0-9._-]', '_', self.agent_session_id)}.jsonl"
+        with path.open("wb") as handle:
+            handle.writelines(self.transcript_pieces())
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+        if _sniff_agent(head) == "gemini-cli" and _is_json_document(path.read_bytes()):
+            path = path.rename(path.with_suffix(".json"))
         adapter = all_adapters().get(self.agent or "")
         if adapter is None or not adapter.sniff(path):
             adapter = sniff(path)
-        return adapter.read(path) if adapter is not None else []
+        sessions = adapter.read(path) if adapter is not None else []
+        if not sessions:  # nothing here reads it: the file is not kept
+            path.unlink()
+        return sessions
 
 
 @dataclass(frozen=True)
@@ -142,7 +168,7 @@ def checkpoint_trailers(repo: Repository, revision_range: str = "--all") -> dict
     commits are not code commits. Values that are not checkpoint ids are ignored. Raises GitError when
     the range does not name commits.
     """
-    scope = [revision_range]
+    scope = ["--end-of-options", revision_range]
     if revision_range == "--all":
         scope = ["--exclude=refs/heads/entire/*", "--exclude=refs/remotes/*/entire/*", "--exclude=refs/entire/*",
                  "--all"]
@@ -296,7 +322,7 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
     transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
     unlabelled = [transcripts[folder][1][0] for _, _, _, folder, _, meta, _ in pending
                   if _label_agent(meta) is None and transcripts[folder][1]]
-    heads = {oid: data[:_SNIFF_BYTES] for oid, data in repo.cat_blobs(unlabelled) if data is not None}
+    heads = blob_heads(repo, unlabelled, _SNIFF_BYTES)
     result: dict[str, list[EntireSession]] = defaultdict(list)
     for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
         path, objects, size = transcripts[folder]

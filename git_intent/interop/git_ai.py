@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from ..git.repo import Repository
@@ -27,6 +29,8 @@ NOTES_REF = "refs/notes/ai"
 TOOL_AGENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "opencode": "opencode",
                "gemini": "gemini-cli"}
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
+_SPACE = re.compile(r"\s*")  # what str.lstrip strips
+_DECODER = json.JSONDecoder()
 _ROLES: dict[str, tuple[Role, PartKind]] = {"user": ("user", "text"), "assistant": ("assistant", "text"),
                                              "thinking": ("assistant", "reasoning"), "plan": ("assistant", "text")}
 
@@ -128,13 +132,16 @@ def parse_gitai_note(text: str) -> GitAiNote:
     # Split on "\n" only: str.splitlines would also split on U+2028 and friends, which git-ai writes
     # unescaped inside JSON strings.
     lines = text.split("\n")
+    # Where each line starts in `text`: each JSON document is decoded in place, so a note of many blocks is
+    # read in one pass (joining the rest of the note for each block made 40,000 blocks take minutes).
+    starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
     i = 0
     while i < len(lines):
         end = next((j for j in range(i, len(lines)) if lines[j].rstrip() == "---"), len(lines))
         _read_attestations(lines[i:end], files, stats)
         if end == len(lines):
             break
-        consumed, document = _read_json(lines, end + 1)
+        consumed, document = _read_json(text, starts, end + 1)
         if document is None:
             stats.unreadable += sum(1 for line in lines[end + 1:] if line.strip())
             break
@@ -203,15 +210,17 @@ def _parse_ranges(spec: str) -> tuple[tuple[LineRange, ...], bool]:
     return tuple(ranges), bad
 
 
-def _read_json(lines: list[str], first: int) -> tuple[int, Any]:
-    """Decode the JSON document starting at line `first`: (lines it spans, value), or (0, None)."""
-    rest = "\n".join(lines[first:])
-    offset = len(rest) - len(rest.lstrip())
+def _read_json(text: str, starts: list[int], first: int) -> tuple[int, Any]:
+    """Decode the JSON document starting at line `first` of `text` (`starts`: each line's offset): (lines it
+    spans, value), or (0, None)."""
+    start = starts[first] if first < len(starts) else len(text)
+    space = _SPACE.match(text, start)
+    offset = space.end() if space else start
     try:
-        value, end = json.JSONDecoder().raw_decode(rest, offset)
+        value, end = _DECODER.raw_decode(text, offset)
     except (ValueError, RecursionError):
         return 0, None
-    return rest.count("\n", 0, end) + 1, value
+    return bisect_right(starts, end) - first, value
 
 
 def _read_records(document: dict[str, Any], sessions: dict[str, GitAiSession], humans: dict[str, str],

@@ -25,7 +25,7 @@ from ..adapters import aider
 from ..capture.attribute import CarriedEdit
 from ..capture.progress import Progress, Quiet
 from ..capture.record import RecordResult, record_commit
-from ..errors import GitError, IntentError, SessionNotFoundError
+from ..errors import GitError, IntentError, SessionNotFoundError, TranscriptError
 from ..git.repo import Repository
 from ..models import AddedLine, Edit, ParseStats
 from ..notes import Credit, SessionRecord
@@ -110,22 +110,32 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
     # Reading and keeping every checkpoint's transcripts took 27 s of 97 on entireio/cli (590 checkpoints, 712
     # sessions) before the first commit was recorded: a stage of its own, so the bar moves from the start.
     tick.stage("Reading Entire checkpoints", sum(len(checkpoint.sessions) for checkpoint in checkpoints))
+    # A transcript several session folders name (the same blobs) is read once: 400 folders naming one 1 MiB blob
+    # were read, written and parsed 400 times.
+    stored: dict[tuple[str, ...], list[Path]] = {}
     with tempfile.TemporaryDirectory(prefix="git-intent-entire-") as tmp:
         for checkpoint in checkpoints:
             for entire_session in checkpoint.sessions:
                 tick.advance(1)
-                try:
-                    sessions = entire_session.read_sessions(Path(tmp) / checkpoint.checkpoint_id)
-                except (OSError, GitError) as exc:
-                    result.skipped.append(f"checkpoint {checkpoint.checkpoint_id} session "
-                                          f"{entire_session.index}: {exc}")
-                    continue
-                for session in sessions:
-                    copy = store_transcript(repo, session.agent, session.session_id,
-                                            session.transcript.read_bytes(), session.transcript.suffix)
-                    if copy is not None:
-                        copies.setdefault(checkpoint.checkpoint_id, []).append(copy)
-                        result.sessions += 1
+                objects = entire_session.transcript_objects
+                if objects not in stored:
+                    stored[objects] = []
+                    try:
+                        sessions = entire_session.read_sessions(Path(tmp) / checkpoint.checkpoint_id)
+                    except (OSError, GitError, TranscriptError) as exc:
+                        result.skipped.append(f"checkpoint {checkpoint.checkpoint_id} session "
+                                              f"{entire_session.index}: {exc}")
+                        continue
+                    for session in sessions:
+                        copy = store_transcript(repo, session.agent, session.session_id,
+                                                session.transcript.read_bytes(), session.transcript.suffix)
+                        if copy is not None:
+                            stored[objects].append(copy)
+                            result.sessions += 1
+                    for written in {session.transcript for session in sessions}:  # kept in the backup now
+                        written.unlink(missing_ok=True)
+                if stored[objects]:
+                    copies.setdefault(checkpoint.checkpoint_id, []).extend(stored[objects])
     trailers = sorted(checkpoint_trailers(repo).items())
     tick.stage("Recording commits", len(trailers))
     for commit, ids in trailers:

@@ -3,7 +3,8 @@
 Notes are fetched into `refs/notes/remotes/<remote>/intent` and merged into refs/notes/intent with
 `cat_sort_uniq` (docs/design.md: a forced `+refs/notes/intent:refs/notes/intent` silently overwrites local
 notes; never). The evidence store is fetched into `refs/intent/remotes/<remote>/evidence` and merged
-tree by tree (`merge.py`). A push sends only these refs (never branches, with --no-verify so it never
+tree by tree (`merge.py`); both land first in a scratch namespace and are refused, nothing local
+changed, unless each is a commit. A push sends only these refs (never branches, with --no-verify so it never
 re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
 After a fetch, commits a forge squashed or rebased from recorded ones get their records carried
@@ -12,6 +13,8 @@ After a fetch, commits a forge squashed or rebased from recorded ones get their 
 
 from __future__ import annotations
 
+import os
+import secrets
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
@@ -74,7 +77,7 @@ def default_remote(repo: Repository) -> str:
 
 def check_remote(repo: Repository, remote: str) -> str:
     """`remote` when it names a configured remote; raises ShareError otherwise."""
-    if not repo.succeeds("remote", "get-url", remote):
+    if not repo.succeeds("remote", "get-url", "--end-of-options", remote):
         raise ShareError(f"This repository has no remote named {remote!r}.",
                          hint="`git remote -v` lists the remotes; pass one: git intent push REMOTE")
     return remote
@@ -82,7 +85,7 @@ def check_remote(repo: Repository, remote: str) -> str:
 
 def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
     """`{ref: oid}` of git-intent's refs on `remote`. Raises ShareError when the remote cannot be read."""
-    proc = run_git(["ls-remote", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False)
+    proc = run_git(["ls-remote", "--end-of-options", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False)
     if proc.returncode != 0:
         raise ShareError(f"The remote {remote} cannot be read: {_last_line(proc.stderr)}.")
     pairs = (line.split() for line in proc.stdout.splitlines())
@@ -93,22 +96,16 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     """Fetch REMOTE's notes and evidence and merge them into the local refs (no `install` needed; the
     evidence comes whatever the local sharing level), with REMOTE's branches as `git fetch` updates them;
     then carry records onto the commits a forge squashed or rebased from recorded ones (`carried`).
-    Raises ShareError when git cannot fetch or merge."""
+    Raises ShareError when git cannot fetch or merge, and, before any local ref moves, when the remote's
+    notes or evidence ref is not a commit."""
     remote = check_remote(repo, remote) if remote else default_remote(repo)
     found = remote_refs(repo, remote)
     result = FetchResult(remote=remote, notes=NOTES_REF in found, evidence=store.EVIDENCE_REF in found)
-    # Forced, but only into the remote-tracking refs: they mirror the remote; local records are merged below.
-    specs = ([f"+{NOTES_REF}:{notes_tracking_ref(remote)}"] if result.notes else []) + \
-        ([f"+{store.EVIDENCE_REF}:{store.tracking_ref(remote)}"] if result.evidence else [])
-    # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
-    # squashed or rebased must be here for their records to be carried.
-    branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
-    specs += branches if specs else []
-    if specs:
-        proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, *specs], repo.root,
-                       check=False)
-        if proc.returncode != 0:
-            raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
+    wanted = {NOTES_REF: notes_tracking_ref(remote)} if result.notes else {}
+    if result.evidence:
+        wanted[store.EVIDENCE_REF] = store.tracking_ref(remote)
+    if wanted:
+        _fetch_checked(repo, remote, wanted)
     if result.notes:
         result.notes_changed = merge_notes(repo, notes_tracking_ref(remote))
     if result.evidence:
@@ -120,6 +117,42 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     except IntentError as exc:  # the fetch was done; the next fetch or record carries them
         result.carry_problem = str(exc)
     return result
+
+
+def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> None:
+    """Fetch REMOTE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a commit,
+    REMOTE's branches; then move the fetched refs to their tracking refs. Raises ShareError, with no local
+    ref changed, when git cannot fetch or a fetched ref is not a commit (a notes ref pointing at a blob
+    stopped every later record until `doctor`)."""
+    # A scratch namespace of this run's own: what the remote sent is looked at before any ref we read moves.
+    incoming = f"refs/intent/incoming/{os.getpid()}-{secrets.token_hex(4)}"
+    scratch = {ref: f"{incoming}/{index}" for index, ref in enumerate(wanted)}
+    try:
+        _git_fetch(repo, remote, [f"+{ref}:{temp}" for ref, temp in scratch.items()])
+        for ref, temp in scratch.items():
+            kind = repo.git("cat-file", "-t", temp, check=False).strip() or "missing object"
+            if kind != "commit":
+                raise ShareError(f"The remote {remote} has a {ref} that points at a {kind}, not a commit: "
+                                 f"nothing was fetched.",
+                                 hint=f"Ask whoever can push to {remote} to repair {ref}; your refs are unchanged.")
+        # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
+        # squashed or rebased must be here for their records to be carried.
+        branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
+        if branches:
+            _git_fetch(repo, remote, branches)
+        for ref, temp in scratch.items():
+            # Forced, but only into the remote-tracking refs: they mirror the remote; local records are merged.
+            repo.git("update-ref", wanted[ref], repo.git("rev-parse", "--verify", temp).strip())
+    finally:
+        for temp in scratch.values():
+            repo.git("update-ref", "-d", temp, check=False)
+
+
+def _git_fetch(repo: Repository, remote: str, specs: list[str]) -> None:
+    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, *specs],
+                   repo.root, check=False)
+    if proc.returncode != 0:
+        raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
 
 
 def merge_notes(repo: Repository, ref: str) -> bool:
@@ -177,7 +210,7 @@ def published(repo: Repository, remote: str, tips: list[str] | tuple[str, ...] =
 
 def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attempt:
     local = {NOTES_REF: repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()}
-    args = ["push", "--porcelain", "--no-verify", remote]
+    args = ["push", "--porcelain", "--no-verify", "--end-of-options", remote]
     if local[NOTES_REF]:
         args.append(f"{NOTES_REF}:{NOTES_REF}")
     evidence = store.ref_oid(repo) if with_evidence else None
