@@ -79,8 +79,9 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True for an OpenCode SQLite store (tables `message` and `part` with `data` columns), a `storage`
-    folder, a session or message file inside one, or an `opencode export` file."""
+    """True for an OpenCode SQLite store (tables `message` and `part` with `data` columns, or a damaged
+    database named `opencode*.db`), a `storage` folder, a session or message file inside one, or an
+    `opencode export` file."""
     try:
         if path.is_dir():
             return (path / "message").is_dir()
@@ -93,7 +94,8 @@ def sniff(path: Path) -> bool:
             with closing(open_store(path)) as conn:
                 return read_schema(conn) is not None
         except sqlite3.Error as exc:
-            return damaged(exc)  # only this adapter reads SQLite: a damaged file is its to report
+            # A damaged store shows no tables: its name, OpenCode's, says whose it is to report.
+            return damaged(exc) and path.name.startswith("opencode")
 
     if path.suffix != ".json":
         return False

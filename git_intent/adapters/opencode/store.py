@@ -11,34 +11,18 @@ from typing import Any
 from ...errors import DamagedTranscriptError
 from ...models import ParseStats, Session
 from ...transcripts.jsonl import loads
+from ...transcripts.sqlite_store import damaged, open_read_only, table_columns
 from .messages import Meta, Raw, Wanted, as_dict, build_session, dicts, get, int_of, text_of
 
 
 def open_store(path: Path) -> sqlite3.Connection:
-    """A read-only connection that has read the schema; raises sqlite3.Error."""
-    conn = None
-    try:
-        conn = _connect(path)
-        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        return conn
-    except sqlite3.OperationalError:
-        # A WAL store in a folder we may not write has no -shm to share: read the main file as it is.
-        if conn is not None:
-            conn.close()
-        return _connect(path, immutable=True)
-
-
-def _connect(path: Path, immutable: bool = False) -> sqlite3.Connection:
-    """A read-only connection; adapters never write (the URI `mode=ro` makes SQLite refuse to)."""
-    uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
-    conn = sqlite3.connect(uri, uri=True, timeout=1.0)
-    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
-    return conn
+    """A read-only connection that has read the schema (`transcripts.sqlite_store`); raises sqlite3.Error."""
+    return open_read_only(path)
 
 
 def read_schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
     """Columns of the tables read, or None when `message`/`part` lack the columns OpenCode writes."""
-    tables = {t: {str(r[1]) for r in conn.execute(f"PRAGMA table_info({t})")} for t in ("session", "message", "part")}
+    tables = table_columns(conn, "session", "message", "part")
     if {"id", "session_id", "data"} <= tables["message"] and {"id", "message_id", "data"} <= tables["part"]:
         return tables
     return None
@@ -64,11 +48,6 @@ def db_sessions(path: Path, wanted: Wanted) -> list[Session]:
         raise DamagedTranscriptError(f"The OpenCode store {path} is damaged ({exc}); its sessions are skipped.",
                               hint="`sqlite3 FILE .recover` may save what it holds.") from exc
     return found
-
-
-def damaged(exc: sqlite3.Error) -> bool:
-    """Whether SQLite says the file is corrupt or not a database (not merely locked or unreadable)."""
-    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _db_metas(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[Meta]:
