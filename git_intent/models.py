@@ -43,6 +43,19 @@ def parse_timestamp(value: Any) -> datetime | None:
     return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
 
 
+def epoch_timestamp(value: Any) -> datetime | None:
+    """Seconds or milliseconds since the epoch (a number above 1e11 is milliseconds: 1e11 s lies in the year
+    5138) as an aware UTC datetime; an ISO-8601 string as `parse_timestamp`; None when absent or malformed."""
+    if isinstance(value, str):
+        return parse_timestamp(value)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000 if abs(value) > 1e11 else value, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def utc_stamp(when: datetime) -> str:
     """A datetime as fixed-width ISO-8601 UTC with microseconds, so stored stamps compare as text (the
     session index and the record cache); a naive datetime is taken as UTC."""

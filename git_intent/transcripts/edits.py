@@ -6,10 +6,13 @@ tool wrote, numbered only where the tool's record says where they went. Pure fun
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from ..models import AddedLine, Edit
 from .patches import parse_apply_patch, text_diff_added, unified_diff_added
+
+_FROM_NOTHING = re.compile(r"^@@ -0,0 ", re.M)
 
 
 def replacement(path: str, old: str, new: str, *, tool: str, message_id: str, call_id: str | None = None,
@@ -52,9 +55,11 @@ def before_after(path: str, before: str, after: str, *, tool: str, message_id: s
 def diffed(path: str, diff: str, *, tool: str, message_id: str, call_id: str | None = None,
            timestamp: datetime | None = None, old: str | None = None, new: str = "") -> Edit:
     """A change the tool reported as a unified diff: its `+` lines with their new line numbers from the hunk
-    headers. `old`/`new` are the call's own texts, when it gave them."""
-    return Edit(path=path, tool=tool, message_id=message_id, call_id=call_id, timestamp=timestamp, old_text=old,
-                new_text=new, added=tuple(unified_diff_added(diff)))
+    headers; a diff from an empty file (`@@ -0,0 …`) created it. `old`/`new` are the call's own texts, when it
+    gave them."""
+    return Edit(path=path, tool=tool, message_id=message_id, call_id=call_id, timestamp=timestamp,
+                kind="create" if _FROM_NOTHING.search(diff) else "update", old_text=old, new_text=new,
+                added=tuple(unified_diff_added(diff)))
 
 
 def envelope(text: str, *, tool: str, message_id: str, call_id: str | None = None,

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ...models import Edit, Message, ParseStats, Session
+from ...transcripts.genai import str_of
 from ...transcripts.jsonl import head_records, iter_records, loads, one_record, recognised
-from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message, str_of
+from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message
 from .project import SNIFF_BYTES, discover, gemini_dir, project_hash, project_root
 
 __all__ = ["EDIT_TOOLS", "MULTI_SESSION", "NAME", "REWOUND", "SHELL_TOOL", "UNMATCHED_REWIND", "discover", "gemini_dir",

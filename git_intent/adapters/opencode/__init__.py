@@ -39,12 +39,12 @@ from pathlib import Path
 
 from ...models import Session
 from ...transcripts.jsonl import written_since
+from ...transcripts.sqlite_store import SQLITE_MAGIC, damaged
 from .messages import Meta, Wanted
-from .store import damaged, db_sessions, export_sessions, open_store, read_schema, tree_member, tree_sessions
+from .store import db_sessions, export_sessions, open_store, read_schema, tree_member, tree_sessions
 
 NAME = "opencode"
 MULTI_SESSION = True  # one store holds many sessions: a file name does not say which (discovery.find_session)
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _EXPORT_HEAD = re.compile(rb'^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
 
 
@@ -89,7 +89,7 @@ def sniff(path: Path) -> bool:
             head = handle.read(4096)
     except OSError:
         return False
-    if head.startswith(_SQLITE_MAGIC):
+    if head.startswith(SQLITE_MAGIC):
         try:
             with closing(open_store(path)) as conn:
                 return read_schema(conn) is not None
@@ -144,7 +144,7 @@ def _read(path: Path, wanted: Wanted) -> list[Session]:
         return tree_sessions(path, None, wanted) if (path / "message").is_dir() else []
     with path.open("rb") as handle:  # the only OSError: the file cannot be opened
         head = handle.read(4096)
-    if head.startswith(_SQLITE_MAGIC):
+    if head.startswith(SQLITE_MAGIC):
         return db_sessions(path, wanted)
     if path.suffix != ".json":
         return []
