@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-# An agent is named by its adapter (`git_intent.adapters`): the built-ins claude-code, codex, opencode,
-# gemini-cli, cursor and aider, or a plug-in's name. The registry checks the sessions its adapters read
-# (`adapters.Registered.read`); a name from a note or a shared store is only shape-checked, since a
-# teammate's plug-in may have written it. The shape keeps a name safe as a folder name (the backup files
-# sessions under it) and in a note.
+# An agent is named by its adapter (`git_intent.adapters`): a built-in (claude-code, codex, opencode,
+# gemini-cli, cursor, aider, qwen-code, amp, droid, pi, crush, goose), or a plug-in's name. The registry
+# checks the sessions its adapters read (`adapters.Registered.read`); a name from a note or a shared store is
+# only shape-checked, since a teammate's plug-in may have written it. The shape keeps a name safe as a folder
+# name (the backup files sessions under it) and in a note.
 AGENT_NAME = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 AgentName = str  # checked by `AGENT` where read from outside
 AGENT: dict[str, Any] = {"pattern": AGENT_NAME}  # the field metadata of an agent name (pydantic's `Field` arguments)
