@@ -79,16 +79,14 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are shaped as Droid's (a string `type` and a string `id`; all but one, as
-    one may be damaged), at least one a `session_start` with a `cwd` or a `message` record holding a `message`
-    object with a `role`, and none has another agent's marks (Claude Code's `uuid`/`sessionId`, Codex's
-    `payload`, Pi's `session` header or the epoch `timestamp` inside its messages)."""
+    """True when the first records are shaped as Droid's (a string `type` and a string `id`; all but one, as one
+    may be damaged), and more of them are surely Droid's (a `session_start` with a `cwd`, a `message` record
+    holding a `message` object with a `role`) than carry another agent's marks (Claude Code's `uuid` or
+    `sessionId`, Codex's `payload`, Pi's `session` header or the epoch `timestamp` inside its messages)."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=5)
-    if any(_foreign(r) for r in heads):
-        return False
-    return recognised(heads, lambda r: isinstance(r.get("type"), str) and isinstance(r.get("id"), str), _marked)
+    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("type"), str) and isinstance(
+        r.get("id"), str), lambda r: _marked(r) and not _foreign(r), _foreign)
 
 
 def _foreign(record: dict[str, Any]) -> bool:

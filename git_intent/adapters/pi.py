@@ -78,16 +78,14 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are shaped as Pi's (a string `type`; all but one, as one may be damaged),
-    at least one a `session` header with a `cwd` or a `message` entry whose message carries Pi's epoch
-    `timestamp` or a `toolResult` role, and none has another agent's marks (Claude Code's `uuid`/`sessionId`,
-    Codex's `payload`, Droid's `session_start`)."""
+    """True when the first records are shaped as Pi's (a string `type`; all but one, as one may be damaged), and
+    more of them are surely Pi's (a `session` header with a `cwd`, a `message` entry whose message carries Pi's
+    epoch `timestamp` or a `toolResult` role) than carry another agent's marks (Claude Code's `uuid` or
+    `sessionId`, Codex's `payload`, Droid's `session_start`)."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=5)
-    if any({"uuid", "sessionId", "payload"} & r.keys() or r.get("type") == "session_start" for r in heads):
-        return False
-    return recognised(heads, lambda r: isinstance(r.get("type"), str), _marked)
+    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("type"), str), _marked,
+                      lambda r: bool({"uuid", "sessionId", "payload"} & r.keys()) or r.get("type") == "session_start")
 
 
 def _marked(record: dict[str, Any]) -> bool:

@@ -80,13 +80,11 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 def sniff(path: Path) -> bool:
     """True when the first records are shaped as chat records (a string `type` and a `uuid` or `sessionId`;
-    all but one, as one may be damaged), at least one holding a GenAI message (`message.parts` a list, a role
-    of "user" or "model") or a `toolCallResult`, and none has Codex's `payload` or Gemini CLI's
-    `projectHash`."""
+    all but one, as one may be damaged), and more of them hold a GenAI message (`message.parts` a list, a role
+    of "user" or "model") or a `toolCallResult` than carry Codex's `payload` or Gemini CLI's `projectHash`."""
     if path.suffix != ".jsonl":
         return False
-    heads = head_records(path, limit=10)
-    return not any("payload" in r or "projectHash" in r for r in heads) and recognised(heads, _shaped, _genai)
+    return recognised(head_records(path, limit=10), _shaped, _genai, lambda r: "payload" in r or "projectHash" in r)
 
 
 def _shaped(record: dict[str, Any]) -> bool:
