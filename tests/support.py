@@ -235,6 +235,16 @@ def blame_json(repo: Path, location: str) -> dict[str, Any]:
     return answer
 
 
+def blamed(repo: Path, path: str, text: str) -> tuple[Any, ...]:
+    """What `blame --json` says of the one line of `path` that reads `text`: (commit, status, agent, session id,
+    message id, tool, and the role and message id of its first evidence); None for what it does not say."""
+    got = blame_json(repo, f"{path}:{line_of(repo / path, text)}")["lines"][0]
+    assert got["content"] == text
+    credit, first = got["attribution"] or {}, (got["evidence"] or [{}])[0]
+    return (got["commit"], got["status"], credit.get("agent"), credit.get("session_id"), credit.get("message_id"),
+            credit.get("tool"), first.get("role"), first.get("message_id"))
+
+
 def line_of(path: Path, text: str) -> int:
     """The 1-based number of the one line of `path` that reads `text`."""
     lines = path.read_text(encoding="utf-8").splitlines()

@@ -36,7 +36,7 @@ from ..models import Edit, Message, ParseStats, Part, Session, epoch_timestamp, 
 from ..transcripts import shell
 from ..transcripts.blocks import block_part
 from ..transcripts.edits import diffed, envelope, replacement, whole_file
-from ..transcripts.jsonl import loads, one_record, written_since
+from ..transcripts.jsonl import head_text, loads, one_record, written_since
 
 NAME = "amp"
 # The Amp CLI build of the fixtures (`env.initial.platform.clientVersion`); `doctor` says when threads on
@@ -74,14 +74,8 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True for a JSON document opening with a thread's fields: an `"id"` of the form `T-…` and a numeric `"v"`
     within its first 8 KB (values other than these two are not looked at)."""
-    if path.suffix != ".json":
-        return False
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            head = handle.read(SNIFF_BYTES).lstrip("\ufeff \t\r\n")
-    except OSError:
-        return False
-    return head.startswith("{") and bool(_THREAD_ID.search(head)) and bool(_VERSION.search(head))
+    head = head_text(path, SNIFF_BYTES) if path.suffix == ".json" else None
+    return head is not None and head.startswith("{") and bool(_THREAD_ID.search(head)) and bool(_VERSION.search(head))
 
 
 def read(path: Path) -> list[Session]:

@@ -33,12 +33,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import DamagedTranscriptError
 from ..models import Edit, Message, ParseStats, Part, Session, epoch_timestamp
 from ..transcripts import shell
 from ..transcripts.edits import before_after, diffed, replacement, replacements, whole_file
 from ..transcripts.jsonl import loads, one_record, written_since
-from ..transcripts.sqlite_store import damaged, is_sqlite, open_read_only, table_columns
+from ..transcripts.sqlite_store import open_read_only, reading, sniff_store, table_columns
 
 NAME = "crush"
 MULTI_SESSION = True  # one store holds every session of its project
@@ -72,13 +71,7 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True for a SQLite store with Crush's tables (`sessions` with a `title`, `messages` with `session_id`,
     `role` and `parts`), or a damaged database named `crush.db`."""
-    if not is_sqlite(path):
-        return False
-    try:
-        with closing(open_read_only(path)) as conn:
-            return _schema(conn) is not None
-    except sqlite3.Error as exc:
-        return damaged(exc) and path.name == STORE
+    return sniff_store(path, _schema, STORE)
 
 
 def _schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
@@ -93,17 +86,14 @@ def read(path: Path) -> list[Session]:
     DamagedTranscriptError when SQLite says it is corrupt; a store that is not Crush's gives []."""
     with path.open("rb"):
         pass  # the only OSError: the file cannot be opened
-    try:
-        with closing(open_read_only(path)) as conn:
-            schema = _schema(conn)
-            if schema is None:
-                return []
-            return [_session(path, conn, schema, row) for row in _sessions(conn, schema)]
-    except sqlite3.Error as exc:
-        if not damaged(exc):
-            return []  # locked or unreadable just now: nothing to read, no error to report
-        raise DamagedTranscriptError(f"The Crush store {path} is damaged ({exc}); its sessions are skipped.",
-                                     hint="`sqlite3 FILE .recover` may save what it holds.") from exc
+    found: list[Session] = []
+    with reading(path, "Crush"), closing(open_read_only(path)) as conn:
+        schema = _schema(conn)
+        if schema is None:
+            return []
+        for row in _sessions(conn, schema):
+            found.append(_session(path, conn, schema, row))
+    return found
 
 
 def _sessions(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[tuple[str, str | None]]:

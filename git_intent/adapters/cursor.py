@@ -31,6 +31,7 @@ from typing import Any
 
 from ..models import Edit, Message, ParseStats, Part, Role, Session
 from ..transcripts import shell
+from ..transcripts.blocks import result_text
 from ..transcripts.edits import envelope, replacements, whole_file
 from ..transcripts.jsonl import head_records, iter_records, one_record, recognised, written_since
 
@@ -152,7 +153,7 @@ def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit
                                            call_id=call_id, timestamp=when)
         elif btype == "tool_result":
             parts.append(Part(kind="tool_result", call_id=str(block.get("tool_use_id") or "") or None,
-                              is_error=bool(block.get("is_error")), text=_result_text(block.get("content"))))
+                              is_error=bool(block.get("is_error")), text=result_text(block.get("content"))))
     return parts
 
 
@@ -201,10 +202,3 @@ def _raw(content: Any) -> str:
         return ""
     return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
 
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return ""

@@ -35,12 +35,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import DamagedTranscriptError
 from ..models import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.edits import replacement, whole_file
 from ..transcripts.jsonl import loads, one_record, written_since
-from ..transcripts.sqlite_store import damaged, is_sqlite, open_read_only, table_columns
+from ..transcripts.sqlite_store import open_read_only, reading, sniff_store, table_columns
 
 NAME = "goose"
 MULTI_SESSION = True  # one store holds every session of every project
@@ -74,13 +73,7 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True for a SQLite store with Goose's tables (`sessions` with a `working_dir`, `messages` with
     `session_id`, `role` and `content_json`), or a damaged database named `sessions.db`."""
-    if not is_sqlite(path):
-        return False
-    try:
-        with closing(open_read_only(path)) as conn:
-            return _schema(conn) is not None
-    except sqlite3.Error as exc:
-        return damaged(exc) and path.name == STORE
+    return sniff_store(path, _schema, STORE)
 
 
 def _schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
@@ -105,25 +98,19 @@ def read_project(path: Path, project_id: str | None = None, root: Path | None = 
         pass  # the only OSError: the file cannot be opened
     roots = {os.path.normpath(str(root)), os.path.realpath(str(root))} if root is not None else set()
     found: list[Session] = []
-    try:
-        with closing(open_read_only(path)) as conn:
-            schema = _schema(conn)
-            if schema is None:
-                return []
-            for session_id, folder, updated in _sessions(conn, schema):
-                if roots and not (folder and _under(folder, roots)):
-                    continue
-                if since is not None and updated is not None and updated < since:
-                    continue
-                session = _session(path, conn, schema, session_id, folder)
-                end = session.ended_at
-                if since is None or updated is not None or end is None or end >= since:
-                    found.append(session)
-    except sqlite3.Error as exc:
-        if not damaged(exc):
-            return found  # locked just now: the sessions read so far stand
-        raise DamagedTranscriptError(f"The Goose store {path} is damaged ({exc}); its sessions are skipped.",
-                                     hint="`sqlite3 FILE .recover` may save what it holds.") from exc
+    with reading(path, "Goose"), closing(open_read_only(path)) as conn:
+        schema = _schema(conn)
+        if schema is None:
+            return []
+        for session_id, folder, updated in _sessions(conn, schema):
+            if roots and not (folder and _under(folder, roots)):
+                continue
+            if since is not None and updated is not None and updated < since:
+                continue
+            session = _session(path, conn, schema, session_id, folder)
+            end = session.ended_at
+            if since is None or updated is not None or end is None or end >= since:
+                found.append(session)
     return found
 
 

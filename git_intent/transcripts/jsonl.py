@@ -117,6 +117,16 @@ def written_since(paths: Iterable[Path], since: datetime | None) -> Iterator[Pat
             continue
 
 
+def head_text(path: Path, size: int) -> str | None:
+    """The first `size` characters of a text file, less a byte-order mark and leading white space, for sniffing a
+    whole-document format; None when it cannot be read."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return handle.read(size).lstrip("\ufeff \t\r\n")
+    except OSError:
+        return None
+
+
 def head_records(path: Path, limit: int = 20, max_bytes: int = 1 << 20) -> list[dict[str, Any]]:
     """The first `limit` objects of a JSON Lines file, for sniffing; [] when unreadable.
 

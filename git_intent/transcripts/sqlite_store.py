@@ -4,7 +4,12 @@ the tables' columns, and telling a damaged store from a busy one."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
+from typing import Any
+
+from ..errors import DamagedTranscriptError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -52,3 +57,28 @@ def table_columns(conn: sqlite3.Connection, *tables: str) -> dict[str, set[str]]
 def damaged(exc: sqlite3.Error) -> bool:
     """Whether SQLite says the file is corrupt or not a database (not merely locked or unreadable)."""
     return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def sniff_store(path: Path, schema: Callable[[sqlite3.Connection], Any], name: str) -> bool:
+    """Whether `path` is a SQLite store whose tables `schema` recognises (returns non-None), or a damaged database
+    named `name` (a damaged store shows no tables: its name says whose it is to report). Never raises."""
+    if not is_sqlite(path):
+        return False
+    try:
+        with closing(open_read_only(path)) as conn:
+            return schema(conn) is not None
+    except sqlite3.Error as exc:
+        return damaged(exc) and path.name == name
+
+
+@contextmanager
+def reading(path: Path, agent: str) -> Iterator[None]:
+    """Read a store inside this block: when SQLite says it is damaged, DamagedTranscriptError (said once, never a
+    crash: the caller skips the store); when it is locked or unreadable just now, the block ends quietly and
+    what was read so far stands."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        if damaged(exc):
+            raise DamagedTranscriptError(f"The {agent} store {path} is damaged ({exc}); its sessions are skipped.",
+                                         hint="`sqlite3 FILE .recover` may save what it holds.") from exc

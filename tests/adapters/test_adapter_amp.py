@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORPUS, agent_commit, blame_json, corpus, line_of, make_repo
+from support import CORPUS, agent_commit, blamed, corpus, line_of, make_repo
 
 from git_intent.adapters import ADAPTERS, amp
 from git_intent.errors import DamagedTranscriptError
@@ -179,11 +179,6 @@ def test_a_line_amp_wrote_is_blamed_to_its_message(tmp_path: Path) -> None:
     sha = agent_commit(repo, {"jokes.csv": before}, {"jokes.csv": before.replace(args["old_str"], args["new_str"])},
                        datetime(2026, 2, 28, 1, 56, 52, tzinfo=timezone.utc),
                        datetime(2026, 2, 28, 1, 57, 0, tzinfo=timezone.utc))
-    got = blame_json(repo, f"jokes.csv:{line_of(repo / 'jokes.csv', NEW_ROW)}")["lines"][0]
-    assert (got["commit"], got["content"], got["status"], got["line"]) == (sha, NEW_ROW, "agent", 15)
-    attribution = got["attribution"]
-    assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-        "amp", source["id"], "3", "edit_file")
-    assert [(e["role"], e["message_id"], e["text"]) for e in got["evidence"][:1]] == [
-        ("user", "0", "Read jokes.csv and append one new joke row")]
-    assert blame_json(repo, "jokes.csv:2")["lines"][0]["attribution"] is None
+    assert blamed(repo, "jokes.csv", NEW_ROW) == (sha, "agent", "amp", source["id"], "3", "edit_file", "user", "0")
+    assert line_of(repo / "jokes.csv", NEW_ROW) == 15
+    assert blamed(repo, "jokes.csv", "id,setup,punchline")[1:3] == ("unrecorded", None)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import agent_commit, blame_json, corpus, line_of, make_repo
+from support import agent_commit, blamed, corpus, make_repo
 
 from git_intent.adapters import ADAPTERS, crush
 from git_intent.errors import DamagedTranscriptError
@@ -180,10 +180,5 @@ def test_lines_crush_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
     for path, text, message, tool in (
             ("main.go", '\tname := flag.String("name", "world", "who to greet")', mid(4), "edit"),
             ("main_test.go", "func TestGreetingUsesTheName(t *testing.T) {", mid(6), "write")):
-        got = blame_json(repo, f"{path}:{line_of(repo / path, text)}")["lines"][0]
-        assert (got["commit"], got["content"], got["status"]) == (sha, text, "agent")
-        attribution = got["attribution"]
-        assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-            "crush", SESSION, message, tool)
-        assert (got["evidence"][0]["role"], got["evidence"][0]["message_id"]) == ("user", mid(1))
-    assert blame_json(repo, "main.go:1")["lines"][0]["attribution"] is None
+        assert blamed(repo, path, text) == (sha, "agent", "crush", SESSION, message, tool, "user", mid(1))
+    assert blamed(repo, "main.go", "package main")[1:3] == ("unrecorded", None)

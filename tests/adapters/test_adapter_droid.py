@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORPUS, agent_commit, blame_json, corpus, make_repo, write_records
+from support import CORPUS, agent_commit, blamed, corpus, make_repo, write_records
 
 from git_intent.adapters import ADAPTERS, droid
 
@@ -157,10 +157,6 @@ def test_a_line_droid_wrote_is_blamed_to_its_message(tmp_path: Path) -> None:
     sha = agent_commit(repo, {"index.ts": before}, {"index.ts": before.replace("// DROID2", "// DROID3")},
                        datetime(2026, 1, 28, 16, 57, 1, tzinfo=timezone.utc),
                        datetime(2026, 1, 28, 16, 57, 29, tzinfo=timezone.utc))
-    got = blame_json(repo, "index.ts:1")["lines"][0]
-    assert (got["commit"], got["content"], got["status"]) == (sha, "// DROID3", "agent")
-    attribution = got["attribution"]
-    assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-        "droid", SESSION, PATCH_MESSAGE, "ApplyPatch")
-    assert (got["evidence"][0]["role"], got["evidence"][0]["message_id"]) == ("user", PROMPT)
-    assert blame_json(repo, "index.ts:2")["lines"][0]["attribution"] is None
+    assert blamed(repo, "index.ts", "// DROID3") == (sha, "agent", "droid", SESSION, PATCH_MESSAGE, "ApplyPatch",
+                                                   "user", PROMPT)
+    assert blamed(repo, "index.ts", "console.log('Hello');")[1:3] == ("unrecorded", None)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import agent_commit, blame_json, corpus, line_of, make_repo
+from support import agent_commit, blamed, corpus, make_repo
 
 from git_intent.adapters import ADAPTERS, goose
 from git_intent.errors import DamagedTranscriptError
@@ -144,13 +144,8 @@ def test_lines_goose_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
                                                     "test_notes.py": test},
                        datetime(2026, 7, 16, 10, 0, tzinfo=timezone.utc),
                        datetime(2026, 7, 16, 10, 0, 23, tzinfo=timezone.utc))
-    for path, text, message, tool in (("notes.py", "def word_count(text):", f"msg_{NOTES}_3", "edit"),
-                                      ("test_notes.py", "def test_word_count_splits_on_whitespace():",
-                                       f"msg_{NOTES}_5", "write")):
-        got = blame_json(repo, f"{path}:{line_of(repo / path, text)}")["lines"][0]
-        assert (got["commit"], got["content"], got["status"]) == (sha, text, "agent")
-        attribution = got["attribution"]
-        assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-            "goose", NOTES, message, tool)
-        assert (got["evidence"][0]["role"], got["evidence"][0]["message_id"]) == ("user", f"msg_{NOTES}_0")
-    assert blame_json(repo, "notes.py:1")["lines"][0]["attribution"] is None
+    for path, text, message, tool in (
+            ("notes.py", "def word_count(text):", f"msg_{NOTES}_3", "edit"),
+            ("test_notes.py", "def test_word_count_splits_on_whitespace():", f"msg_{NOTES}_5", "write")):
+        assert blamed(repo, path, text) == (sha, "agent", "goose", NOTES, message, tool, "user", f"msg_{NOTES}_0")
+    assert blamed(repo, "notes.py", "import sys")[1:3] == ("unrecorded", None)

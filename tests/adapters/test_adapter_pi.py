@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORPUS, agent_commit, blame_json, corpus, line_of, make_repo, write_records
+from support import CORPUS, agent_commit, blamed, corpus, make_repo, write_records
 
 from git_intent.adapters import ADAPTERS, pi
 
@@ -166,13 +166,6 @@ def test_lines_pi_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
     target.write_text(text.replace(CWD, str(repo)), encoding="utf-8")
     started, ended = (datetime.fromisoformat(records[i]["timestamp"]) for i in (1, -1))
     sha = agent_commit(repo, {"README.md": "# pi-mono\n"}, {DOC: document}, started, ended)
-    for line_text, message, tool, prompt in (
-            (EDITED, "r7", "edit", "get messages(): Message[]; not AppMessage with our extension?"),
-            ("# Coding Agent Refactoring Plan", "r3", "write", None)):
-        got = blame_json(repo, f"{DOC}:{line_of(repo / DOC, line_text)}")["lines"][0]
-        assert (got["commit"], got["content"], got["status"]) == (sha, line_text, "agent")
-        attribution = got["attribution"]
-        assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-            "pi", SESSION, message, tool)
-        first = got["evidence"][0]
-        assert first["role"] == "user" and (prompt is None or first["text"] == prompt)
+    assert blamed(repo, DOC, EDITED) == (sha, "agent", "pi", SESSION, "r7", "edit", "user", "r5")
+    assert blamed(repo, DOC, "# Coding Agent Refactoring Plan") == (sha, "agent", "pi", SESSION, "r3", "write", "user",
+                                                                     "r2")

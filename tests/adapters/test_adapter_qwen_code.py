@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CORPUS, agent_commit, blame_json, corpus, line_of, make_repo, write_records
+from support import CORPUS, agent_commit, blamed, corpus, make_repo, write_records
 
 from git_intent.adapters import ADAPTERS, qwen_code
 
@@ -207,15 +207,9 @@ def test_a_line_qwen_code_wrote_is_blamed_to_its_message(tmp_path: Path) -> None
     sha = agent_commit(repo, {"todo.py": shown["call_02"]["originalContent"]},
                        {"todo.py": shown["call_03"]["newContent"], "test_todo.py": shown["call_04"]["newContent"]},
                        started, ended)
-    for path, line_text, message, tool in (
+    for path, text, message, tool in (
             ("todo.py", '    adding.add_argument("--priority", choices=PRIORITIES, default="normal")', uuid(7), "edit"),
             ("todo.py", 'PRIORITIES = ("high", "normal", "low")', uuid(5), "edit"),
             ("test_todo.py", '    add("water the plants", priority="high")', uuid(9), "write_file")):
-        got = blame_json(repo, f"{path}:{line_of(repo / path, line_text)}")["lines"][0]
-        assert (got["commit"], got["content"], got["status"]) == (sha, line_text, "agent")
-        attribution = got["attribution"]
-        assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-            "qwen-code", SESSION, message, tool)
-        assert (got["evidence"][0]["role"], got["evidence"][0]["message_id"]) == ("user", uuid(1))
-    baseline = blame_json(repo, f"todo.py:{line_of(repo / 'todo.py', 'import argparse')}")["lines"][0]
-    assert baseline["commit"] != sha and baseline["attribution"] is None
+        assert blamed(repo, path, text) == (sha, "agent", "qwen-code", SESSION, message, tool, "user", uuid(1))
+    assert blamed(repo, "todo.py", "import argparse")[1:3] == ("unrecorded", None)

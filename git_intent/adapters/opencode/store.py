@@ -8,10 +8,9 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from ...errors import DamagedTranscriptError
 from ...models import ParseStats, Session
 from ...transcripts.jsonl import loads
-from ...transcripts.sqlite_store import damaged, open_read_only, table_columns
+from ...transcripts.sqlite_store import open_read_only, reading, table_columns
 from .messages import Meta, Raw, Wanted, as_dict, build_session, dicts, get, int_of, text_of
 
 
@@ -31,22 +30,16 @@ def read_schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
 def db_sessions(path: Path, wanted: Wanted) -> list[Session]:
     """The `wanted` sessions of a SQLite store; raises DamagedTranscriptError when SQLite says it is corrupt."""
     found: list[Session] = []
-    try:
-        with closing(open_store(path)) as conn:
-            schema = read_schema(conn)
-            if schema is None:
-                return []
-            for meta in _db_metas(conn, schema):
-                if wanted(meta, None):
-                    session = build_session(meta, path, _db_messages(conn, schema, meta))
-                    if wanted(meta, session):
-                        found.append(session)
-    except sqlite3.Error as exc:
-        if not damaged(exc):
-            return found  # locked, or not readable here: the sessions read so far stand
-        # Damaged (a torn copy, a bad disk): said once, never a crash; the caller skips the store.
-        raise DamagedTranscriptError(f"The OpenCode store {path} is damaged ({exc}); its sessions are skipped.",
-                              hint="`sqlite3 FILE .recover` may save what it holds.") from exc
+    # Locked, or not readable here: the sessions read so far stand; damaged: said once, the store is skipped.
+    with reading(path, "OpenCode"), closing(open_store(path)) as conn:
+        schema = read_schema(conn)
+        if schema is None:
+            return []
+        for meta in _db_metas(conn, schema):
+            if wanted(meta, None):
+                session = build_session(meta, path, _db_messages(conn, schema, meta))
+                if wanted(meta, session):
+                    found.append(session)
     return found
 
 
