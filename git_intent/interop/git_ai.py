@@ -25,7 +25,7 @@ from ..models import Message, ParseStats, Part, PartKind, Role, parse_timestamp
 NOTES_REF = "refs/notes/ai"
 # git-ai `agent_id.tool` -> git-intent agent name; other tools are kept as written and marked unsupported.
 TOOL_AGENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "opencode": "opencode",
-               "gemini": "gemini-cli"}
+               "gemini": "gemini-cli", "amp": "amp", "droid": "droid", "pi": "pi"}
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
 _ROLES: dict[str, tuple[Role, PartKind]] = {"user": ("user", "text"), "assistant": ("assistant", "text"),
                                              "thinking": ("assistant", "reasoning"), "plan": ("assistant", "text")}
