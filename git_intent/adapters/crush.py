@@ -33,6 +33,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..errors import UnreadableFileError
+from ..git.worktree import read_worktree_file
 from ..models import Edit, Message, ParseStats, Part, Session, epoch_timestamp
 from ..transcripts import shell
 from ..transcripts.edits import before_after, diffed, replacement, replacements, whole_file
@@ -48,6 +50,7 @@ STORE = "crush.db"
 EDIT_TOOLS = frozenset({"edit", "multiedit", "write"})
 SHELL_TOOL = "bash"
 _QUIET = frozenset({"finish", "image_url", "binary", "shell_command"})
+CONFIG_BYTES = 1 << 20  # a project configuration larger than this is not Crush's
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
@@ -56,8 +59,9 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     found: list[Path] = [folder / DATA_DIR / STORE for folder in (root, *root.parents)]
     for name in ("crush.json", ".crush.json"):
         try:
-            config = json.loads((root / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = read_worktree_file(root, name, limit=CONFIG_BYTES)
+            config = json.loads(text) if text is not None else None
+        except (UnreadableFileError, ValueError):
             continue
         options = config.get("options") if isinstance(config, dict) else None
         folder = options.get("data_directory") if isinstance(options, dict) else None
