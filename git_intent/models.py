@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-# An agent is named by its adapter (`git_intent.adapters`): the built-ins claude-code, codex, opencode,
-# gemini-cli, cursor, aider and specstory (SpecStory histories, imported), or a plug-in's name. The registry
+# An agent is named by its adapter (`git_intent.adapters`): a built-in (claude-code, codex, opencode,
+# gemini-cli, cursor, aider, qwen-code, amp, droid, pi, crush, goose, and specstory:
+# SpecStory histories, imported), or a plug-in's name. The registry
 # checks the sessions its adapters read (`adapters.Registered.read`); a name from a note or a shared store is
 # only shape-checked, since a teammate's plug-in may have written it. The shape keeps a name safe as a folder
 # name (the backup files sessions under it) and in a note.
@@ -41,6 +42,19 @@ def parse_timestamp(value: Any) -> datetime | None:
     except ValueError:
         return None
     return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
+
+
+def epoch_timestamp(value: Any) -> datetime | None:
+    """Seconds or milliseconds since the epoch (a number above 1e11 is milliseconds: 1e11 s lies in the year
+    5138) as an aware UTC datetime; an ISO-8601 string as `parse_timestamp`; None when absent or malformed."""
+    if isinstance(value, str):
+        return parse_timestamp(value)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000 if abs(value) > 1e11 else value, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def utc_stamp(when: datetime) -> str:

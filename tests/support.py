@@ -130,6 +130,36 @@ def commit_synced(repo: Path, message: str, *args: str, env: dict[str, str] | No
     return commit_all(repo, message, *args, env={**SYNC, **(env or {})})
 
 
+def agent_commit(repo: Path, before: dict[str, str], after: dict[str, str], started: datetime,
+                 ended: datetime) -> str:
+    """In the empty repository `repo`: a person commits `before` (relative path → text) half an hour before the
+    session `started`; git-intent is installed; the agent's files `after` are committed a minute after it
+    `ended`, through the hook with its worker in the foreground. The session's transcript must already be
+    where its agent keeps it. Returns the agent commit's sha."""
+    write_files(repo, before)
+    commit_at_all(repo, "baseline", started - timedelta(minutes=30))
+    install(repo)
+    write_files(repo, after)
+    stamp = (ended + timedelta(minutes=1)).isoformat()
+    return commit_all(repo, "the agent's change", env={**SYNC, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+
+
+def write_files(repo: Path, files: dict[str, str]) -> None:
+    """Write each relative path's text (UTF-8) below `repo`."""
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+
+
+def commit_at_all(repo: Path, message: str, when: datetime) -> str:
+    """`git add -A` and a commit authored and committed at `when` (allowed to be empty); the new SHA."""
+    stamp = when.isoformat()
+    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    git(repo, "add", "-A", env=env)
+    git(repo, "commit", "-q", "--allow-empty", "-m", message, env=env)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
 def commit_file(repo: Path, name: str, text: str, message: str | None = None,
                 env: dict[str, str] | None = None) -> str:
     """Write `name` (UTF-8), commit it alone (through whatever hook is installed, which must print nothing)
@@ -203,6 +233,16 @@ def blame_json(repo: Path, location: str) -> dict[str, Any]:
     assert proc.stderr == ""
     answer: dict[str, Any] = json.loads(proc.stdout)
     return answer
+
+
+def blamed(repo: Path, path: str, text: str) -> tuple[Any, ...]:
+    """What `blame --json` says of the one line of `path` that reads `text`: (commit, status, agent, session id,
+    message id, tool, and the role and message id of its first evidence); None for what it does not say."""
+    got = blame_json(repo, f"{path}:{line_of(repo / path, text)}")["lines"][0]
+    assert got["content"] == text
+    credit, first = got["attribution"] or {}, (got["evidence"] or [{}])[0]
+    return (got["commit"], got["status"], credit.get("agent"), credit.get("session_id"), credit.get("message_id"),
+            credit.get("tool"), first.get("role"), first.get("message_id"))
 
 
 def line_of(path: Path, text: str) -> int:

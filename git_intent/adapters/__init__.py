@@ -143,7 +143,9 @@ class _BuiltIn(Mapping[str, Registered]):
     line imports the Claude Code adapter alone (importing all six cost ~60 ms of its start-up)."""
 
     _MODULES = {"claude-code": "claude_code", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini_cli",
-                "cursor": "cursor", "aider": "aider", "specstory": "specstory"}
+                "cursor": "cursor", "aider": "aider",
+                "qwen-code": "qwen_code", "amp": "amp", "droid": "droid", "pi": "pi", "crush": "crush",
+                "goose": "goose", "specstory": "specstory"}
 
     def __init__(self) -> None:
         self._loaded: dict[str, Registered] = {}
@@ -164,7 +166,8 @@ class _BuiltIn(Mapping[str, Registered]):
 ADAPTERS: Mapping[str, Registered] = _BuiltIn()
 # The built-ins whose `read` depends on the file alone (`Registered.file_scoped`), known without importing
 # them: a parse kept by `parse_cache` is then found before any adapter is loaded.
-FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider", "specstory"})
+FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider",
+                         "qwen-code", "amp", "droid", "pi", "crush", "specstory"})
 
 
 def adapter(name: str) -> Registered | None:

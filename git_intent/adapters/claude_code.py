@@ -75,11 +75,11 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 def sniff(path: Path) -> bool:
     """True when the file's first records are shaped as Claude Code's, whatever their types: objects with a
-    string `type` (all but one, as one may be damaged), more of them carrying a `uuid` or a `sessionId`
-    (Gemini CLI's records have an `id`) than carrying Codex's `payload` or Gemini CLI's `projectHash` (one
-    unknown record with such a key does not veto the file). Types are not checked against a list: Claude
-    Code 2.1.14x opens a file with `last-prompt` and `permission-mode` records, and a list made every such
-    file unrecognised."""
+    string `type` and no GenAI `message.parts` (all but one, as one may be damaged: Qwen Code's records are
+    Claude-like but for those), more of them carrying a `uuid` or a `sessionId` (Gemini CLI's records have an
+    `id`) than carrying Codex's `payload` or Gemini CLI's `projectHash` (one unknown record with such a key
+    does not veto the file). Types are not checked against a list: Claude Code 2.1.14x opens a file with
+    `last-prompt` and `permission-mode` records, and a list made every such file unrecognised."""
     if path.suffix != ".jsonl":
         return False
     return recognised(head_records(path), _typed, _looks_like_claude,
@@ -87,12 +87,19 @@ def sniff(path: Path) -> bool:
 
 
 def _typed(record: dict[str, Any]) -> bool:
-    return isinstance(record.get("type"), str)
+    return isinstance(record.get("type"), str) and not _genai(record)
+
+
+def _genai(record: dict[str, Any]) -> bool:
+    """A record whose message is GenAI `Content` (`parts`, no `content`): Qwen Code's, shaped like Claude
+    Code's records otherwise."""
+    body = record.get("message")
+    return isinstance(body, dict) and "parts" in body and "content" not in body
 
 
 def _looks_like_claude(record: dict[str, Any]) -> bool:
     kind = record.get("type")
-    if not isinstance(kind, str):
+    if not isinstance(kind, str) or _genai(record):
         return False
     return "uuid" in record or isinstance(record.get("sessionId"), str) or kind in ("summary", "file-history-snapshot")
 

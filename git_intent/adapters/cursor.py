@@ -29,10 +29,11 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ..models import AddedLine, Edit, Message, ParseStats, Part, Role, Session
+from ..models import Edit, Message, ParseStats, Part, Role, Session
 from ..transcripts import shell
+from ..transcripts.blocks import result_text
+from ..transcripts.edits import envelope, replacements, whole_file
 from ..transcripts.jsonl import head_records, iter_records, one_record, recognised, written_since
-from ..transcripts.patches import parse_apply_patch, text_diff_added
 
 NAME = "cursor"
 EDIT_TOOLS = frozenset({"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch"})
@@ -152,7 +153,7 @@ def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit
                                            call_id=call_id, timestamp=when)
         elif btype == "tool_result":
             parts.append(Part(kind="tool_result", call_id=str(block.get("tool_use_id") or "") or None,
-                              is_error=bool(block.get("is_error")), text=_result_text(block.get("content"))))
+                              is_error=bool(block.get("is_error")), text=result_text(block.get("content"))))
     return parts
 
 
@@ -161,17 +162,7 @@ def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime) 
         text = args if isinstance(args, str) else next(
             (v for k, v in args.items() if k in ("patch", "input") and isinstance(v, str)), ""
         ) if isinstance(args, dict) else ""
-        edits: list[Edit] = []
-        for f in parse_apply_patch(text):
-            if f.move_to and f.move_to != f.path:  # `*** Move to:`: the file's earlier edits follow it
-                edits.append(Edit(path=f.move_to, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
-                                  kind="move", source=f.path))
-            edits.append(Edit(path=f.move_to or f.path, tool=name, message_id=message_id, call_id=call_id,
-                              timestamp=when, kind=f.kind,  # type: ignore[arg-type]
-                              old_text="\n".join(f.old_lines) or None, new_text="\n".join(f.new_lines),
-                              added=tuple(AddedLine(text=t, line=i + 1 if f.kind == "create" else None)
-                                          for i, t in enumerate(f.added))))
-        return edits
+        return envelope(text, tool=name, message_id=message_id, call_id=call_id, timestamp=when)
     if not isinstance(args, dict):
         return []
     path = args.get("path") or args.get("file_path")
@@ -179,19 +170,14 @@ def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime) 
         return []
     if name == "Write":
         contents = args.get("contents", args.get("content"))
-        contents = contents if isinstance(contents, str) else ""
-        # The whole file as written: its line numbers are exact.
-        return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when, kind="create",
-                     new_text=contents,
-                     added=tuple(AddedLine(text=t, line=i + 1) for i, t in enumerate(contents.splitlines())))]
+        return [whole_file(path, contents if isinstance(contents, str) else "", tool=name, message_id=message_id,
+                           call_id=call_id, timestamp=when)]
     if name == "Delete":
         return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when, kind="delete")]
     raw = args.get("edits")
     many: list[Any] = raw if name == "MultiEdit" and isinstance(raw, list) else [args]
     pairs = [(str(e.get("old_string", "")), str(e.get("new_string", ""))) for e in many if isinstance(e, dict)]
-    added = [a for old, new in pairs for a in text_diff_added(old, new, numbered=False)]
-    return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
-                 old_text="\n".join(p[0] for p in pairs), new_text="\n".join(p[1] for p in pairs), added=tuple(added))]
+    return [replacements(path, pairs, tool=name, message_id=message_id, call_id=call_id, timestamp=when)]
 
 
 def _workspace(path: Path, paths: list[str]) -> str | None:
@@ -216,10 +202,3 @@ def _raw(content: Any) -> str:
         return ""
     return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
 
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return ""

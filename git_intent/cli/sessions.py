@@ -11,7 +11,7 @@ from ._base import cli, echo, open_repo, print_json
 
 @cli.command()
 @click.option("--agent", help="Only this agent's sessions (claude-code, codex, opencode, gemini-cli, cursor, aider, "
-                              "specstory).")
+              "qwen-code, amp, droid, pi, crush, goose, specstory, or a plug-in's name).")
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
 def sessions(agent: str | None, as_json: bool) -> None:
     """List every session found for this repository: agent, time span, messages, and linked commits."""

@@ -27,7 +27,7 @@ from ..models import Message, ParseStats, Part, PartKind, Role, parse_timestamp
 NOTES_REF = "refs/notes/ai"
 # git-ai `agent_id.tool` -> git-intent agent name; other tools are kept as written and marked unsupported.
 TOOL_AGENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "opencode": "opencode",
-               "gemini": "gemini-cli"}
+               "gemini": "gemini-cli", "amp": "amp", "droid": "droid", "pi": "pi"}
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
 _SPACE = re.compile(r"\s*")  # what str.lstrip strips
 _DECODER = json.JSONDecoder()

@@ -117,14 +117,14 @@ def written_since(paths: Iterable[Path], since: datetime | None) -> Iterator[Pat
             continue
 
 
-def head_text(path: Path, size: int = 4096) -> str:
-    """The first `size` characters of a text transcript (UTF-8, undecodable bytes replaced), for a sniff; "" when
-    it cannot be read."""
+def head_text(path: Path, size: int = 4096) -> str | None:
+    """The first `size` characters of a text file, less a byte-order mark and leading white space, for sniffing a
+    whole-document format; None when it cannot be read."""
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return handle.read(size)
+            return handle.read(size).lstrip("\ufeff \t\r\n")
     except OSError:
-        return ""
+        return None
 
 
 def head_records(path: Path, limit: int = 20, max_bytes: int = 1 << 20) -> list[dict[str, Any]]:

@@ -14,7 +14,20 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS
 
-from git_intent.adapters import ADAPTERS, claude_code, codex, cursor, gemini_cli, opencode
+from git_intent.adapters import (
+    ADAPTERS,
+    amp,
+    claude_code,
+    codex,
+    crush,
+    cursor,
+    droid,
+    gemini_cli,
+    goose,
+    opencode,
+    pi,
+    qwen_code,
+)
 from git_intent.models import Session, to_json, validate_json
 
 T = CORPUS / "transcripts"
@@ -29,6 +42,12 @@ FILES: dict[str, list[Path]] = {
     "aider": sorted(p for p in (T / "aider").glob("*.md") if p.name != "README.md"),
     "opencode": [T / "opencode/synthetic__opencode-sqlite/opencode.db", T / "opencode/synthetic__opencode-storage"],
     "specstory": sorted(p for p in (T / "specstory").glob("*.md") if p.name != "README.md"),
+    "qwen-code": sorted((T / "qwen-code").glob("*.jsonl")),
+    "amp": sorted((T / "amp").glob("*.json")),
+    "droid": sorted((T / "droid").glob("*.jsonl")),
+    "pi": sorted((T / "pi").glob("*.jsonl")),
+    "crush": [T / "crush/documented__greeter/.crush/crush.db"],
+    "goose": [T / "goose/documented__schema-13/sessions.db"],
 }
 CASES = [pytest.param(agent, path, id=f"{agent}:{path.name}") for agent, paths in FILES.items() for path in paths]
 
@@ -83,9 +102,34 @@ def _opencode(root: Path, home: Path, source: Path) -> Path:
     return opencode.data_dir() / ("opencode.db" if source.suffix == ".db" else "storage")
 
 
+def _qwen(root: Path, home: Path, source: Path) -> Path:
+    return qwen_code.runtime_dir() / "projects" / qwen_code.encode_project(root) / "chats" / source.name
+
+
+def _amp(root: Path, home: Path, source: Path) -> Path:
+    return amp.threads_dir()[-1] / source.name.removeprefix("git-ai__")
+
+
+def _droid(root: Path, home: Path, source: Path) -> Path:
+    return droid.factory_dir() / "sessions" / droid.encode_project(root) / source.name
+
+
+def _pi(root: Path, home: Path, source: Path) -> Path:
+    return pi.agent_dir() / "sessions" / pi.encode_project(root) / source.name
+
+
+def _crush(root: Path, home: Path, source: Path) -> Path:
+    return root / crush.DATA_DIR / crush.STORE
+
+
+def _goose(root: Path, home: Path, source: Path) -> Path:
+    return goose.data_dir() / "sessions" / goose.STORE
+
+
 PLACES: dict[str, Callable[[Path, Path, Path], Path]] = {
     "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
-    "opencode": _opencode}
+    "opencode": _opencode, "qwen-code": _qwen, "amp": _amp, "droid": _droid, "pi": _pi, "crush": _crush,
+    "goose": _goose}
 
 
 # The synthetic OpenCode storage sample has no storage/session/ files, which discovery keys on; SpecStory's

@@ -16,9 +16,9 @@ import pytest
 from conftest import corpus
 
 from git_intent.adapters import Adapter, claude_code, codex, opencode
-from git_intent.adapters.opencode import store as opencode_store
 from git_intent.errors import DamagedTranscriptError
 from git_intent.models import AddedLine, Session
+from git_intent.transcripts import sqlite_store
 
 OC = "transcripts/opencode"
 SQLITE_SAMPLE = f"{OC}/synthetic__opencode-sqlite/opencode.db"
@@ -408,9 +408,10 @@ def test_not_sqlite_and_empty_files_give_nothing(tmp_path: Path) -> None:
 
 
 def test_a_torn_sqlite_file_is_reported_as_damaged(tmp_path: Path) -> None:
-    path = tmp_path / "torn.db"
+    path = tmp_path / "opencode-torn.db"
     path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
-    assert opencode.sniff(path)  # SQLite, and only this adapter reads SQLite: its damage is reported here
+    assert opencode.sniff(path)  # SQLite named as OpenCode's store: its damage is reported here
+    assert not opencode.sniff(shutil.copyfile(path, tmp_path / "crush.db"))  # another agent's store
     with pytest.raises(DamagedTranscriptError, match=r"^The OpenCode store .*torn.db is damaged \(file is not a "
                                                       r"database\); its sessions are skipped\.$"):
         opencode.read(path)
@@ -483,7 +484,7 @@ def test_unknown_roles_and_odd_values_are_counted_not_raised(tmp_path: Path) -> 
 
 def test_connection_is_read_only(tmp_path: Path) -> None:
     store = build_store(tmp_path / "opencode.db")
-    conn = opencode_store._connect(store)
+    conn = sqlite_store.open_read_only(store)  # the read-only open every SQLite adapter shares
     with pytest.raises(sqlite3.OperationalError):
         conn.execute("CREATE TABLE intruder (x)")
     conn.close()
@@ -512,14 +513,14 @@ def test_wal_store_is_read_with_uncheckpointed_rows(tmp_path: Path) -> None:
 def test_store_that_cannot_be_opened_shared_is_read_immutable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A WAL store in a folder we may not write (no -shm to share) fails a plain read-only open."""
     store = build_store(tmp_path / "opencode.db")
-    real = opencode_store._connect
+    real = sqlite_store._connect
 
     def refusing(path: Path, immutable: bool = False) -> sqlite3.Connection:
         if not immutable:
             raise sqlite3.OperationalError("unable to open database file")
         return real(path, immutable)
 
-    monkeypatch.setattr(opencode_store, "_connect", refusing)
+    monkeypatch.setattr(sqlite_store, "_connect", refusing)
     assert opencode.sniff(store)
     assert len(opencode.read(store)) == 3
 

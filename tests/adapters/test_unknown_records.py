@@ -109,9 +109,71 @@ def _opencode(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
     return source, target, {"future-part": 3}
 
 
+def _qwen(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "qwen-code", "documented__0.24.4-edit-session.jsonl")
+    first = json.loads(source.read_text(encoding="utf-8").splitlines()[0])
+    future = {k: first[k] for k in ("parentUuid", "sessionId", "timestamp", "cwd", "version")}
+    records = [{**future, "uuid": f"future-{n}", "type": "future_kind"} for n in range(3)]
+    return source, _jsonl(source, tmp / "s.jsonl", records[:1], records[1:2], records[2:]), {"future_kind": 3}
+
+
+def _amp(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "amp", "git-ai__T-019ca1f6-7f21-77b5-a308-65416ebbdf48.json")
+    thread = json.loads(source.read_text(encoding="utf-8"))
+    messages = thread["messages"]
+    future = {"role": "future_role", "messageId": 90, "content": [{"type": "text", "text": "x"}]}
+    messages[0]["content"].insert(0, {"type": "future_block", "data": 1})
+    thread["messages"] = [future, *messages[:3], {**future, "messageId": 91}, *messages[3:],
+                          {**future, "messageId": 92}]
+    target = tmp / source.name
+    target.write_text(json.dumps(thread, indent=2), encoding="utf-8")
+    return source, target, {"role:future_role": 3, "block:future_block": 1}
+
+
+def _droid(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "droid", "git-ai__droid-session.jsonl")
+    future = {"type": "future_kind", "id": "f0", "timestamp": "2026-01-28T16:57:00.000Z", "value": 1}
+    return source, _jsonl(source, tmp / "s.jsonl", [future], [{**future, "id": "f1"}], [{**future, "id": "f2"}]), {
+        "future_kind": 3}
+
+
+def _pi(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "pi", "git-ai__pi-session-tool.jsonl")
+    future = {"type": "future_kind", "id": "f0", "parentId": None, "timestamp": "2026-03-31T10:10:00.500Z"}
+    return source, _jsonl(source, tmp / "s.jsonl", [future], [{**future, "id": "f1"}], [{**future, "id": "f2"}]), {
+        "future_kind": 3}
+
+
+def _store_with_future(source: Path, target: Path, column: str, item: dict[str, Any]) -> Path:
+    """A copy of a SQLite store whose messages hold `item`, a record of a type no version wrote yet, first in
+    the first message, in a middle one and last in the last one."""
+    shutil.copy(source, target)
+    with sqlite3.connect(target) as conn:
+        rows = conn.execute(f"SELECT rowid, {column} FROM messages ORDER BY rowid").fetchall()
+        for (rowid, raw), at in ((rows[0], 0), (rows[len(rows) // 2], 1), (rows[-1], -1)):
+            items = json.loads(raw)
+            items.insert(at if at >= 0 else len(items), item)
+            conn.execute(f"UPDATE messages SET {column} = ? WHERE rowid = ?", (json.dumps(items), rowid))
+    return target
+
+
+def _crush(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "crush", "documented__greeter", ".crush", "crush.db")
+    (tmp / ".crush").mkdir()
+    target = _store_with_future(source, tmp / ".crush" / "crush.db", "parts", {"type": "future_part", "data": {}})
+    return source, target, {"part:future_part": 3}
+
+
+def _goose(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "goose", "documented__schema-13", "sessions.db")
+    target = _store_with_future(source, tmp / "sessions.db", "content_json", {"type": "futureContent", "x": 1})
+    return source, target, {"content:futureContent": 3}
+
+
 BUILDERS: dict[str, Callable[[Path], tuple[Path, Path, dict[str, int]]]] = {
     "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
-    "opencode": _opencode, "specstory": _specstory}
+    "opencode": _opencode, "qwen-code": _qwen, "amp": _amp, "droid": _droid, "pi": _pi, "crush": _crush,
+    "goose": _goose, "specstory": _specstory}
 
 
 def test_every_adapter_is_covered() -> None:

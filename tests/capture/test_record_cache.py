@@ -25,7 +25,7 @@ from git_intent.sessions.discovery import candidate_sessions, read_transcript
 from git_intent.transcripts import patches
 
 # Every module that imported text_diff_added by name (they call it as a global of their own).
-_DIFF_USERS = ("git_intent.adapters.claude_code", "git_intent.adapters.cursor",
+_DIFF_USERS = ("git_intent.adapters.claude_code", "git_intent.transcripts.edits", "git_intent.transcripts.genai",
                "git_intent.adapters.gemini_cli.messages", "git_intent.adapters.aider.replies",
                "git_intent.adapters.opencode.messages")
 

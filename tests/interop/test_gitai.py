@@ -141,7 +141,8 @@ def test_cursor_sessions_note_many_traces() -> None:
 @pytest.mark.parametrize(("tool", "expected"), [
     ("claude", ("claude-code", True)), ("codex", ("codex", True)), ("cursor", ("cursor", True)),
     ("opencode", ("opencode", True)), ("gemini", ("gemini-cli", True)), ("Claude", ("claude-code", True)),
-    ("github-copilot", ("github-copilot", False)), ("amp", ("amp", False)), ("junie", ("junie", False)),
+    ("github-copilot", ("github-copilot", False)), ("amp", ("amp", True)), ("droid", ("droid", True)),
+    ("pi", ("pi", True)), ("junie", ("junie", False)),
     ("devin", ("devin", False)),
 ])
 def test_tool_names(tool: str, expected: tuple[str, bool]) -> None:

@@ -145,17 +145,21 @@ def mutate_sqlite(kind: str, path: Path, rng: random.Random) -> None:
         path.write_bytes(mutate(kind, path.read_bytes(), rng, "sqlite"))
         return
     with sqlite3.connect(path) as conn:
-        table = rng.choice(["part", "message"])
-        rowid, data = rng.choice(conn.execute(f"SELECT rowid, data FROM {table}").fetchall())
+        # The JSON columns each agent's store keeps its records in: OpenCode's, Crush's, Goose's.
+        present = {(t, str(c[1])) for t in ("part", "message", "messages")
+                   for c in conn.execute(f"PRAGMA table_info({t})")}
+        table, column = rng.choice([tc for tc in (("part", "data"), ("message", "data"), ("messages", "parts"),
+                                                  ("messages", "content_json")) if tc in present])
+        rowid, data = rng.choice(conn.execute(f"SELECT rowid, {column} FROM {table}").fetchall())
         if kind == "delete":
             conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
             return
         if kind == "duplicate":
-            conn.execute(f"UPDATE {table} SET data = data || ' ' WHERE rowid = ?", (rowid,))
+            conn.execute(f"UPDATE {table} SET {column} = {column} || ' ' WHERE rowid = ?", (rowid,))
             return
         raw = mutate(kind, data.encode(), rng, "document")
         value: Any = raw if kind in ("nul", "utf8") else raw.decode("utf-8", "surrogatepass")
-        conn.execute(f"UPDATE {table} SET data = ? WHERE rowid = ?", (value, rowid))
+        conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (value, rowid))
 
 
 def make_mutant(fixture: Fixture, kind: str, rng: random.Random, folder: Path) -> Path:
@@ -242,13 +246,13 @@ def test_commands_over_mutants_never_exit_3(repo: Path) -> None:
     """Every JSON Lines fixture, one mutant of each kind, filed as the backup copy of its session (read
     without discovery's path check): index, search, show and context answer; none exits 3."""
     rng = random.Random(SEED)
-    agents = {"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli", "cursor": "cursor"}
+    agents = {"gemini": "gemini-cli"}  # the fixture folders not named after their agent
     copies = repo / ".opencode" / "intent" / "sessions"
     ids = []
     for n, fixture in enumerate(f for f in FIXTURES if f.rel.endswith(".jsonl")):
         kind = KINDS[n % len(KINDS)]
         (session,) = read(fixture.source)
-        folder = copies / agents[fixture.rel.split("/")[0]]
+        folder = copies / agents.get(fixture.rel.split("/")[0], fixture.rel.split("/")[0])
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{session.session_id}.jsonl").write_bytes(mutate(kind, fixture.source.read_bytes(), rng, "lines"))
         ids.append(session.session_id)

@@ -66,7 +66,7 @@ def sniff(path: Path) -> bool:
     4 KB (lines before it, of any shape, are passed over)."""
     if path.name == HISTORY:
         return True
-    return path.suffix == ".md" and any(HEADER.match(line) for line in head_text(path).splitlines())
+    return path.suffix == ".md" and any(HEADER.match(line) for line in (head_text(path) or "").splitlines())
 
 
 def read(path: Path) -> list[Session]:

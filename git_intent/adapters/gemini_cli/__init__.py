@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ...models import Edit, Message, ParseStats, Session
-from ...transcripts.jsonl import head_records, iter_records, loads, one_record, recognised
-from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message, str_of
+from ...transcripts.genai import str_of
+from ...transcripts.jsonl import head_records, head_text, iter_records, loads, one_record, recognised
+from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message
 from .project import SNIFF_BYTES, discover, gemini_dir, project_hash, project_root
 
 __all__ = ["EDIT_TOOLS", "MULTI_SESSION", "NAME", "REWOUND", "SHELL_TOOL", "UNMATCHED_REWIND", "discover", "gemini_dir",
@@ -49,12 +50,8 @@ def sniff(path: Path) -> bool:
     with a string `id` or `type`; all but one, as one may be damaged), at least one a Gemini record (`$set`,
     `$rewindTo`, or a message with an `id` and a Gemini `type`), more than have Claude Code's `uuid`/`message`
     or Codex's `payload`. Other types are not a reason to refuse the file."""
-    if path.suffix not in (".json", ".jsonl"):
-        return False
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            head = handle.read(SNIFF_BYTES).lstrip("\ufeff \t\r\n")
-    except OSError:
+    head = head_text(path, SNIFF_BYTES) if path.suffix in (".json", ".jsonl") else None
+    if head is None:
         return False
     if _HEADER.match(head) and '"projectHash"' in head:
         return True

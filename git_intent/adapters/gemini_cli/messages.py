@@ -1,5 +1,6 @@
 """Gemini CLI message records into `Message`s and `Edit`s: parts, thoughts, tool calls and the edits of
-`replace`, `write_file` and `run_shell_command` calls."""
+`replace`, `write_file` and `run_shell_command` calls. The GenAI parts and `FileDiff` displays are read by
+`transcripts.genai`, which Qwen Code's adapter shares."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 
 from ...models import AddedLine, Edit, Message, Part, parse_timestamp
 from ...transcripts import shell
-from ...transcripts.patches import text_diff_added, unified_diff_added
+from ...transcripts.genai import as_dict, file_diff_added, parts_of, str_of
+from ...transcripts.patches import text_diff_added
 
 SHELL_TOOL = "run_shell_command"
 EDIT_TOOLS = frozenset({"replace", "write_file"})
@@ -53,31 +55,6 @@ def _thought(thought: dict[str, Any]) -> Part:
     return Part(kind="reasoning", text=text)
 
 
-def parts_of(content: Any) -> list[Part]:
-    """Parts of a Gemini `PartListUnion`: a string, one part object, or a list of them."""
-    if isinstance(content, str):
-        return [Part(kind="text", text=content)]
-    items = content if isinstance(content, list) else [content] if isinstance(content, dict) else []
-    parts: list[Part] = []
-    for item in items:
-        if isinstance(item, str):
-            parts.append(Part(kind="text", text=item))
-        elif not isinstance(item, dict):
-            continue
-        elif isinstance(item.get("text"), str):
-            parts.append(Part(kind="reasoning" if item.get("thought") else "text", text=item["text"]))
-        elif isinstance(item.get("functionResponse"), dict):
-            response = item["functionResponse"]
-            body = response.get("response")
-            parts.append(Part(kind="tool_result", tool=str_of(response.get("name")), call_id=str_of(response.get("id")),
-                              text=_response_text(body), is_error=isinstance(body, dict) and "error" in body))
-        elif isinstance(item.get("functionCall"), dict):
-            call = item["functionCall"]
-            parts.append(Part(kind="tool_call", tool=str_of(call.get("name")), call_id=str_of(call.get("id")),
-                              text=json.dumps(call.get("args"))))
-    return parts
-
-
 def _call_parts(call: dict[str, Any]) -> list[Part]:
     name, call_id = str(call.get("name", "")), str_of(call.get("id"))
     parts = [Part(kind="tool_call", tool=name, call_id=call_id, text=json.dumps(call.get("args")))]
@@ -101,12 +78,8 @@ def _edit(call: dict[str, Any], message_id: str, when: datetime | None) -> Edit 
     path = next((args[k] for k in PATH_KEYS if isinstance(args.get(k), str) and args[k]), display.get("filePath"))
     if not isinstance(path, str) or not path:
         return None
-    diff, original, after = display.get("fileDiff"), display.get("originalContent"), display.get("newContent")
-    added: list[AddedLine] | None = None
-    if isinstance(diff, str) and diff.strip():
-        added = unified_diff_added(diff)
-    elif isinstance(original, str) and isinstance(after, str):
-        added = text_diff_added(original, after)
+    original, after = display.get("originalContent"), display.get("newContent")
+    added = file_diff_added(display)
     stamp = parse_timestamp(call.get("timestamp")) or when
     output = "\n".join(p.text for p in parts_of(call.get("result")))
     if name == "write_file":
@@ -135,24 +108,3 @@ def _shell_edits(call: dict[str, Any], message_id: str, when: datetime | None) -
         return []
     return shell.shell_edits(command, None, tool=SHELL_TOOL, message_id=message_id, call_id=str_of(call.get("id")),
                              timestamp=parse_timestamp(call.get("timestamp")) or when)
-
-
-def _response_text(body: Any) -> str:
-    if isinstance(body, str):
-        return body
-    if isinstance(body, dict):
-        for key in ("output", "error", "content"):
-            if isinstance(body.get(key), str):
-                return str(body[key])
-        return json.dumps(body)
-    return "" if body is None else json.dumps(body)
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    """`value` when it is an object, else {}."""
-    return value if isinstance(value, dict) else {}
-
-
-def str_of(value: Any) -> str | None:
-    """`value` when it is a string, else None."""
-    return value if isinstance(value, str) else None

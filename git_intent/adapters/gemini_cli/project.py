@@ -12,8 +12,9 @@ from datetime import datetime
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
+from ...transcripts.genai import as_dict, parts_of, str_of
 from ...transcripts.jsonl import head_records, written_since
-from .messages import EDIT_TOOLS, PATH_KEYS, as_dict, parts_of, str_of
+from .messages import EDIT_TOOLS, PATH_KEYS
 
 SNIFF_BYTES = 64 * 1024
 _HEX = re.compile(r"\A[0-9a-f]{16}(?:[0-9a-f]{48})?\Z")

@@ -39,12 +39,12 @@ from pathlib import Path
 
 from ...models import Session
 from ...transcripts.jsonl import written_since
+from ...transcripts.sqlite_store import SQLITE_MAGIC, damaged
 from .messages import Meta, Wanted
-from .store import damaged, db_sessions, export_sessions, open_store, read_schema, tree_member, tree_sessions
+from .store import db_sessions, export_sessions, open_store, read_schema, tree_member, tree_sessions
 
 NAME = "opencode"
 MULTI_SESSION = True  # one store holds many sessions: a file name does not say which (discovery.find_session)
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _EXPORT_HEAD = re.compile(rb'^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
 
 
@@ -79,8 +79,9 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True for an OpenCode SQLite store (tables `message` and `part` with `data` columns), a `storage`
-    folder, a session or message file inside one, or an `opencode export` file."""
+    """True for an OpenCode SQLite store (tables `message` and `part` with `data` columns, or a damaged
+    database named `opencode*.db`), a `storage` folder, a session or message file inside one, or an
+    `opencode export` file."""
     try:
         if path.is_dir():
             return (path / "message").is_dir()
@@ -88,12 +89,13 @@ def sniff(path: Path) -> bool:
             head = handle.read(4096)
     except OSError:
         return False
-    if head.startswith(_SQLITE_MAGIC):
+    if head.startswith(SQLITE_MAGIC):
         try:
             with closing(open_store(path)) as conn:
                 return read_schema(conn) is not None
         except sqlite3.Error as exc:
-            return damaged(exc)  # only this adapter reads SQLite: a damaged file is its to report
+            # A damaged store shows no tables: its name, OpenCode's, says whose it is to report.
+            return damaged(exc) and path.name.startswith("opencode")
 
     if path.suffix != ".json":
         return False
@@ -142,7 +144,7 @@ def _read(path: Path, wanted: Wanted) -> list[Session]:
         return tree_sessions(path, None, wanted) if (path / "message").is_dir() else []
     with path.open("rb") as handle:  # the only OSError: the file cannot be opened
         head = handle.read(4096)
-    if head.startswith(_SQLITE_MAGIC):
+    if head.startswith(SQLITE_MAGIC):
         return db_sessions(path, wanted)
     if path.suffix != ".json":
         return []

@@ -8,37 +8,20 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from ...errors import DamagedTranscriptError
 from ...models import ParseStats, Session
 from ...transcripts.jsonl import loads
+from ...transcripts.sqlite_store import open_read_only, reading, table_columns
 from .messages import Meta, Raw, Wanted, as_dict, build_session, dicts, get, int_of, text_of
 
 
 def open_store(path: Path) -> sqlite3.Connection:
-    """A read-only connection that has read the schema; raises sqlite3.Error."""
-    conn = None
-    try:
-        conn = _connect(path)
-        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        return conn
-    except sqlite3.OperationalError:
-        # A WAL store in a folder we may not write has no -shm to share: read the main file as it is.
-        if conn is not None:
-            conn.close()
-        return _connect(path, immutable=True)
-
-
-def _connect(path: Path, immutable: bool = False) -> sqlite3.Connection:
-    """A read-only connection; adapters never write (the URI `mode=ro` makes SQLite refuse to)."""
-    uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
-    conn = sqlite3.connect(uri, uri=True, timeout=1.0)
-    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
-    return conn
+    """A read-only connection that has read the schema (`transcripts.sqlite_store`); raises sqlite3.Error."""
+    return open_read_only(path)
 
 
 def read_schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
     """Columns of the tables read, or None when `message`/`part` lack the columns OpenCode writes."""
-    tables = {t: {str(r[1]) for r in conn.execute(f"PRAGMA table_info({t})")} for t in ("session", "message", "part")}
+    tables = table_columns(conn, "session", "message", "part")
     if {"id", "session_id", "data"} <= tables["message"] and {"id", "message_id", "data"} <= tables["part"]:
         return tables
     return None
@@ -47,28 +30,17 @@ def read_schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
 def db_sessions(path: Path, wanted: Wanted) -> list[Session]:
     """The `wanted` sessions of a SQLite store; raises DamagedTranscriptError when SQLite says it is corrupt."""
     found: list[Session] = []
-    try:
-        with closing(open_store(path)) as conn:
-            schema = read_schema(conn)
-            if schema is None:
-                return []
-            for meta in _db_metas(conn, schema):
-                if wanted(meta, None):
-                    session = build_session(meta, path, _db_messages(conn, schema, meta))
-                    if wanted(meta, session):
-                        found.append(session)
-    except sqlite3.Error as exc:
-        if not damaged(exc):
-            return found  # locked, or not readable here: the sessions read so far stand
-        # Damaged (a torn copy, a bad disk): said once, never a crash; the caller skips the store.
-        raise DamagedTranscriptError(f"The OpenCode store {path} is damaged ({exc}); its sessions are skipped.",
-                              hint="`sqlite3 FILE .recover` may save what it holds.") from exc
+    # Locked, or not readable here: the sessions read so far stand; damaged: said once, the store is skipped.
+    with reading(path, "OpenCode"), closing(open_store(path)) as conn:
+        schema = read_schema(conn)
+        if schema is None:
+            return []
+        for meta in _db_metas(conn, schema):
+            if wanted(meta, None):
+                session = build_session(meta, path, _db_messages(conn, schema, meta))
+                if wanted(meta, session):
+                    found.append(session)
     return found
-
-
-def damaged(exc: sqlite3.Error) -> bool:
-    """Whether SQLite says the file is corrupt or not a database (not merely locked or unreadable)."""
-    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _db_metas(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[Meta]:

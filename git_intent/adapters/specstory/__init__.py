@@ -61,7 +61,7 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 def sniff(path: Path) -> bool:
     """True for a `.md` file whose first 4 KB hold SpecStory's generator comment, a SpecStory Session comment, or a
     SpecStory role header (`_**User**_`, `_**Agent (…)**_`)."""
-    return path.suffix == ".md" and looks_like(head_text(path))
+    return path.suffix == ".md" and looks_like(head_text(path) or "")
 
 
 def looks_like(head: str) -> bool:
