@@ -34,16 +34,23 @@ _KNOWN = frozenset({"user", "assistant", "system", "summary", "progress", "file-
                     "queue-operation", "attachment", "custom-title", "tag"})
 _NOT_PROMPTS = ("<command-", "<local-command", "<bash-", "<task-notification", "<system-reminder",
                 "Caveat: The messages below", "[Request interrupted by user")
-# A slash command the user typed with arguments (`/goal simplify this repo`, a skill's `/review 172`) asks for
-# work; one without (`/exit`, `/model`) only echoes the command.
-_COMMAND_ARGS = re.compile(r"<command-args>\s*\S.*?</command-args>", re.DOTALL)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def _typed_command(text: str) -> bool:
     """Whether a user record is a slash command typed with arguments (`<command-name>/goal</command-name>…
     <command-args>simplify this repo</command-args>`): a request, quoted as its arguments."""
-    return text.startswith(("<command-name>", "<command-message>")) and bool(_COMMAND_ARGS.search(text))
+    if not text.startswith(("<command-name>", "<command-message>")):
+        return False
+    # With arguments (`/goal simplify this repo`, a skill's `/review 172`) it asks for work; without (`/exit`,
+    # `/model`) it only echoes the command. Found with `find`, not `<command-args>\s*\S.*?</command-args>`, which
+    # scanned to the end from every unclosed tag (quadratic); the first tag decides: a later one has less after it.
+    opening = text.find("<command-args>")
+    if opening < 0:
+        return False
+    rest = text[opening + len("<command-args>"):]
+    content = len(rest) - len(rest.lstrip())
+    return content < len(rest) and rest.find("</command-args>", content + 1) >= 0
 
 
 def config_dir() -> Path:

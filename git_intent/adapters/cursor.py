@@ -39,7 +39,14 @@ NAME = "cursor"
 EDIT_TOOLS = frozenset({"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch"})
 SHELL_TOOL = "Shell"
 _ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
-_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
+
+
+def _user_query(text: str) -> str:
+    """What the person typed: the text inside the first `<user_query>…</user_query>`, stripped, else `text`.
+    Found with `find` (a lazy pattern scanned to the end from every unclosed tag: quadratic)."""
+    opening = text.find("<user_query>")
+    closing = text.find("</user_query>", opening + len("<user_query>")) if opening >= 0 else -1
+    return text[opening + len("<user_query>"):closing].strip() if closing >= 0 else text
 
 
 def cursor_home() -> Path:
@@ -130,8 +137,7 @@ def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit
         btype = block.get("type")
         if btype == "text" and isinstance(block.get("text"), str):
             raw = block["text"]
-            query = _QUERY.search(raw)
-            parts.append(Part(kind="text", text=query.group(1) if query else raw))
+            parts.append(Part(kind="text", text=_user_query(raw)))
         elif btype == "thinking" and isinstance(block.get("thinking"), str):
             parts.append(Part(kind="reasoning", text=block["thinking"]))
         elif btype in ("tool_use", "tool_call"):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import linear
 from ..errors import IntentError
 from ..explain.blame import LineAnswer, blame_lines
 from ..git.repo import Repository
@@ -39,7 +40,8 @@ line lines code""".split())
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CODE_SPAN = re.compile(r"`([^`\n]{8,400})`")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(?")
-_FILENAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z0-9]{1,8}")
+# RE2 (`linear`): under `re` a run of word characters with no dot was scanned again from each of its characters.
+_FILENAME = linear.compile(rf"[{linear.WORD}-]+(?:\.[{linear.WORD}-]+)*\.[A-Za-z0-9]{{1,8}}")
 _DEFINITION = r"(?:def|func|function|class|const|let|var|fn|type|struct|interface)\s+{name}\b|\b{name}\s*(?::=|=[^=]|:)"
 
 

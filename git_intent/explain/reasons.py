@@ -19,7 +19,9 @@ PASSAGE_CHARS = 300
 INTERJECTIONS = 2  # prompts typed while the agent worked, quoted after the one that opened the turn
 SHORT_LEAD = 80  # characters: a unit this short ("Now fix ssh.go:") reads with the one after it
 _SUMMARY = "this session is being continued from a previous conversation"
-_LISTED = re.compile(r'^\s*-\s+"(.+)"\s*$', re.MULTILINE)
+# Spaces within the line only (`[^\S\n]`): a `\s*` after `^` ran over every following blank line from each, quadratic
+# in newlines (150,000 of them: 17.7 s).
+_LISTED = re.compile(r'^[^\S\n]*-[^\S\n]+"(.+)"[^\S\n]*$', re.MULTILINE)
 # Words that give a reason (strong) or name the problem being fixed (weak): a tie-breaker among passages.
 _BECAUSE = re.compile(r"\b(?:because|since|so that|to avoid|in order to|otherwise|instead of|rather than|"
                       r"can(?:no|')t|won't|must not|would (?:break|fail|lose))\b", re.IGNORECASE)

@@ -8,9 +8,9 @@ message: a line credited by it gets `method: "trailer"`, `TRAILER_CONFIDENCE` an
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from .. import linear
 from ..git.repo import Repository
 from ..models import Attribution
 
@@ -26,14 +26,16 @@ TRAILER_TOOL = "trailer"
 # forms the agents write: Claude Code `Claude <noreply@anthropic.com>` (any Claude model name), Codex `Codex
 # <…codex…@openai.com>` or `… <noreply@openai.com>`, Cursor `Cursor Agent <cursoragent@cursor.com>`, GitHub
 # Copilot `Copilot <…+Copilot@users.noreply.github.com>`; a person's address at those companies is not one.
-_RULES: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
-    ("co-authored-by", re.compile(r"^claude\b.*<noreply@anthropic\.com>$", re.I), "claude-code"),
-    ("co-authored-by", re.compile(r"^codex\b|<[^@>]*codex[^@>]*@openai\.com>$|<noreply@openai\.com>$", re.I),
+# RE2 (`linear`): a commit message is anyone's text, and under `re` `<[^@>]*codex[^@>]*@` backtracked quadratically
+# in a long value without `@`.
+_RULES: tuple[tuple[str, linear.Pattern, str | None], ...] = (
+    ("co-authored-by", linear.compile(r"(?i)^claude\b.*<noreply@anthropic\.com>$"), "claude-code"),
+    ("co-authored-by", linear.compile(r"(?i)^codex\b|<[^@>]*codex[^@>]*@openai\.com>$|<noreply@openai\.com>$"),
      "codex"),
-    ("co-authored-by", re.compile(r"<cursoragent@cursor\.com>$|^cursor agent\b", re.I), "cursor"),
-    ("co-authored-by", re.compile(r"\+copilot@users\.noreply\.github\.com>$", re.I), "copilot"),
-    ("claude-session", re.compile(r"\S"), "claude-code"),
-    ("entire-checkpoint", re.compile(r"^[0-9a-f]{12}$", re.I), None),
+    ("co-authored-by", linear.compile(r"(?i)<cursoragent@cursor\.com>$|^cursor agent\b"), "cursor"),
+    ("co-authored-by", linear.compile(r"(?i)\+copilot@users\.noreply\.github\.com>$"), "copilot"),
+    ("claude-session", linear.compile(rf"[^{linear.SPACE}]"), "claude-code"),
+    ("entire-checkpoint", linear.compile(r"(?i)^[0-9a-f]{12}$"), None),
 )
 # An agent the trailer does not name (Entire records a checkpoint for any agent): the agent field says so.
 UNNAMED_AGENT = "agent"

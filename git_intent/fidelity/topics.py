@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from .. import linear
 from ..models import FORBID, Edit, Message, Part, Session
 from ..sessions.prose import is_confirmation, request_text, split_sentences
 
@@ -29,8 +30,11 @@ FOLLOW_UP = 200  # characters: up to this long, a prompt with a follow-up cue co
 MIN_SPLIT_MESSAGES = 20  # a long turn is split at a shift in the files touched only after this many messages
 MAX_DECISIONS = 3  # assistant decisions kept per topic
 
-_FACT = re.compile(r"\d|`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|(?<!\w)'[^'\n]+'(?!\w)"
-                   r"|\b(?:must|always|never|don'?t|don’t|do not)\b", re.IGNORECASE)
+# RE2 (`linear`): under `re` each unclosed quote scanned to the end of its line, quadratic in quotes ("“a" * 5000).
+# Only whether a sentence holds one is read, so a character before and after stands for a lookaround or a Unicode `\b`.
+_EDGE = rf"(?:^|[^{linear.WORD}])", rf"(?:[^{linear.WORD}]|$)"  # not after, not before a word character
+_FACT = linear.compile(rf"(?i)\p{{Nd}}|`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|{_EDGE[0]}'[^'\n]+'{_EDGE[1]}"
+                       rf"|{_EDGE[0]}(?:must|always|never|don'?t|don’t|do not){_EDGE[1]}")
 _DECISION = re.compile(r"\b(?:decided|decision|chose|choosing|opted|instead of|rather than|going with|keeping"
                        r"|trade-?off|won't|will not)\b", re.IGNORECASE)
 _CUE = re.compile(r"^(?:also|and|but|now|then|instead|no|not|nope|i mean|actually|still|what about|how about|same"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -25,8 +26,9 @@ from ..errors import RedactionError
 from . import normalise
 
 # A value after a secret's name: quoted (any characters but the quote, spaces included: `"password":
-# "correct horse battery staple"`), else a bare run. Groups: double-quoted, single-quoted, bare.
-_VALUE = r"""(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|([^\s'"`,;)\]}>]{6,}))"""
+# "correct horse battery staple"`), quoted inside a JSON string (a tool call's arguments: `\"amber falcon river.\"`,
+# escapes but `\"` and `\n` allowed), else a bare run. Groups: double-quoted, single-quoted, escaped, bare.
+_VALUE = r"""(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|\\"((?:[^"\\\n]|\\[^"n\n]){4,200})\\"|([^\s'"`,;)\]}>]{6,}))"""
 # A variable or key naming a secret, whatever its prefix (PGPASSWORD, MYSQL_PWD, WEBHOOK_SECRET, x-api-key).
 _NAME = (r"(?i:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api_?key|apikey|access_?key|private_?key|"
          r"_pass|_pwd|credentials?))")
@@ -36,7 +38,7 @@ OWN_RULES: tuple[tuple[str, str, int], ...] = (
     # Any credential in a URL's authority: `user:pw@`, `:pw@` (redis), or a long token as the user name.
     ("credentialed-url", r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([^\s:/@'\"`<>]*:[^\s/@'\"`<>]+)@", 1),
     ("credentialed-url", r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_~.-]*[0-9][A-Za-z0-9_~.-]*)@", 1),
-    ("secret-assignment", _NAME + r"\b['\"]?[ \t]*(?:=|:=|=>|:)[ \t]*" + _VALUE, 0),
+    ("secret-assignment", _NAME + r"\b(?:\\?['\"])?[ \t]*(?:=|:=|=>|:)[ \t]*" + _VALUE, 0),
     # Command-line options: `--password <pw>`, `--password=<pw>`, `--token "<pw>"`; `mysql -p<pw>`.
     ("password-option", r"(?:^|[\s'\"])--?(?i:password|passwd|pass|pwd|token|secret|api-key|apikey)(?:=|[ \t]+)"
      + _VALUE, 0),
@@ -102,7 +104,7 @@ class _Rule:
     keywords: tuple[str, ...]
     entropy: float
     allow: tuple[tuple[str, Any], ...]  # (target: secret | match | line, regex)
-    stopwords: tuple[str, ...]
+    stopwords: Any  # one RE2 alternation of the lower-cased words, or None
 
 
 def shannon(text: str) -> float:
@@ -120,7 +122,7 @@ def _compile(pattern: str) -> Any:
         raise RedactionError(f"The redaction rule {pattern[:60]!r} does not compile under RE2: {exc}.") from exc
 
 
-def _allowlists(spec: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
+def _allowlists(spec: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], Any]:
     allow: list[tuple[str, Any]] = []
     stopwords: list[str] = []
     for entry in spec:
@@ -129,7 +131,9 @@ def _allowlists(spec: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...]
         target = entry.get("regexTarget", "secret")
         allow += [(target, _compile(pattern)) for pattern in entry.get("regexes", [])]
         stopwords += [word.lower() for word in entry.get("stopwords", [])]
-    return tuple(allow), tuple(stopwords)
+    # One search for any of them: testing each word in turn (generic-api-key has 1,500) was most of the redaction time
+    # on text full of assignments.
+    return tuple(allow), _compile("|".join(re2.escape(word) for word in stopwords)) if stopwords else None
 
 
 @cache
@@ -147,7 +151,7 @@ def _keyword_index() -> tuple[Any, tuple[tuple[int, ...], ...], tuple[int, ...]]
 
 
 @cache
-def gitleaks_rules() -> tuple[tuple[_Rule, ...], tuple[tuple[str, Any], ...], tuple[str, ...]]:
+def gitleaks_rules() -> tuple[tuple[_Rule, ...], tuple[tuple[str, Any], ...], Any]:
     """The vendored gitleaks rules compiled, and the global allowlist (regexes, stopwords).
 
     Raises RedactionError when the data is missing or a rule does not compile (fail closed).
@@ -190,17 +194,39 @@ def _span(match: Any, group: int) -> tuple[int, int]:
     return tuple(match.span(0))
 
 
-def _line(text: str, start: int, end: int) -> str:
-    return text[text.rfind("\n", 0, start) + 1: (text.find("\n", end) + 1 or len(text) + 1) - 1]
+class _Lines:
+    """The line around each match of a text, and whether an allowlist regex holds on it, each line searched once
+    per regex: slicing and searching a line for every match on it was quadratic (one 2 MB line of secret
+    assignments took 37 s)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+        self._verdicts: dict[tuple[int, int, int], bool] = {}
+
+    def around(self, start: int, end: int) -> tuple[int, int]:
+        """`(line start, line end)` of the lines holding `text[start:end]`, without their newline."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        newlines = self._newlines
+        before, after = bisect_left(newlines, start), bisect_left(newlines, end)
+        return newlines[before - 1] + 1 if before else 0, newlines[after] if after < len(newlines) else len(self.text)
+
+    def holds(self, span: tuple[int, int], regex: Any) -> bool:
+        key = (*span, id(regex))
+        if key not in self._verdicts:
+            self._verdicts[key] = regex.search(self.text[span[0]:span[1]]) is not None
+        return self._verdicts[key]
 
 
-def _allowed(secret: str, match: str, line: str, allow: tuple[tuple[str, Any], ...], stopwords: tuple[str, ...]
-             ) -> bool:
-    lowered = secret.lower()
-    if any(word in lowered for word in stopwords):
+def _allowed(secret: str, match: str, line: tuple[int, int], lines: _Lines, allow: tuple[tuple[str, Any], ...],
+             stopwords: Any) -> bool:
+    if stopwords is not None and stopwords.search(secret.lower()):
         return True
-    targets = {"secret": secret, "match": match, "line": line}
-    return any(regex.search(targets.get(target, secret)) for target, regex in allow)
+    for target, regex in allow:
+        if lines.holds(line, regex) if target == "line" else regex.search(match if target == "match" else secret):
+            return True
+    return False
 
 
 def gitleaks_findings(text: str) -> list[Finding]:
@@ -209,6 +235,7 @@ def gitleaks_findings(text: str) -> list[Finding]:
     index, enables, always = _keyword_index()
     hits = index.Match(text.lower()) or []
     found: list[Finding] = []
+    lines = _Lines(text)
     for number in sorted({*always, *(i for hit in hits for i in enables[hit])}):
         rule = rules[number]
         for match in rule.regex.finditer(text):
@@ -221,9 +248,9 @@ def gitleaks_findings(text: str) -> list[Finding]:
             if rule.rule_id.startswith("generic") and not any(c.isdigit() for c in secret):
                 continue
             whole = match.group(0)
-            line = _line(text, *match.span(0))
-            if _allowed(secret, whole, line, rule.allow, rule.stopwords) or \
-                    _allowed(secret, whole, line, global_allow, global_stop):
+            line = lines.around(*match.span(0))
+            if _allowed(secret, whole, line, lines, rule.allow, rule.stopwords) or \
+                    _allowed(secret, whole, line, lines, global_allow, global_stop):
                 continue
             found.append(Finding(rule.rule_id, start, end, f"[REDACTED:{rule.rule_id}]"))
     return found
@@ -232,6 +259,7 @@ def gitleaks_findings(text: str) -> list[Finding]:
 _VALUED = frozenset({"secret-assignment", "password-option", "secret-in-prose"})
 # A quoted value holding one of these marks is a template, whatever else it says ("<your key>", "${TOKEN}").
 _PLACEHOLDER_MARKS = ("xxx", "***", "...", "…", "<", "{{", "${", "%(")
+_FINAL_PUNCTUATION = ".!?…;:,"
 # A one-word value that is one of these words, or made of them ("test-token", "your_key"), is a placeholder.
 # Whole words only: as substrings they spared "Yourkiddo9" and "my latest horse" ; a
 # phrase with spaces is a passphrase, so the words do not spare it ("none of yours").
@@ -266,7 +294,8 @@ def _literal(match: Any, value: str) -> bool:
     groups = match.groups()
     quoted = len(groups) > 1 and not groups[-1]  # the last group is the bare value
     if quoted:
-        lowered = value.lower()
+        # Final punctuation belongs to the value ("amber falcon river." or "…"), not to a template's marks.
+        lowered = value.lower().rstrip(_FINAL_PUNCTUATION)
         if value.startswith(("$", "%", "[REDACTED")) or any(mark in lowered for mark in _PLACEHOLDER_MARKS):
             return False
         if " " not in value.strip() and _PLACEHOLDER_WORDS.search(lowered):

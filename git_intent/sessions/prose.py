@@ -7,7 +7,9 @@ view quote), the topic segmentation and key facts, and `ask`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
+from .. import linear
 from ..models import Message
 
 CONFIRMATION_CHARS = 60  # a longer prompt says more than "yes"
@@ -22,18 +24,24 @@ _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
 _SENTENCE_END = re.compile(
     r"(?:(?<=[A-Za-z)\]`'\"”’][.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)"
     r"|(?<=\d[.!?])(?<![\s:(#*_]\d\.)(?<![\s:(#*_]\d\d\.)(?<!^\d\.)(?<!^\d\d\.)(?=\s+[A-Z]))\s+")
-_CONFIRM = re.compile(
-    r"^\W*(?:(?:yes|yep|yeah|yup|ya|y|ok(?:ay)?|k|sure|fine|great|perfect|cool|nice|good|correct|right|agreed?|"
-    r"approved?|lgtm|go(?: ahead| for it| on)?|proceed|continue|please(?: do| proceed| continue)?|sounds? good|"
-    r"makes sense|ship it|(?:for )?(?:both|all(?: of them| \w+)?)|(?:or )?(?:no,? )?(?:do |go with |take |pick )?"
-    r"(?:option |number |#)?(?:\d{1,2}|[a-z])|"
+# RE2 (`linear`): under `re` the overlapping alternatives ("y" is both `y` and `[a-z]`) backtracked
+# exponentially: "y " * 24 + "zzz" took 21 s. Unicode classes as `re` had them (`linear.WORD`, `linear.SPACE`);
+# RE2's `\b` is ASCII, so a word ends at a separator, an ASCII boundary or the end ("all café").
+_CONFIRM = linear.compile(
+    rf"(?i)^[^{linear.WORD}]*(?:(?:yes|yep|yeah|yup|ya|y|ok(?:ay)?|k|sure|fine|great|perfect|cool|nice|good|correct|"
+    r"right|agreed?|approved?|lgtm|go(?: ahead| for it| on)?|proceed|continue|please(?: do| proceed| continue)?|"
+    rf"sounds? good|makes sense|ship it|(?:for )?(?:both|all(?: of them| [{linear.WORD}]+)?)|"
+    r"(?:or )?(?:no,? )?(?:do |go with |take |pick )?(?:option |number |#)?(?:\p{Nd}{1,2}|[a-z])|"
     r"let'?s (?:do|go|proceed)(?: (?:it|this|that|with it))?|"
     r"(?:do|fix|address|implement|apply|handle|make) (?:it|them|that|this|these|those|so|both|all(?: of them)?)|"
-    r"thanks?(?: you)?|hi|hello|hey)\b[\s,.!]*)+\W*$", re.IGNORECASE)
+    rf"thanks?(?: you)?|hi|hello|hey)(?:[{linear.SPACE},.!]+|\b|$))+[^{linear.WORD}]*$")
 # Agent and IDE wrapper blocks (`<ide_opened_file>`, `<system-reminder>`, `<command-name>`) always have `_` or
 # `-` in their names; HTML a person typed (`<script>`, `<div>`) is part of the request and stays.
-_TAG_BLOCK = re.compile(r"<([A-Za-z][A-Za-z0-9]*[_-][\w-]*)>.*?</\1>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+# One pass finds the tags; `_without_tag_blocks` pairs each opening tag with the first closing tag of its name after
+# it. (`<(name)>.*?</\1>` scanned to the end from every unclosed opening tag: "<a_b>" * 20000 took 5 s.) Linear
+# under `re`: a match starts only at `<`, and no class it repeats holds `<`.
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*[_-][\w-]*)>")
+_COMMAND_ARGS = linear.compile(r"(?s)<command-args>(.*?)</command-args>")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -90,9 +98,33 @@ def request_text(message: Message) -> str:
     args = _COMMAND_ARGS.search(raw)
     if args and args.group(1).strip() and raw.lstrip().startswith("<command-"):
         return args.group(1).strip()
-    text = _TAG_BLOCK.sub(" ", raw).strip()
+    text = _without_tag_blocks(raw).strip()
     text = re.sub(r"^/(?:ask|code|architect|context)\s+", "", text)
     return text or raw.strip()
+
+
+def _without_tag_blocks(text: str) -> str:
+    """`text` with each wrapper block replaced by a space: an opening tag (`<ide_opened_file>`, a name with `_` or
+    `-`) up to the first closing tag of its name after it, left to right; an opening tag never closed stays."""
+    if "<" not in text:
+        return text
+    opening: list[re.Match[str]] = []
+    closing: dict[str, list[tuple[int, int]]] = {}
+    for tag in _TAG.finditer(text):
+        if tag[1]:
+            closing.setdefault(tag[2], []).append(tag.span())
+        else:
+            opening.append(tag)
+    out: list[str] = []
+    at = 0
+    for tag in opening:
+        spans = closing.get(tag[2], [])
+        after = bisect_left(spans, (tag.end(), 0))
+        if tag.start() < at or after == len(spans):
+            continue
+        out += [text[at:tag.start()], " "]
+        at = spans[after][1]
+    return "".join(out) + text[at:] if out else text
 
 
 def clip_units(units: list[str], limit: int) -> str:

@@ -8,7 +8,9 @@ import re
 from ...models import AddedLine
 from .lexer import Piece, Word, unescape
 
-_CONVERSION = re.compile(r"%([-+ #0]*\d*(?:\.\d*)?)([a-zA-Z%])")
+# The width starts with 1-9 (a leading 0 is a flag): with `\d*` after the flags `[-+ #0]*`, each split of a run of
+# zeros was tried, quadratic ("%" + "0" * 10000 without a conversion).
+_CONVERSION = re.compile(r"%([-+ #0]*(?:[1-9]\d*)?(?:\.\d*)?)([a-zA-Z%])")
 _REGEX_ADDRESS = r"/(?:[^/\\\n]|\\.)*/[IM]*"
 _ADDRESS = re.compile(rf"(?:(\d+)|\$|{_REGEX_ADDRESS})?((?:,\s*|~)(?:\d+|\$|\+\d+|~\d+|{_REGEX_ADDRESS}))?\s*(!)?\s*")
 
