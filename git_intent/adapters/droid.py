@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import linear
 from ..models import Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.blocks import block_part
@@ -42,7 +43,8 @@ NEWEST_TESTED: str | None = None
 EDIT_TOOLS = frozenset({"Create", "Edit", "MultiEdit", "ApplyPatch"})
 SHELL_TOOL = "Execute"
 _KNOWN = frozenset({"session_start", "message", "todo_state"})
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+# RE2 (`linear`): under `re` an unclosed opening tag made each later one scan to the end of the text.
+_REMINDER = linear.compile(r"(?s)<system-reminder>.*?</system-reminder>")
 _INJECTED = re.compile(r"^Contents of \S")  # an @-mentioned file Droid pastes after the prompt
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ... import linear
 from ...models import Edit, Message, Part, Session
 from ...transcripts.jsonl import head_text
 from .markdown import GENERATED, ROLE, SEPARATOR, SESSION, Section, split
@@ -40,7 +41,8 @@ MULTI_SESSION = False
 NEWEST_TESTED = "2.1.0"  # the Markdown version of the fixtures (SpecStory CLI 0.17 and later)
 FILE_STAMP = re.compile(r"(?<![0-9])(?P<day>\d{4}-\d{2}-\d{2})_(?P<h>\d{2})-(?P<m>\d{2})(?:-(?P<s>\d{2}))?Z?(?=-|\.|$)")
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-TAGS = re.compile(r"</?details>|<summary>.*?</summary>")
+# RE2 (`linear`): under `re` each unclosed `<summary>` scanned to the end of the block.
+TAGS = linear.compile(r"</?details>|<summary>.*?</summary>")
 
 
 @dataclass

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from ... import linear
 from ...models import AddedLine, Edit
 from ...transcripts.patches import HUNK_HEADER, parse_apply_patch, text_diff_added, unified_diff_added
 from .markdown import FENCE, Block
 
-SUMMARY = re.compile(r"<summary>(?P<summary>.*?)</summary>")
+SUMMARY = linear.compile(r"<summary>(?P<summary>.*?)</summary>")  # RE2: an unclosed one scanned on under `re`
 TOOL_NAME = re.compile(r"Tool use: \*\*(?P<name>[^*]+)\*\*")
 SUMMARY_PATHS = (re.compile(r"Edit file: (?P<path>.+?)\s*$"), re.compile(r"Apply patch for (?P<path>.+?)\s*$"),
                  re.compile(r"^`(?P<path>[^`]+)`$"), re.compile(r"^(?:Notebook e|E)dit: \*\*(?P<path>[^*]+)\*\*$"))
@@ -38,12 +39,14 @@ BODY_PATHS = (re.compile(r"^Path: `(?P<path>[^`]+)`"), re.compile(r"^File: (?P<p
               re.compile(r"^\+\+\+ (?:b/)?(?P<path>\S.*?)\s*$"))
 CODEX_SECTION = re.compile(r"^\*\*(?P<op>Add|Update|Modify|Delete): `(?P<path>[^`]+)`\*\*\s*$")
 CODE_BLOCK = re.compile(r"^```(?P<lang>[\w#+.-]*):(?P<path>[^\s`]+)\s*$")
-PLACEHOLDER = re.compile(r"^\s*(?://|#|/\*|<!--|--|;|\*)?\s*\.\.\.\s*(?:existing|rest of)\b.*\.\.\.", re.I)
+# RE2: under `re` the two white space runs around an absent comment mark split a long run every way.
+PLACEHOLDER = linear.compile(r"(?i)^\s*(?://|#|/\*|<!--|--|;|\*)?\s*\.\.\.\s*(?:existing|rest of)\b.*\.\.\.")
 FAILED = re.compile(r"<tool_use_error>|^The user doesn't want to (?:proceed|take this action)|^\*\*Apply failed\*\*|"
                     r"^Status: \*\*(?:cancelled|canceled|error|rejected|aborted)\*\*|^Cancelled\s*$")
 RESULT = re.compile(r"^(?:File created successfully at: |The file .+ has been |Successfully (?:wrote|modified|"
                     r"created|overwrote|replaced))")
-REPLACED = re.compile(r"All occurrences of '(?P<old>.*?)' were successfully replaced with '(?P<new>.*)'\.\s*$", re.S)
+REPLACED = linear.compile(  # RE2: under `re` each repeated opening scanned on to the end
+    r"(?s)All occurrences of '(?P<old>.*?)' were successfully replaced with '(?P<new>.*)'\.\s*$")
 RESULT_LABEL = re.compile(r"^(?:Result|Output|Output \(error\)):\s*$")
 ESCAPED = re.compile(r"&(?:quot|#39|lt|gt|amp);")
 # Tools that write a whole file: what their block shows is the file, line 1 first.
