@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -28,20 +30,37 @@ CLAUDE_LINE = json.dumps({"type": "user", "sessionId": "s-1", "uuid": "u-1", "ti
 MIB_BLOB = CLAUDE_LINE * ((1 << 20) // len(CLAUDE_LINE))  # a 1 MiB Claude Code transcript
 
 
+# Linux keeps a process's peak resident size across exec, and a forked child starts from its parent's: a command
+# forked from a pytest that has grown to 400 MiB reports 400 MiB. It is started from this small launcher instead,
+# which reports the command's own peak (wait4) to the file named by its first argument.
+_LAUNCH = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def measured(argv: list[str], cwd: Path, limit: float = 3 * SECONDS) -> tuple[int, float, int, str]:
     """Run `argv`: (exit code, wall seconds, peak resident bytes of the process, its output). Killed past `limit`
     (exit code -9), so a build that is still quadratic fails in seconds, not minutes."""
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryDirectory() as folder:
+        peak = Path(folder) / "peak"
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(limit, proc.kill)
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCH, str(peak), *argv], cwd=cwd, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        timer = threading.Timer(limit, lambda: os.killpg(proc.pid, signal.SIGKILL))
         timer.start()
-        _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage (ru_maxrss in KiB on Linux)
+        code = proc.wait()
         timer.cancel()
         elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
-        return proc.returncode, elapsed, usage.ru_maxrss * 1024, out.read().decode("utf-8", "replace")
+        rss = int(peak.read_text()) * 1024 if peak.exists() else 0  # ru_maxrss is in KiB on Linux
+        return code, elapsed, rss, out.read().decode("utf-8", "replace")
 
 
 def hash_object(repo: Path, data: bytes) -> str:
