@@ -28,7 +28,7 @@ from git_intent.adapters import (
     pi,
     qwen_code,
 )
-from git_intent.models import Session, to_json, validate_json
+from git_intent.core.models import Session, to_json, validate_json
 
 T = CORPUS / "transcripts"
 L = CORPUS / "linked"
