@@ -29,6 +29,7 @@ from review_repo import (
     serving_opened,
 )
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -200,6 +201,11 @@ def test_a_rebinding_host_name_is_refused(browser: WebDriver, url: str, site: Si
         "Forbidden: git intent serve answers only requests to localhost")
     browser.get(f"http://localhost:{port}/?token={site.key}")  # another host name: a cookie of its own
     wait(browser, lambda d: d.current_url == f"http://localhost:{port}/")
+    try:  # a loaded machine may store the cookie after the redirect is followed: ask again until it is sent
+        wait(browser, lambda d: d.find_elements(By.TAG_NAME, "h1") or d.refresh())
+    except TimeoutException:
+        pytest.fail(f"localhost:{port}/ showed no page: {browser.find_element(By.TAG_NAME, 'body').text[:300]!r}, "
+                    f"cookies {[c['domain'] for c in browser.get_cookies()]}")
     assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
 
 
