@@ -132,6 +132,8 @@ def _assistant(item: dict[str, Any], blocks: list[Any], message_id: str, when: d
             parts += _xml_parts(block["text"], f"{message_id}.{number}", message_id, when, edits_of, xml, history)
             continue
         part = block_part(block, f"{message_id}.{number}")
+        if part is None and isinstance(block, dict) and block.get("type") == "reasoning":  # Roo Code's own block
+            part = Part(kind="reasoning", text=str(block.get("text") or ""))
         if part is None:
             history.stats.unknown(f"block:{block.get('type') if isinstance(block, dict) else type(block).__name__}")
             continue
@@ -142,7 +144,7 @@ def _assistant(item: dict[str, Any], blocks: list[Any], message_id: str, when: d
             args = loads(args) if isinstance(args, str) and args.startswith("{") else args
             history.edits += edits_of(str(part.tool), args if isinstance(args, dict) else {},
                                       Call(message_id, call_id, when, results.get(call_id)))
-    parts = [p for p in parts if p.kind != "text" or p.text.strip()]
+    parts = [p for p in parts if p.kind not in ("text", "reasoning") or p.text.strip()]
     if not parts:
         return None
     info = item.get("modelInfo")
@@ -222,16 +224,18 @@ def _results(items: list[Any]) -> dict[str, str | None]:
 
 def _outcome(text: str) -> str | None:
     """What a result says, or None when it says the call did nothing: Cline's SDK `{"result": …, "success":
-    false}` (its `result` is what it says), or the user's denial (`formatResponse.toolDenied`, Cline and Roo
-    Code)."""
+    false}` (its `result` is what it says), Roo Code's `{"status": "denied"|"error", …}`, or Cline's denial
+    (`formatResponse.toolDenied`)."""
     head = text.strip()
     if head.startswith("The user denied this operation"):
         return None
-    if head.startswith("{") and head.endswith("}") and '"success"' in head:
+    if head.startswith("{") and head.endswith("}") and ('"success"' in head or '"status"' in head):
         try:
             data = json.loads(head)
         except ValueError:
             return text
-        if isinstance(data, dict):
-            return None if data.get("success") is False else str(data.get("result") or "")
+        if isinstance(data, dict) and (data.get("success") is False or data.get("status") in ("denied", "error")):
+            return None
+        if isinstance(data, dict) and isinstance(data.get("result"), str):
+            return str(data["result"])
     return text
