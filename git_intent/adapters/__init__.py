@@ -145,7 +145,9 @@ class _BuiltIn(Mapping[str, Registered]):
     _MODULES = {"claude-code": "claude_code", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini_cli",
                 "cursor": "cursor", "aider": "aider",
                 "qwen-code": "qwen_code", "amp": "amp", "droid": "droid", "pi": "pi", "crush": "crush",
-                "goose": "goose", "specstory": "specstory"}
+                "goose": "goose", "specstory": "specstory",
+                "copilot-cli": "copilot_cli", "copilot-chat": "copilot_chat", "cline": "cline", "roo-code": "roo_code",
+                "continue": "continue_dev"}
 
     def __init__(self) -> None:
         self._loaded: dict[str, Registered] = {}
@@ -167,7 +169,8 @@ ADAPTERS: Mapping[str, Registered] = _BuiltIn()
 # The built-ins whose `read` depends on the file alone (`Registered.file_scoped`), known without importing
 # them: a parse kept by `parse_cache` is then found before any adapter is loaded.
 FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider",
-                         "qwen-code", "amp", "droid", "pi", "crush", "specstory"})
+                         "qwen-code", "amp", "droid", "pi", "crush", "specstory",
+                         "copilot-cli", "copilot-chat", "cline", "roo-code", "continue"})
 
 
 def adapter(name: str) -> Registered | None:
