@@ -5,8 +5,8 @@ Cline's SDK `<id>.messages.json`), read into messages and the edits their tool c
 Blocks are Anthropic's `text`, `thinking`, `tool_use {id, name, input}` and `tool_result {tool_use_id, content,
 is_error}`; before native tool calls both agents had the model write its calls as XML in its text
 (`transcripts.xml_tools`). What a person typed comes wrapped (`<task>`, `<feedback>`, `<answer>`,
-`<user_message>`) among text the agent adds (`<environment_details>`, tool results): each adapter says how to
-find it. The tools differ per agent: each adapter turns one call into edits (`EditsOf`).
+`<user_message>`) among text the agent adds (tool results, and `<environment_details>`, which is left out): each
+adapter says how to find it. The tools differ per agent: each adapter turns one call into edits (`EditsOf`).
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def _user(blocks: list[Any], message_id: str, when: datetime | None, prompt_of: 
                 prompt = True
             elif _xml_result(block["text"]):
                 parts.append(Part(kind="tool_result", text=block["text"]))
-            elif block["text"].strip():
+            elif block["text"].strip() and not block["text"].lstrip().startswith("<environment_details>"):
                 parts.append(Part(kind="text", text=block["text"]))
             continue
         part = block_part(block, f"{message_id}.{number}")
