@@ -44,10 +44,10 @@ from typing import Any
 
 from _common import isolate
 
+from git_intent.core.models import AddedLine, Edit, Message, Part, Session
 from git_intent.git.repo import Repository
 from git_intent.index import index_path, ingest
 from git_intent.index.search import search
-from git_intent.models import AddedLine, Edit, Message, Part, Session
 
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "zu", "ber", "dan", "fel", "gor", "hin", "jat", "kol",
              "lum", "mor", "nix", "pel", "quo", "ras", "sil", "tam", "ul", "ven", "wex", "yor", "zan", "bri"]

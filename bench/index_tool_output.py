@@ -25,10 +25,10 @@ from pathlib import Path
 
 from _common import isolate
 
+from git_intent.core.models import Session
 from git_intent.git.repo import Repository
 from git_intent.index import ingest
 from git_intent.index.search import search
-from git_intent.models import Session
 from git_intent.sessions.discovery import read_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"

@@ -155,7 +155,7 @@ def _import_counts(stdout: str) -> dict[str, Any]:
 def causality(work: Path, figures: dict[str, Any], say: Callable[[str], None]) -> None:
     """Lines credited to a message later than their commit, read through the library (the backup copies)."""
     from git_intent.capture.timeline import WINDOW_SLACK
-    from git_intent.errors import IntentError
+    from git_intent.core.errors import IntentError
     from git_intent.git.repo import Repository
     from git_intent.sessions.discovery import find_session
 

@@ -6,7 +6,7 @@ only the standard library.
 
 from __future__ import annotations
 
-from .version import __version__
+from .core.version import __version__
 
 # Not `from typing import TYPE_CHECKING`: importing typing costs the resident process's client (launch.py)
 # ~4 ms of the ~25 it spends; type checkers take this constant as typing's.

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .errors import IntentError
+from .core.errors import IntentError
 from .git.repo import Repository
 
 DEFAULT_LOOKBACK_DAYS = 7.0

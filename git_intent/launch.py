@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .version import __version__
+from .core.version import __version__
 
 # Read-only, fast, no stdin, no progress bar: what an editor or a script asks again and again.
 COMMANDS = frozenset({"blame", "show", "log", "search", "context", "sessions", "stats"})

@@ -28,8 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .core.private import write_text
 from .launch import installation_key
-from .private import write_text
 
 IDLE_SECONDS = 600
 _PACKAGE = Path(__file__).resolve().parent

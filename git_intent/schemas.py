@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import IntentError
-from .models import adapter
+from .core.errors import IntentError
+from .core.models import adapter
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -38,7 +38,7 @@ def _list_of(module: str, name: str) -> Callable[[], Any]:
 
 
 def _show() -> Any:
-    from .models import Message, Session
+    from .core.models import Message, Session
 
     return Session | Message
 

@@ -577,7 +577,7 @@ def add_odd_files(repo: Path, outside: Path) -> None:
 
 def unreadable_sentence(root: Path, path: str) -> str:
     """What `read_worktree_file` says of `path` in `root` (the web view and the language server say it as it is)."""
-    from git_intent.errors import UnreadableFileError
+    from git_intent.core.errors import UnreadableFileError
     from git_intent.git.worktree import read_worktree_file
 
     try:

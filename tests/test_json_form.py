@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_intent.answer.models import WhyAnswer
+from git_intent.core.models import Message, Session, adapter, to_json
 from git_intent.explain.blame import BlameAnswer
 from git_intent.fidelity.topics import Topic
-from git_intent.models import Message, Session, adapter, to_json
 
 ZONES = st.sampled_from([None, timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30)),
                          timezone(timedelta(0), "elsewhere")])

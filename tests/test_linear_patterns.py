@@ -1,7 +1,7 @@
 """No pattern is worse than linear on text git-intent did not write.
 
-Every regular expression a module of the package compiles at import (`re` or RE2 through `git_intent.linear`) is run
-on adversarial texts built from its own parse tree (`adversarial.shapes`: runs of what it repeats with nothing or a
+Every regular expression a module of the package compiles at import (`re`, or RE2 through `git_intent.core.linear`) is
+run on adversarial texts built from its own parse tree (`adversarial.shapes`: runs of what it repeats with nothing or a
 failing character after them, prefixes of a match repeated, runs of newlines, spaces and words) at 4 KB and 64 KB:
 sixteen times the text must cost at most a linear bound (with room for a loaded machine), where a quadratic pattern
 costs 256 times and an exponential one never ends (each call is cut at two seconds). The attacks a review found are
@@ -20,7 +20,7 @@ import pytest
 from adversarial import python_syntax, shapes, timed
 
 import git_intent
-from git_intent import linear
+from git_intent.core import linear
 
 SMALL, LARGE = 4_000, 64_000
 LIMIT = 2.0  # seconds: past this a call is cut, and counts as too slow

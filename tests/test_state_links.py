@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from support import SYNC, claude_session, commit_all, install, note_text, run_cli
 
-from git_intent import private
-from git_intent.private import LinkedFileError
+from git_intent.core import private
+from git_intent.core.private import LinkedFileError
 
 PRECIOUS = "precious content outside .git/intent\n"
 

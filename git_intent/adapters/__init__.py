@@ -17,8 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import TranscriptError
-from ..models import AGENT_NAME, Session
+from ..core.errors import TranscriptError
+from ..core.models import AGENT_NAME, Session
 
 __all__ = ["ADAPTERS", "ENTRY_POINT_GROUP", "FILE_SCOPED", "Adapter", "Registered", "adapter", "all_adapters", "sniff"]
 
@@ -129,7 +129,7 @@ class Registered:
         when built), its lists made the tuples the types declare. Raises TranscriptError."""
         from dataclasses import asdict
 
-        from ..models import validate
+        from ..core.models import validate
 
         try:
             return validate(type(session), asdict(session))

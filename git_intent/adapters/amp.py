@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ..errors import DamagedTranscriptError
-from ..models import Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
+from ..core.errors import DamagedTranscriptError
+from ..core.models import Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.blocks import block_part
 from ..transcripts.edits import diffed, envelope, replacement, whole_file

@@ -33,9 +33,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import UnreadableFileError
+from ..core.errors import UnreadableFileError
+from ..core.models import Edit, Message, ParseStats, Part, Session, epoch_timestamp
 from ..git.worktree import read_worktree_file
-from ..models import Edit, Message, ParseStats, Part, Session, epoch_timestamp
 from ..transcripts import shell
 from ..transcripts.edits import before_after, diffed, replacement, replacements, whole_file
 from ..transcripts.jsonl import loads, one_record, written_since

@@ -30,8 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import linear
-from ..models import Edit, Message, ParseStats, Part, Session, parse_timestamp
+from ..core import linear
+from ..core.models import Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.blocks import block_part
 from ..transcripts.edits import envelope, replacement, replacements, whole_file

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import ModelSettings
-from ..errors import IntentError
+from ..core.errors import IntentError
 from .prompt import FINAL, data_block
 from .tools import SPECS, Toolbox
 

@@ -6,12 +6,12 @@ from datetime import datetime
 from pathlib import Path
 
 from ..config import model_settings
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import Message, Session
 from ..explain.reasons import is_request
 from ..explain.render import when
 from ..git.repo import Repository
 from ..index.search import Hit
-from ..models import Message, Session
 from ..sessions.prose import clip_units, request_text, units
 from .candidates import Candidate, Found, find_candidates, query_text, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model

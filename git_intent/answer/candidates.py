@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import linear
-from ..errors import IntentError
+from ..core import linear
+from ..core.errors import IntentError
 from ..explain.blame import LineAnswer, blame_lines
 from ..git.repo import Repository
 from ..index.search import Hit
@@ -243,7 +243,7 @@ def relative(repo: Repository, path: str | None, cwd: Path | None) -> str | None
         return None
     full = ((cwd or Path.cwd()) / path).resolve()
     if not full.is_relative_to(repo.root):
-        from ..errors import BadLocationError
+        from ..core.errors import BadLocationError
 
         raise BadLocationError(f"{path} lies outside the repository at {repo.root}.")
     return full.relative_to(repo.root).as_posix() or None

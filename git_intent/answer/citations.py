@@ -14,8 +14,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import linear
-from ..models import Message
+from ..core import linear
+from ..core.models import Message
 from .models import Citation, DroppedCitation, DropReason
 
 Ref = tuple[str, str]  # (session_id, message_id), full ids

@@ -11,7 +11,7 @@ import re
 from datetime import datetime
 
 from ..config import ModelSettings
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..explain.blame import LineAnswer
 from ..sessions.discovery import find_session
 from .citations import CANDIDATE, strip_links, verify_citations

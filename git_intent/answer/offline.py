@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.models import MOVE_KINDS, Edit, Message, Session
 from ..explain.blame import LineAnswer
 from ..explain.evidence import Evidence, best_reason
 from ..explain.file_ranges import runs
 from ..explain.reasons import is_request
 from ..explain.render import when
 from ..fidelity.topics import estimate_tokens
-from ..models import MOVE_KINDS, Edit, Message, Session
 from ..sessions.prose import clip_units, request_text, units
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading

@@ -7,10 +7,10 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from ..errors import IntentError, SessionNotFoundError
+from ..core.errors import IntentError, SessionNotFoundError
+from ..core.models import Message, Session
 from ..fidelity.topics import Topic, estimate_tokens, message_tokens, segment_topics
 from ..git.repo import Repository
-from ..models import Message, Session
 from ..sessions.discovery import SessionLookup, find_session
 from .citations import Ref, quotable_text
 

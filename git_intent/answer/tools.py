@@ -11,14 +11,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import Session, to_json
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import best_reason
 from ..explain.render import message_text, when
 from ..fidelity.budget import render_context
 from ..fidelity.choices import FidelityError, FidelityState, set_level
 from ..fidelity.topics import Topic
-from ..models import Session, to_json
 from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request

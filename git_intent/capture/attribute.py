@@ -23,8 +23,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
+from ..core.models import Edit, Session
 from ..git.repo import Hunk
-from ..models import Edit, Session
 from ..notes import Credit, SessionRecord
 
 FUZZY_CUTOFF = 90.0

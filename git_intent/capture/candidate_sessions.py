@@ -11,8 +11,8 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
+from ..core.models import Session, utc_stamp
 from ..git.repo import Repository
-from ..models import Session, utc_stamp
 from ..sessions.discovery import (
     candidate_sessions,
     mentions_repository,

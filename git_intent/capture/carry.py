@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import AddedLine, Edit
 from ..git.repo import Repository
-from ..models import AddedLine, Edit
 from ..notes import SessionRecord, read_note
 from .attribute import CarriedEdit
 

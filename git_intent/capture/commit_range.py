@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ..errors import GitError, IntentError
+from ..core.errors import GitError, IntentError
 from ..git.repo import DIFF_OPTIONS, PINNED, Hunk, Repository, new_against_all, parse_added_hunks
 
 # Porcelain `git log -p`, like the `git diff` of `Repository.added_hunks`, so the user's diff settings

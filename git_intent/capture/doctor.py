@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ..config import lookback
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 from ..notes import NOTES_REF, note_blobs, notes_ref_damage, set_aside
 from ..notes.evidence_ref import bad_objects

@@ -21,9 +21,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..core.models import Edit, Session, adapter, parse_timestamp, utc_stamp, validate_json
+from ..core.private import private_database, private_dir
 from ..git.repo import Repository
-from ..models import Edit, Session, adapter, parse_timestamp, utc_stamp, validate_json
-from ..private import private_database, private_dir
 from ..sessions.parse_cache import parser_fingerprint
 from .moves import MOVE_KINDS, NO_TIME, Move, Moves, move_of
 

@@ -17,7 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ..private import append_text, private_dir, replace_file  # standard library only, like this module
+from ..core.private import append_text, private_dir, replace_file  # standard library only, like this module
 from . import SHIMS
 from .queue import log, worker_busy
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from ..errors import GitError, IntentError
+from ..core.errors import GitError, IntentError
+from ..core.private import private_dir, replace_file, tighten_tree, write_text
 from ..git.repo import Repository
 from ..notes import NOTES_REF, empty_notes_commit
-from ..private import private_dir, replace_file, tighten_tree, write_text
 from ..sessions.backup import ensure_excluded
 from . import SHIMS
 from .hook import render_shim

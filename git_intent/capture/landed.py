@@ -26,10 +26,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.private import private_dir, write_text
 from ..git.repo import Repository
 from ..notes import note_blobs, write_note
-from ..private import private_dir, write_text
 from .carry import patch_ids
 from .record import RecordResult, attribute_commit, note_records, summarize
 

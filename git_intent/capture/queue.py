@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..private import append_text, locked, private_dir, tighten, write_text
-from ..terminal import terminal_safe
+from ..core.private import append_text, locked, private_dir, tighten, write_text
+from ..core.terminal import terminal_safe
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?: |$)")
 # A job without its `end` line this old was cut short (a full disk, a crash) and will never complete.

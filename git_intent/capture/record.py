@@ -10,14 +10,14 @@ from functools import partial
 from pathlib import Path
 
 from ..config import lookback, window_start
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import Session
+from ..core.version import __version__
 from ..git.repo import Hunk, Repository
 from ..interop.named import named_sessions
-from ..models import Session
 from ..notes import Credit, CreditedLine, NoteRecord, SessionRecord, build_note, read_note, write_note
 from ..sessions.backup import append_journal, copy_session, trusted_backup
 from ..sessions.path_mapping import PathMapper
-from ..version import __version__
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .candidate_sessions import window_sessions
 from .carry import carried_edits

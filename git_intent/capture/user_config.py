@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import IntentError
-from ..private import private_dir, replace_file
+from ..core.errors import IntentError
+from ..core.private import private_dir, replace_file
 
 
 def config_diff(path: Path, old: bytes | None, new: bytes | None) -> str:

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import GitError, IntentError, NoteError, NotesRefDamagedError
-from ..faults import crash_point
+from ..core.errors import GitError, IntentError, NoteError, NotesRefDamagedError
+from ..core.faults import crash_point
+from ..core.private import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
+from ..core.terminal import terminal_safe
 from ..git.repo import Repository
 from ..notes import notes_ref_damage
-from ..private import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
 from ..sessions.backup import retry_backups
 from ..sessions.drift import NotRead
-from ..terminal import terminal_safe
 from .carry import picked_source, reverted_commit, rewritten_sources
 from .install import retire_config
 from .landed import carry_landed

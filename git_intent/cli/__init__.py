@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IntentError
-from ..private import LinkedFileError
+from ..core.errors import IntentError
+from ..core.private import LinkedFileError
 from .plain import echo, is_plain_blame, open_repo, show_blame
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _write_error_log(report: str) -> Path | None:
     """Append a paste-ready report to `<git common dir>/intent/error.log`; None outside a repository."""
     import platform
 
-    from ..private import append_error_report
+    from ..core.private import append_error_report
 
     try:
         state = open_repo().state_dir

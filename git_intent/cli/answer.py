@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..models import to_json
+from ..core.models import to_json
 from ._base import cli, echo, open_repo, print_json
 
 _CITATION = re.compile(r"\[([A-Za-z0-9._-]+):([A-Za-z0-9._-]+)\]")

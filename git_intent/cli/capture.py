@@ -139,7 +139,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
     from ..capture.landed import carry_landed
-    from ..errors import IntentError
+    from ..core.errors import IntentError
 
     repo = open_repo()
     result = record_commit(repo, rev or "HEAD", transcripts=transcripts)

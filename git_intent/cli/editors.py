@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..lsp import EDITORS
 from ._base import cli, echo
 

@@ -52,8 +52,8 @@ def blame(arguments: tuple[str, ...], line_ranges: tuple[str, ...], as_json: boo
 @click.option("--brief", is_flag=True, help="One line per message instead of full text.")
 def show(reference: str, as_json: bool, brief: bool) -> None:
     """Print SESSION or SESSION:MESSAGE at full fidelity (ids or unique prefixes)."""
+    from ..core.models import to_json
     from ..explain.render import message_text, session_text
-    from ..models import to_json
     from ..sessions.discovery import resolve_reference
 
     session, message = resolve_reference(open_repo(), reference)

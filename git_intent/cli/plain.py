@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..terminal import json_safe, terminal_safe
+from ..core.terminal import json_safe, terminal_safe
 
 
 def echo(message: str, *, err: bool = False, nl: bool = True) -> None:

@@ -145,7 +145,7 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
     detectors guard every shared text: gitleaks' rules, git-intent's own rules, an entropy backstop
     (SHAs, UUIDs and hashes are spared), and home folders reduced to ~.
     """
-    from ..errors import IntentError
+    from ..core.errors import IntentError
     from ..redaction.redact import check_text, redact_text
 
     try:
@@ -181,7 +181,7 @@ def audit(revision_range: str, min_coverage: float | None, min_evidence: float |
     Lines are classified as blame, review, stats and export classify them. For CI: `git intent fetch && git
     intent audit origin/main..HEAD --min-coverage 0.9`.
     """
-    from ..errors import AuditThresholdError
+    from ..core.errors import AuditThresholdError
     from ..share.audit import audit as run
 
     report = run(open_repo(), revision_range, listed=listed)

@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import GitError, IntentError
+from ..core.errors import GitError, IntentError
+from ..core.models import Attribution, Session, to_json
 from ..git.repo import BlameLine, Repository
 from ..git.worktree import read_worktree_file
-from ..models import Attribution, Session, to_json
 from ..notes import Note
 from ..sessions.discovery import SessionLookup
 from .classify import LineClass, LineResolver

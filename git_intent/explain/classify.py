@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import Attribution, Session
 from ..git.repo import Hunk, Repository
-from ..models import Attribution, Session
 from ..notes import LinesRecord, Note, read_note, read_notes, still_matches
 from ..sessions.discovery import SessionLookup
 from .file_ranges import Status

@@ -14,9 +14,9 @@ import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import Attribution
 from ..git.repo import PINNED, BlameLine, Repository
-from ..models import Attribution
 
 MAX_COMMITS = 100  # person's commits whose diffs are read per blame call (a whole-file blame is bounded)
 SIMILAR = 0.5  # difflib ratio a replaced line needs when a hunk removed and added different counts

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BadLocationError, GitError
+from ..core.errors import BadLocationError, GitError
 from ..git.repo import Repository
 from ..git.worktree import read_worktree_file
 

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from pydantic import BaseModel
 
-from ..errors import GitError, IntentError
+from ..core.errors import GitError, IntentError
 from ..git.repo import Repository
 from ..notes import read_note
 

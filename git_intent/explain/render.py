@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..models import Attribution, Message, Session
-from ..terminal import terminal_safe
+from ..core.models import Attribution, Message, Session
+from ..core.terminal import terminal_safe
 from .file_ranges import runs
 
 safe = terminal_safe  # every text renderer escapes through here

@@ -7,9 +7,9 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from ..core.models import Session
 from ..fidelity.topics import Topic
 from ..git.repo import Repository
-from ..models import Session
 from ..notes import read_notes
 from ..sessions.path_mapping import PathMapper
 

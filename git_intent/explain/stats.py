@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 from ..notes import Note
 from .range_lines import classify_range

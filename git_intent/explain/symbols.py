@@ -16,7 +16,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from ..version import __version__
+from ..core.version import __version__
 
 # File name endings → tree-sitter-language-pack names.
 LANGUAGES = {

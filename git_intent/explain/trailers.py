@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .. import linear
+from ..core import linear
+from ..core.models import Attribution
 from ..git.repo import Repository
-from ..models import Attribution
 
 __all__ = ["TRAILER_CONFIDENCE", "TRAILER_REASON", "TRAILER_TOOL", "trailer_agent", "trailer_agents",
            "trailer_attribution"]

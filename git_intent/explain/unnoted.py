@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..core.models import Session
 from ..explain.session_list import topic_commits
 from ..git.repo import Repository
-from ..models import Session
 from ..sessions.discovery import resolve_reference
 from .budget import RenderedContext, render_context
 from .choices import FidelityError, FidelityState, set_level

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from .. import linear
-from ..models import FORBID, Edit, Message, Part, Session
+from ..core import linear
+from ..core.models import FORBID, Edit, Message, Part, Session
 from ..sessions.prose import is_confirmation, request_text, split_sentences
 
 CHARS_PER_TOKEN = 4  # token estimates are characters / 4, the usual rule of thumb for English and code

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..errors import GitError
+from ..core.errors import GitError
 from .repo import Repository
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 
-from ..errors import GitError, NotARepositoryError
+from ..core.errors import GitError, NotARepositoryError
 
 CAT_BATCH = 1000  # object names per `git cat-file --batch` call
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterator
 
-from ..errors import GitError
+from ..core.errors import GitError
 from .repo import Repository
 
 PIECE = 1 << 20  # bytes read from git at a time

@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..errors import UnreadableFileError
+from ..core.errors import UnreadableFileError
 
 __all__ = ["MAX_FILE_BYTES", "read_worktree_file"]
 

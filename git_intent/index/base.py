@@ -9,8 +9,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from ..models import utc_stamp
-from ..private import locked, private_dir
+from ..core.models import utc_stamp
+from ..core.private import locked, private_dir
 
 
 def stamp(when: datetime | None) -> str | None:

@@ -24,8 +24,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 from sqlite_utils import Database
 
+from ..core.models import Session
 from ..git.repo import Repository
-from ..models import Session
 from .base import lock, now, stamp, transaction
 from .migrations import FTS_TABLES
 from .rows import COLUMNS, KEY, TEXT, Row, longest, session_row, session_rows, transcript_stat

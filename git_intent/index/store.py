@@ -10,8 +10,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from ..core.private import private_database, private_dir
 from ..git.repo import Repository
-from ..private import private_database, private_dir
 from .base import now
 from .migrations import MIGRATIONS, create_migrations_table, migrate
 

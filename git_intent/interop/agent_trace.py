@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.version import __version__
 from ..git.repo import Repository
 from ..transcripts.jsonl import loads
-from ..version import __version__
 
 __all__ = ["SPEC_VERSION", "TRACE_CONFIDENCE", "TRACE_TOOL", "TraceRecord", "TracedRange", "export_records",
            "read_trace_records", "trace_ranges", "trace_sessions"]

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from ..adapters import all_adapters, sniff
-from ..errors import GitError, TranscriptError
+from ..core.errors import GitError, TranscriptError
+from ..core.models import ParseStats, Session, parse_timestamp
 from ..git.repo import Repository
 from ..git.stream import blob_heads, blob_pieces
-from ..models import ParseStats, Session, parse_timestamp
 
 TRAILER = "Entire-Checkpoint"
 BRANCH = "entire/checkpoints/v1"

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+from ..core.models import Message, ParseStats, Part, PartKind, Role, parse_timestamp
 from ..git.repo import Repository
-from ..models import Message, ParseStats, Part, PartKind, Role, parse_timestamp
 
 NOTES_REF = "refs/notes/ai"
 # git-ai `agent_id.tool` -> git-intent agent name; other tools are kept as written and marked unsupported.

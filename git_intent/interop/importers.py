@@ -25,9 +25,9 @@ from ..adapters import aider
 from ..capture.attribute import CarriedEdit
 from ..capture.progress import Progress, Quiet
 from ..capture.record import RecordResult, record_commit
-from ..errors import GitError, IntentError, SessionNotFoundError, TranscriptError
+from ..core.errors import GitError, IntentError, SessionNotFoundError, TranscriptError
+from ..core.models import AddedLine, Edit, ParseStats
 from ..git.repo import Repository
-from ..models import AddedLine, Edit, ParseStats
 from ..notes import Credit, SessionRecord
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ..adapters import aider
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 from ..sessions.brought_in import BroughtIn
 from .entire import TRAILER, checkpoint_session_ids

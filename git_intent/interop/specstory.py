@@ -23,7 +23,7 @@ from ..capture.progress import Progress
 from ..capture.record import record_commit
 from ..capture.timeline import WINDOW_SLACK
 from ..config import lookback, window_start
-from ..errors import IntentError, UnreadableFileError
+from ..core.errors import IntentError, UnreadableFileError
 from ..git.repo import Repository
 from ..git.worktree import read_worktree_file
 from ..sessions.backup import store_transcript, trusted_backup

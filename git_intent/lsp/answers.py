@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import IntentError, NotARepositoryError, UnreadableFileError
+from ..core.errors import IntentError, NotARepositoryError, UnreadableFileError
 from ..explain.blame import BlameAnswer, LineAnswer, blame_lines
 from ..explain.file_ranges import Range, group_ranges
 from ..git.repo import Repository, run_git

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 
 SCHEME = "git-intent"

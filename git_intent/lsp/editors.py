@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..capture.user_config import InstallRecord, config_diff, read_config, user_state_file, write_config
-from ..errors import IntentError
+from ..core.errors import IntentError
 from . import EDITORS
 
 BEGIN = ">>> git-intent (git intent uninstall --editor {editor} removes this block) >>>"

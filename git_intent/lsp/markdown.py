@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 import textwrap
 
+from ..core.terminal import terminal_safe
 from ..explain.blame import BlameAnswer, LineAnswer
 from ..explain.render import blame_text, names_message, short, trailer_credit
-from ..terminal import terminal_safe
 
 # A word of prose that CommonMark (or a renderer that links bare URLs) could turn into markup: a backslash, a
 # backtick, emphasis, brackets, a tag or autolink, an entity, a table cell, strikethrough, a URL or an address.

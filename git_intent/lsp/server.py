@@ -21,10 +21,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.version import __version__
 from ..explain.file_ranges import Range
 from ..explain.render import message_text
-from ..version import __version__
 from .answers import Answers, Unanswered, agent_ranges
 from .documents import SCHEME, SessionDocument, document_text, parse_uri
 from .markdown import hover_markdown, lens_title, sentence_markdown

@@ -136,7 +136,7 @@ def _drain(fd: int, forward: threading.Thread) -> None:
 def serve(start: Path) -> None:
     """`git intent mcp`: serve the repository containing `start` on stdin/stdout, answering `initialize` before
     the SDK is loaded (the caller checks that the `mcp` extra is installed)."""
-    from ..version import __version__
+    from ..core.version import __version__
     from . import INSTRUCTIONS
 
     def run() -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..capture.user_config import InstallRecord, config_diff, read_config, user_state_file, write_config
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 from . import AGENTS
 from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import to_json
 from ..git.repo import Repository
-from ..models import to_json
 
 JSON = dict[str, Any] | list[Any]
 

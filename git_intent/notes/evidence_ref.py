@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import ShareError
+from ..core.errors import ShareError
+from ..core.private import locked, private_dir
 from ..git.repo import Repository, run_git
-from ..private import locked, private_dir
 from ..redaction.redact import Sealed
 from .records import nesting
 

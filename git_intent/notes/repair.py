@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.private import private_dir, write_text
 from ..git.repo import Repository
-from ..private import private_dir, write_text
 from .store import NOTES_REF, empty_notes_commit, notes_lock, notes_ref_damage
 
 DAMAGED_PREFIX = f"{NOTES_REF}-damaged-"

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import GitError, NoteError, NotesRefDamagedError
-from ..faults import crash_point
+from ..core.errors import GitError, NoteError, NotesRefDamagedError
+from ..core.faults import crash_point
+from ..core.private import locked, private_dir
 from ..git.repo import Repository
-from ..private import locked, private_dir
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
 
 NOTES_REF = "refs/notes/intent"

@@ -22,7 +22,7 @@ from typing import Any
 
 import re2  # google-re2: linear time, Go RE2 syntax (the rules are written for it)
 
-from ..errors import RedactionError
+from ..core.errors import RedactionError
 from . import normalise
 
 # A value after a secret's name: quoted (any characters but the quote, spaces included: `"password":

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import re2  # google-re2: the "is there any?" scans, ~5x faster than `re` on text with no match (the common case)
 
-from ..terminal import INVISIBLE as _INVISIBLE
+from ..core.terminal import INVISIBLE as _INVISIBLE
 
 # The format characters a reader does not see (`terminal.INVISIBLE`, which text output shows as escapes) and the
 # bidi overrides and isolates. Deleted before matching: a token with one inside is still the token.

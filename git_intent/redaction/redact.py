@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import RedactionError
+from ..core.errors import RedactionError
 
 # Fields that hold ids, times and enumerations git-intent itself wrote into a payload: never prose.
 ID_KEYS = frozenset({"schema", "level", "agent", "session_id", "message_id", "call_id", "parent_session_id",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..explain.blame import Explainer, LineAnswer
 from ..explain.file_ranges import runs
 from ..explain.line_history import replaced_lines

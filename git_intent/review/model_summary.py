@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..answer import ask
 from ..config import model_settings
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import Repository
 from .models import ModelSummary, ReviewGroup, SessionReview
 from .summaries import Summariser

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..core.models import Attribution
 from ..explain.blame import Status
 from ..explain.classify import LineClass
 from ..explain.evidence import Evidence
 from ..explain.line_history import Previous
-from ..models import Attribution
 from .ranges import Change
 
 PreviousLine = Previous  # a person's change to an agent's line: the same shape as blame's `previous`

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..git.repo import EMPTY_TREE, Repository
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

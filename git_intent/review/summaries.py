@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from .models import ModelSummary, ReviewAnswer, ReviewGroup, SessionReview
 
 Summariser = Callable[[SessionReview, list[ReviewGroup]], ModelSummary | None]

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.private import write_text
 from ..git.repo import Repository
-from ..private import write_text
 
 HOST = "127.0.0.1"
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import BadLocationError
+from ..core.errors import BadLocationError
+from ..core.models import Attribution, Message, Session
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import Evidence
 from ..explain.render import names_message, trailer_credit
 from ..fidelity.budget import RenderedContext
 from ..git.repo import Repository
 from ..git.worktree import read_worktree_file
-from ..models import Attribution, Message, Session
 
 SESSION_COLOURS = 10  # CSS classes s0..s9; further sessions reuse them in order
 LEVELS = ("auto", "full", "summary", "compressed", "placeholder", "hidden")

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core.models import Session
+from ..core.private import APPEND, REPLACE, open_private, private_dir, replace_file
 from ..git.repo import Repository
-from ..models import Session
-from ..private import APPEND, REPLACE, open_private, private_dir, replace_file
 
 EXCLUDE_LINE = "/.opencode/intent/"
 SUFFIXES = (".jsonl", ".json", ".md")

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..adapters import adapter as named_adapter
+from ..core.private import append_text, private_dir
 from ..git.repo import Repository
-from ..private import append_text, private_dir
 
 __all__ = ["IMPORTED", "BroughtIn", "mark_imported"]
 
@@ -30,7 +30,7 @@ IMPORTED = "imported-sessions"
 def mark_imported(repo: Repository, path: Path, sessions: Iterable[tuple[str, str]]) -> None:
     """Note that the transcript at `path` and its (agent, session id) pairs were imported on purpose, so they
     count as evidence although git tracks the file. Raises OSError when the state folder cannot be written."""
-    blob = BroughtIn(repo)._blob(path)
+    blob = BroughtIn(repo).blob(path)
     rows = [("blob", blob)] if blob else []
     rows += [(agent, session_id) for agent, session_id in sessions]
     lines = "".join(f"{a}\t{b}\n" for a, b in rows if not any(c in a + b for c in "\t\n"))
@@ -55,12 +55,12 @@ class BroughtIn:
 
     def tracked(self, path: Path) -> bool:
         """Whether git tracks `path` in one of the repository's work trees."""
-        return self._blob(path) is not None
+        return self.blob(path) is not None
 
     def whole(self, path: Path) -> bool:
         """True when `path` is a tracked file whose content is byte for byte its committed form: nothing in it
         is this user's agent's, so it need not be read."""
-        blob = self._blob(path)
+        blob = self.blob(path)
         return blob is not None and ("blob", blob) not in self._imported_sessions() and (
             self._content_id(path) == blob)
 
@@ -69,7 +69,7 @@ class BroughtIn:
         an untracked file or one outside the work tree, else when the committed form does not hold that id
         (Aider's session id is its start time) or `import` took it on purpose, never when the committed form
         cannot be read."""
-        blob = self._blob(path)
+        blob = self.blob(path)
         if blob is None or (agent, session_id) in self._imported_sessions():
             return True
         if path not in self._committed_ids:
@@ -87,7 +87,7 @@ class BroughtIn:
             self._imported = {(p[0], p[1]) for p in pairs if len(p) == 2}
         return self._imported
 
-    def _blob(self, path: Path) -> str | None:
+    def blob(self, path: Path) -> str | None:
         """The index's blob id for `path`, or None when git does not track it (or it lies in no work tree)."""
         try:
             resolved = path.resolve()

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..adapters import FILE_SCOPED, Registered, all_adapters, sniff
 from ..adapters import adapter as named_adapter
-from ..errors import DamagedTranscriptError, IntentError, SessionNotFoundError, TranscriptError
+from ..core.errors import DamagedTranscriptError, IntentError, SessionNotFoundError, TranscriptError
+from ..core.models import Message, Session
 from ..git.repo import Repository
-from ..models import Message, Session
 from ..transcripts.jsonl import head_records, written_since
 from .backup import session_copies, session_copy_path
 from .brought_in import BroughtIn

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from ..adapters import adapter as named_adapter
+from ..core.models import Session
 from ..git.repo import Repository
-from ..models import Session
 from .discovery import SkippedFile, candidate_sessions
 
 __all__ = ["NotRead", "describe", "drift_on_disk", "not_read", "version_newer"]

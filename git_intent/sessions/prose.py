@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from .. import linear
-from ..models import Message
+from ..core import linear
+from ..core.models import Message
 
 CONFIRMATION_CHARS = 60  # a longer prompt says more than "yes"
 

@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..core.models import Session, parse_timestamp, validate
+from ..core.terminal import terminal_safe
 from ..git.repo import Repository
-from ..models import Session, parse_timestamp, validate
 from ..notes import evidence_ref as store
-from ..terminal import terminal_safe
 
 _CACHE: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
 _WARNED: set[str] = set()

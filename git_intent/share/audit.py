@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from ..errors import IntentError
+from ..core.errors import IntentError
 from ..explain.range_lines import classify_range
 from ..git.repo import Repository
 

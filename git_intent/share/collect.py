@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import setting
-from ..errors import IntentError
+from ..core.errors import IntentError
+from ..core.models import MOVE_KINDS, Edit, Message, Session
 from ..explain.evidence import find_edit, gather_evidence
 from ..git.repo import Repository
-from ..models import MOVE_KINDS, Edit, Message, Session
 from ..notes import LinesRecord, note_blobs, read_notes
 from ..notes import evidence_ref as store
 from ..redaction.redact import seal

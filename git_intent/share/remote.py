@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from ..capture.landed import carry_landed
-from ..errors import IntentError, ShareError
+from ..core.errors import IntentError, ShareError
 from ..git.repo import Repository, run_git
 from ..notes import NOTES_REF, notes_lock
 from ..notes import evidence_ref as store

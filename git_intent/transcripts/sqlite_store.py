@@ -9,7 +9,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import DamagedTranscriptError
+from ..core.errors import DamagedTranscriptError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 

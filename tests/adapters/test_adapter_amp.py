@@ -14,7 +14,7 @@ import pytest
 from support import CORPUS, agent_commit, blamed, corpus, line_of, make_repo
 
 from git_intent.adapters import ADAPTERS, amp
-from git_intent.errors import DamagedTranscriptError
+from git_intent.core.errors import DamagedTranscriptError
 
 AM = "transcripts/amp"
 EDIT = f"{AM}/git-ai__T-019ca1f6-7f21-77b5-a308-65416ebbdf48.json"

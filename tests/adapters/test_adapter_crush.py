@@ -15,7 +15,7 @@ import pytest
 from support import agent_commit, blamed, corpus, make_repo
 
 from git_intent.adapters import ADAPTERS, crush
-from git_intent.errors import DamagedTranscriptError
+from git_intent.core.errors import DamagedTranscriptError
 
 STORE = "transcripts/crush/documented__greeter/.crush/crush.db"
 SESSION, CHILD = "b6f3d0a2-5c1e-4f7a-8d29-0e4c7b1a9f35", "c2a8e915-3b7d-4e60-a1f4-7d9e2c5b8a06"

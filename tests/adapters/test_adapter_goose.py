@@ -15,7 +15,7 @@ import pytest
 from support import agent_commit, blamed, corpus, make_repo
 
 from git_intent.adapters import ADAPTERS, goose
-from git_intent.errors import DamagedTranscriptError
+from git_intent.core.errors import DamagedTranscriptError
 
 STORE = "transcripts/goose/documented__schema-13/sessions.db"
 NOTES, SITE = "20260716_3", "20251002_1"

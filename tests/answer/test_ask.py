@@ -16,7 +16,7 @@ from scripted_model import call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, ask
 from git_intent.answer.models import Citation
-from git_intent.errors import BadLocationError, IntentError
+from git_intent.core.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository
 from git_intent.index import ingest
 from git_intent.index.search import search

@@ -37,7 +37,7 @@ from scripted_model import Fail, Hang, call, say, scripted, tool_results
 from git_intent.answer import WhyAnswer, why
 from git_intent.answer.models import Citation
 from git_intent.cli.answer import answer_text
-from git_intent.errors import BadLocationError, IntentError
+from git_intent.core.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository
 
 __all__ = ["demo", "injected", "templates"]  # fixtures used by the tests below

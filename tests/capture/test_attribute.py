@@ -8,8 +8,8 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from git_intent.capture.attribute import MappedEdit, attribute, is_trivial
+from git_intent.core.models import AddedLine, Edit, Session
 from git_intent.git.repo import Hunk
-from git_intent.models import AddedLine, Edit, Session
 
 SESSION = Session(agent="claude-code", session_id="s1", transcript=Path("/t/s1.jsonl"))
 PATH = "src/app.py"

@@ -25,8 +25,8 @@ from transcript_replay import commit_replayed, rebuild_claude
 from git_intent.capture.moves import Move, Moves
 from git_intent.capture.record import record_commit
 from git_intent.capture.timeline import EditTimeline, moved_copies
+from git_intent.core.models import AddedLine, Edit, Session
 from git_intent.git.repo import Repository
-from git_intent.models import AddedLine, Edit, Session
 from git_intent.sessions.path_mapping import PathMapper
 
 EXCERPT = corpus("transcripts", "claude-code", "entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl")

@@ -13,8 +13,8 @@ import pytest
 from conftest import git, run_cli
 from support import commit_file, run_in_terminal
 
+from git_intent.core.errors import BadLocationError
 from git_intent.demo import run_demo
-from git_intent.errors import BadLocationError
 from git_intent.explain.blame import parse_line_range
 
 FILE = "cmd/entire/cli/agent/chunking.go"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
+from git_intent.core.models import AddedLine, Edit
 from git_intent.demo import run_demo
 from git_intent.explain.edit_diff import call_arguments, edit_diff
-from git_intent.models import AddedLine, Edit
 
 FILE = "cmd/entire/cli/agent/chunking.go"
 SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"

@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 from support import ClaudeSession, Clock, commit_at, git, make_repo
 
 from git_intent.capture.record import record_commit
+from git_intent.core.models import to_json
 from git_intent.explain.blame import blame_lines
 from git_intent.explain.classify import LineResolver
 from git_intent.explain.stats import range_stats
 from git_intent.git.repo import Repository
 from git_intent.index.load import ingest
 from git_intent.interop.agent_trace import export_records
-from git_intent.models import to_json
 from git_intent.review import review_range
 from git_intent.share.audit import audit
 

@@ -14,10 +14,10 @@ from support import commit_synced as commit
 from support import install, run_cli
 
 from git_intent.answer import why
+from git_intent.core.models import Message, Part, Session
 from git_intent.explain.reasons import pick
 from git_intent.explain.symbols import enclosing, file_symbols
 from git_intent.git.repo import Repository
-from git_intent.models import Message, Part, Session
 
 BODY = "def price(amount):\n    total = amount * 1.19\n    return round(total, 2)\n"
 SUMMARY = ("This session is being continued from a previous conversation that ran out of context. The "

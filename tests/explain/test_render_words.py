@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
+from git_intent.core.models import Attribution
 from git_intent.explain.blame import BlameAnswer, LineAnswer
 from git_intent.explain.log import LogEntry
 from git_intent.explain.render import blame_text, count, cut, log_text, when
-from git_intent.models import Attribution
 
 STAMP = datetime(2026, 1, 22, 20, 0, tzinfo=timezone.utc)
 

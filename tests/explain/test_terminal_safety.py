@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import claude_session, commit_synced, git, install, run_cli
 
-from git_intent.terminal import json_safe, terminal_safe
+from git_intent.core.terminal import json_safe, terminal_safe
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # sets the clipboard to "rm -rf ~"
 C1 = "\x9b2J"  # CSI as one C1 character: clears the screen on terminals that honour C1

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus
 
+from git_intent.core.models import Edit, Message, Part, Session
 from git_intent.fidelity.digest import session_digest
 from git_intent.fidelity.topics import (
     KeyFact,
@@ -19,7 +20,6 @@ from git_intent.fidelity.topics import (
     segment_topics,
     summarize_message,
 )
-from git_intent.models import Edit, Message, Part, Session
 from git_intent.sessions.discovery import read_transcript
 
 CODEX_PATCH = ("transcripts", "codex", "git-sync__8feaf84a600f__apply-patch.jsonl")

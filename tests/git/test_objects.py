@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support import commit_file, git
 
-from git_intent.errors import GitError
+from git_intent.core.errors import GitError
 from git_intent.git.objects import InProcessRepository
 from git_intent.git.repo import Repository
 

@@ -22,7 +22,7 @@ from conftest import git
 from review_repo import serving
 from support import ODD_FILES, add_odd_files, unreadable_sentence
 
-from git_intent.errors import UnreadableFileError
+from git_intent.core.errors import UnreadableFileError
 from git_intent.git.worktree import MAX_FILE_BYTES, read_worktree_file
 
 T = TypeVar("T")

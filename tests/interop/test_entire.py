@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from support import corpus, corpus_files, git, set_ref, write_tree
 
+from git_intent.core.models import ParseStats
 from git_intent.git.repo import Repository
 from git_intent.interop.entire import (
     Checkpoint,
@@ -24,7 +25,6 @@ from git_intent.interop.entire import (
     checkpoint_trailers,
     read_checkpoints,
 )
-from git_intent.models import ParseStats
 
 SOURCES = ("entire-cli", "git-sync")
 BRANCH_REF = "refs/heads/entire/checkpoints/v1"

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from git_intent.core.models import Attribution
 from git_intent.explain.blame import LineAnswer
 from git_intent.explain.evidence import Evidence
 from git_intent.lsp.line_map import map_lines, split_lines
 from git_intent.lsp.markdown import code_span, fenced, hover_markdown, lens_title, prose, sentence_markdown
-from git_intent.models import Attribution
 
 HOSTILE = ("![pixel](https://evil.example/p.png) [click](https://evil.example) <img src=x onerror=alert(1)> "
            "<script>alert(1)</script> https://evil.example/bare *bold* ``` ```` `` \n```\n# heading\n"

@@ -78,7 +78,7 @@ def test_lsp_without_the_extra_says_how_to_install_it(monkeypatch: pytest.Monkey
     from click.testing import CliRunner
 
     from git_intent.cli import cli
-    from git_intent.errors import IntentError
+    from git_intent.core.errors import IntentError
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "pygls" else real(name, *rest))

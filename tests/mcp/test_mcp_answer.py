@@ -21,9 +21,9 @@ from mcp.types import CallToolResult
 
 from git_intent.answer.ask_question import ask
 from git_intent.answer.why_line import WhyAnswer, why
+from git_intent.core.models import to_json, validate
 from git_intent.demo import run_demo
 from git_intent.git.repo import Repository
-from git_intent.models import to_json, validate
 from git_intent.schemas import available
 
 SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"

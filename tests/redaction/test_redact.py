@@ -12,7 +12,7 @@ import pytest
 from conftest import corpus, git, run_cli
 from planted import FAMILIES, plant
 
-from git_intent.errors import RedactionError
+from git_intent.core.errors import RedactionError
 from git_intent.redaction import detectors
 from git_intent.redaction.redact import Sealed, check_text, redact_text, seal
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import git, run_cli
 from review_repo import CHUNKING, S0, S2, S8, SCRIPT_PROMPT, ReviewRepo, build_review_repo
 
-from git_intent.errors import IntentError
+from git_intent.core.errors import IntentError
 from git_intent.git.repo import Repository
 from git_intent.review import ReviewAnswer, review_markdown, review_range, summarise_sessions
 from git_intent.review.markdown import GITHUB_LIMIT

@@ -249,7 +249,7 @@ def test_forget_removes_a_session_from_the_remote_and_other_clones_cannot_bring_
 
 def test_a_failing_redactor_writes_and_pushes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Moved from tests/redaction: it needs this file's World and object scan."""
-    from git_intent.errors import RedactionError
+    from git_intent.core.errors import RedactionError
     from git_intent.git.repo import Repository
     from git_intent.redaction import detectors
     from git_intent.redaction.redact import Sealed

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from conftest import CORPUS, run_cli
 
-from git_intent.errors import TranscriptError
-from git_intent.models import Session, to_json
+from git_intent.core.errors import TranscriptError
+from git_intent.core.models import Session, to_json
 from git_intent.sessions.discovery import read_transcript
 
 SEED = 20260501

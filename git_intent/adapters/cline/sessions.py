@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...errors import DamagedTranscriptError
-from ...models import Session
+from ...core.errors import DamagedTranscriptError
+from ...core.models import Session
 from ...transcripts.api_history import read_history
 from ...transcripts.jsonl import loads
 from .tools import edits_of

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...errors import DamagedTranscriptError
-from ...models import Session
+from ...core.errors import DamagedTranscriptError
+from ...core.models import Session
 from ...transcripts.api_history import XmlTools, listed_folder, read_history, tagged
 from ...transcripts.jsonl import loads
 from .tools import EDIT_TOOLS, SHELL_TOOLS, XML_PARAMS, edits_of

@@ -19,8 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...errors import DamagedTranscriptError
-from ...models import ParseStats, Session
+from ...core.errors import DamagedTranscriptError
+from ...core.models import ParseStats, Session
 from ...transcripts.copilot_events import read_events, shaped
 from ...transcripts.jsonl import head_records, head_text, recognised, written_since
 from ...transcripts.vscode_storage import user_dirs, workspace_folder, workspace_storage

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from ... import linear
-from ...models import AddedLine, Edit
+from ...core import linear
+from ...core.models import AddedLine, Edit
 from ...transcripts.patches import HUNK_HEADER, parse_apply_patch, text_diff_added, unified_diff_added
 from .markdown import FENCE, Block
 

@@ -18,15 +18,11 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-import re2  # google-re2
-
 _SURROGATE = re.compile("[\ud800-\udfff]")  # one character class: linear under `re`
 # Inside a character class, what Python's Unicode `\s` and `\w` match (RE2's are ASCII); checked against every
 # assigned code point (tests/test_linear_patterns.py).
 SPACE = r"\s\x{0b}\x{1c}-\x{1f}\x{85}\pZ"
 WORD = r"\pL\pN_"
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # the error is raised; RE2 would also print it to stderr
 
 
 class Match(Protocol):
@@ -56,16 +52,28 @@ def _encodable(text: str) -> str:
 class Pattern:
     """One RE2 expression with the methods of `re.Pattern` git-intent uses, taking and returning the same.
 
-    Raises ValueError when `pattern` is not RE2 syntax (a lookaround, a backreference)."""
+    Compiled on first use; raises ValueError then when `pattern` is not RE2 syntax (a lookaround, a backreference)."""
 
-    __slots__ = ("_regexp", "pattern")
+    __slots__ = ("_compiled", "pattern")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        try:
-            self._regexp: Any = re2.compile(pattern, _OPTIONS)
-        except re2.error as exc:
-            raise ValueError(f"RE2 cannot compile {pattern[:60]!r}: {exc}.") from exc
+        self._compiled: Any = None
+
+    @property
+    def _regexp(self) -> Any:
+        """The RE2 object, compiled on first use: importing google-re2 costs ~3 ms, which blame's start-up and
+        the hook need not pay for patterns they never run (tests/test_linear_patterns.py runs every one)."""
+        if self._compiled is None:
+            import re2  # google-re2
+
+            options = re2.Options()
+            options.log_errors = False  # the error is raised; RE2 would also print it to stderr
+            try:
+                self._compiled = re2.compile(self.pattern, options)
+            except re2.error as exc:
+                raise ValueError(f"RE2 cannot compile {self.pattern[:60]!r}: {exc}.") from exc
+        return self._compiled
 
     def search(self, text: str, pos: int = 0) -> Match | None:
         """The first match in `text[pos:]`, or None."""
@@ -132,5 +140,6 @@ class Pattern:
 
 
 def compile(pattern: str) -> Pattern:  # noqa: A001  # `re.compile`'s name, for the same call
-    """`pattern` compiled by RE2 (inline flags: `(?i)`, `(?s)`, `(?m)`). Raises ValueError when RE2 cannot."""
+    """`pattern` for RE2 (inline flags: `(?i)`, `(?s)`, `(?m)`), compiled on first use (ValueError then when RE2
+    cannot)."""
     return Pattern(pattern)
