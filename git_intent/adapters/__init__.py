@@ -33,8 +33,9 @@ class Adapter(Protocol):
     `read_project` (default: `read`) reads only the sessions of one repository from a store that holds
     many projects' (OpenCode's database), to save parsing the rest. `NEWEST_TESTED` (default None) is the
     newest agent version (`Session.agent_version`) its fixtures cover: `doctor` says when transcripts on disk
-    are newer. A record of a type it does not know is skipped and counted (`ParseStats.unknown`), never a
-    reason to refuse the file: `sniff` goes by the records' structure.
+    are newer. `locations(root)` (default: none said) gives the path patterns `discover` looks in on this
+    machine, for `git intent agents`. A record of a type it does not know is skipped and counted
+    (`ParseStats.unknown`), never a reason to refuse the file: `sniff` goes by the records' structure.
     """
 
     NAME: str
@@ -94,6 +95,19 @@ class Registered:
     def discover(self, root: Path, since: datetime | None = None) -> Iterator[Path]:
         """The given adapter's `discover`."""
         return iter(self.given.discover(root, since))
+
+    def locations(self, root: Path) -> list[str]:
+        """Where the adapter looks for the transcripts of the work tree `root` on this machine, as path patterns
+        (`git intent agents`); empty for a plug-in that does not say (a plug-in's that raises says nothing)."""
+        given = getattr(self.given, "locations", None)
+        if not callable(given):
+            return []
+        try:
+            return [str(place) for place in given(root)]
+        except Exception:
+            if not self.plugin:
+                raise
+            return []
 
     def sniff(self, path: Path) -> bool:
         """The given adapter's `sniff`; a plug-in's that raises says no (built-ins never raise)."""

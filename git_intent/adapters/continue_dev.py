@@ -49,6 +49,11 @@ def continue_home() -> Path:
     return Path(explicit) if explicit else Path.home() / ".continue"
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks (every workspace's sessions), as a path pattern of this machine."""
+    return [f"{continue_home() / 'sessions'}/*.json"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Every session written at or after `since` (sessions of every workspace share the folder: the catalog keeps
     those that mention `root`)."""

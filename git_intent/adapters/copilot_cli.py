@@ -38,6 +38,12 @@ def copilot_home() -> Path:
     return (Path(state) if state else Path.home()) / ".copilot"
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks (every project's sessions), as path patterns of this machine."""
+    folder = copilot_home() / "session-state"
+    return [f"{folder}/*/events.jsonl", f"{folder}/*.jsonl"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Every session's event log written at or after `since` (sessions are not filed by project: the catalog
     keeps those that mention `root`)."""

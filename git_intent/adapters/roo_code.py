@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import errors
+from ..core import errors
 from ..core.models import AddedLine, Edit, Session
 from ..transcripts import shell
 from ..transcripts.api_history import Call, XmlTools, listed_folder, read_history, tagged
@@ -55,6 +55,12 @@ def storage_dirs() -> list[Path]:
     """The extension's storage folders: each flavour's `customStoragePath` setting, then its globalStorage."""
     custom = [Path(folder) for user in user_dirs() if (folder := _custom_storage(user / "settings.json"))]
     return [*custom, *global_storage(EXTENSION)]
+
+
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks (every project's tasks), as path patterns of this machine."""
+    folders = storage_dirs() or [user_dirs()[0] / "globalStorage" / EXTENSION]
+    return [f"{folder}/tasks/*/{HISTORY}" for folder in folders]
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from support import agent_commit, blame_json, blamed, corpus, make_repo
+from support import agent_commit, blame_json, blamed, corpus, make_repo, run_cli
 
 from git_intent.adapters import cline, continue_dev, copilot_chat, copilot_cli, roo_code
 from git_intent.transcripts import vscode_storage
@@ -245,3 +245,38 @@ def test_a_line_continue_wrote_is_blamed_to_its_message(tmp_path: Path) -> None:
     line = blame_json(repo, "index.ts:5")["lines"][0]
     assert (line["commit"], line["attribution"]["agent"], line["attribution"]["session_id"],
             line["attribution"]["message_id"]) == (sha, "continue", "2dbfd673-096d-4773-b5f3-9023894a7355", "h2")
+
+
+# --------------------------------------------------------------------------------------------------
+# git intent agents
+# --------------------------------------------------------------------------------------------------
+
+def test_agents_lists_where_each_looks_and_what_it_found_here(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    state = copilot_cli.copilot_home() / "session-state"
+    _placed(CLI_LOG, state / "301561f1-558a-43e9-a144-82d3ca12ab62" / "events.jsonl", "/Users/test/project", str(repo))
+    newer = _placed(CLI_LOG, state / "newer" / "events.jsonl", "/Users/test/project", str(repo))
+    (state / "newer" / "events.jsonl").write_text(
+        newer.replace('"1.0.45"', '"9.0.1"').replace("301561f1-558a-43e9-a144-82d3ca12ab62", "5e55104e"), "utf-8")
+    _placed(CLI_LOG, state / "elsewhere" / "events.jsonl", "/Users/test/project", "/somewhere/else")
+    _placed(CONTINUE, continue_dev.continue_home() / "sessions" / "2dbfd673-096d-4773-b5f3-9023894a7355.json",
+            "/Users/svarlamov/projects/testing-git", str(repo))
+
+    proc = run_cli("agents", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    found = {r["agent"]: r for r in json.loads(proc.stdout)}
+    assert {"claude-code", "codex", "copilot-cli", "copilot-chat", "cline", "roo-code", "continue"} <= set(found)
+    assert found["copilot-cli"] == {
+        "agent": "copilot-cli", "plugin": False, "locations": [f"{state}/*/events.jsonl", f"{state}/*.jsonl"],
+        "newest_tested": copilot_cli.NEWEST_TESTED, "transcripts": 2, "sessions": 2, "newest_seen": "9.0.1",
+        "newer_than_tested": True}  # the log of another work tree is not counted
+    assert (found["continue"]["transcripts"], found["continue"]["sessions"], found["continue"]["newest_seen"]) == (
+        1, 1, None)
+    assert (found["claude-code"]["transcripts"], found["claude-code"]["sessions"]) == (0, 0)
+    assert found["aider"]["locations"] == [str(repo / ".aider.chat.history.md")]
+
+    text = run_cli("agents", cwd=repo)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[:3] == [
+        f"copilot-cli: 2 transcript(s), 2 session(s) here, newest 9.0.1 (newer than the fixtures); fixtures to "
+        f"{copilot_cli.NEWEST_TESTED}", f"  {state}/*/events.jsonl", f"  {state}/*.jsonl"]

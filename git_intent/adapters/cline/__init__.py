@@ -25,7 +25,7 @@ from ...transcripts.jsonl import head_text, written_since
 from ...transcripts.vscode_storage import global_storage
 from . import sessions, tasks
 
-__all__ = ["EXTENSION", "MULTI_SESSION", "NAME", "NEWEST_TESTED", "data_dirs", "discover", "read", "sniff"]
+__all__ = ["EXTENSION", "MULTI_SESSION", "NAME", "NEWEST_TESTED", "data_dirs", "discover", "locations", "read", "sniff"]
 
 NAME = "cline"
 # The extension version of the task-folder sample (`task_metadata.json`'s `cline_version`); SDK sessions record
@@ -49,6 +49,11 @@ def session_dir() -> Path:
     """Where the SDK keeps sessions: `$CLINE_SESSION_DATA_DIR`, else `<data folder>/sessions`."""
     explicit = os.environ.get("CLINE_SESSION_DATA_DIR", "").strip()
     return Path(explicit) if explicit else data_dirs()[0] / "sessions"
+
+
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks (every project's tasks and sessions), as path patterns of this machine."""
+    return [*(f"{folder}/tasks/*/{tasks.HISTORY}" for folder in data_dirs()), f"{session_dir()}/*/*.messages.json"]
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:

@@ -26,7 +26,7 @@ from ...transcripts.jsonl import head_records, head_text, recognised, written_si
 from ...transcripts.vscode_storage import user_dirs, workspace_folder, workspace_storage
 from .sessions import document, read_document
 
-__all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "discover", "read", "sniff"]
+__all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "discover", "locations", "read", "sniff"]
 
 NAME = "copilot-chat"
 # The Copilot Chat version of the newest fixture; `doctor` says when sessions on disk come from a newer one.
@@ -34,6 +34,16 @@ NEWEST_TESTED = "0.47.0"
 MULTI_SESSION = False
 SNIFF_BYTES = 64 * 1024
 EXTENSION_FOLDER = "github.copilot-chat"
+
+
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks: the chat sessions and event logs of the workspaces that opened `root`, and the
+    chats of windows with no folder, in each editor flavour present (VS Code's when none is)."""
+    users = [user for user in user_dirs() if user.is_dir()] or user_dirs()[:1]
+    return [pattern for user in users for pattern in (
+        f"{user}/workspaceStorage/<workspace of {root.name}>/chatSessions/*.json[l]",
+        f"{user}/workspaceStorage/<workspace of {root.name}>/GitHub.copilot-chat/transcripts/*.jsonl",
+        f"{user}/globalStorage/emptyWindowChatSessions/*.json[l]")]
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
