@@ -49,6 +49,7 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("show", "git intent show SESSION[:MESSAGE] --json (a Session, or a Message)", _show),
     OutputSchema("log", "git intent log [RANGE] --json", _list_of(".explain.log", "LogEntry")),
     OutputSchema("sessions", "git intent sessions --json", _list_of(".explain.session_list", "SessionSummary")),
+    OutputSchema("agents", "git intent agents --json", _list_of(".sessions.agent_list", "AgentReport")),
     OutputSchema("index", "git intent index --json", _attr(".index", "IngestResult")),
     OutputSchema("search", "git intent search QUERY --json", _list_of(".index.search", "Hit")),
     OutputSchema("context", "git intent context SESSION --json", _attr(".outputs", "ContextOutput")),

@@ -33,8 +33,9 @@ class Adapter(Protocol):
     `read_project` (default: `read`) reads only the sessions of one repository from a store that holds
     many projects' (OpenCode's database), to save parsing the rest. `NEWEST_TESTED` (default None) is the
     newest agent version (`Session.agent_version`) its fixtures cover: `doctor` says when transcripts on disk
-    are newer. A record of a type it does not know is skipped and counted (`ParseStats.unknown`), never a
-    reason to refuse the file: `sniff` goes by the records' structure.
+    are newer. `locations(root)` (default: none said) gives the path patterns `discover` looks in on this
+    machine, for `git intent agents`. A record of a type it does not know is skipped and counted
+    (`ParseStats.unknown`), never a reason to refuse the file: `sniff` goes by the records' structure.
     """
 
     NAME: str
@@ -95,6 +96,19 @@ class Registered:
         """The given adapter's `discover`."""
         return iter(self.given.discover(root, since))
 
+    def locations(self, root: Path) -> list[str]:
+        """Where the adapter looks for the transcripts of the work tree `root` on this machine, as path patterns
+        (`git intent agents`); empty for a plug-in that does not say (a plug-in's that raises says nothing)."""
+        given = getattr(self.given, "locations", None)
+        if not callable(given):
+            return []
+        try:
+            return [str(place) for place in given(root)]
+        except Exception:
+            if not self.plugin:
+                raise
+            return []
+
     def sniff(self, path: Path) -> bool:
         """The given adapter's `sniff`; a plug-in's that raises says no (built-ins never raise)."""
         if not self.plugin:
@@ -145,7 +159,9 @@ class _BuiltIn(Mapping[str, Registered]):
     _MODULES = {"claude-code": "claude_code", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini_cli",
                 "cursor": "cursor", "aider": "aider",
                 "qwen-code": "qwen_code", "amp": "amp", "droid": "droid", "pi": "pi", "crush": "crush",
-                "goose": "goose", "specstory": "specstory"}
+                "goose": "goose", "specstory": "specstory",
+                "copilot-cli": "copilot_cli", "copilot-chat": "copilot_chat", "cline": "cline", "roo-code": "roo_code",
+                "continue": "continue_dev"}
 
     def __init__(self) -> None:
         self._loaded: dict[str, Registered] = {}
@@ -167,7 +183,8 @@ ADAPTERS: Mapping[str, Registered] = _BuiltIn()
 # The built-ins whose `read` depends on the file alone (`Registered.file_scoped`), known without importing
 # them: a parse kept by `parse_cache` is then found before any adapter is loaded.
 FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider",
-                         "qwen-code", "amp", "droid", "pi", "crush", "specstory"})
+                         "qwen-code", "amp", "droid", "pi", "crush", "specstory",
+                         "copilot-cli", "copilot-chat", "cline", "roo-code", "continue"})
 
 
 def adapter(name: str) -> Registered | None:

@@ -63,6 +63,11 @@ def threads_dir() -> list[Path]:
     return found
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks (every project's threads), as path patterns of this machine."""
+    return [f"{folder}/T-*.json" for folder in threads_dir()]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Every thread written at or after `since`: threads are not filed by project (the catalog keeps those
     that mention `root`)."""

@@ -64,6 +64,11 @@ def encode_project(path: Path | str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(path))
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks for `root`'s transcripts, as path patterns of this machine."""
+    return [f"{config_dir() / 'projects' / encode_project(root)}*/*.jsonl"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Transcripts of sessions started in `root`, below it, or in a folder above it.
 

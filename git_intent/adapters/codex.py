@@ -58,6 +58,11 @@ def codex_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".codex"
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks (every project's rollouts, filed by date), as a path pattern of this machine."""
+    return [f"{codex_home() / 'sessions'}/YYYY/MM/DD/rollout-*.jsonl"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Rollouts written at or after `since` (all of them without it), from the dated folders.
 

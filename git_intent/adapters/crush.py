@@ -53,6 +53,12 @@ _QUIET = frozenset({"finish", "image_url", "binary", "shell_command"})
 CONFIG_BYTES = 1 << 20  # a project configuration larger than this is not Crush's
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks: the store of `root` and of each folder above it (and a `data_directory` its
+    configuration names)."""
+    return [f"{root / DATA_DIR / STORE} (or the closest {DATA_DIR}/{STORE} above it)"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """The stores of `root` and of the folders above it (Crush uses the closest `.crush`), and the one a
     project configuration's `options.data_directory` names, written at or after `since` (the `-wal` counts)."""

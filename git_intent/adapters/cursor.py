@@ -59,6 +59,11 @@ def encode_project(path: PurePath | str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", str(path)).strip("-")
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks for `root`'s transcripts, as a path pattern of this machine."""
+    return [f"{cursor_home() / 'projects' / encode_project(root)}*/agent-transcripts/"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Transcripts of workspaces at `root`, below it, or above it, written at or after `since`.
 

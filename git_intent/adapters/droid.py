@@ -65,6 +65,12 @@ def _key(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "-", name.casefold()).strip("-")
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks for `root`'s sessions, as path patterns of this machine."""
+    sessions = factory_dir() / "sessions"
+    return [f"{sessions / encode_project(root)}*/*.jsonl", f"{sessions}/*.jsonl"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Sessions of the work tree `root`, of folders below it or above it, and the older flat files, written
     at or after `since`."""

@@ -62,6 +62,11 @@ def data_dir() -> Path:
     return (Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share") / "goose"
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks: the one store of every project's sessions."""
+    return [str(data_dir() / "sessions" / STORE)]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """The store, when it (or its `-wal`) was written at or after `since`; which of its sessions are this work
     tree's is decided by `read_project`."""

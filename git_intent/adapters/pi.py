@@ -60,6 +60,13 @@ def encode_project(cwd: Path | str) -> str:
     return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", str(cwd))) + "--"
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks for `root`'s sessions, as path patterns of this machine."""
+    flat = os.environ.get("PI_CODING_AGENT_SESSION_DIR")
+    return [f"{agent_dir() / 'sessions' / encode_project(root)}/*.jsonl",
+            *([f"{Path(flat).expanduser()}/*.jsonl"] if flat else [])]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Sessions started in `root`, below it or above it, written at or after `since`; with
     `$PI_CODING_AGENT_SESSION_DIR`, every session in that folder (the catalog keeps this work tree's)."""

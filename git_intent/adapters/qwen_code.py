@@ -62,6 +62,11 @@ def encode_project(root: PurePath | str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(root))
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks for `root`'s chats, as a path pattern of this machine."""
+    return [f"{runtime_dir() / 'projects' / encode_project(root)}*/chats/*.jsonl"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Chats and subagent transcripts of projects at `root`, below it or above it, written at or after
     `since`. Folder names are lossy and lower-cased on Windows: they are compared case-insensitively and by

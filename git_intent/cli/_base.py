@@ -31,7 +31,8 @@ COMMAND_MODULES = {
     "install": "capture", "hook": "capture", "uninstall": "capture", "record": "capture", "backfill": "capture",
     "import": "capture", "export": "capture", "status": "capture", "doctor": "capture", "carry": "capture",
     "path": "capture", "blame": "explain", "show": "explain", "log": "explain", "demo": "explain",
-    "review": "review", "serve": "review", "sessions": "sessions", "index": "sessions", "search": "sessions",
+    "review": "review", "serve": "review", "sessions": "sessions", "agents": "sessions", "index": "sessions",
+    "search": "sessions",
     "context": "sessions", "fidelity": "sessions", "push": "share", "fetch": "share", "share": "share",
     "redact": "share", "audit": "share",
 }

@@ -1,4 +1,4 @@
-"""Commands over sessions: sessions, index, search, context, fidelity."""
+"""Commands over sessions: sessions, agents, index, search, context, fidelity."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from ._base import cli, echo, open_repo, print_json
 
 @cli.command()
 @click.option("--agent", help="Only this agent's sessions (claude-code, codex, opencode, gemini-cli, cursor, aider, "
-              "qwen-code, amp, droid, pi, crush, goose, specstory, or a plug-in's name).")
+              "qwen-code, amp, droid, pi, crush, goose, copilot-cli, copilot-chat, cline, roo-code, continue, "
+              "specstory, or a plug-in's name; `git intent agents` lists them).")
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
 def sessions(agent: str | None, as_json: bool) -> None:
     """List every session found for this repository: agent, time span, messages, and linked commits."""
@@ -23,6 +24,21 @@ def sessions(agent: str | None, as_json: bool) -> None:
         print_json([s.model_dump(mode="json") for s in found])
     else:
         echo(sessions_text(found), nl=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the agents as JSON.")
+def agents(as_json: bool) -> None:
+    """List every agent whose transcripts git-intent reads: where it looks for them on this machine, the newest
+    agent version its fixtures cover, and how many transcripts and sessions of this repository it found (with
+    the newest version among them)."""
+    from ..sessions.agent_list import agent_reports, agents_text
+
+    reports = agent_reports(open_repo())
+    if as_json:
+        print_json([r.model_dump(mode="json") for r in reports])
+    else:
+        echo(agents_text(reports), nl=False)
 
 
 @cli.command()

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 # An agent is named by its adapter (`git_intent.adapters`): a built-in (claude-code, codex, opencode,
-# gemini-cli, cursor, aider, qwen-code, amp, droid, pi, crush, goose, and specstory:
+# gemini-cli, cursor, aider, qwen-code, amp, droid, pi, crush, goose, copilot-cli, copilot-chat, cline,
+# roo-code, continue, and specstory:
 # SpecStory histories, imported), or a plug-in's name. The registry
 # checks the sessions its adapters read (`adapters.Registered.read`); a name from a note or a shared store is
 # only shape-checked, since a teammate's plug-in may have written it. The shape keeps a name safe as a folder

@@ -209,10 +209,10 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
     matches: dict[tuple[str, str], Session] = {}
     copies: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
-    # Most agents name a transcript after its session; a file holding many sessions (Aider's history,
-    # OpenCode's database, Gemini's chats) is read whole.
+    # Most agents name a transcript, or its folder (Copilot CLI's `<id>/events.jsonl`, Cline's `tasks/<id>/`), after
+    # its session; a file holding many sessions (Aider's history, OpenCode's database, Gemini's chats) is read whole.
     discovered = [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
-                  if session_id in p.name or adapters[n].MULTI_SESSION]
+                  if session_id in p.name or session_id in p.parent.name or adapters[n].MULTI_SESSION]
     brought = BroughtIn(repo)  # the backup is never tracked (`trusted_backup`); a discovered file may be
     readable = [*read_readable(copies, keep=True), *(
         s for agent_name, path in discovered if not brought.whole(path)

@@ -18,7 +18,10 @@ from git_intent.adapters import (
     ADAPTERS,
     amp,
     claude_code,
+    cline,
     codex,
+    continue_dev,
+    copilot_cli,
     crush,
     cursor,
     droid,
@@ -27,8 +30,10 @@ from git_intent.adapters import (
     opencode,
     pi,
     qwen_code,
+    roo_code,
 )
 from git_intent.core.models import Session, to_json, validate_json
+from git_intent.transcripts import vscode_storage
 
 T = CORPUS / "transcripts"
 L = CORPUS / "linked"
@@ -48,6 +53,12 @@ FILES: dict[str, list[Path]] = {
     "pi": sorted((T / "pi").glob("*.jsonl")),
     "crush": [T / "crush/documented__greeter/.crush/crush.db"],
     "goose": [T / "goose/documented__schema-13/sessions.db"],
+    "copilot-cli": sorted((T / "copilot-cli").glob("*.jsonl")),
+    "copilot-chat": sorted((T / "copilot-chat").glob("*.json*")),
+    "cline": [*sorted((T / "cline").rglob("api_conversation_history.json")),
+              *sorted((T / "cline").rglob("*.messages.json"))],
+    "roo-code": sorted((T / "roo-code").rglob("api_conversation_history.json")),
+    "continue": sorted((T / "continue").glob("*.json")),
 }
 CASES = [pytest.param(agent, path, id=f"{agent}:{path.name}") for agent, paths in FILES.items() for path in paths]
 
@@ -126,10 +137,37 @@ def _goose(root: Path, home: Path, source: Path) -> Path:
     return goose.data_dir() / "sessions" / goose.STORE
 
 
+def _copilot_cli(root: Path, home: Path, source: Path) -> Path:
+    return copilot_cli.copilot_home() / "session-state" / source.stem / "events.jsonl"
+
+
+def _copilot_chat(root: Path, home: Path, source: Path) -> Path:
+    workspace = vscode_storage.user_dirs()[0] / "workspaceStorage" / "0a1b2c3d"
+    if "event_stream" in source.name:
+        return workspace / "GitHub.copilot-chat" / "transcripts" / source.name
+    return workspace / "chatSessions" / source.name
+
+
+def _cline(root: Path, home: Path, source: Path) -> Path:
+    if source.name.endswith(".messages.json"):
+        return cline.session_dir() / source.parent.name / source.name
+    return cline.data_dirs()[0] / "tasks" / source.parent.name / source.name
+
+
+def _roo(root: Path, home: Path, source: Path) -> Path:
+    return vscode_storage.user_dirs()[0] / "globalStorage" / roo_code.EXTENSION / "tasks" / source.parent.name / (
+        source.name)
+
+
+def _continue(root: Path, home: Path, source: Path) -> Path:
+    return continue_dev.continue_home() / "sessions" / source.name
+
+
 PLACES: dict[str, Callable[[Path, Path, Path], Path]] = {
     "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
     "opencode": _opencode, "qwen-code": _qwen, "amp": _amp, "droid": _droid, "pi": _pi, "crush": _crush,
-    "goose": _goose}
+    "goose": _goose, "copilot-cli": _copilot_cli, "copilot-chat": _copilot_chat, "cline": _cline, "roo-code": _roo,
+    "continue": _continue}
 
 
 # The synthetic OpenCode storage sample has no storage/session/ files, which discovery keys on; SpecStory's

@@ -171,7 +171,7 @@ def test_gemini_legacy_json_is_read_by_the_gemini_adapter() -> None:
 def test_every_builtin_adapter_is_listed() -> None:
     assert {name: module.NAME for name, module in ADAPTERS.items()} == {name: name for name in (
         "claude-code", "codex", "opencode", "gemini-cli", "cursor", "aider", "qwen-code", "amp", "droid", "pi", "crush",
-        "goose", "specstory")}
+        "goose", "specstory", "copilot-cli", "copilot-chat", "cline", "roo-code", "continue")}
 
 
 # --------------------------------------------------------------------------------------------------

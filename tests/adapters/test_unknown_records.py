@@ -170,10 +170,64 @@ def _goose(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
     return source, target, {"content:futureContent": 3}
 
 
+def _copilot_cli(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "copilot-cli", "git-ai__copilot_cli_session_events.jsonl")
+    future = {"type": "future.kind", "data": {"x": 1}, "id": "f0", "timestamp": "2026-05-12T00:21:06.000Z",
+              "parentId": None}
+    return source, _jsonl(source, tmp / "events.jsonl", [future], [{**future, "id": "f1"}], [{**future, "id": "f2"}]), {
+        "future.kind": 3}
+
+
+def _copilot_chat(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "copilot-chat", "git-ai__copilot_session_simple.json")
+    chat = json.loads(source.read_text(encoding="utf-8"))
+    response = chat["requests"][1]["response"]
+    for at in (0, len(response) // 2, len(response) + 1):
+        response.insert(at, {"kind": "futurePart", "value": 1})
+    target = tmp / source.name
+    target.write_text(json.dumps(chat), encoding="utf-8")
+    return source, target, {"response:futurePart": 3}
+
+
+def _blocks_added(source: Path, target: Path, key: str) -> Path:
+    """A copy of a message array (or of the object holding it under `key`) whose first, middle and last
+    messages each hold a content block of a type no version wrote yet."""
+    data = json.loads(source.read_text(encoding="utf-8"))
+    items = data[key] if key else data
+    for item in (items[0], items[len(items) // 2], items[-1]):
+        item["content"] = [{"type": "text", "text": item["content"]}] if isinstance(item["content"], str) else (
+            item["content"])
+        item["content"].append({"type": "future_block", "data": 1})
+    target.write_text(json.dumps(data), encoding="utf-8")
+    return target
+
+
+def _cline(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "cline", "cline-sdk__1784094124598_rruoq", "1784094124598_rruoq.messages.json")
+    return source, _blocks_added(source, tmp / source.name, "messages"), {"block:future_block": 3}
+
+
+def _roo(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = next(corpus(*T, "roo-code").rglob("api_conversation_history.json"))
+    return source, _blocks_added(source, tmp / source.name, ""), {"block:future_block": 3}
+
+
+def _continue(tmp: Path) -> tuple[Path, Path, dict[str, int]]:
+    source = corpus(*T, "continue", "git-ai__continue-cli-session-simple.json")
+    session = json.loads(source.read_text(encoding="utf-8"))
+    future = {"message": {"role": "future_role", "content": "x"}, "contextItems": []}
+    history = session["history"]
+    session["history"] = [future, *history[:2], future, *history[2:], future]
+    target = tmp / source.name
+    target.write_text(json.dumps(session), encoding="utf-8")
+    return source, target, {"role:future_role": 3}
+
+
 BUILDERS: dict[str, Callable[[Path], tuple[Path, Path, dict[str, int]]]] = {
     "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
     "opencode": _opencode, "qwen-code": _qwen, "amp": _amp, "droid": _droid, "pi": _pi, "crush": _crush,
-    "goose": _goose, "specstory": _specstory}
+    "goose": _goose, "specstory": _specstory, "copilot-cli": _copilot_cli, "copilot-chat": _copilot_chat,
+    "cline": _cline, "roo-code": _roo, "continue": _continue}
 
 
 def test_every_adapter_is_covered() -> None:
@@ -195,14 +249,14 @@ def test_unknown_records_at_head_middle_and_end_are_skipped_and_counted(agent: s
     found = sniff(changed)
     assert found is not None and found.NAME == agent
     clean, read = ADAPTERS[agent].read(source), ADAPTERS[agent].read(changed)
-    # Codex's and Cursor's message ids are record ordinals: the inserted records shift them.
-    ids = agent not in ("codex", "cursor")
+    # Codex's, Cursor's and Continue's message ids are record ordinals: the inserted records shift them.
+    ids = agent not in ("codex", "cursor", "continue")
     assert _edits(clean) and _edits(read, ids) == _edits(clean, ids)
     if agent == "aider":
         # Aider's log has no record types: a line of no known shape is the assistant's text (as aider's own
         # `split_chat_history_markdown` reads it), so it adds replies but never loses one or an edit.
         assert len(_messages(read)) == len(_messages(clean)) + 3
-    elif agent not in ("codex", "cursor"):
+    elif agent not in ("codex", "cursor", "continue"):
         assert _messages(read) == _messages(clean)
     else:
         assert [role for _, role in _messages(read)] == [role for _, role in _messages(clean)]

@@ -35,6 +35,7 @@ SECONDS_PER_BYTE = 5e-6
 SECONDS_FLOOR = 0.3
 WRONG = ({}, ["replace"], 5, None, True, "", [[]], {"a": {}}, 1e308, -1)
 TRANSCRIPTS = CORPUS / "transcripts"
+COMPANIONS = frozenset({"task_metadata.json", "history_item.json"})
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,9 @@ class Fixture:
     `damage` the file inside it that is mutated)."""
 
     rel: str
-    layout: str  # "lines" (JSON Lines, Markdown), "document" (one JSON object), "sqlite", "tree"
+    # "lines" (JSON Lines, Markdown), "document" (one JSON object), "log" (JSON Lines whose first line holds the
+    # whole document: a record lost there loses the session), "sqlite", "tree"
+    layout: str
 
     @property
     def source(self) -> Path:
@@ -56,9 +59,13 @@ def fixtures() -> list[Fixture]:
         rel = str(path.relative_to(TRANSCRIPTS))
         if not path.is_file() or path.name in ("README.md", "MANIFEST.json", "schema.sql") or ".meta." in path.name:
             continue
+        if path.name in COMPANIONS or path.with_name(f"{path.stem}.messages.json").is_file():
+            continue  # a file read beside a transcript (a task's metadata, a Cline session's manifest), never alone
         if "synthetic__opencode-storage" in rel:
             continue  # the tree is one fixture, below
         layout = {".jsonl": "lines", ".md": "lines", ".json": "document", ".db": "sqlite"}[path.suffix]
+        if path.read_bytes().startswith(b'{"kind":0'):
+            layout = "log"  # VS Code's chat session log: its first line holds the whole session, later ones change it
         found.append(Fixture(rel, layout))
     found.append(Fixture("opencode/synthetic__opencode-storage", "tree"))
     return found
@@ -234,7 +241,7 @@ def test_mutants_never_break_reading(fixture: Fixture, tmp_path: Path) -> None:
             got, seconds = timed(mutant)  # anything but TranscriptError escapes and fails the test here
             bound = SECONDS_FLOOR + SECONDS_PER_BYTE * size(mutant)
             assert seconds < bound, f"{where}: {seconds:.2f} s for {size(mutant)} bytes (bound {bound:.2f} s)"
-            if kind in ONE_RECORD and fixture.layout != "document":
+            if kind in ONE_RECORD and fixture.layout not in ("document", "log"):
                 check_one_record(fixture, kind, original, got, where)
             elif kind == "wrong_type":  # a whole document with one field of the wrong type still reads
                 check_one_record(fixture, kind, original, got, where)

@@ -32,8 +32,8 @@ from ...transcripts.jsonl import head_text, written_since
 from .log import HEADER, split_sections
 from .replies import TOOL, WHOLE_TOOL, Parsed, build
 
-__all__ = ["HISTORY", "MULTI_SESSION", "NAME", "TOOL", "WHOLE_TOOL", "commit_links", "discover", "history", "read",
-           "sniff"]
+__all__ = ["HISTORY", "MULTI_SESSION", "NAME", "TOOL", "WHOLE_TOOL", "commit_links", "discover", "history",
+           "locations", "read", "sniff"]
 
 # One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True
@@ -51,6 +51,11 @@ def history(root: Path) -> Path | None:
     except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
         return None
     return path if inside and path.is_file() else None
+
+
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks: the chat history Aider writes in the work tree."""
+    return [str(root / HISTORY)]
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:

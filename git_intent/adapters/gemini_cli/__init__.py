@@ -29,10 +29,10 @@ from ...core.models import Edit, Message, ParseStats, Session
 from ...transcripts.genai import str_of
 from ...transcripts.jsonl import head_records, head_text, iter_records, loads, one_record, recognised
 from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message
-from .project import SNIFF_BYTES, discover, gemini_dir, project_hash, project_root
+from .project import SNIFF_BYTES, discover, gemini_dir, locations, project_hash, project_root
 
 __all__ = ["EDIT_TOOLS", "MULTI_SESSION", "NAME", "REWOUND", "SHELL_TOOL", "UNMATCHED_REWIND", "discover", "gemini_dir",
-           "project_hash", "read", "sniff"]
+           "locations", "project_hash", "read", "sniff"]
 
 # One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True

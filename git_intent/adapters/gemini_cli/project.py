@@ -32,6 +32,11 @@ def project_hash(root: PurePath | str) -> str:
     return hashlib.sha256(str(root).encode("utf-8")).hexdigest()
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks for `root`'s chats, as a path pattern of this machine."""
+    return [f"{gemini_dir() / 'tmp'}/<{project_hash(str(root))[:16]}… or the project's slug>/chats/"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """Chat files of sessions started in `root`, in a folder above it, or (slug folders only) below it.
 

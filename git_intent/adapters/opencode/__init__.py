@@ -67,6 +67,12 @@ def database_paths() -> list[Path]:
         return []
 
 
+def locations(root: Path) -> list[str]:
+    """Where `discover` looks: the SQLite stores, then the older storage tree (every project's sessions)."""
+    stores = [str(p) for p in database_paths()] or [f"{data_dir()}/opencode*.db"]
+    return [*stores, f"{data_dir() / 'storage'}/session/*/*.json"]
+
+
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """The SQLite stores written at or after `since` (the `-wal` file counts: OpenCode writes there
     first), then the `storage/` session files written since. The tree is frozen once OpenCode has

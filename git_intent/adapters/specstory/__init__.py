@@ -33,8 +33,8 @@ from ...transcripts.jsonl import head_text
 from .markdown import GENERATED, ROLE, SEPARATOR, SESSION, Section, split
 from .tools import block_edits, code_block_edits, is_write, summary, tool_name
 
-__all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "History", "discover", "looks_like", "read", "read_history",
-           "sniff"]
+__all__ = ["MULTI_SESSION", "NAME", "NEWEST_TESTED", "History", "discover", "locations", "looks_like", "read",
+           "read_history", "sniff"]
 
 NAME = "specstory"
 MULTI_SESSION = False
@@ -53,6 +53,11 @@ class History:
     session: Session
     provider: str | None
     textless: int
+
+
+def locations(root: Path) -> list[str]:
+    """Where `git intent import --from specstory` looks by default (discovery reads none)."""
+    return [f"{root}/.specstory/history/*.md"]
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
