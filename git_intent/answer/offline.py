@@ -15,8 +15,7 @@ from ..explain.evidence import Evidence, best_reason
 from ..explain.file_ranges import runs
 from ..explain.reasons import is_request
 from ..explain.render import when
-from ..fidelity.topics import estimate_tokens
-from ..sessions.prose import clip_units, request_text, units
+from ..sessions.prose import clip_units, estimate_tokens, plural, request_text, units
 from .citations import Ref, normalize, quotable_text, quote_occurs
 from .reading import Reading
 
@@ -222,11 +221,6 @@ def _next(prose: Prose, session: Session, index: int, group: list[LineAnswer]) -
             changed = next(c for c in content if c in (later[-1].old_text or ""))
             prose.sentences.append(f"Later in the session an edit changed {prose.quote(session, message, changed)} "
                                    "again; the committed line is the one above.")
-
-
-def plural(count: int, noun: str) -> str:
-    """`noun` as it reads after `count`: "1 line", "2 lines"."""
-    return noun if count == 1 else f"{noun}s"
 
 
 def _span(group: list[LineAnswer]) -> str:

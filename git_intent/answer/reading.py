@@ -9,9 +9,10 @@ from collections.abc import Iterable
 
 from ..core.errors import IntentError, SessionNotFoundError
 from ..core.models import Message, Session
-from ..fidelity.topics import Topic, estimate_tokens, message_tokens, segment_topics
+from ..fidelity.topics import Topic, message_tokens, segment_topics
 from ..git.repo import Repository
 from ..sessions.discovery import SessionLookup, find_session
+from ..sessions.prose import estimate_tokens
 from .citations import Ref, quotable_text
 
 # Lines of a rendered context that name a message: "[ID] role…", "⇒ [ID] …", "Decided [ID]: …",

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..core.models import to_json
+from ..sessions.prose import counted
 from ._base import cli, echo, open_repo, print_json
 
 _CITATION = re.compile(r"\[([A-Za-z0-9._-]+):([A-Za-z0-9._-]+)\]")
@@ -98,4 +99,4 @@ def model_calls(answer: Any) -> str:
         and calls > 0
     if failed:
         return "1 model call failed" if calls == 1 else f"{calls} model calls, the last failed"
-    return f"{calls} model call" + ("" if calls == 1 else "s")
+    return counted(calls, "model call")

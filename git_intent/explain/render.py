@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..core.models import Attribution, Message, Session
 from ..core.terminal import terminal_safe
+from ..sessions.prose import counted
 from .file_ranges import runs
 
 safe = terminal_safe  # every text renderer escapes through here
@@ -36,11 +37,6 @@ def when(stamp: datetime | None) -> str:
     zone = ("" if minutes is None else "UTC" if minutes == 0
             else f"{'+' if minutes > 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}")
     return f"{stamp.strftime('%Y-%m-%d %H:%M')} {zone}".rstrip()
-
-
-def count(n: int, noun: str) -> str:
-    """`n` and `noun`, singular for one: "1 line", "12 lines"."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def cut(text: str, width: int) -> str:
@@ -194,7 +190,7 @@ def log_text(entries: list[LogEntry]) -> str:
         elif not entry.sessions:
             out.append(f"    no agent lines ({entry.lines_added or 0} added lines by people)")
         for credit in entry.sessions:
-            out.append(f"    {credit.agent:<12} {credit.session_id}  {count(credit.lines, 'line')}")
+            out.append(f"    {credit.agent:<12} {credit.session_id}  {counted(credit.lines, 'line')}")
     return safe("\n".join(out) + ("\n" if out else ""))
 
 

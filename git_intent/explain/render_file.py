@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .render import count, names_message, safe, short, trailer_credit
+from ..sessions.prose import counted
+from .render import names_message, safe, short, trailer_credit
 
 if TYPE_CHECKING:
     from .blame import BlameAnswer, LineAnswer
@@ -51,8 +52,8 @@ def _summary(path: str, answer: BlameAnswer) -> str:
         key = line.attribution.agent if line.attribution else _PLAIN.get(line.status, line.status)
         counts[key] = counts.get(key, 0) + 1
     parts = ", ".join(f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    ranges = f"{len(answer.ranges)} range" + ("s" if len(answer.ranges) != 1 else "")
-    return f"{path} · {count(len(answer.lines), 'line')} · {ranges} · {parts}"
+    ranges = counted(len(answer.ranges), "range")
+    return f"{path} · {counted(len(answer.lines), 'line')} · {ranges} · {parts}"
 
 
 def _legend(answer: BlameAnswer) -> list[str]:

@@ -20,13 +20,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..core.models import Message, Part, Session
-from ..sessions.prose import is_confirmation
+from ..sessions.prose import estimate_tokens, is_confirmation
 from .choices import FidelityState, Level, MessageLevel
 from .digest import Digest, session_digest
 from .topics import (
     Topic,
     clip,
-    estimate_tokens,
     fact_sentences,
     lead,
     result_body,

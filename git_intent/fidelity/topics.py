@@ -17,9 +17,7 @@ from typing import Literal
 
 from ..core import linear
 from ..core.models import FORBID, Edit, Message, Part, Session
-from ..sessions.prose import is_confirmation, request_text, split_sentences
-
-CHARS_PER_TOKEN = 4  # token estimates are characters / 4, the usual rule of thumb for English and code
+from ..sessions.prose import counted, estimate_tokens, is_confirmation, request_text, split_sentences
 
 # rapidfuzz token_sort_ratio of a prompt against the earlier requests, measured on the corpus's 62 prompts
 # that follow another in their session: prompts re-sent or rephrased (Aider users re-send after /clear or
@@ -82,11 +80,6 @@ class Topic:
     token_estimate: int = 0
     first_at: datetime | None = None
     last_at: datetime | None = None
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens in `text`, estimated as characters / 4 rounded up."""
-    return -(-len(text) // CHARS_PER_TOKEN)
 
 
 def message_tokens(message: Message) -> int:
@@ -321,14 +314,10 @@ def _topic(session: Session, topic_id: str, messages: list[Message], first: bool
     head = " ".join(label.rstrip("…").split()[:6]) or "untitled work"
     return Topic(
         topic_id=topic_id, label=label, summary=_summary(session, messages, prompts, edits, first),
-        placeholder=f"{head} ({_count(len(messages), 'message')}, {_count(len(edits), 'edit')})",
+        placeholder=f"{head} ({counted(len(messages), 'message')}, {counted(len(edits), 'edit')})",
         key_facts=tuple(_key_facts(messages)), message_ids=tuple(m.message_id for m in messages),
         files=tuple(files), token_estimate=sum(message_tokens(m) for m in messages),
         first_at=min(stamps) if stamps else None, last_at=max(stamps) if stamps else None)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _summary(session: Session, messages: list[Message], prompts: list[Message], edits: list[Edit],

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from ..explain.evidence import Evidence
-from ..explain.render import count, names_message, safe, short, trailer_credit
+from ..explain.render import names_message, safe, short, trailer_credit
+from ..sessions.prose import counted
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 from .text import cite, confirmed_of, first_quote, reason_of, requests_of, span
 
@@ -135,7 +136,7 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
     quoted: dict[tuple[str, str], int] = {}
     for hunk in review_file.hunks:
         out.append(f"<b>@@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@</b>"
-                   + ("" if hunk.groups else f" ({count(hunk.removed, 'line')} removed)") + "\n")
+                   + ("" if hunk.groups else f" ({counted(hunk.removed, 'line')} removed)") + "\n")
         for group in hunk.groups:
             out.append(_group(group, quotes, quoted))
     if not quotes and any(g.status == "agent" for h in review_file.hunks for g in h.groups):

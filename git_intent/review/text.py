@@ -6,7 +6,8 @@ from __future__ import annotations
 import textwrap
 
 from ..explain.evidence import Evidence, best_reason
-from ..explain.render import count, names_message, safe, short, trailer_credit
+from ..explain.render import names_message, safe, short, trailer_credit
+from ..sessions.prose import counted
 from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 QUOTE_CHARS = 240  # a quoted request or reason, whitespace collapsed
@@ -50,7 +51,7 @@ def span(group: ReviewGroup) -> str:
 def review_text(answer: ReviewAnswer) -> str:
     """The whole review for a terminal (transcript text escaped: no control characters survive)."""
     out = [f"review {answer.range} · base {answer.base[:12]} · end {answer.end[:12]} · "
-           f"{count(len(answer.files), 'file')}, {count(len(answer.sessions), 'session')}", ""]
+           f"{counted(len(answer.files), 'file')}, {counted(len(answer.sessions), 'session')}", ""]
     width = max([len(row.path) for row in answer.summary] + [10])
     out.append(f"  {'file':<{width}}  {'agent':>6}  {'person':>6}  {'unrecorded':>10}  sessions")
     for row in [*answer.summary, answer.totals]:
@@ -72,8 +73,8 @@ def review_text(answer: ReviewAnswer) -> str:
 
 
 def _session(session: SessionReview) -> list[str]:
-    out = [f"  {session.agent} {session.session_id}  {count(session.lines, 'line')} in "
-           f"{count(len(session.files), 'file')}, {count(len(session.messages), 'message')}"]
+    out = [f"  {session.agent} {session.session_id}  {counted(session.lines, 'line')} in "
+           f"{counted(len(session.files), 'file')}, {counted(len(session.messages), 'message')}"]
     if session.summary is not None:
         out += [f"    {line}" for line in textwrap.wrap(session.summary.text, 96)]
     asked = [item for item in session.requests if item.kind == "request"]
@@ -92,7 +93,7 @@ def _file(review_file: ReviewFile) -> list[str]:
     quoted: dict[tuple[str, str], int] = {}  # (session, message) -> first line quoted for it in this file
     for hunk in review_file.hunks:
         out.append(f"  @@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@"
-                   + ("" if hunk.groups else f"  ({count(hunk.removed, 'line')} removed)"))
+                   + ("" if hunk.groups else f"  ({counted(hunk.removed, 'line')} removed)"))
         for group in hunk.groups:
             out += _group(group, quoted)
     return out
@@ -115,11 +116,11 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
     pad = " " * 12
     a = group.attribution
     if group.status == "agent" and a is not None and not names_message(a):  # a trailer's: no session to quote
-        out = [f"{head}{a.agent} · {count(group.counted, 'line')}" + (f" · in {group.symbol}" if group.symbol else ""),
-               f"{pad}{trailer_credit(group.commits)}"]
+        symbol = f" · in {group.symbol}" if group.symbol else ""
+        out = [f"{head}{a.agent} · {counted(group.counted, 'line')}{symbol}", f"{pad}{trailer_credit(group.commits)}"]
     elif group.status == "agent" and a is not None:
         out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
-               + (f" · {a.method}" if a.method != "note" else "") + f" · {count(group.counted, 'line')}"
+               + (f" · {a.method}" if a.method != "note" else "") + f" · {counted(group.counted, 'line')}"
                + (f" · in {group.symbol}" if group.symbol else "")]
         requests, confirmed, reason = requests_of(group), confirmed_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
@@ -136,7 +137,7 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
             out.append(f"{pad}{group.reason or 'the session is not on this machine: no words to quote'}")
     elif group.status == "human":
         commits = ", ".join(c[:12] for c in group.commits)
-        out = [f"{head}person {group.author or 'unknown'} · commit {commits} · {count(group.counted, 'line')}"]
+        out = [f"{head}person {group.author or 'unknown'} · commit {commits} · {counted(group.counted, 'line')}"]
         for line in group.changed[:5]:
             p = line.previous
             assert p is not None

@@ -1,7 +1,8 @@
-"""The words of a message as a reader takes them: sentences and whole list items, and prompts that only confirm.
+"""The words of a message as a reader takes them: sentences and whole list items, prompts that only confirm,
+counts of things ("3 lines") and the token estimate of a text.
 
-One splitter and one confirmation test for every caller: the reason picker (what blame, why, review and the web
-view quote), the topic segmentation and key facts, and `ask`.
+One splitter, one confirmation test, one counter and one estimate for every caller: the reason picker (what blame,
+why, review and the web view quote), the topic segmentation and key facts, budgets, `ask` and the renderers.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ..core import linear
 from ..core.models import Message
 
 CONFIRMATION_CHARS = 60  # a longer prompt says more than "yes"
+CHARS_PER_TOKEN = 4  # token estimates are characters / 4, the usual rule of thumb for English and code
 
 # A list item (`- `, `* `, `+ `, `• `, `1. `, `2) `) is one unit whatever it holds: a quote cut inside one read
 # "The session created/modified the file 2." (the next item's number glued to a cut item).
@@ -141,3 +143,18 @@ def clip_units(units: list[str], limit: int) -> str:
     cut = units[0][:limit - 2]
     space = cut.rfind(" ")
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + " …"
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens in `text`, estimated as characters / 4 rounded up."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def plural(count: int, noun: str) -> str:
+    """`noun` as it reads after `count`: "line" after 1, "lines" after any other number."""
+    return noun if count == 1 else f"{noun}s"
+
+
+def counted(count: int, noun: str) -> str:
+    """`count` and `noun`, singular for one, thousands separated: "1 line", "1,204 lines"."""
+    return f"{count:,} {plural(count, noun)}"

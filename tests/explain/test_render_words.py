@@ -9,7 +9,8 @@ from datetime import datetime, timedelta, timezone
 from git_intent.core.models import Attribution
 from git_intent.explain.blame import BlameAnswer, LineAnswer
 from git_intent.explain.log import LogEntry
-from git_intent.explain.render import blame_text, count, cut, log_text, when
+from git_intent.explain.render import blame_text, cut, log_text, when
+from git_intent.sessions.prose import counted as count
 
 STAMP = datetime(2026, 1, 22, 20, 0, tzinfo=timezone.utc)
 
