@@ -7,10 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from ..core.models import Session
-from ..fidelity.topics import Topic
 from ..git.repo import Repository
-from ..notes import read_notes
+from ..notes.links import linked_commits
 from ..sessions.path_mapping import PathMapper
 
 
@@ -26,15 +24,6 @@ class SessionSummary(BaseModel):
     files: list[str]
     commits: list[str]
     transcript: str
-
-
-def linked_commits(repo: Repository) -> dict[tuple[str, str], list[str]]:
-    """(agent, session_id) → commits whose git-intent note credits that session, from one batch read."""
-    links: dict[tuple[str, str], list[str]] = {}
-    for commit, note in read_notes(repo).items():
-        for session in note.sessions:
-            links.setdefault(session.key, []).append(commit)
-    return links
 
 
 def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSummary]:
@@ -66,14 +55,3 @@ def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSum
 def _within(path: str, root: str) -> bool:
     normal = os.path.normpath(path)
     return normal == root or normal.startswith(root + os.sep)
-
-
-def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> dict[str, list[str]]:
-    """topic id → commits whose notes credit a line to one of the topic's messages."""
-    commits = linked_commits(repo).get((session.agent, session.session_id), [])
-    by_message: dict[str, set[str]] = {}
-    for commit, note in read_notes(repo, commits).items():
-        for record in note.lines:
-            if record.session_id == session.session_id and record.message_id:
-                by_message.setdefault(record.message_id, set()).add(commit)
-    return {t.topic_id: sorted({c for m in t.message_ids for c in by_message.get(m, ())}) for t in topics}

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 
 from ..core.models import Session
-from ..explain.session_list import topic_commits
 from ..git.repo import Repository
+from ..notes.links import message_commits
 from ..sessions.discovery import resolve_reference
 from .budget import RenderedContext, render_context
 from .choices import FidelityError, FidelityState, set_level
-from .topics import segment_topics
+from .topics import Topic, segment_topics
 
 DEFAULT_BUDGET = 8000
 
@@ -52,3 +52,9 @@ def change_fidelity(repo: Repository, reference: str, target: str, level: str) -
     state = set_level(FidelityState.load(path), target, level)
     state.save(path)
     return state
+
+
+def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> dict[str, list[str]]:
+    """topic id → commits whose notes credit a line to one of the topic's messages."""
+    by_message = message_commits(repo, session.agent, session.session_id)
+    return {t.topic_id: sorted({c for m in t.message_ids for c in by_message.get(m, ())}) for t in topics}
