@@ -2,7 +2,7 @@
 
 Kept apart from git-intent's view: main's history is cloned alone into the work repository; the checkpoints are
 read from a second repository beside it (the snapshot's objects through git's alternates) with
-git_intent.interop.entire's readers, and each Claude Code or Codex session's largest transcript is written into the
+git_intent.peers.entire's readers, and each Claude Code or Codex session's largest transcript is written into the
 agents' folders for the work tree. A verifiable agent line of a trailer commit C is a non-blank line C added
 (`git diff -U0 C^ C`; for a merge, new against every parent) that appears verbatim, stripped, in the edit
 payloads of C's checkpoint's sessions (Claude Code Edit/MultiEdit `new_string`, Write `content`; Codex
@@ -147,7 +147,7 @@ def extract(truth_repo: Any, work: Path, needed: set[str]) -> tuple[dict[str, Ex
     """Write every Claude Code and Codex session's largest transcript into the agents' folders for `work`;
     the sessions by id, the checkpoints by id, and the sessions left out by agent."""
     from git_intent.adapters.claude_code import encode_project
-    from git_intent.interop.entire import read_checkpoints
+    from git_intent.peers.entire import read_checkpoints
 
     checkpoints = {c.checkpoint_id: c for c in read_checkpoints(truth_repo, CHECKPOINTS)}
     largest: dict[str, Any] = {}

@@ -44,7 +44,7 @@ from typing import Any
 
 from _common import isolate
 
-from git_intent.core.models import AddedLine, Edit, Message, Part, Session
+from git_intent.core.values import AddedLine, Edit, Message, Part, Session
 from git_intent.git.repo import Repository
 from git_intent.index import index_path, ingest
 from git_intent.index.search import search

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from _common import isolate
 
-from git_intent.core.models import Session
+from git_intent.core.values import Session
 from git_intent.git.repo import Repository
 from git_intent.index import ingest
 from git_intent.index.search import search

@@ -15,7 +15,7 @@ git-intent never sees:
    with discovery alone (the transcripts mention their authors' work trees, not this one: see the finding
    printed), then as a user with transcripts from elsewhere does, their folder passed with `--transcript`. Commits/s,
    CPU (with its git processes, from `wait4`), peak RSS, git processes started. Backfill reads each commit's
-   trailers for the sessions it names (`interop.named`), but the work repository holds no checkpoints branch
+   trailers for the sessions it names (`peers.named`), but the work repository holds no checkpoints branch
    (setup asserts main is its only ref), so the ground truth cannot reach it.
 3. Recall and precision. For each trailer commit C whose checkpoint has an extracted session: the verifiable
    agent lines are C's added lines (`git diff -U0 C^ C`, non-blank once stripped) that appear verbatim
@@ -316,7 +316,7 @@ class Truth:
 
 def prepare(root: Path, gitdir: Path, limit: int | None, figures: dict[str, Any], say: Callable[[str], None]) -> Truth:
     from git_intent.git.repo import Repository
-    from git_intent.interop.entire import checkpoint_trailers
+    from git_intent.peers.entire import checkpoint_trailers
 
     t0 = time.perf_counter()
     work, truth_repo, revision_range = setup(root, gitdir, limit)

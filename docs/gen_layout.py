@@ -22,13 +22,16 @@ ROLES = {
     "serve": "the other interfaces: web view, MCP server, language server, the demo",
     "schemas": "the JSON Schema of every `--json` output",
     "review": "a range explained hunk by hunk",
-    "answer": "answers: why/ask with checked citations, sharing with a team, command outputs",
-    "explain": "the stages: explaining a line, topics and fidelity, the index, other tools' records, capture",
+    "answer": "why/ask with checked citations, sharing with a team, command outputs, import and export",
+    "explain": "explaining a line: blame → note → session → evidence, and the text of every answer",
+    "fidelity": "topics and budgeted rendering; the SQLite session index and search",
+    "capture": "recording: hook → queue → worker → attribution, the note, the backup; rewrites, backfill",
+    "peers": "other tools' records read: Entire checkpoints, git-ai notes, the sessions a commit names",
     "sessions": "finding, caching and mapping transcripts; the local backup",
     "adapters": "formats: one adapter per agent, and the note and evidence-ref formats",
     "config": "settings from `git config intent.*` and `GIT_INTENT_*`",
     "transcripts": "plumbing: the tolerant JSONL reader and patch parsing, git, redaction",
-    "models": "the core every layer shares",
+    "core": "what every layer shares: value types, errors, terminal escaping, private state files, linear patterns",
 }
 
 

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .core.private import write_text
+from .core.state_files import write_text
 from .launch import installation_key
 
 IDLE_SECONDS = 600

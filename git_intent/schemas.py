@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core.errors import IntentError
-from .core.models import adapter
+from .core.values import adapter
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -38,7 +38,7 @@ def _list_of(module: str, name: str) -> Callable[[], Any]:
 
 
 def _show() -> Any:
-    from .core.models import Message, Session
+    from .core.values import Message, Session
 
     return Session | Message
 
@@ -52,11 +52,12 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("agents", "git intent agents --json", _list_of(".sessions.agent_list", "AgentReport")),
     OutputSchema("index", "git intent index --json", _attr(".index", "IngestResult")),
     OutputSchema("search", "git intent search QUERY --json", _list_of(".index.search", "Hit")),
-    OutputSchema("context", "git intent context SESSION --json", _attr(".outputs", "ContextOutput")),
-    OutputSchema("fidelity", "git intent fidelity SESSION TARGET LEVEL --json", _attr(".outputs", "FidelityChange")),
+    OutputSchema("context", "git intent context SESSION --json", _attr(".command_outputs", "ContextOutput")),
+    OutputSchema("fidelity", "git intent fidelity SESSION TARGET LEVEL --json",
+                 _attr(".command_outputs", "FidelityChange")),
     OutputSchema("status", "git intent status --json", _attr(".capture.status", "CaptureStatus")),
     OutputSchema("doctor", "git intent doctor --json", _attr(".capture.doctor", "DoctorReport")),
-    OutputSchema("path", "git intent path --json", _attr(".outputs", "StatePaths")),
+    OutputSchema("path", "git intent path --json", _attr(".command_outputs", "StatePaths")),
     OutputSchema("record", "git intent record [REV] --json (and git intent carry --json)",
                  _attr(".capture.record", "RecordResult")),
     OutputSchema("record-pending", "git intent record --pending --json", _attr(".capture.worker", "DrainResult")),
@@ -65,7 +66,7 @@ SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
     OutputSchema("agent-trace", "git intent export --format agent-trace [RANGE] (one record per line; Agent Trace "
                  "v0.1, github cursor/agent-trace)", _attr(".interop.agent_trace", "TraceRecord")),
     OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
-    OutputSchema("review", "git intent review RANGE --json", _attr(".review.models", "ReviewAnswer")),
+    OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
     OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),
     OutputSchema("push", "git intent push [REMOTE] --json", _attr(".share.remote", "PushResult")),
     OutputSchema("fetch", "git intent fetch [REMOTE] --json", _attr(".share.remote", "FetchResult")),

@@ -88,7 +88,7 @@ def fragments(secret: str, size: int = 12) -> list[str]:
 def plant_claude(source: Path, target: Path, prompts: list[Planted], reasoning: list[Planted],
                  outputs: list[Planted]) -> None:
     """Copy a Claude Code transcript, appending the `prompts` fakes to every typed user prompt, and
-    spreading the `reasoning` fakes over thinking and text blocks and the `outputs` fakes over tool
+    spreading the `reasoning` fakes over thinking and text blocks and the `command_outputs` fakes over tool
     results (round robin). Every other byte of every record is kept."""
     lines = source.read_text(encoding="utf-8").splitlines()
     slots: dict[str, list[tuple[int, list[Any], int | None]]] = {"reasoning": [], "outputs": []}

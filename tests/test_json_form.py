@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_intent.answer.models import WhyAnswer
-from git_intent.core.models import Message, Session, adapter, to_json
+from git_intent.answer.values import WhyAnswer
+from git_intent.core.values import Message, Session, adapter, to_json
 from git_intent.explain.blame import BlameAnswer
 from git_intent.fidelity.topics import Topic
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from support import SYNC, claude_session, commit_all, git, install, journal, run_cli
 
-from git_intent.core.private import private_dir
+from git_intent.core.state_files import private_dir
 from git_intent.git.repo import Repository
 
 SECRET = "DB_PASSWORD=hunter2-planted-for-issue-9"

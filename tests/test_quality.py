@@ -23,7 +23,7 @@ def test_static_checks(tool: list[str]) -> None:
 
 # Files that move a file (a queued job, a damaged index set aside, a user's hook kept beside ours) and write none.
 MOVES_ONLY = {"git_intent/capture/queue.py", "git_intent/index/store.py", "git_intent/capture/install.py"}
-WRITES_STATE = {"git_intent/core/private.py"}
+WRITES_STATE = {"git_intent/core/state_files.py"}
 
 
 def test_every_whole_file_write_goes_through_private() -> None:

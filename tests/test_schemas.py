@@ -13,7 +13,7 @@ from conftest import run_cli
 from jsonschema import Draft202012Validator
 
 from git_intent.cli import cli
-from git_intent.core.models import AGENT_NAME
+from git_intent.core.values import AGENT_NAME
 from git_intent.demo import run_demo
 from git_intent.schemas import available, json_schema
 

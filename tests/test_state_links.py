@@ -13,7 +13,7 @@ import pytest
 from support import SYNC, claude_session, commit_all, install, note_text, run_cli
 
 from git_intent.core import private
-from git_intent.core.private import LinkedFileError
+from git_intent.core.state_files import LinkedFileError
 
 PRECIOUS = "precious content outside .git/intent\n"
 

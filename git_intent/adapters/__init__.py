@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..core.errors import TranscriptError
-from ..core.models import AGENT_NAME, Session
+from ..core.values import AGENT_NAME, Session
 
 __all__ = ["ADAPTERS", "ENTRY_POINT_GROUP", "FILE_SCOPED", "Adapter", "Registered", "adapter", "all_adapters", "sniff"]
 
@@ -143,7 +143,7 @@ class Registered:
         when built), its lists made the tuples the types declare. Raises TranscriptError."""
         from dataclasses import asdict
 
-        from ..core.models import validate
+        from ..core.values import validate
 
         try:
             return validate(type(session), asdict(session))

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ..core.errors import DamagedTranscriptError
-from ..core.models import Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
+from ..core.values import Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.blocks import block_part
 from ..transcripts.edits import diffed, envelope, replacement, whole_file

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
+from ..core.values import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.jsonl import head_records, iter_records, one_record, recognised, written_since
 from ..transcripts.patches import text_diff_added

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import DamagedTranscriptError
-from ..core.models import AddedLine, Edit, Message, ParseStats, Part, PartKind, Role, Session
+from ..core.values import AddedLine, Edit, Message, ParseStats, Part, PartKind, Role, Session
 from ..transcripts import shell
 from ..transcripts.edits import replacement, replacements, whole_file
 from ..transcripts.jsonl import head_text, loads, one_record, written_since

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import Session
+from ..core.values import Session
 from ..transcripts.copilot_events import read_events, shaped
 from ..transcripts.jsonl import head_records, recognised, written_since
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UnreadableFileError
-from ..core.models import Edit, Message, ParseStats, Part, Session, epoch_timestamp
+from ..core.values import Edit, Message, ParseStats, Part, Session, epoch_timestamp
 from ..git.worktree import read_worktree_file
 from ..transcripts import shell
 from ..transcripts.edits import before_after, diffed, replacement, replacements, whole_file

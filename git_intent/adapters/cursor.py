@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ..core.models import Edit, Message, ParseStats, Part, Role, Session
+from ..core.values import Edit, Message, ParseStats, Part, Role, Session
 from ..transcripts import shell
 from ..transcripts.blocks import result_text
 from ..transcripts.edits import envelope, replacements, whole_file

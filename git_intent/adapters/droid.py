@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import linear
-from ..core.models import Edit, Message, ParseStats, Part, Session, parse_timestamp
+from ..core.values import Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.blocks import block_part
 from ..transcripts.edits import envelope, replacement, replacements, whole_file

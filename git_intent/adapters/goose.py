@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
+from ..core.values import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.edits import replacement, whole_file
 from ..transcripts.jsonl import loads, one_record, written_since

@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
+from ..core.values import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.blocks import block_part, result_text
 from ..transcripts.edits import replacements, whole_file

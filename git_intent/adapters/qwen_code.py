@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any
 
-from ..core.models import Edit, Message, ParseStats, Part, Session, parse_timestamp
+from ..core.values import Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ..transcripts import shell
 from ..transcripts.edits import replacement, whole_file
 from ..transcripts.genai import as_dict, file_diff_added, parts_of, str_of

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import errors
-from ..core.models import AddedLine, Edit, Session
+from ..core.values import AddedLine, Edit, Session
 from ..transcripts import shell
 from ..transcripts.api_history import Call, XmlTools, listed_folder, read_history, tagged
 from ..transcripts.edits import envelope, replacement, replacements, whole_file

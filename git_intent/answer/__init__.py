@@ -13,15 +13,15 @@ __all__ = ["Citation", "DroppedCitation", "Limits", "Usage", "WhyAnswer", "ask",
            "strip_links", "verify_citations", "why"]
 
 _EXPORTS = {
-    "Citation": "models", "DroppedCitation": "models", "Limits": "models", "Usage": "models",
-    "WhyAnswer": "models", "ask": "ask_question", "why": "why_line", "quotable_text": "citations",
+    "Citation": "values", "DroppedCitation": "values", "Limits": "values", "Usage": "values",
+    "WhyAnswer": "values", "ask": "ask_question", "why": "why_line", "quotable_text": "citations",
     "quote_occurs": "citations", "strip_links": "citations", "verify_citations": "citations",
 }
 
 if TYPE_CHECKING:
     from .ask_question import ask
     from .citations import quotable_text, quote_occurs, strip_links, verify_citations
-    from .models import Citation, DroppedCitation, Limits, Usage, WhyAnswer
+    from .values import Citation, DroppedCitation, Limits, Usage, WhyAnswer
     from .why_line import why
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..config import model_settings
 from ..core.errors import IntentError
-from ..core.models import Message, Session
+from ..core.values import Message, Session
 from ..explain.reasons import is_request
 from ..explain.render import when
 from ..git.repo import Repository
@@ -15,9 +15,9 @@ from ..index.search import Hit
 from ..sessions.prose import clip_units, request_text, units
 from .candidates import Candidate, Found, find_candidates, query_text, relative, touches
 from .compose import hint_for, model_answer, offline_answer, wants_model
-from .models import WhyAnswer
 from .offline import Prose, why_prose
 from .reading import Reading
+from .values import WhyAnswer
 
 MAX_SESSIONS = 3  # sessions an answer quotes (and whose topic maps start the sub-agent)
 HITS_QUOTED = 3

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import linear
-from ..core.models import Message
-from .models import Citation, DroppedCitation, DropReason
+from ..core.values import Message
+from .values import Citation, DroppedCitation, DropReason
 
 Ref = tuple[str, str]  # (session_id, message_id), full ids
 

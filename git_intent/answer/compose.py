@@ -15,10 +15,10 @@ from ..core.errors import IntentError
 from ..explain.blame import LineAnswer
 from ..sessions.discovery import find_session
 from .citations import CANDIDATE, strip_links, verify_citations
-from .models import Limits, Usage, WhyAnswer
 from .offline import Prose
 from .prompt import first_message, new_boundary, system_prompt
 from .reading import Reading
+from .values import Limits, Usage, WhyAnswer
 
 NO_MODEL_HINT = ("Answered offline from the recorded evidence; for a model's answer: git config intent.model "
                  "<litellm model> (needs pip install 'git-intent[agent]').")

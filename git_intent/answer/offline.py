@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..core.models import MOVE_KINDS, Edit, Message, Session
+from ..core.values import MOVE_KINDS, Edit, Message, Session
 from ..explain.blame import LineAnswer
 from ..explain.evidence import Evidence, best_reason
 from ..explain.file_ranges import runs

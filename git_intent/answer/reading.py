@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 
 from ..core.errors import IntentError, SessionNotFoundError
-from ..core.models import Message, Session
+from ..core.values import Message, Session
 from ..fidelity.topics import Topic, message_tokens, segment_topics
 from ..git.repo import Repository
 from ..sessions.discovery import SessionLookup, find_session

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.errors import IntentError
-from ..core.models import Session, to_json
+from ..core.values import Session, to_json
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import best_reason
 from ..explain.render import message_text, when

@@ -9,9 +9,9 @@ from ..explain.blame import LineAnswer, blame_lines
 from ..git.repo import Repository
 from ..sessions.discovery import SessionLookup
 from .compose import hint_for, model_answer, offline_answer, wants_model
-from .models import WhyAnswer
 from .offline import why_prose
 from .reading import Reading
+from .values import WhyAnswer
 
 MAX_SEED_SESSIONS = 3  # sessions whose topic map starts the sub-agent's reading
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from ..core.models import Edit, Session
+from ..core.values import Edit, Session
 from ..git.repo import Hunk
 from ..notes import Credit, SessionRecord
 
@@ -107,7 +107,7 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
 
     When several edits wrote a line's text, one total order decides (docs/design.md, "How a line is attributed"):
-    an edit of a session the commit names (`named`: session ids, `interop.named`) first; then the last made by
+    an edit of a session the commit names (`named`: session ids, `peers.named`) first; then the last made by
     the commit's author date `authored` (slack included; edits without a time count as made by then), else the
     last of all, with `order` (time, agent, session id, place in the session) settling the rest — unless the
     lines that edit wrote around this one all differ from the file's around it at the commit (`file_lines(path)`:

@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from ..config import lookback, window_start
-from ..core.models import Session
+from ..core.values import Session
 from ..git.repo import Hunk, Repository
-from ..interop.named import named_sessions
+from ..peers.named import named_sessions
 from ..sessions.path_mapping import MappingCache, PathMapper, file_name
 from .attribute import LineCredit
 from .carry import carried_edits

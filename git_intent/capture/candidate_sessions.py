@@ -11,7 +11,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from ..core.models import Session, utc_stamp
+from ..core.values import Session, utc_stamp
 from ..git.repo import Repository
 from ..sessions.discovery import (
     candidate_sessions,

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from ..core.errors import IntentError
-from ..core.models import AddedLine, Edit
+from ..core.values import AddedLine, Edit
 from ..git.repo import Repository
 from ..notes import SessionRecord, read_note
 from .attribute import CarriedEdit

@@ -21,8 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..core.models import Edit, Session, adapter, parse_timestamp, utc_stamp, validate_json
-from ..core.private import private_database, private_dir
+from ..core.state_files import private_database, private_dir
+from ..core.values import Edit, Session, adapter, parse_timestamp, utc_stamp, validate_json
 from ..git.repo import Repository
 from ..sessions.parse_cache import parser_fingerprint
 from .moves import MOVE_KINDS, NO_TIME, Move, Moves, move_of

@@ -17,7 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ..core.private import append_text, private_dir, replace_file  # standard library only, like this module
+from ..core.state_files import append_text, private_dir, replace_file  # standard library only, like this module
 from . import SHIMS
 from .queue import log, worker_busy
 
@@ -61,11 +61,11 @@ def drain() -> None:
 
 
 def render_shim(hook: str, python: str | None = None) -> str:
-    """The shell shim for `hook` (hooks/<hook>, shipped as templates/<hook>), calling the absolute path of
+    """The shell shim for `hook` (hooks/<hook>, shipped as hook_shims/<hook>), calling the absolute path of
     this Python."""
     from importlib import resources  # ~8 ms: only install and the shims' repair need it, not a drain
 
-    template = resources.files("git_intent").joinpath("templates", hook).read_text(encoding="utf-8")
+    template = resources.files("git_intent").joinpath("hook_shims", hook).read_text(encoding="utf-8")
     return template.replace("@PYTHON@", shlex.quote(python or sys.executable))
 
 

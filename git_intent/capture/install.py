@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from ..core.errors import GitError, IntentError
-from ..core.private import private_dir, replace_file, tighten_tree, write_text
+from ..core.state_files import private_dir, replace_file, tighten_tree, write_text
 from ..git.repo import Repository
 from ..notes import NOTES_REF, empty_notes_commit
 from ..sessions.backup import ensure_excluded

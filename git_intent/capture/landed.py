@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.errors import IntentError
-from ..core.private import private_dir, write_text
+from ..core.state_files import private_dir, write_text
 from ..git.repo import Repository
 from ..notes import note_blobs, write_note
 from .carry import patch_ids

@@ -21,7 +21,7 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..core.models import MOVE_KINDS, Edit
+from ..core.values import MOVE_KINDS, Edit
 from ..sessions.path_mapping import posix_path
 
 __all__ = ["MOVE_KINDS", "NO_TIME", "Move", "Moves", "move_of", "recorded_path"]

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.private import append_text, locked, private_dir, tighten, write_text
+from ..core.state_files import append_text, locked, private_dir, tighten, write_text
 from ..core.terminal import terminal_safe
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?(?: |$)")

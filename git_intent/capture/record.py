@@ -11,11 +11,11 @@ from pathlib import Path
 
 from ..config import lookback, window_start
 from ..core.errors import IntentError
-from ..core.models import Session
+from ..core.values import Session
 from ..core.version import __version__
 from ..git.repo import Hunk, Repository
-from ..interop.named import named_sessions
 from ..notes import Credit, CreditedLine, NoteRecord, SessionRecord, build_note, read_note, write_note
+from ..peers.named import named_sessions
 from ..sessions.backup import append_journal, copy_session, trusted_backup
 from ..sessions.path_mapping import PathMapper
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute

@@ -10,7 +10,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
-from ..core.models import Edit, Session
+from ..core.values import Edit, Session
 from ..sessions.path_mapping import PathMapper, file_name
 from .attribute import MappedEdit
 from .moves import MOVE_KINDS, NO_TIME, Moves, Owner, Place, move_of

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import IntentError
-from ..core.private import private_dir, replace_file
+from ..core.state_files import private_dir, replace_file
 
 
 def config_diff(path: Path, old: bytes | None, new: bytes | None) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from ..core.faults import crash_point
-from ..core.private import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
+from ..core.state_files import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
 from ..core.terminal import terminal_safe
 from ..git.repo import Repository
 from ..notes import notes_ref_damage

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import IntentError
-from ..core.private import LinkedFileError
-from .plain import echo, is_plain_blame, open_repo, show_blame
+from ..core.state_files import LinkedFileError
+from .printing import echo, is_plain_blame, open_repo, show_blame
 
 if TYPE_CHECKING:
     from ._base import cli
@@ -37,7 +37,7 @@ def _fail(exc: IntentError) -> None:
 
 def main() -> None:
     """Console-script entry point with the one top-level error handler. `blame LOCATION` is answered without
-    click (`plain.py`); every other call is parsed by it (the command modules load when their command is
+    click (`printing.py`); every other call is parsed by it (the command modules load when their command is
     looked up)."""
     try:
         if is_plain_blame(sys.argv[1:]):
@@ -97,7 +97,7 @@ def _write_error_log(report: str) -> Path | None:
     """Append a paste-ready report to `<git common dir>/intent/error.log`; None outside a repository."""
     import platform
 
-    from ..core.private import append_error_report
+    from ..core.state_files import append_error_report
 
     try:
         state = open_repo().state_dir

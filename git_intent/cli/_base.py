@@ -8,7 +8,7 @@ from collections.abc import MutableMapping
 import click
 
 from ..core.version import __version__
-from .plain import echo, open_repo, print_json
+from .printing import echo, open_repo, print_json
 
 __all__ = ["cli", "echo", "open_repo", "print_json"]
 

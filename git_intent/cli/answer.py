@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..core.models import to_json
+from ..core.values import to_json
 from ..sessions.prose import counted
 from ._base import cli, echo, open_repo, print_json
 

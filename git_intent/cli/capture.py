@@ -323,8 +323,8 @@ def path(as_json: bool) -> None:
     """Print where git-intent keeps its state for this repository."""
     from ..capture.install import hooks_dir
     from ..capture.queue import fallback_queue_dir
+    from ..command_outputs import StatePaths
     from ..notes import NOTES_REF
-    from ..outputs import StatePaths
     from ..sessions.parse_cache import cache_folder
 
     repo = open_repo()

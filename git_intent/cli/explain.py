@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ._base import cli, echo, open_repo, print_json
-from .plain import show_blame
+from .printing import show_blame
 
 
 @cli.command()
@@ -52,7 +52,7 @@ def blame(arguments: tuple[str, ...], line_ranges: tuple[str, ...], as_json: boo
 @click.option("--brief", is_flag=True, help="One line per message instead of full text.")
 def show(reference: str, as_json: bool, brief: bool) -> None:
     """Print SESSION or SESSION:MESSAGE at full fidelity (ids or unique prefixes)."""
-    from ..core.models import to_json
+    from ..core.values import to_json
     from ..explain.render import message_text, session_text
     from ..sessions.discovery import resolve_reference
 

@@ -118,9 +118,9 @@ def context(session: str, budget: int, as_json: bool) -> None:
     and topic summaries; large outputs become `git intent show S:M` pointers. Nothing is deleted:
     raise any topic or message back with `git intent fidelity`.
     """
+    from ..command_outputs import ContextOutput
     from ..explain.render import context_text
     from ..fidelity.context import session_context
-    from ..outputs import ContextOutput
 
     rendered, commits = session_context(open_repo(), session, budget)
     if as_json:
@@ -143,7 +143,7 @@ def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
 
     state = change_fidelity(open_repo(), session, target, level)
     if as_json:
-        from ..outputs import FidelityChange
+        from ..command_outputs import FidelityChange
 
         print_json(FidelityChange(session=session, target=target, level=level, topics=state.topics,
                                   messages=state.messages).model_dump(mode="json"))

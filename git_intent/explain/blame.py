@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import GitError, IntentError
-from ..core.models import Attribution, Session, to_json
+from ..core.values import Attribution, Session, to_json
 from ..git.repo import BlameLine, Repository
 from ..git.worktree import read_worktree_file
 from ..notes import Note

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..core.errors import IntentError
-from ..core.models import Attribution, Session
+from ..core.values import Attribution, Session
 from ..git.repo import Hunk, Repository
 from ..notes import LinesRecord, Note, read_note, read_notes, still_matches
 from ..sessions.discovery import SessionLookup

@@ -7,7 +7,7 @@ import difflib
 import json
 from collections.abc import Sequence
 
-from ..core.models import Edit, Message, Session
+from ..core.values import Edit, Message, Session
 
 __all__ = ["call_arguments", "call_edits", "edit_diff"]
 

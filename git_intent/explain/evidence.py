@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from ..core.models import MOVE_KINDS, Edit, Message, Role, Session
+from ..core.values import MOVE_KINDS, Edit, Message, Role, Session
 from .reasons import is_request, pick
 
 MAX_TEXT = 2000

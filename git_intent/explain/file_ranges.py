@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
-from ..core.models import Attribution
+from ..core.values import Attribution
 
 Status = Literal["agent", "human", "unrecorded", "uncommitted", "unreadable"]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core.errors import IntentError
-from ..core.models import Attribution
+from ..core.values import Attribution
 from ..git.repo import PINNED, BlameLine, Repository
 
 MAX_COMMITS = 100  # person's commits whose diffs are read per blame call (a whole-file blame is bounded)
@@ -30,7 +30,7 @@ Credit = Callable[[str, BlameLine], Attribution | None]
 class Previous:
     """The agent's line that a person's line replaced: where it stood (the commit that wrote it, its path
     and 1-based line there), its text, and blame's `attribution` for it. The same shape as a review's
-    `previous` (review/models.py `PreviousLine`)."""
+    `previous` (review/values.py `PreviousLine`)."""
 
     commit: str
     path: str

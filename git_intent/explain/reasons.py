@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.models import Message, Session
+from ..core.values import Message, Session
 from ..sessions.prose import clip_units, is_confirmation, is_list_item, request_text, units
 
 NEAREST = 3  # assistant messages of the turn the reason is chosen from (as bench/reason_picker.py measures)

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..core.models import Attribution, Message, Session
 from ..core.terminal import terminal_safe
+from ..core.values import Attribution, Message, Session
 from ..sessions.prose import counted
 from .file_ranges import runs
 

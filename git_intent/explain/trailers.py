@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core import linear
-from ..core.models import Attribution
+from ..core.values import Attribution
 from ..git.repo import Repository
 
 __all__ = ["TRAILER_CONFIDENCE", "TRAILER_REASON", "TRAILER_TOOL", "trailer_agent", "trailer_agents",

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ..core.models import Message, Part, Session
+from ..core.values import Message, Part, Session
 from ..sessions.prose import estimate_tokens, is_confirmation
 from .choices import FidelityState, Level, MessageLevel
 from .digest import Digest, session_digest

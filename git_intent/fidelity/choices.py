@@ -10,7 +10,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.errors import IntentError
-from ..core.private import private_dir, replace_file
+from ..core.state_files import private_dir, replace_file
 
 __all__ = ["LEVELS", "STATE_SCHEMA", "FidelityError", "FidelityState", "Level", "MessageLevel", "set_level"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..core.models import Session
+from ..core.values import Session
 from ..git.repo import Repository
 from ..notes.links import message_commits
 from ..sessions.discovery import resolve_reference

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.models import Session
+from ..core.values import Session
 from ..sessions.prose import is_confirmation
 from ..sessions.prose import request_text as _request_text
 from .topics import KeyFact, Topic, clip, display_path, edit_line_counts, message_tokens

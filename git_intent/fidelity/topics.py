@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Literal
 
 from ..core import linear
-from ..core.models import FORBID, Edit, Message, Part, Session
+from ..core.values import FORBID, Edit, Message, Part, Session
 from ..sessions.prose import counted, estimate_tokens, is_confirmation, request_text, split_sentences
 
 # rapidfuzz token_sort_ratio of a prompt against the earlier requests, measured on the corpus's 62 prompts

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from ..core.models import utc_stamp
-from ..core.private import locked, private_dir
+from ..core.state_files import locked, private_dir
+from ..core.values import utc_stamp
 
 
 def stamp(when: datetime | None) -> str | None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 from sqlite_utils import Database
 
-from ..core.models import Session
+from ..core.values import Session
 from ..git.repo import Repository
 from .base import lock, now, stamp, transaction
 from .migrations import FTS_TABLES

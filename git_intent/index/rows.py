@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..core.models import Message, Session, utc_stamp
+from ..core.values import Message, Session, utc_stamp
 from .base import stamp
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "notebook_path", "target_file",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from ..core.private import private_database, private_dir
+from ..core.state_files import private_database, private_dir
 from ..git.repo import Repository
 from .base import now
 from .migrations import MIGRATIONS, create_migrations_table, migrate

@@ -26,15 +26,15 @@ from ..capture.attribute import CarriedEdit
 from ..capture.progress import Progress, Quiet
 from ..capture.record import RecordResult, record_commit
 from ..core.errors import GitError, IntentError, SessionNotFoundError, TranscriptError
-from ..core.models import AddedLine, Edit, ParseStats
+from ..core.values import AddedLine, Edit, ParseStats
 from ..git.repo import Repository
 from ..notes import Credit, SessionRecord
+from ..peers.entire import checkpoint_trailers, read_checkpoints
+from ..peers.git_ai import read_gitai_notes
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported
 from ..sessions.discovery import SessionLookup
 from .agent_trace import TRACE_CONFIDENCE, TRACE_TOOL, TracedRange, read_trace_records, trace_ranges, trace_sessions
-from .entire import checkpoint_trailers, read_checkpoints
-from .git_ai import read_gitai_notes
 from .specstory import import_histories
 
 SOURCES = ("entire", "git-ai", "aider", "agent-trace", "specstory")

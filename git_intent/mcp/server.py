@@ -23,7 +23,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from ..core.errors import IntentError
-from ..core.private import append_error_report
+from ..core.state_files import append_error_report
 from ..core.version import __version__
 from ..git.repo import Repository
 from . import INSTRUCTIONS, tools

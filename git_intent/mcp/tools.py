@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import IntentError
-from ..core.models import to_json
+from ..core.values import to_json
 from ..git.repo import Repository
 
 JSON = dict[str, Any] | list[Any]
@@ -52,8 +52,8 @@ def search(repo: Repository, query: str, agent: str | None = None, path: str | N
 
 def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
     """`git intent context SESSION --budget N --json`."""
+    from ..command_outputs import ContextOutput
     from ..fidelity.context import session_context
-    from ..outputs import ContextOutput
 
     rendered, commits = session_context(repo, session_id, budget)
     return ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json")
@@ -61,8 +61,8 @@ def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
 
 def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> JSON:
     """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or level."""
+    from ..command_outputs import FidelityChange
     from ..fidelity.context import change_fidelity
-    from ..outputs import FidelityChange
 
     state = change_fidelity(repo, session_id, target, level)
     return FidelityChange(session=session_id, target=target, level=level, topics=state.topics,

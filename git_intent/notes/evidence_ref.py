@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..core.errors import ShareError
-from ..core.private import locked, private_dir
+from ..core.state_files import locked, private_dir
 from ..git.repo import Repository, run_git
 from ..redaction.redact import Sealed
 from .records import nesting

@@ -17,7 +17,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, Literal
 
-from ..core.models import AGENT, AGENT_NAME, AgentName
+from ..core.values import AGENT, AGENT_NAME, AgentName
 
 NOTE_SCHEMA: Literal["git-intent/1"] = "git-intent/1"
 Match = str  # "exact" | "fuzzy" today; a newer writer may add kinds, so any string is read
@@ -258,7 +258,7 @@ def _plain(kind: type, known: dict[str, Any]) -> bool:
 def _validated(kind: type[NoteRecord], known: dict[str, Any], extra: dict[str, Any]) -> NoteRecord | None:
     from pydantic import ValidationError
 
-    from ..core.models import validate
+    from ..core.values import validate
 
     try:
         record = validate(kind, known)

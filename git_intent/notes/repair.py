@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.private import private_dir, write_text
+from ..core.state_files import private_dir, write_text
 from ..git.repo import Repository
 from .store import NOTES_REF, empty_notes_commit, notes_lock, notes_ref_damage
 

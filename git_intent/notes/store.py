@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..core.errors import GitError, NoteError, NotesRefDamagedError
 from ..core.faults import crash_point
-from ..core.private import locked, private_dir
+from ..core.state_files import locked, private_dir
 from ..git.repo import Repository
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from .build import review_range
 from .markdown import review_markdown
-from .models import ReviewAnswer
 from .ranges import RangeError
 from .summaries import Summariser, summarise_sessions
 from .text import review_text
+from .values import ReviewAnswer
 
 __all__ = ["RangeError", "ReviewAnswer", "Summariser", "review_markdown", "review_range", "review_text",
            "summarise_sessions"]

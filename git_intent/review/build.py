@@ -20,7 +20,8 @@ from ..explain.blame import Explainer, LineAnswer
 from ..explain.file_ranges import runs
 from ..explain.line_history import replaced_lines
 from ..git.repo import BlameLine, Repository, parse_porcelain
-from .models import (
+from .ranges import DiffFile, diff_files, resolve_range
+from .values import (
     FileTally,
     PreviousLine,
     ReviewAnswer,
@@ -30,7 +31,6 @@ from .models import (
     ReviewLine,
     SessionReview,
 )
-from .ranges import DiffFile, diff_files, resolve_range
 
 
 @dataclass

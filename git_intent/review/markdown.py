@@ -15,8 +15,8 @@ import re
 from ..explain.evidence import Evidence
 from ..explain.render import names_message, safe, short, trailer_credit
 from ..sessions.prose import counted
-from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 from .text import cite, confirmed_of, first_quote, reason_of, requests_of, span
+from .values import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 GITHUB_LIMIT = 65_536  # characters in one issue or pull-request comment
 TABLE_ROWS = 150

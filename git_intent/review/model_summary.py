@@ -11,8 +11,8 @@ from ..answer import ask
 from ..config import model_settings
 from ..core.errors import IntentError
 from ..git.repo import Repository
-from .models import ModelSummary, ReviewGroup, SessionReview
 from .summaries import Summariser
+from .values import ModelSummary, ReviewGroup, SessionReview
 
 
 def model_summariser(repo: Repository, model: str | None = None) -> Summariser | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.errors import IntentError
-from .models import ModelSummary, ReviewAnswer, ReviewGroup, SessionReview
+from .values import ModelSummary, ReviewAnswer, ReviewGroup, SessionReview
 
 Summariser = Callable[[SessionReview, list[ReviewGroup]], ModelSummary | None]
 

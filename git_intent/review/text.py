@@ -8,7 +8,7 @@ import textwrap
 from ..explain.evidence import Evidence, best_reason
 from ..explain.render import names_message, safe, short, trailer_credit
 from ..sessions.prose import counted
-from .models import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
+from .values import ReviewAnswer, ReviewFile, ReviewGroup, SessionReview
 
 QUOTE_CHARS = 240  # a quoted request or reason, whitespace collapsed
 SHOWN_LINES = 3  # added lines shown under each group

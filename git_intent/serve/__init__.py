@@ -18,7 +18,7 @@ from html import escape
 from pathlib import Path
 
 from ..core.errors import IntentError
-from ..core.private import write_text
+from ..core.state_files import write_text
 from ..git.repo import Repository
 
 HOST = "127.0.0.1"

@@ -30,8 +30,8 @@ from ..core.errors import BadLocationError, IntentError, SessionNotFoundError
 from ..core.terminal import terminal_safe
 from ..explain.render import names_message, short, trailer_credit, when
 from ..git.repo import Repository
-from ..review.models import ReviewAnswer
 from ..review.text import confirmed_of, reason_of, requests_of
+from ..review.values import ReviewAnswer
 from .pages import LEVELS, file_view, list_folder, message_parts, topic_bar
 from .security import TOKEN_FIELD, ASGIApp, Guard
 

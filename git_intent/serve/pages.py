@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.errors import BadLocationError
-from ..core.models import Attribution, Message, Session
+from ..core.values import Attribution, Message, Session
 from ..explain.blame import LineAnswer, blame_lines
 from ..explain.evidence import Evidence
 from ..explain.render import names_message, trailer_credit

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.models import Session
-from ..core.private import APPEND, REPLACE, open_private, private_dir, replace_file
+from ..core.state_files import APPEND, REPLACE, open_private, private_dir, replace_file
+from ..core.values import Session
 from ..git.repo import Repository
 
 EXCLUDE_LINE = "/.opencode/intent/"

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..adapters import adapter as named_adapter
-from ..core.private import append_text, private_dir
+from ..core.state_files import append_text, private_dir
 from ..git.repo import Repository
 
 __all__ = ["IMPORTED", "BroughtIn", "mark_imported"]

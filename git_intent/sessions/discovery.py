@@ -12,7 +12,7 @@ from pathlib import Path
 from ..adapters import FILE_SCOPED, Registered, all_adapters, sniff
 from ..adapters import adapter as named_adapter
 from ..core.errors import DamagedTranscriptError, IntentError, SessionNotFoundError, TranscriptError
-from ..core.models import Message, Session
+from ..core.values import Message, Session
 from ..git.repo import Repository
 from ..transcripts.jsonl import head_records, written_since
 from .backup import session_copies, session_copy_path

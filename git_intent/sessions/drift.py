@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from ..adapters import adapter as named_adapter
-from ..core.models import Session
+from ..core.values import Session
 from ..git.repo import Repository
 from .discovery import SkippedFile, candidate_sessions
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 
-from ..core.models import Edit, Message, ParseStats, Session
+from ..core.values import Edit, Message, ParseStats, Session
 
 __all__ = ["merge_copies", "merge_session"]
 

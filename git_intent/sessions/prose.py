@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 
 from ..core import linear
-from ..core.models import Message
+from ..core.values import Message
 
 CONFIRMATION_CHARS = 60  # a longer prompt says more than "yes"
 CHARS_PER_TOKEN = 4  # token estimates are characters / 4, the usual rule of thumb for English and code

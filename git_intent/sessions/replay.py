@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..core.models import Session
+from ..core.values import Session
 
 __all__ = ["Rebuild", "commit_replayed", "rebuild", "write_replayed"]
 

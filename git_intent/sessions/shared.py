@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import Session, parse_timestamp, validate
 from ..core.terminal import terminal_safe
+from ..core.values import Session, parse_timestamp, validate
 from ..git.repo import Repository
 from ..notes import evidence_ref as store
 

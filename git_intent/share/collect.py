@@ -14,7 +14,7 @@ from typing import Any
 
 from ..config import setting
 from ..core.errors import IntentError
-from ..core.models import MOVE_KINDS, Edit, Message, Session
+from ..core.values import MOVE_KINDS, Edit, Message, Session
 from ..explain.evidence import find_edit, gather_evidence
 from ..git.repo import Repository
 from ..notes import LinesRecord, note_blobs, read_notes

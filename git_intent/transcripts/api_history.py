@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..core.models import Edit, Message, ParseStats, Part, epoch_timestamp
+from ..core.values import Edit, Message, ParseStats, Part, epoch_timestamp
 from .blocks import block_part, result_text
 from .jsonl import loads, one_record
 from .xml_tools import xml_calls

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..core.models import Part
+from ..core.values import Part
 
 
 def block_part(block: Any, fallback_call_id: str) -> Part | None:

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import AddedLine, Edit, Message, ParseStats, Part, parse_timestamp
+from ..core.values import AddedLine, Edit, Message, ParseStats, Part, parse_timestamp
 from . import shell
 from .edits import envelope, replacement, replacements, whole_file
 from .jsonl import iter_records, loads, one_record

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..core.models import AddedLine, Edit
+from ..core.values import AddedLine, Edit
 from .patches import parse_apply_patch, text_diff_added, unified_diff_added
 
 _FROM_NOTHING = re.compile(r"^@@ -0,0 ", re.M)

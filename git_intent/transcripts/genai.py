@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..core.models import AddedLine, Part
+from ..core.values import AddedLine, Part
 from .patches import text_diff_added, unified_diff_added
 
 

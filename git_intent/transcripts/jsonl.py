@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.models import ParseStats
+from ..core.values import ParseStats
 
 _DECODER = json.JSONDecoder()
 # Failed decoding attempts allowed per line. Resyncing after a torn record retries at later `{"`, and each

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 from operator import eq, truth
 
-from ..core.models import AddedLine
+from ..core.values import AddedLine
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

@@ -17,7 +17,7 @@ import pytest
 from conftest import corpus
 
 from git_intent.adapters import aider, claude_code, codex, cursor
-from git_intent.core.models import Session
+from git_intent.core.values import Session
 
 EXCERPT = "transcripts/aider/aider__chat-history__excerpt.md"
 COMMITS = "linked/aider/commits.json"

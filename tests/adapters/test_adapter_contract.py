@@ -32,7 +32,7 @@ from git_intent.adapters import (
     qwen_code,
     roo_code,
 )
-from git_intent.core.models import Session, to_json, validate_json
+from git_intent.core.values import Session, to_json, validate_json
 from git_intent.transcripts import vscode_storage
 
 T = CORPUS / "transcripts"

@@ -17,7 +17,7 @@ from support import CORPUS, corpus
 from support import write_records as write_jsonl
 
 from git_intent.adapters import claude_code, codex, gemini_cli
-from git_intent.core.models import Session
+from git_intent.core.values import Session
 
 # --------------------------------------------------------------------------------------------------
 # The corpus. Figures computed with the adapter, then checked by an independent script (json + difflib

@@ -17,7 +17,7 @@ from conftest import corpus
 
 from git_intent.adapters import Adapter, claude_code, codex, opencode
 from git_intent.core.errors import DamagedTranscriptError
-from git_intent.core.models import AddedLine, Session
+from git_intent.core.values import AddedLine, Session
 from git_intent.transcripts import sqlite_store
 
 OC = "transcripts/opencode"

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from git_intent import adapters
 from git_intent.core.errors import TranscriptError
-from git_intent.core.models import Session, validate
+from git_intent.core.values import Session, validate
 from git_intent.notes import parse_record
 
 # A complete third-party adapter, as docs/adapters.md describes: a module with NAME, discover, sniff and
@@ -32,7 +32,7 @@ import json
 import os
 from pathlib import Path
 
-from git_intent.core.models import AddedLine, Edit, Message, ParseStats, Part, Session
+from git_intent.core.values import AddedLine, Edit, Message, ParseStats, Part, Session
 
 NAME = "notes-agent"
 
@@ -171,7 +171,7 @@ def test_an_adapter_reads_only_sessions_of_its_own_name(tmp_path: Path) -> None:
 def test_a_plugins_sessions_are_validated_and_its_lists_made_tuples(tmp_path: Path) -> None:
     """The models are dataclasses (issue 22): nothing checks them when built, so the registry validates what a
     plug-in returns with pydantic."""
-    from git_intent.core.models import Message, Part
+    from git_intent.core.values import Message, Part
 
     class Loose:
         NAME = "loose"

@@ -10,7 +10,7 @@ import pytest
 from conftest import corpus
 
 from git_intent.adapters import ADAPTERS, sniff, specstory
-from git_intent.core.models import AddedLine
+from git_intent.core.values import AddedLine
 
 CLAUDE = corpus("transcripts/specstory/getspecstory__claude-code__2026-01-28_13-10-29Z-take-a-look-at.md")
 CODEX = corpus("transcripts/specstory/getspecstory__codex__2026-02-20_16-33-05Z-start-with-docs-git.md")

@@ -15,7 +15,7 @@ import pytest
 from support import CORPUS, corpus, write_records
 
 from git_intent.adapters import ADAPTERS, claude_code, codex, sniff
-from git_intent.core.models import Session
+from git_intent.core.values import Session
 
 # --------------------------------------------------------------------------------------------------
 # The corpus table. Every number was computed with the adapters and then checked against the files

@@ -16,7 +16,7 @@ import pytest
 from support import corpus
 
 from git_intent.adapters import ADAPTERS, sniff
-from git_intent.core.models import Session
+from git_intent.core.values import Session
 
 T = ("transcripts",)
 

@@ -15,7 +15,7 @@ from review_repo import S8, build_review_repo, isolated_env
 from scripted_model import call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, ask
-from git_intent.answer.models import Citation
+from git_intent.answer.values import Citation
 from git_intent.core.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository
 from git_intent.index import ingest

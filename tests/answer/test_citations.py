@@ -7,8 +7,8 @@ import json
 import pytest
 
 from git_intent.answer.citations import quotable_text, quote_occurs, strip_links, verify_citations
-from git_intent.answer.models import Citation, DroppedCitation
-from git_intent.core.models import Message, Part
+from git_intent.answer.values import Citation, DroppedCitation
+from git_intent.core.values import Message, Part
 
 S = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 T = "1ed1f046-f456-4f14-9c74-bb83179cf809"

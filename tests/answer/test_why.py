@@ -35,7 +35,7 @@ from conftest import run_cli
 from scripted_model import Fail, Hang, call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, why
-from git_intent.answer.models import Citation
+from git_intent.answer.values import Citation
 from git_intent.cli.answer import answer_text
 from git_intent.core.errors import BadLocationError, IntentError
 from git_intent.git.repo import Repository

@@ -8,7 +8,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from git_intent.capture.attribute import MappedEdit, attribute, is_trivial
-from git_intent.core.models import AddedLine, Edit, Session
+from git_intent.core.values import AddedLine, Edit, Session
 from git_intent.git.repo import Hunk
 
 SESSION = Session(agent="claude-code", session_id="s1", transcript=Path("/t/s1.jsonl"))

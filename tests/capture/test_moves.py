@@ -25,7 +25,7 @@ from transcript_replay import commit_replayed, rebuild_claude
 from git_intent.capture.moves import Move, Moves
 from git_intent.capture.record import record_commit
 from git_intent.capture.timeline import EditTimeline, moved_copies
-from git_intent.core.models import AddedLine, Edit, Session
+from git_intent.core.values import AddedLine, Edit, Session
 from git_intent.git.repo import Repository
 from git_intent.sessions.path_mapping import PathMapper
 

@@ -19,7 +19,7 @@ from git_intent.adapters import claude_code
 from git_intent.capture.attribute import LineCredit
 from git_intent.capture.edit_cache import CACHE_NAME, RecordCache
 from git_intent.capture.record import attribute_commit, record_commit
-from git_intent.core.models import AddedLine
+from git_intent.core.values import AddedLine
 from git_intent.git.repo import Repository
 from git_intent.sessions.discovery import candidate_sessions, read_transcript
 from git_intent.transcripts import patches

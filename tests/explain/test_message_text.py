@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from git_intent.core.models import AddedLine, Edit
+from git_intent.core.values import AddedLine, Edit
 from git_intent.demo import run_demo
 from git_intent.explain.edit_diff import call_arguments, edit_diff
 

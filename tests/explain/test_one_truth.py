@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from support import ClaudeSession, Clock, commit_at, git, make_repo
 
 from git_intent.capture.record import record_commit
-from git_intent.core.models import to_json
+from git_intent.core.values import to_json
 from git_intent.explain.blame import blame_lines
 from git_intent.explain.classify import LineResolver
 from git_intent.explain.stats import range_stats

@@ -14,7 +14,7 @@ from support import commit_synced as commit
 from support import install, run_cli
 
 from git_intent.answer import why
-from git_intent.core.models import Message, Part, Session
+from git_intent.core.values import Message, Part, Session
 from git_intent.explain.reasons import pick
 from git_intent.explain.symbols import enclosing, file_symbols
 from git_intent.git.repo import Repository

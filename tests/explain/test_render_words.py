@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
-from git_intent.core.models import Attribution
+from git_intent.core.values import Attribution
 from git_intent.explain.blame import BlameAnswer, LineAnswer
 from git_intent.explain.log import LogEntry
 from git_intent.explain.render import blame_text, cut, log_text, when

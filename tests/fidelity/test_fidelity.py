@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, corpus
 
-from git_intent.core.models import Message, Part, Session, to_json
+from git_intent.core.values import Message, Part, Session, to_json
 from git_intent.fidelity.budget import LARGE_OUTPUT, RenderedContext, render_context
 from git_intent.fidelity.choices import FidelityError, FidelityState, set_level
 from git_intent.fidelity.topics import fact_sentences, segment_topics

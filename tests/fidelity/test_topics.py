@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus
 
-from git_intent.core.models import Edit, Message, Part, Session
+from git_intent.core.values import Edit, Message, Part, Session
 from git_intent.fidelity.digest import session_digest
 from git_intent.fidelity.topics import (
     KeyFact,

@@ -390,7 +390,7 @@ def test_search_scores_only_candidates_that_can_enter_the_answer(repo: Path, mon
     the answer equals the one from scoring every candidate."""
     from rapidfuzz import fuzz
 
-    from git_intent.core.models import Message, Part, Session
+    from git_intent.core.values import Message, Part, Session
     from git_intent.index import search as search_module
 
     filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
@@ -422,7 +422,7 @@ def test_search_scores_only_candidates_that_can_enter_the_answer(repo: Path, mon
 def test_typo_search_reads_the_vocabulary_again_after_the_index_changed(scenario: Scenario) -> None:
     """The terms of a two-letter range are cached with the FTS5 index version they were read under
     (index/terms.py): a term indexed later is found as a near spelling too."""
-    from git_intent.core.models import Message, Part, Session
+    from git_intent.core.values import Message, Part, Session
 
     r = Repository(scenario.repo)
     ingest(r)
@@ -443,7 +443,7 @@ def test_rows_are_tuples_in_column_order_with_the_digests_earlier_versions_store
     """Issue 14: rows became tuples inserted with positional parameters. Their values and digests are the
     ones the dict rows of earlier versions stored (these literals come from that code), so an index written
     before still sees an unchanged message as unchanged and rewrites nothing."""
-    from git_intent.core.models import AddedLine, Edit, Message, Part, Session
+    from git_intent.core.values import AddedLine, Edit, Message, Part, Session
     from git_intent.index import rows
 
     when = datetime(2026, 3, 1, 9, 0, 5, tzinfo=timezone.utc)

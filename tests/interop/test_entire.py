@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from support import corpus, corpus_files, git, set_ref, write_tree
 
-from git_intent.core.models import ParseStats
+from git_intent.core.values import ParseStats
 from git_intent.git.repo import Repository
-from git_intent.interop.entire import (
+from git_intent.peers.entire import (
     Checkpoint,
     agent_for_label,
     checkpoint_refs,

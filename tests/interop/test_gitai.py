@@ -14,7 +14,7 @@ import pytest
 from conftest import corpus, git
 
 from git_intent.git.repo import Repository
-from git_intent.interop.git_ai import NOTES_REF, agent_for_tool, parse_gitai_note, read_gitai_notes
+from git_intent.peers.git_ai import NOTES_REF, agent_for_tool, parse_gitai_note, read_gitai_notes
 
 NOTES = ("linked", "git-ai-notes")
 CURSOR_B4EE = "b4eed478a6af67ba0cbe0e843e83d7b527987cca"

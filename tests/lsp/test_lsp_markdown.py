@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from git_intent.core.models import Attribution
+from git_intent.core.values import Attribution
 from git_intent.explain.blame import LineAnswer
 from git_intent.explain.evidence import Evidence
 from git_intent.lsp.line_map import map_lines, split_lines

@@ -21,7 +21,7 @@ from mcp.types import CallToolResult
 
 from git_intent.answer.ask_question import ask
 from git_intent.answer.why_line import WhyAnswer, why
-from git_intent.core.models import to_json, validate
+from git_intent.core.values import to_json, validate
 from git_intent.demo import run_demo
 from git_intent.git.repo import Repository
 from git_intent.schemas import available

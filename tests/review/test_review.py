@@ -17,8 +17,8 @@ from git_intent.core.errors import IntentError
 from git_intent.git.repo import Repository
 from git_intent.review import ReviewAnswer, review_markdown, review_range, summarise_sessions
 from git_intent.review.markdown import GITHUB_LIMIT
-from git_intent.review.models import ModelSummary, ReviewGroup, SessionReview
 from git_intent.review.ranges import diff_files, resolve_range
+from git_intent.review.values import ModelSummary, ReviewGroup, SessionReview
 
 pytestmark = pytest.mark.slow
 GEMINI = "cmd/entire/cli/agent/geminicli/gemini.go"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from git_intent.core.models import Edit, Message, ParseStats, Part, Session
+from git_intent.core.values import Edit, Message, ParseStats, Part, Session
 from git_intent.sessions.merge import merge_copies, merge_session
 
 T0 = datetime(2026, 5, 18, 12, 0, tzinfo=timezone.utc)

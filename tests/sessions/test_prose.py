@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from git_intent.core.models import Message, Part
+from git_intent.core.values import Message, Part
 from git_intent.sessions.prose import is_confirmation, request_text, split_sentences
 
 # A real reasoning message (entireio/cli session 4a364c97, fixtures/transcripts/claude-code/

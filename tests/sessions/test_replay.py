@@ -10,7 +10,7 @@ import pytest
 from conftest import CORPUS, corpus
 from transcript_replay import rebuild_claude
 
-from git_intent.core.models import to_json
+from git_intent.core.values import to_json
 from git_intent.sessions.discovery import read_transcript
 from git_intent.sessions.replay import rebuild
 

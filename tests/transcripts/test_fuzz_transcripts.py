@@ -22,7 +22,7 @@ import pytest
 from conftest import CORPUS, run_cli
 
 from git_intent.core.errors import TranscriptError
-from git_intent.core.models import Session, to_json
+from git_intent.core.values import Session, to_json
 from git_intent.sessions.discovery import read_transcript
 
 SEED = 20260501

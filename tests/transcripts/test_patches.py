@@ -6,7 +6,7 @@ import difflib
 import random
 from collections import Counter
 
-from git_intent.core.models import AddedLine
+from git_intent.core.values import AddedLine
 from git_intent.transcripts import patches
 from git_intent.transcripts.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added
 

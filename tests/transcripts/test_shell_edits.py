@@ -13,7 +13,7 @@ import pytest
 from support import CORPUS, corpus, write_records
 
 from git_intent.adapters import claude_code, codex, sniff
-from git_intent.core.models import Edit
+from git_intent.core.values import Edit
 from git_intent.transcripts import shell
 
 Lines = list[tuple[int | None, str]]

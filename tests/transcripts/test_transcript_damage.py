@@ -20,7 +20,7 @@ from conftest import corpus, git, run_cli
 
 from git_intent.adapters import codex, cursor, gemini_cli, opencode
 from git_intent.adapters.claude_code import encode_project
-from git_intent.core.models import Session, to_json
+from git_intent.core.values import Session, to_json
 
 CODEX_ROLLOUT = ("transcripts", "codex", "git-sync__8feaf84a600f__apply-patch.jsonl")
 CODEX_ID = "019ddd6f-3680-7fb3-8f93-e567af97d303"

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from git_intent.core.errors import TranscriptError
-from git_intent.core.models import ParseStats
+from git_intent.core.values import ParseStats
 from git_intent.sessions.discovery import read_transcript
 from git_intent.transcripts.jsonl import iter_records, loads
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from ...core.models import Session
+from ...core.values import Session
 from ...transcripts.jsonl import head_text, written_since
 from .log import HEADER, split_sections
 from .replies import TOOL, WHOLE_TOOL, Parsed, build

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...core.models import Role
+from ...core.values import Role
 
 HEADER = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$")
 _COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40})\b")

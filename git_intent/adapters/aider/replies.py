@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ...core.models import AddedLine, Edit, Message, ParseStats, Part, Session
+from ...core.values import AddedLine, Edit, Message, ParseStats, Part, Session
 from ...transcripts.patches import text_diff_added
 from .log import PROMPT_COMMANDS, Block, Section
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from ...core.models import Session
+from ...core.values import Session
 from ...transcripts.jsonl import head_text, written_since
 from ...transcripts.vscode_storage import global_storage
 from . import sessions, tasks

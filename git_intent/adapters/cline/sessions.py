@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import DamagedTranscriptError
-from ...core.models import Session
+from ...core.values import Session
 from ...transcripts.api_history import read_history
 from ...transcripts.jsonl import loads
 from .tools import edits_of

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import DamagedTranscriptError
-from ...core.models import Session
+from ...core.values import Session
 from ...transcripts.api_history import XmlTools, listed_folder, read_history, tagged
 from ...transcripts.jsonl import loads
 from .tools import EDIT_TOOLS, SHELL_TOOLS, XML_PARAMS, edits_of

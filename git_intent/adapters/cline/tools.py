@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ...core.models import AddedLine, Edit
+from ...core.values import AddedLine, Edit
 from ...transcripts import shell
 from ...transcripts.api_history import Call
 from ...transcripts.edits import envelope, replacement, replacements, whole_file

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import DamagedTranscriptError
-from ...core.models import ParseStats, Session
+from ...core.values import ParseStats, Session
 from ...transcripts.copilot_events import read_events, shaped
 from ...transcripts.jsonl import head_records, head_text, recognised, written_since
 from ...transcripts.vscode_storage import user_dirs, workspace_folder, workspace_storage

@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ...core.models import AddedLine, Edit, Message, ParseStats, Part, epoch_timestamp
+from ...core.values import AddedLine, Edit, Message, ParseStats, Part, epoch_timestamp
 from ...transcripts.jsonl import iter_records, loads, one_record
 from ...transcripts.vscode_storage import file_uri_path
 

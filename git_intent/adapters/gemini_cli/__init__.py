@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core.models import Edit, Message, ParseStats, Session
+from ...core.values import Edit, Message, ParseStats, Session
 from ...transcripts.genai import str_of
 from ...transcripts.jsonl import head_records, head_text, iter_records, loads, one_record, recognised
 from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message

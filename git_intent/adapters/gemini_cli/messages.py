@@ -8,7 +8,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ...core.models import AddedLine, Edit, Message, Part, parse_timestamp
+from ...core.values import AddedLine, Edit, Message, Part, parse_timestamp
 from ...transcripts import shell
 from ...transcripts.genai import as_dict, file_diff_added, parts_of, str_of
 from ...transcripts.patches import text_diff_added

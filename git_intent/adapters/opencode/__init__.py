@@ -37,7 +37,7 @@ from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
-from ...core.models import Session
+from ...core.values import Session
 from ...transcripts.jsonl import written_since
 from ...transcripts.sqlite_store import SQLITE_MAGIC, damaged
 from .messages import Meta, Wanted

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ...core.models import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
+from ...core.values import AddedLine, Edit, Message, ParseStats, Part, Session, parse_timestamp
 from ...transcripts import shell
 from ...transcripts.jsonl import one_record
 from ...transcripts.patches import FilePatch, parse_apply_patch, text_diff_added, unified_diff_added

@@ -8,7 +8,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from ...core.models import ParseStats, Session
+from ...core.values import ParseStats, Session
 from ...transcripts.jsonl import loads
 from ...transcripts.sqlite_store import open_read_only, reading, table_columns
 from .messages import Meta, Raw, Wanted, as_dict, build_session, dicts, get, int_of, text_of

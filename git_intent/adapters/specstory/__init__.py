@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ...core import linear
-from ...core.models import Edit, Message, Part, Session
+from ...core.values import Edit, Message, Part, Session
 from ...transcripts.jsonl import head_text
 from .markdown import GENERATED, ROLE, SEPARATOR, SESSION, Section, split
 from .tools import block_edits, code_block_edits, is_write, summary, tool_name

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Literal
 
 from ...core import linear
-from ...core.models import AddedLine, Edit
+from ...core.values import AddedLine, Edit
 from ...transcripts.patches import HUNK_HEADER, parse_apply_patch, text_diff_added, unified_diff_added
 from .markdown import FENCE, Block
 

@@ -23,7 +23,7 @@ import shlex
 from datetime import datetime
 from typing import Any
 
-from ...core.models import Edit
+from ...core.values import Edit
 from ..jsonl import loads
 from .lexer import Lexer
 from .run import Run

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...core.models import AddedLine
+from ...core.values import AddedLine
 from .lexer import Piece, Word, unescape
 
 # The width starts with 1-9 (a leading 0 is a flag): with `\d*` after the flags `[-+ #0]*`, each split of a run of

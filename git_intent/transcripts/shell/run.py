@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ...core.models import AddedLine
+from ...core.values import AddedLine
 from .builtins import added_lines, echo, printf, sed_script
 from .lexer import Piece, Redirect, Token, Word
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..adapters import all_adapters, sniff
 from ..core.errors import GitError, TranscriptError
-from ..core.models import ParseStats, Session, parse_timestamp
+from ..core.values import ParseStats, Session, parse_timestamp
 from ..git.repo import Repository
 from ..git.stream import blob_heads, blob_pieces
 

@@ -3,7 +3,7 @@
 Agents and editors ask `blame PATH:LINE` more than anything else, and importing click cost that call ~30 ms
 of its ~100. `main` in `cli/__init__.py` sends exactly `blame LOCATION` (one argument, not an option) here;
 anything else, `--json`, `--moves` and `--help` included, goes through click, which runs the same
-`show_blame`. tests/cli/test_plain.py holds both routes to byte-identical output and exit codes.
+`show_blame`. tests/cli/test_printing.py holds both routes to byte-identical output and exit codes.
 """
 
 from __future__ import annotations

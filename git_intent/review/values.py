@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..core.models import Attribution
+from ..core.values import Attribution
 from ..explain.blame import Status
 from ..explain.classify import LineClass
 from ..explain.evidence import Evidence

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-from ..core.models import Message, ParseStats, Part, PartKind, Role, parse_timestamp
+from ..core.values import Message, ParseStats, Part, PartKind, Role, parse_timestamp
 from ..git.repo import Repository
 
 NOTES_REF = "refs/notes/ai"

@@ -1,4 +1,4 @@
-"""`git intent blame LOCATION` is answered without click (cli/plain.py, issue 22): it must answer exactly as the
+"""`git intent blame LOCATION` is answered without click (cli/printing.py, issue 22): it must answer exactly as the
 click route does. `blame -- LOCATION` takes the click route with the same meaning, so each pair is compared
 byte for byte, exit codes and stderr included, through the installed command."""
 
@@ -35,7 +35,7 @@ def test_the_plain_route_answers_as_click_does(demo: Path, location: str) -> Non
 
 
 def test_only_the_plain_form_skips_click(demo: Path) -> None:
-    from git_intent.cli.plain import is_plain_blame
+    from git_intent.cli.printing import is_plain_blame
 
     assert is_plain_blame(["blame", f"{FILE}:85"])
     for argv in (["blame", f"{FILE}:85", "--json"], ["blame", "--help"], ["blame"], ["show", "x"],
