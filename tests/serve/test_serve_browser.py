@@ -29,7 +29,6 @@ from review_repo import (
     serving_opened,
 )
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -75,8 +74,15 @@ def signed_in(browser: WebDriver, site: Site) -> str:
     """The base URL of `site`, once the browser opened the address serve printed (it goes on to the base URL
     without the key, and the browser holds the key's cookie from then on)."""
     browser.get(site.address)
-    wait(browser, lambda d: d.current_url == site.base)
+    arrived(browser, site.base)
     return site.base
+
+
+def arrived(browser: WebDriver, address: str) -> None:
+    """Wait until the page the sign-in page's refresh goes on to is `address` and has loaded: the refresh runs
+    after `get` returns, so the address can change while the new page is still being parsed."""
+    wait(browser, lambda d: d.current_url == address and d.execute_script("return document.readyState") == "complete"
+         and d.find_elements(By.TAG_NAME, "h1"))
 
 
 @pytest.fixture(scope="module")
@@ -200,12 +206,7 @@ def test_a_rebinding_host_name_is_refused(browser: WebDriver, url: str, site: Si
     assert browser.find_element(By.TAG_NAME, "body").text.startswith(
         "Forbidden: git intent serve answers only requests to localhost")
     browser.get(f"http://localhost:{port}/?token={site.key}")  # another host name: a cookie of its own
-    wait(browser, lambda d: d.current_url == f"http://localhost:{port}/")
-    try:  # a loaded machine may store the cookie after the redirect is followed: ask again until it is sent
-        wait(browser, lambda d: d.find_elements(By.TAG_NAME, "h1") or d.refresh())
-    except TimeoutException:
-        pytest.fail(f"localhost:{port}/ showed no page: {browser.find_element(By.TAG_NAME, 'body').text[:300]!r}, "
-                    f"cookies {[c['domain'] for c in browser.get_cookies()]}")
+    arrived(browser, f"http://localhost:{port}/")
     assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
 
 
@@ -231,7 +232,7 @@ def test_open_signs_the_browser_in_through_its_file(browser: WebDriver, built: R
     from another site."""
     with serving_opened(built, tmp_path) as (other, opened):
         browser.get(opened)
-        wait(browser, lambda d: d.current_url == other.base)
+        arrived(browser, other.base)
         assert browser.find_element(By.TAG_NAME, "h1").text == built.path.name
         browser.get(f"{other.base}session/{S8}")
         assert browser.find_element(By.CSS_SELECTOR, "table.topics") is not None
