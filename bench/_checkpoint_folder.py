@@ -1,10 +1,10 @@
-"""The checkpoint-folder phase of bench/real_history.py (issue 19): the agents' folders emptied and the authors'
-whole `entire/checkpoints/v1` tree given as `backfill --transcript DIR`, as a teammate's or a CI machine's
-transcripts come in, scored on the same lines as the agent-folder run.
+"""The checkpoint-folder phase of bench/real_history.py (issue 19): the agents' folders emptied and the
+authors' whole `entire/checkpoints/v1` tree given as `backfill --transcript DIR`, as a teammate's or a CI
+machine's transcripts come in, scored on the same lines as the agent-folder run.
 
-The folder is the checkpoints branch written out file by file (metadata, prompts, every session's copy in every
-checkpoint); blobs the snapshot lacks (a `fetch` snapshot leaves its largest files out) are counted and left
-out, as `git archive` cannot write a tree with missing blobs.
+The folder is the checkpoints branch written out file by file (metadata, prompts, every session's copy in
+every checkpoint); blobs the snapshot lacks (a `fetch` snapshot leaves its largest files out) are counted and
+left out, as `git archive` cannot write a tree with missing blobs.
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ from _entire_truth import CHECKPOINTS
 def materialize(truth: Path, folder: Path) -> dict[str, int]:
     """Write every file of the checkpoints branch of the repository `truth` below `folder`; counts of files
     written and of blobs absent from the snapshot."""
-    listing = subprocess.run(["git", "-C", str(truth), "ls-tree", "-r", "-z", CHECKPOINTS], capture_output=True,
-                             check=True).stdout.split(b"\0")
+    listing = subprocess.run(
+        ["git", "-C", str(truth), "ls-tree", "-r", "-z", CHECKPOINTS], capture_output=True, check=True
+    ).stdout.split(b"\0")
     rows = [row.split(b"\t", 1) for row in listing if row]
-    batch = subprocess.Popen(["git", "-C", str(truth), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE)
+    batch = subprocess.Popen(
+        ["git", "-C", str(truth), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert batch.stdin is not None and batch.stdout is not None
     counts: Counter[str] = Counter()
     try:
@@ -51,9 +53,15 @@ def materialize(truth: Path, folder: Path) -> dict[str, int]:
     return dict(counts)
 
 
-def checkpoint_folder_phase(root: Path, truth: Path, work: Path, revision_range: str,
-                            run: Callable[[list[str]], dict[str, Any]],
-                            score: Callable[[set[str]], dict[str, Any]], say: Callable[[str], None]) -> dict[str, Any]:
+def checkpoint_folder_phase(
+    root: Path,
+    truth: Path,
+    work: Path,
+    revision_range: str,
+    run: Callable[[list[str]], dict[str, Any]],
+    score: Callable[[set[str]], dict[str, Any]],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
     """Backfill `revision_range` of `work` with the agents' folders empty and the checkpoints folder as
     `--transcript DIR`; `run(args)` runs the CLI and returns backfill's figures, `score(credited)` scores the
     notes it wrote. The agents' folders are put back afterwards."""
@@ -78,16 +86,27 @@ def checkpoint_folder_phase(root: Path, truth: Path, work: Path, revision_range:
             shutil.move(str(target), home)
     skipped = result["skipped_files"]
     transcripts_skipped = [s for s in skipped if s["path"].endswith("full.jsonl")]
-    found = {"folder": {**written, "files": sum(1 for p in folder.rglob("*") if p.is_file())},
-             "backfill": figures, "recall": scored,
-             "skipped": {"files": len(skipped), "full_jsonl": len(transcripts_skipped),
-                         "reasons": dict(Counter(_reason(s["reason"]) for s in skipped).most_common())},
-             "not_read": result["not_read"]}
-    say(f"checkpoint folder: {written.get('written', 0)} files written ({written.get('absent', 0)} blobs absent "
-        f"from the snapshot); agents' folders empty; backfill --transcript {folder}: {figures['sessions']} sessions "
-        f"credited {figures['lines_attributed']} of {figures['lines_added']} lines in {figures['wall']:.1f} s wall")
-    say(f"  skipped {len(skipped)} files, of which {len(transcripts_skipped)} full.jsonl; reasons: "
-        f"{found['skipped']['reasons']}")
+    found = {
+        "folder": {**written, "files": sum(1 for p in folder.rglob("*") if p.is_file())},
+        "backfill": figures,
+        "recall": scored,
+        "skipped": {
+            "files": len(skipped),
+            "full_jsonl": len(transcripts_skipped),
+            "reasons": dict(Counter(_reason(s["reason"]) for s in skipped).most_common()),
+        },
+        "not_read": result["not_read"],
+    }
+    say(
+        f"checkpoint folder: {written.get('written', 0)} files written ({written.get('absent', 0)} blobs "
+        f"absent from the snapshot); agents' folders empty; backfill --transcript {folder}: "
+        f"{figures['sessions']} sessions credited {figures['lines_attributed']} of "
+        f"{figures['lines_added']} lines in {figures['wall']:.1f} s wall"
+    )
+    say(
+        f"  skipped {len(skipped)} files, of which {len(transcripts_skipped)} full.jsonl; reasons: "
+        f"{found['skipped']['reasons']}"
+    )
     return found
 
 

@@ -44,26 +44,31 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
 # Runs one backfill in a child process with the code on PYTHONPATH: counts the git processes it starts and
 # prints its figures as JSON.
-CHILD = """
+CHILD = (
+    """
 import json, resource, subprocess, sys
 from pathlib import Path
 # The code under test comes first, also before an editable install's finder (which would win over PYTHONPATH).
 sys.path.insert(0, sys.argv[3])
 sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
-""" + COUNT_GIT + """
+"""
+    + COUNT_GIT
+    + """
 import git_intent.capture.backfill
 from git_intent.git.repo import Repository
 repo, transcripts = Path(sys.argv[1]), [Path(p) for p in json.loads(sys.argv[2])]
 me0, ch0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 result = git_intent.capture.backfill.backfill(Repository(repo), "HEAD", transcripts=transcripts)
 me, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"code": git_intent.capture.backfill.__file__, "recorded": result.recorded, "skipped": result.skipped,
+print(json.dumps({"code": git_intent.capture.backfill.__file__, "recorded": result.recorded,
+                  "skipped": result.skipped,
                   "seconds": result.seconds, "lines_added": result.lines_added,
                   "lines_attributed": result.lines_attributed, "sessions": len(result.sessions),
                   "git_processes": started[0],
                   "cpu_self": me.ru_utime + me.ru_stime - me0.ru_utime - me0.ru_stime,
                   "cpu_git": ch.ru_utime + ch.ru_stime - ch0.ru_utime - ch0.ru_stime}))
 """
+)
 
 
 def build(root: Path, commits: int, transcripts: int) -> tuple[Path, int]:
@@ -84,15 +89,25 @@ def build(root: Path, commits: int, transcripts: int) -> tuple[Path, int]:
         if i % per_transcript == 0:
             if session_records:
                 (projects / f"{session_id}.jsonl").write_text(
-                    "".join(json.dumps(r) + "\n" for r in session_records), encoding="utf-8")
+                    "".join(json.dumps(r) + "\n" for r in session_records), encoding="utf-8"
+                )
             session_id, session_records = str(uuid.uuid4()), []
-            session_records.append({"type": "user", "uuid": str(uuid.uuid4()), "sessionId": session_id,
-                                    "cwd": str(repo), "timestamp": iso(when - timedelta(seconds=50)),
-                                    "message": {"role": "user", "content": f"Work on batch {i}"}})
+            session_records.append(
+                {
+                    "type": "user",
+                    "uuid": str(uuid.uuid4()),
+                    "sessionId": session_id,
+                    "cwd": str(repo),
+                    "timestamp": iso(when - timedelta(seconds=50)),
+                    "message": {"role": "user", "content": f"Work on batch {i}"},
+                }
+            )
         name = f"src/module_{i % 50}.py"
         before = "".join(line + "\n" for line in files.get(name, []))
-        new_lines = [f"def function_{i}_{k}(value):  # step {i}" if k == 0 else f"    return value * {i} + {k}"
-                     for k in range(4)]
+        new_lines = [
+            f"def function_{i}_{k}(value):  # step {i}" if k == 0 else f"    return value * {i} + {k}"
+            for k in range(4)
+        ]
         human = i % 10 == 0  # every tenth commit is a person's
         files.setdefault(name, []).extend(new_lines)
         after = "".join(line + "\n" for line in files[name])
@@ -103,24 +118,52 @@ def build(root: Path, commits: int, transcripts: int) -> tuple[Path, int]:
             agent_lines += len(new_lines)
             call = f"toolu_{uuid.uuid4().hex[:20]}"
             message = str(uuid.uuid4())
-            session_records.append({"type": "assistant", "uuid": message, "sessionId": session_id, "cwd": str(repo),
-                                    "timestamp": iso(when - timedelta(seconds=20)), "message": {
-                                        "role": "assistant", "content": [{"type": "tool_use", "id": call,
-                                                                          "name": "Write", "input": {
-                                                                              "file_path": str(path),
-                                                                              "content": after}}]}})
-            session_records.append({"type": "user", "uuid": str(uuid.uuid4()), "sessionId": session_id,
-                                    "cwd": str(repo), "timestamp": iso(when - timedelta(seconds=19)),
-                                    "toolUseResult": {"type": "update", "filePath": str(path), "content": after,
-                                                      "originalFile": before or None},
-                                    "message": {"role": "user", "content": [
-                                        {"type": "tool_result", "tool_use_id": call, "content": "ok"}]}})
+            session_records.append(
+                {
+                    "type": "assistant",
+                    "uuid": message,
+                    "sessionId": session_id,
+                    "cwd": str(repo),
+                    "timestamp": iso(when - timedelta(seconds=20)),
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": call,
+                                "name": "Write",
+                                "input": {"file_path": str(path), "content": after},
+                            }
+                        ],
+                    },
+                }
+            )
+            session_records.append(
+                {
+                    "type": "user",
+                    "uuid": str(uuid.uuid4()),
+                    "sessionId": session_id,
+                    "cwd": str(repo),
+                    "timestamp": iso(when - timedelta(seconds=19)),
+                    "toolUseResult": {
+                        "type": "update",
+                        "filePath": str(path),
+                        "content": after,
+                        "originalFile": before or None,
+                    },
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": call, "content": "ok"}],
+                    },
+                }
+            )
         env = {**os.environ, "GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat()}
         subprocess.run(["git", "add", name], cwd=repo, check=True, env=env)
         subprocess.run(["git", "commit", "-q", "-m", f"step {i}"], cwd=repo, check=True, env=env)
     if session_records:
-        (projects / f"{session_id}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in session_records),
-                                                      encoding="utf-8")
+        (projects / f"{session_id}.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in session_records), encoding="utf-8"
+        )
     return repo, agent_lines
 
 
@@ -133,8 +176,9 @@ def real_sessions() -> list[tuple[Path, Any]]:
     found = []
     for path in files:
         for session in read_transcript(path):
-            if session.agent == "claude-code" and any(e.before is not None and e.after is not None
-                                                      for e in session.edits):
+            if session.agent == "claude-code" and any(
+                e.before is not None and e.after is not None for e in session.edits
+            ):
                 found.append((path, session))
     return found
 
@@ -173,24 +217,40 @@ def build_real(root: Path, copies: int) -> tuple[Path, list[Path]]:
     for copy in range(copies):
         for path, session in sessions:
             cwd = (session.cwd or "").rstrip("/") + "/"
-            edits = sorted((e for e in session.edits if e.before is not None and e.after is not None and e.timestamp
-                            and e.path.startswith(cwd)), key=lambda e: e.timestamp)
+            edits = sorted(
+                (
+                    e
+                    for e in session.edits
+                    if e.before is not None and e.after is not None and e.timestamp and e.path.startswith(cwd)
+                ),
+                key=lambda e: e.timestamp,
+            )
             if not edits:
                 continue
             shift = start + timedelta(days=slot) - edits[0].timestamp
             slot += 1
-            target = folder / f"{copy:03d}-{path.parent.parent.name if path.name == 'full.jsonl' else path.stem}.jsonl"
+            target = (
+                folder
+                / f"{copy:03d}-{path.parent.parent.name if path.name == 'full.jsonl' else path.stem}.jsonl"
+            )
             shifted_copy(path, target, shift)
             transcripts.append(target)
             before: dict[str, str] = {}
             for edit in edits:
-                before.setdefault(edit.path[len(cwd):], edit.before or "")
+                before.setdefault(edit.path[len(cwd) :], edit.before or "")
             write_files(repo, before)
-            commit(repo, f"{session.session_id[:8]} copy {copy}: files before the session",
-                   edits[0].timestamp + shift - timedelta(minutes=10))
+            commit(
+                repo,
+                f"{session.session_id[:8]} copy {copy}: files before the session",
+                edits[0].timestamp + shift - timedelta(minutes=10),
+            )
             for edit in edits:
-                write_files(repo, {edit.path[len(cwd):]: edit.after or ""})
-                commit(repo, f"{edit.tool} {edit.path[len(cwd):]}", edit.timestamp + shift + timedelta(seconds=20))
+                write_files(repo, {edit.path[len(cwd) :]: edit.after or ""})
+                commit(
+                    repo,
+                    f"{edit.tool} {edit.path[len(cwd) :]}",
+                    edit.timestamp + shift + timedelta(seconds=20),
+                )
     return repo, transcripts
 
 
@@ -204,31 +264,44 @@ def write_files(repo: Path, files: dict[str, str]) -> None:
 def commit(repo: Path, message: str, when: datetime) -> None:
     env = {**os.environ, "GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat()}
     subprocess.run(["git", "-c", "commit.gpgsign=false", "add", "-A"], cwd=repo, check=True, env=env)
-    subprocess.run(["git", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", message], cwd=repo,
-                   check=True, env=env)
+    subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", message],
+        cwd=repo,
+        check=True,
+        env=env,
+    )
 
 
 def code_tree(root: Path, revision: str) -> Path:
     """The git_intent package of `revision` of this repository, extracted under `root`."""
     target = root / f"code-{re.sub(r'[^A-Za-z0-9]', '-', revision)}"
     target.mkdir()
-    archive = subprocess.run(["git", "archive", revision, "git_intent"], cwd=HERE.parent, capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", revision, "git_intent"], cwd=HERE.parent, capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     return target
 
 
 def run_backfill(code: Path, repo: Path, transcripts: list[Path]) -> dict[str, Any]:
     """One backfill of `repo` by the package in `code`, in a child process; its figures and the notes."""
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(repo), json.dumps([str(p) for p in transcripts]),
-                           str(code)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(repo), json.dumps([str(p) for p in transcripts]), str(code)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"backfill with {code} failed:\n{proc.stderr}")
     figures: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     if not figures["code"].startswith(str(code)):
         raise SystemExit(f"the child imported {figures['code']}, not the code in {code}")
-    listed = subprocess.run(["git", "notes", "--ref", "refs/notes/intent", "list"], cwd=repo, capture_output=True,
-                            text=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "notes", "--ref", "refs/notes/intent", "list"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     figures["notes"] = {line.split()[1]: line.split()[0] for line in listed.splitlines()}
     return figures
 
@@ -242,19 +315,29 @@ def forget(repo: Path) -> None:
 
 def report(label: str, figures: dict[str, Any]) -> None:
     recorded = figures["recorded"]
-    print(f"{label}: {recorded} commits in {figures['seconds']:.1f} s = {recorded / figures['seconds']:.1f} "
-          f"commits/s; CPU {figures['cpu_self']:.1f} s in the backfill process + {figures['cpu_git']:.1f} s in git "
-          f"= {recorded / (figures['cpu_self'] + figures['cpu_git']):.1f} commits per CPU second; "
-          f"{figures['git_processes'] / max(1, recorded):.2f} git processes per commit; credited "
-          f"{figures['lines_attributed']} of {figures['lines_added']} added lines to {figures['sessions']} sessions")
+    print(
+        f"{label}: {recorded} commits in {figures['seconds']:.1f} s = {recorded / figures['seconds']:.1f} "
+        f"commits/s; CPU {figures['cpu_self']:.1f} s in the backfill process + {figures['cpu_git']:.1f} s "
+        f"in git = {recorded / (figures['cpu_self'] + figures['cpu_git']):.1f} commits per CPU second; "
+        f"{figures['git_processes'] / max(1, recorded):.2f} git processes per commit; credited "
+        f"{figures['lines_attributed']} of {figures['lines_added']} added lines to {figures['sessions']} "
+        f"sessions"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--commits", type=int, default=1000)
     parser.add_argument("--transcripts", type=int, default=200)
-    parser.add_argument("--real", type=int, nargs="?", const=22, default=0, metavar="K",
-                        help="replay the fixtures' real sessions K times (default 22) instead")
+    parser.add_argument(
+        "--real",
+        type=int,
+        nargs="?",
+        const=22,
+        default=0,
+        metavar="K",
+        help="replay the fixtures' real sessions K times (default 22) instead",
+    )
     parser.add_argument("--against", default="main", help="the revision to compare with ('none': skip)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -266,15 +349,22 @@ def main() -> None:
         transcripts: list[Path] = []
         if args.real:
             path, transcripts = build_real(Path(tmp), args.real)
-            count = len(subprocess.run(["git", "rev-list", "HEAD"], cwd=path, capture_output=True, text=True,
-                                       check=True).stdout.split())
+            count = len(
+                subprocess.run(
+                    ["git", "rev-list", "HEAD"], cwd=path, capture_output=True, text=True, check=True
+                ).stdout.split()
+            )
             size = sum(p.stat().st_size for p in transcripts) / 1e6
-            print(f"replayed the fixtures' real sessions {args.real} times: {count} commits, {len(transcripts)} "
-                  f"transcripts ({size:.1f} MB) in {time.perf_counter() - t0:.1f} s")
+            print(
+                f"replayed the fixtures' real sessions {args.real} times: {count} commits, "
+                f"{len(transcripts)} transcripts ({size:.1f} MB) in {time.perf_counter() - t0:.1f} s"
+            )
         else:
             path, agent_lines = build(Path(tmp), args.commits, args.transcripts)
-            print(f"generated {args.commits} commits and {args.transcripts} transcripts ({agent_lines} agent-written "
-                  f"lines) in {time.perf_counter() - t0:.1f} s")
+            print(
+                f"generated {args.commits} commits and {args.transcripts} transcripts ({agent_lines} "
+                f"agent-written lines) in {time.perf_counter() - t0:.1f} s"
+            )
         runs = []
         if args.against != "none":
             before = run_backfill(code_tree(Path(tmp), args.against), path, transcripts)
@@ -286,23 +376,37 @@ def main() -> None:
         runs.append(after)
         if len(runs) == 2:
             same = runs[0]["notes"] == runs[1]["notes"]
-            print(f"notes identical before and after: {'yes' if same else 'NO'} ({len(runs[1]['notes'])} notes)")
-            print(f"speed-up: {runs[0]['seconds'] / runs[1]['seconds']:.1f}x wall, "
-                  f"{(runs[0]['cpu_self'] + runs[0]['cpu_git']) / (runs[1]['cpu_self'] + runs[1]['cpu_git']):.1f}x CPU")
+            print(
+                f"notes identical before and after: {'yes' if same else 'NO'} ({len(runs[1]['notes'])} notes)"
+            )
+            cpu = [run["cpu_self"] + run["cpu_git"] for run in runs[:2]]
+            print(
+                f"speed-up: {runs[0]['seconds'] / runs[1]['seconds']:.1f}x wall, {cpu[0] / cpu[1]:.1f}x CPU"
+            )
         again = run_backfill(HERE.parent, path, transcripts)
-        print(f"second run: {again['recorded']} recorded, {again['skipped']} skipped in {again['seconds']:.2f} s")
+        print(
+            f"second run: {again['recorded']} recorded, {again['skipped']} skipped in "
+            f"{again['seconds']:.2f} s"
+        )
         if args.real:
             return
         repo = Repository(path)
-        shas = subprocess.run(["git", "rev-list", "--max-count=20", "HEAD"], cwd=path, capture_output=True,
-                              text=True, check=True).stdout.split()
+        shas = subprocess.run(
+            ["git", "rev-list", "--max-count=20", "HEAD"],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         times = []
         for sha in shas:
             start = time.perf_counter()
             record_commit(repo, sha)
             times.append((time.perf_counter() - start) * 1000)
-        print(f"worker time per commit (record_commit with {args.transcripts} transcripts on disk, 20 commits): "
-              f"median {statistics.median(times):.0f} ms, max {max(times):.0f} ms")
+        print(
+            f"worker time per commit (record_commit with {args.transcripts} transcripts on disk, 20 "
+            f"commits): median {statistics.median(times):.0f} ms, max {max(times):.0f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
-"""Whole-file blame on the largest file of the linked corpus, against `git blame --porcelain` of the same file.
+"""Whole-file blame on the largest file of the linked corpus, against `git blame --porcelain` of the same
+file.
 
 The repositories are the ones bench/record_corpus.py builds (each real Entire checkpoint in fixtures/linked
 replayed from its transcript into a fresh repository and recorded with `record_commit`). Of every file in
 those repositories, the one with the most lines is blamed whole:
 
-  a. git blame       `git blame --porcelain -- FILE` (subprocess)
-  b. cli blame       `git-intent blame FILE` (subprocess; the gutter text)
-  c. cli blame json  `git-intent blame FILE --json` (subprocess; one entry per line, plus ranges)
-  d. library blame   `git_intent.explain.blame.blame_lines(repo, FILE)` in this process, modules already imported
-  z. `git-intent --version` (subprocess; Python start-up plus the CLI's imports, a reference)
-  e, f.              (b) and (d) again once the session index is built (`git_intent.index.ingest`): the
+  a. git blame       `git blame --porcelain -- FILE` (subprocess) b. cli blame       `git-intent blame FILE`
+  (subprocess; the gutter text) c. cli blame json  `git-intent blame FILE --json` (subprocess; one entry per
+  line, plus ranges) d. library blame   `git_intent.explain.blame.blame_lines(repo, FILE)` in this process,
+  modules already imported z. `git-intent --version` (subprocess; Python start-up plus the CLI's imports, a
+  reference) e, f.              (b) and (d) again once the session index is built (`git_intent.index.ingest`):
+  the
                      lines of commits without a note are then looked up in it instead of scanned
   g, h.              (b) and (d) again once every commit is recorded (the baseline's lines become a
                      person's, as where the hook saw every commit): no line needs the content fallback
@@ -63,7 +64,9 @@ def largest_file(repos: list[Path]) -> tuple[Path, str, int]:
     return best
 
 
-def measure(benches: list[tuple[str, str, Callable[[], None]]], samples: dict[str, list[int]], runs: int) -> None:
+def measure(
+    benches: list[tuple[str, str, Callable[[], None]]], samples: dict[str, list[int]], runs: int
+) -> None:
     """Run every benchmark once per round, in order, `WARMUPS` unmeasured rounds first."""
     for round_no in range(WARMUPS + runs):
         for key, _, call in benches:
@@ -100,13 +103,22 @@ def main() -> None:
                 proc = subprocess.run(argv, cwd=folder, capture_output=True)
                 if proc.returncode != 0:
                     raise RuntimeError(f"{argv} exited {proc.returncode}: {proc.stderr.decode()}")
+
             return call
 
         benches: list[tuple[str, str, Callable[[], None]]] = [
-            ("git_blame", f"git blame --porcelain -- {path}", run(["git", "blame", "--porcelain", "--", path])),
+            (
+                "git_blame",
+                f"git blame --porcelain -- {path}",
+                run(["git", "blame", "--porcelain", "--", path]),
+            ),
             ("cli_blame", f"git-intent blame {path}", run([cli, "blame", path])),
             ("cli_blame_json", f"git-intent blame {path} --json", run([cli, "blame", path, "--json"])),
-            ("library_blame", f"blame_lines(repo, {path!r})", lambda: blame_lines(repo, path, cwd=folder) and None),
+            (
+                "library_blame",
+                f"blame_lines(repo, {path!r})",
+                lambda: blame_lines(repo, path, cwd=folder) and None,
+            ),
             ("cli_version", "git-intent --version (start-up alone, reference)", run([cli, "--version"])),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
@@ -118,8 +130,11 @@ def main() -> None:
         ingest(repo)
         indexed: list[tuple[str, str, Callable[[], None]]] = [
             ("cli_blame_indexed", f"git-intent blame {path}, session index built", run([cli, "blame", path])),
-            ("library_blame_indexed", f"blame_lines(repo, {path!r}), session index built",
-             lambda: blame_lines(repo, path, cwd=folder) and None),
+            (
+                "library_blame_indexed",
+                f"blame_lines(repo, {path!r}), session index built",
+                lambda: blame_lines(repo, path, cwd=folder) and None,
+            ),
         ]
         samples.update({key: [] for key, _, _ in indexed})
         measure(indexed, samples, args.runs)
@@ -133,15 +148,24 @@ def main() -> None:
             if read_note(repo, sha) is None:
                 record_commit(repo, sha)
         recorded: list[tuple[str, str, Callable[[], None]]] = [
-            ("cli_blame_recorded", f"git-intent blame {path}, every commit recorded", run([cli, "blame", path])),
-            ("library_blame_recorded", f"blame_lines(repo, {path!r}), every commit recorded",
-             lambda: blame_lines(repo, path, cwd=folder) and None),
+            (
+                "cli_blame_recorded",
+                f"git-intent blame {path}, every commit recorded",
+                run([cli, "blame", path]),
+            ),
+            (
+                "library_blame_recorded",
+                f"blame_lines(repo, {path!r}), every commit recorded",
+                lambda: blame_lines(repo, path, cwd=folder) and None,
+            ),
         ]
         samples.update({key: [] for key, _, _ in recorded})
         measure(recorded, samples, args.runs)
         benches += recorded
         final = Counter(line.status for line in blame_lines(repo, path, cwd=folder).lines)
-        json_bytes = len(subprocess.run([cli, "blame", path, "--json"], cwd=folder, capture_output=True).stdout)
+        json_bytes = len(
+            subprocess.run([cli, "blame", path, "--json"], cwd=folder, capture_output=True).stdout
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -150,21 +174,31 @@ def main() -> None:
     result: dict[str, Any] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
-        "file": path, "lines": count, "ranges": len(answer.ranges), "statuses": dict(statuses),
-        "statuses_recorded": dict(final), "json_bytes": json_bytes, "runs": args.runs, "figures": figures,
+        "file": path,
+        "lines": count,
+        "ranges": len(answer.ranges),
+        "statuses": dict(statuses),
+        "statuses_recorded": dict(final),
+        "json_bytes": json_bytes,
+        "runs": args.runs,
+        "figures": figures,
         "ratios": {key: figures[key]["median_ms"] / base for key in figures},
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"whole-file blame of {path} ({count} lines, {len(answer.ranges)} ranges, "
-          f"{', '.join(f'{n} {s}' for s, n in statuses.items())}; --json is {json_bytes:,} bytes)")
+    print(
+        f"whole-file blame of {path} ({count} lines, {len(answer.ranges)} ranges, "
+        f"{', '.join(f'{n} {s}' for s, n in statuses.items())}; --json is {json_bytes:,} bytes)"
+    )
     print(f"every commit recorded: {', '.join(f'{n} {s}' for s, n in final.items())}")
     print(f"{result['machine']}, {args.runs} rounds after {WARMUPS} warm-ups\n")
     print(f"{'':<2}{'benchmark':<75}{'median ms':>10}{'p95 ms':>9}{'× git':>8}")
     for letter, (key, label, _) in zip("abcdzefgh", benches, strict=True):
         row = figures[key]
-        print(f"{letter} {label:<75}{row['median_ms']:>10.1f}{row['p95_ms']:>9.1f}{result['ratios'][key]:>8.1f}")
+        print(
+            f"{letter} {label:<75}{row['median_ms']:>10.1f}{row['p95_ms']:>9.1f}{result['ratios'][key]:>8.1f}"
+        )
 
 
 if __name__ == "__main__":

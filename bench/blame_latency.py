@@ -3,27 +3,27 @@
 What it measures (wall time, `time.perf_counter_ns`, each timed call runs to completion with its
 output captured through pipes):
 
-  a. git blame       `git blame --porcelain -L 85,85 -- cmd/entire/cli/agent/chunking.go` (subprocess)
-  b. cli blame       `git-intent blame cmd/entire/cli/agent/chunking.go:85` (subprocess; what a user waits for)
-  c. cli blame json  `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess)
-  d. library blame   `git_intent.explain.blame.blame_lines(repo, "cmd/entire/cli/agent/chunking.go:85", cwd=...)`
+  a. git blame       `git blame --porcelain -L 85,85 -- cmd/entire/cli/agent/chunking.go` (subprocess) b. cli
+  blame       `git-intent blame cmd/entire/cli/agent/chunking.go:85` (subprocess; what a user waits for) c.
+  cli blame json  `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess) d. library blame
+  `git_intent.explain.blame.blame_lines(repo, "cmd/entire/cli/agent/chunking.go:85", cwd=...)`
                      in this process, modules already imported, `Repository` built once outside the timing
   e. library blame, in-process reads   (d) on `objects.InProcessRepository`: the note and the file at the
                      commit read through pygit2 (imported and opened outside the timing) instead of `git`
-  f. cli --version   `git-intent --version` (subprocess; interpreter + click + CLI module start-up alone)
-  g. import cli      `python -c "import git_intent.cli"` (subprocess)
-  h. import pygit2   `python -c "import pygit2"` (subprocess; what (e) would add to a command's start-up)
-  i. python -c pass  `python -c pass` (subprocess; reference only: the bare interpreter start-up)
-  j. resident floor  a `python -I -S` client sending its argv over a unix socket to a server that answers at once
-  k. cli, resident   (b) with GIT_INTENT_RESIDENT=1: the resident process (git_intent/resident.py) answers,
+  f. cli --version   `git-intent --version` (subprocess; interpreter + click + CLI module start-up alone) g.
+  import cli      `python -c "import git_intent.cli"` (subprocess) h. import pygit2   `python -c "import
+  pygit2"` (subprocess; what (e) would add to a command's start-up) i. python -c pass  `python -c pass`
+  (subprocess; reference only: the bare interpreter start-up) j. resident floor  a `python -I -S` client
+  sending its argv over a unix socket to a server that answers at once k. cli, resident   (b) with
+  GIT_INTENT_RESIDENT=1: the resident process (git_intent/resident.py) answers,
                      started by the warm-up rounds; its own CPU is not the caller's and is not counted
 
-The repository is the one `git intent demo` builds: `git_intent.demo.run_demo(keep=DIR)` replays the
-bundled real Claude Code session into a fresh repository in a temporary folder and records its commit.
-HOME, GIT_CONFIG_GLOBAL, CLAUDE_CONFIG_DIR and CODEX_HOME point into that temporary folder (with
-GIT_CONFIG_NOSYSTEM=1 and a placeholder GIT_AUTHOR_*/GIT_COMMITTER_* identity, which the note write
-needs once no config supplies one), so the developer's git config and agent folders are neither read nor touched;
-the folder is removed at the end.
+The repository is the one `git intent demo` builds: `git_intent.demo.run_demo(keep=DIR)` replays the bundled
+real Claude Code session into a fresh repository in a temporary folder and records its commit. HOME,
+GIT_CONFIG_GLOBAL, CLAUDE_CONFIG_DIR and CODEX_HOME point into that temporary folder (with
+GIT_CONFIG_NOSYSTEM=1 and a placeholder GIT_AUTHOR_*/GIT_COMMITTER_* identity, which the note write needs once
+no config supplies one), so the developer's git config and agent folders are neither read nor touched; the
+folder is removed at the end.
 
 After 3 warm-up rounds, each of the N rounds (default 30) runs every benchmark once, in a fixed order,
 so slow drift on a busy machine affects all of them alike. The table gives median, p95 (nearest rank)
@@ -82,8 +82,10 @@ def subprocess_bench(argv: list[str], cwd: Path) -> Callable[[], None]:
     def run() -> None:
         proc = subprocess.run(argv, cwd=cwd, capture_output=True)
         if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: "
-                               f"{proc.stderr.decode('utf-8', 'replace').strip()}")
+            raise RuntimeError(
+                f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode('utf-8', 'replace').strip()}"
+            )
+
     return run
 
 
@@ -125,8 +127,12 @@ def nearest_rank(sorted_values: list[float], fraction: float) -> float:
 
 def summarize(samples_ns: list[int]) -> dict[str, float]:
     ms = sorted(s / 1e6 for s in samples_ns)
-    return {"median_ms": statistics.median(ms), "p95_ms": nearest_rank(ms, 0.95), "min_ms": ms[0],
-            "max_ms": ms[-1]}
+    return {
+        "median_ms": statistics.median(ms),
+        "p95_ms": nearest_rank(ms, 0.95),
+        "min_ms": ms[0],
+        "max_ms": ms[-1],
+    }
 
 
 def git_version() -> str:
@@ -167,7 +173,9 @@ def main() -> None:
         echo_server(socket_path)
         runtime = root / "run"
         runtime.mkdir(mode=0o700)
-        os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # the resident process of row k lives here, and goes with it
+        os.environ["XDG_RUNTIME_DIR"] = str(
+            runtime
+        )  # the resident process of row k lives here, and goes with it
 
         def library(on: Repository = repo) -> None:
             answer = blame_lines(on, location, cwd=folder)
@@ -175,24 +183,53 @@ def main() -> None:
                 raise RuntimeError(f"library blame answered {answer.lines[0].status}")
 
         benches: list[tuple[str, str, Callable[[], None]]] = [
-            ("git_blame", f"git blame --porcelain -L {LINE},{LINE} -- {TARGET}",
-             subprocess_bench(["git", "blame", "--porcelain", "-L", f"{LINE},{LINE}", "--", TARGET], folder)),
+            (
+                "git_blame",
+                f"git blame --porcelain -L {LINE},{LINE} -- {TARGET}",
+                subprocess_bench(
+                    ["git", "blame", "--porcelain", "-L", f"{LINE},{LINE}", "--", TARGET], folder
+                ),
+            ),
             ("cli_blame", f"git-intent blame {location}", subprocess_bench([cli, "blame", location], folder)),
-            ("cli_blame_json", f"git-intent blame {location} --json",
-             subprocess_bench([cli, "blame", location, "--json"], folder)),
+            (
+                "cli_blame_json",
+                f"git-intent blame {location} --json",
+                subprocess_bench([cli, "blame", location, "--json"], folder),
+            ),
             ("library_blame", f"blame_lines(repo, {location!r}, cwd=...)", library),
-            ("library_blame_in_process", "the same on InProcessRepository (pygit2 reads)", lambda: library(fast)),
+            (
+                "library_blame_in_process",
+                "the same on InProcessRepository (pygit2 reads)",
+                lambda: library(fast),
+            ),
             ("cli_version", "git-intent --version", subprocess_bench([cli, "--version"], folder)),
-            ("import_cli", 'python -c "import git_intent.cli"',
-             subprocess_bench([sys.executable, "-c", "import git_intent.cli"], folder)),
-            ("import_pygit2", 'python -c "import pygit2"',
-             subprocess_bench([sys.executable, "-c", "import pygit2"], folder)),
-            ("python_pass", "python -c pass (reference)", subprocess_bench([sys.executable, "-c", "pass"], folder)),
-            ("resident_client", "python -I -S client over a unix socket (a resident process's floor)",
-             subprocess_bench([sys.executable, "-I", "-S", "-c", CLIENT, str(socket_path), "blame", location],
-                              folder)),
-            ("cli_blame_resident", f"GIT_INTENT_RESIDENT=1 git-intent blame {location} (warm)",
-             subprocess_bench(["env", "GIT_INTENT_RESIDENT=1", cli, "blame", location], folder)),
+            (
+                "import_cli",
+                'python -c "import git_intent.cli"',
+                subprocess_bench([sys.executable, "-c", "import git_intent.cli"], folder),
+            ),
+            (
+                "import_pygit2",
+                'python -c "import pygit2"',
+                subprocess_bench([sys.executable, "-c", "import pygit2"], folder),
+            ),
+            (
+                "python_pass",
+                "python -c pass (reference)",
+                subprocess_bench([sys.executable, "-c", "pass"], folder),
+            ),
+            (
+                "resident_client",
+                "python -I -S client over a unix socket (a resident process's floor)",
+                subprocess_bench(
+                    [sys.executable, "-I", "-S", "-c", CLIENT, str(socket_path), "blame", location], folder
+                ),
+            ),
+            (
+                "cli_blame_resident",
+                f"GIT_INTENT_RESIDENT=1 git-intent blame {location} (warm)",
+                subprocess_bench(["env", "GIT_INTENT_RESIDENT=1", cli, "blame", location], folder),
+            ),
         ]
         samples: dict[str, list[int]] = {key: [] for key, _, _ in benches}
         cpu: dict[str, list[int]] = {key: [] for key, _, _ in benches}
@@ -213,34 +250,61 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
 
     results: dict[str, dict[str, Any]] = {
-        key: {"command": label, **summarize(samples[key]),
-              "cpu_median_ms": statistics.median(cpu[key]) / 1e6} for key, label, _ in benches}
+        key: {"command": label, **summarize(samples[key]), "cpu_median_ms": statistics.median(cpu[key]) / 1e6}
+        for key, label, _ in benches
+    }
     ratio = results["cli_blame"]["median_ms"] / results["git_blame"]["median_ms"]
     cpu_over = results["cli_blame"]["cpu_median_ms"] - results["git_blame"]["cpu_median_ms"]
-    machine = {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
-               "python": platform.python_version(), "git": git_version(), "git_intent": __version__}
+    machine = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "git": git_version(),
+        "git_intent": __version__,
+    }
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     if args.json:
         for key in results:
             results[key]["samples_ms"] = [round(s / 1e6, 3) for s in samples[key]]
-        print(json.dumps({"date": when, "machine": machine, "runs": args.runs, "warmups": WARMUPS,
-                          "demo_build_ms": round(build_ms, 1), "results": results,
-                          "ratio_cli_blame_to_git_blame": ratio, "cli_blame_cpu_over_git_blame_ms": cpu_over},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "date": when,
+                    "machine": machine,
+                    "runs": args.runs,
+                    "warmups": WARMUPS,
+                    "demo_build_ms": round(build_ms, 1),
+                    "results": results,
+                    "ratio_cli_blame_to_git_blame": ratio,
+                    "cli_blame_cpu_over_git_blame_ms": cpu_over,
+                },
+                indent=2,
+            )
+        )
         return
 
     print(f"git-intent blame latency, {when}")
-    print(f"{machine['platform']}, {machine['cpus']} CPUs, Python {machine['python']}, {machine['git']}, "
-          f"git-intent {machine['git_intent']}")
-    print(f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} warm-ups\n")
+    print(
+        f"{machine['platform']}, {machine['cpus']} CPUs, Python {machine['python']}, {machine['git']}, "
+        f"git-intent {machine['git_intent']}"
+    )
+    print(
+        f"demo repository built and recorded in {build_ms:.0f} ms; {args.runs} runs after {WARMUPS} "
+        "warm-ups\n"
+    )
     width = max(len(r["command"]) for r in results.values())
     print(f"    {'benchmark':<{width}}  {'median':>8}  {'p95':>8}  {'min':>8}  {'CPU':>8}")
     for letter, result in zip("abcdefghijk", results.values(), strict=True):
-        print(f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
-              f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}  {result['cpu_median_ms']:>8.1f}")
-    print(f"\n(all in ms; CPU: median user+system of the process and its children)  b/a, cli blame over git "
-          f"blame (wall medians): {ratio:.1f}x; CPU over git blame: +{cpu_over:.0f} ms")
+        print(
+            f"{letter}.  {result['command']:<{width}}  {result['median_ms']:>8.1f}  "
+            f"{result['p95_ms']:>8.1f}  {result['min_ms']:>8.1f}  {result['cpu_median_ms']:>8.1f}"
+        )
+    print(
+        f"\n(all in ms; CPU: median user+system of the process and its children)  b/a, cli blame over git "
+        f"blame (wall medians): {ratio:.1f}x; CPU over git blame: +{cpu_over:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -79,8 +79,12 @@ class FileResult:
 
 def transcript_files(corpus: Path) -> list[Path]:
     """The corpus transcripts of the five agents, then the linked checkpoints' full.jsonl files."""
-    found = [p for agent in AGENTS for p in sorted((corpus / "transcripts" / agent).rglob("*"))
-             if p.is_file() and p.name != "README.md" and not p.name.endswith(".meta.json")]
+    found = [
+        p
+        for agent in AGENTS
+        for p in sorted((corpus / "transcripts" / agent).rglob("*"))
+        if p.is_file() and p.name != "README.md" and not p.name.endswith(".meta.json")
+    ]
     return found + sorted((corpus / "linked").rglob("full.jsonl"))
 
 
@@ -107,10 +111,20 @@ def measure(path: Path, corpus: Path, budget: int) -> FileResult | None:
     raw_bytes = path.stat().st_size
     raw_tokens = -(-raw_bytes // 4)
     return FileResult(
-        file=str(path.relative_to(corpus)), agent=adapter.NAME, sessions=len(sessions), raw_bytes=raw_bytes,
-        raw_tokens=raw_tokens, rendered_tokens=rendered, floor_tokens=floor,
+        file=str(path.relative_to(corpus)),
+        agent=adapter.NAME,
+        sessions=len(sessions),
+        raw_bytes=raw_bytes,
+        raw_tokens=raw_tokens,
+        rendered_tokens=rendered,
+        floor_tokens=floor,
         reduction=100 * (1 - rendered / raw_tokens),
-        facts=facts, facts_kept=kept, over_budget_sessions=over, ms=round(ms, 1), tiny=raw_bytes < TINY_BYTES)
+        facts=facts,
+        facts_kept=kept,
+        over_budget_sessions=over,
+        ms=round(ms, 1),
+        tiny=raw_bytes < TINY_BYTES,
+    )
 
 
 def short_name(file: str) -> str:
@@ -121,31 +135,40 @@ def short_name(file: str) -> str:
 
 def table(results: list[FileResult], budget: int) -> str:
     width = max(len(short_name(r.file)) for r in results)
-    out = [f"Budget {budget:,} tokens per session; tokens = characters / 4 (raw: file bytes / 4); "
-           "floor = every topic at placeholder, user turns still pinned.", "",
-           f"{'file':<{width}} {'sess':>4} {'raw bytes':>10} {'raw tok':>8} {'rendered':>8} {'floor':>6} "
-           f"{'smaller':>7} {'facts':>7}  {'≥95%':<4} {'facts':<5} note"]
+    out = [
+        f"Budget {budget:,} tokens per session; tokens = characters / 4 (raw: file bytes / 4); "
+        "floor = every topic at placeholder, user turns still pinned.",
+        "",
+        f"{'file':<{width}} {'sess':>4} {'raw bytes':>10} {'raw tok':>8} {'rendered':>8} {'floor':>6} "
+        f"{'smaller':>7} {'facts':>7}  {'≥95%':<4} {'facts':<5} note",
+    ]
     for r in results:
         notes = ["tiny (<10 KB)"] if r.tiny else []
         if not r.reduction_met and r.floor_blocks:
             notes.append("floor >5% of raw")
         if r.over_budget_sessions:
             notes.append(f"{r.over_budget_sessions} session(s) over budget")
-        out.append(f"{short_name(r.file):<{width}} {r.sessions:>4} {r.raw_bytes:>10,} {r.raw_tokens:>8,} "
-                   f"{r.rendered_tokens:>8,} {r.floor_tokens:>6,} {r.reduction:>6.1f}% "
-                   f"{f'{r.facts_kept}/{r.facts}':>7}  {'yes' if r.reduction_met else 'NO':<4} "
-                   f"{'yes' if r.facts_met else 'NO':<5} {'; '.join(notes)}")
+        out.append(
+            f"{short_name(r.file):<{width}} {r.sessions:>4} {r.raw_bytes:>10,} {r.raw_tokens:>8,} "
+            f"{r.rendered_tokens:>8,} {r.floor_tokens:>6,} {r.reduction:>6.1f}% "
+            f"{f'{r.facts_kept}/{r.facts}':>7}  {'yes' if r.reduction_met else 'NO':<4} "
+            f"{'yes' if r.facts_met else 'NO':<5} {'; '.join(notes)}"
+        )
     raw = sum(r.raw_tokens for r in results)
     rendered = sum(r.rendered_tokens for r in results)
     facts, kept = sum(r.facts for r in results), sum(r.facts_kept for r in results)
     big = [r for r in results if not r.tiny]
-    out += ["", f"Total: {len(results)} files, {sum(r.raw_bytes for r in results):,} bytes = {raw:,} raw tokens "
-                f"→ {rendered:,} rendered tokens: {100 * (1 - rendered / raw):.1f}% smaller.",
-            f"Facts kept verbatim: {kept}/{facts} ({100 * kept / max(1, facts):.1f}%); "
-            f"all facts kept in {sum(r.facts_met for r in results)}/{len(results)} files.",
-            f"≥95% smaller: {sum(r.reduction_met for r in results)}/{len(results)} files; "
-            f"{sum(r.reduction_met for r in big)}/{len(big)} files of 10 KB or more.",
-            f"Time: {sum(r.ms for r in results):,.0f} ms in all (reading, segmenting, two renderings per session)."]
+    out += [
+        "",
+        f"Total: {len(results)} files, {sum(r.raw_bytes for r in results):,} bytes = {raw:,} raw tokens → "
+        f"{rendered:,} rendered tokens: {100 * (1 - rendered / raw):.1f}% smaller.",
+        f"Facts kept verbatim: {kept}/{facts} ({100 * kept / max(1, facts):.1f}%); all facts kept in "
+        f"{sum(r.facts_met for r in results)}/{len(results)} files.",
+        f"≥95% smaller: {sum(r.reduction_met for r in results)}/{len(results)} files; "
+        f"{sum(r.reduction_met for r in big)}/{len(big)} files of 10 KB or more.",
+        f"Time: {sum(r.ms for r in results):,.0f} ms in all (reading, segmenting, two renderings per "
+        "session).",
+    ]
     return "\n".join(out)
 
 
@@ -161,9 +184,20 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     results = [r for p in transcript_files(corpus) if (r := measure(p, corpus, args.budget)) is not None]
     if args.json:
-        print(json.dumps([{**asdict(r), "reduction_met": r.reduction_met, "facts_met": r.facts_met,
-                           "floor_blocks": r.floor_blocks}
-                          for r in results], indent=1))
+        print(
+            json.dumps(
+                [
+                    {
+                        **asdict(r),
+                        "reduction_met": r.reduction_met,
+                        "facts_met": r.facts_met,
+                        "floor_blocks": r.floor_blocks,
+                    }
+                    for r in results
+                ],
+                indent=1,
+            )
+        )
     else:
         print(table(results, args.budget))
     return 0

@@ -25,7 +25,9 @@ def commit_times(repo: Path, commits: int, pause: float) -> list[float]:
         (repo / "file.txt").write_text(f"line {i}\n" * (i + 1), encoding="utf-8")
         subprocess.run(["git", "add", "file.txt"], cwd=repo, check=True, capture_output=True)
         start = time.perf_counter()
-        subprocess.run(["git", "commit", "-q", "-m", f"commit {i}"], cwd=repo, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "commit", "-q", "-m", f"commit {i}"], cwd=repo, check=True, capture_output=True
+        )
         times.append((time.perf_counter() - start) * 1000)
         time.sleep(pause)  # people commit seconds apart; without a pause the workers compete for the CPU
     return times

@@ -49,8 +49,38 @@ from git_intent.git.repo import Repository
 from git_intent.index import index_path, ingest
 from git_intent.index.search import search
 
-SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "zu", "ber", "dan", "fel", "gor", "hin", "jat", "kol",
-             "lum", "mor", "nix", "pel", "quo", "ras", "sil", "tam", "ul", "ven", "wex", "yor", "zan", "bri"]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "to",
+    "vi",
+    "zu",
+    "ber",
+    "dan",
+    "fel",
+    "gor",
+    "hin",
+    "jat",
+    "kol",
+    "lum",
+    "mor",
+    "nix",
+    "pel",
+    "quo",
+    "ras",
+    "sil",
+    "tam",
+    "ul",
+    "ven",
+    "wex",
+    "yor",
+    "zan",
+    "bri",
+]
 FILES = [f"src/pkg_{i // 20}/module_{i}.py" for i in range(200)]
 
 
@@ -64,8 +94,10 @@ class Corpus:
         self.vocab = words[:20000]
         self.markers = words[20000:20600]
         weights = [1 / (rank + 1) for rank in range(len(self.vocab))]
-        self.sentences = [" ".join(rng.choices(self.vocab, weights=weights, k=rng.randint(6, 16))).capitalize() + "."
-                          for _ in range(20000)]
+        self.sentences = [
+            " ".join(rng.choices(self.vocab, weights=weights, k=rng.randint(6, 16))).capitalize() + "."
+            for _ in range(20000)
+        ]
         # rare markers: ~10 messages each; medium: ~1,000 each (scaled to the corpus size)
         self.rare = self.markers[:300]
         self.medium = self.markers[300:]
@@ -81,8 +113,11 @@ class Corpus:
         return " ".join(body)
 
 
-def sessions(corpus: Corpus, count: int, per_session: int, start: datetime, timer: list[float]) -> Iterator[Session]:
-    """`count` sessions, generated lazily; time spent generating is added to timer[0] (wall) and timer[1] (CPU)."""
+def sessions(
+    corpus: Corpus, count: int, per_session: int, start: datetime, timer: list[float]
+) -> Iterator[Session]:
+    """`count` sessions, generated lazily; time spent generating is added to timer[0] (wall) and timer[1]
+    (CPU)."""
     rng = corpus.rng
     agents = ["claude-code", "codex", "opencode", "gemini-cli"]
     for s in range(count):
@@ -97,26 +132,68 @@ def sessions(corpus: Corpus, count: int, per_session: int, start: datetime, time
             when += timedelta(seconds=3)
             kind = m % 10
             if kind == 0:
-                messages.append(Message(message_id=message_id, role="user", timestamp=when, is_prompt=True,
-                                        parts=(Part(kind="text", text=corpus.text(2)),)))
+                messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="user",
+                        timestamp=when,
+                        is_prompt=True,
+                        parts=(Part(kind="text", text=corpus.text(2)),),
+                    )
+                )
             elif kind in (2, 6):
                 path = f"/home/dev/project/{rng.choice(FILES)}"
                 new = corpus.text(1)
                 call = json.dumps({"file_path": path, "old_string": corpus.text(1), "new_string": new})
-                messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                        parts=(Part(kind="text", text=corpus.text(1)),
-                                               Part(kind="tool_call", tool="Edit", call_id=f"c{m}", text=call))))
+                messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="assistant",
+                        timestamp=when,
+                        parts=(
+                            Part(kind="text", text=corpus.text(1)),
+                            Part(kind="tool_call", tool="Edit", call_id=f"c{m}", text=call),
+                        ),
+                    )
+                )
                 if kind == 2:
-                    edits.append(Edit(path=path, tool="Edit", message_id=message_id, call_id=f"c{m}", timestamp=when,
-                                      new_text=new, added=(AddedLine(text=new, line=rng.randint(1, 400)),)))
+                    edits.append(
+                        Edit(
+                            path=path,
+                            tool="Edit",
+                            message_id=message_id,
+                            call_id=f"c{m}",
+                            timestamp=when,
+                            new_text=new,
+                            added=(AddedLine(text=new, line=rng.randint(1, 400)),),
+                        )
+                    )
             elif kind in (3, 7):
-                messages.append(Message(message_id=message_id, role="tool", timestamp=when,
-                                        parts=(Part(kind="tool_result", call_id=f"c{m - 1}", text=corpus.text(3)),)))
+                messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="tool",
+                        timestamp=when,
+                        parts=(Part(kind="tool_result", call_id=f"c{m - 1}", text=corpus.text(3)),),
+                    )
+                )
             else:
-                messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                        parts=(Part(kind="text", text=corpus.text(3)),)))
-        session = Session(agent=agent, session_id=session_id, transcript=Path(f"/nonexistent/{session_id}.jsonl"),
-                          cwd="/home/dev/project", messages=messages, edits=edits)
+                messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="assistant",
+                        timestamp=when,
+                        parts=(Part(kind="text", text=corpus.text(3)),),
+                    )
+                )
+        session = Session(
+            agent=agent,
+            session_id=session_id,
+            transcript=Path(f"/nonexistent/{session_id}.jsonl"),
+            cwd="/home/dev/project",
+            messages=messages,
+            edits=edits,
+        )
         timer[0] += time.perf_counter() - began
         timer[1] += time.process_time() - cpu_began
         yield session
@@ -131,11 +208,12 @@ def keep_last(items: Iterator[Session], holder: list[Session]) -> Iterator[Sessi
 
 def typo(word: str, rng: random.Random) -> str:
     i = rng.randrange(2, len(word))  # keep the first two letters (the near-term lookup's range)
-    return word[:i] + rng.choice([c for c in "aeiourstln" if c != word[i]]) + word[i + 1:]
+    return word[:i] + rng.choice([c for c in "aeiourstln" if c != word[i]]) + word[i + 1 :]
 
 
-def queries(corpus: Corpus, total: int, start: datetime, span: timedelta, rng: random.Random) -> list[
-        tuple[str, str, dict[str, Any]]]:
+def queries(
+    corpus: Corpus, total: int, start: datetime, span: timedelta, rng: random.Random
+) -> list[tuple[str, str, dict[str, Any]]]:
     """(kind, query, filters) triples, `total` of them, cycling through the kinds."""
     kinds = ["rare", "medium", "common", "phrase", "typo"]
     out: list[tuple[str, str, dict[str, Any]]] = []
@@ -151,7 +229,7 @@ def queries(corpus: Corpus, total: int, start: datetime, span: timedelta, rng: r
         elif kind == "phrase":
             words = rng.choice(corpus.sentences).rstrip(".").lower().split()
             j = rng.randrange(len(words) - 1)
-            query = " ".join(words[j:j + 2])
+            query = " ".join(words[j : j + 2])
         else:
             query = typo(rng.choice(corpus.medium), rng)
         if i % 5 == 1 and i % 3 == 0:
@@ -177,7 +255,9 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--keep", type=Path, help="build the index in DIR and keep it; reuse it when DIR has one")
+    parser.add_argument(
+        "--keep", type=Path, help="build the index in DIR and keep it; reuse it when DIR has one"
+    )
     parser.add_argument("--answers", type=Path, help="write every query's hits to FILE (JSON)")
     parser.add_argument("--compare", type=Path, help="compare every query's hits with FILE (from --answers)")
     args = parser.parse_args()
@@ -196,14 +276,17 @@ def main() -> int:
         report(figures)
         if args.compare:
             moved = sum("other messages" in line for line in differing)
-            print(f"answers compared with {args.compare}: {len(differing)} of {len(answers)} queries differ, "
-                  f"{moved} of them in which messages are found or their order"
-                  + "".join(f"\n  {line}" for line in differing[:10]))
+            print(
+                f"answers compared with {args.compare}: {len(differing)} of {len(answers)} queries differ, "
+                f"{moved} of them in which messages are found or their order"
+                + "".join(f"\n  {line}" for line in differing[:10])
+            )
     return 1 if differing else 0
 
 
 def run(args: argparse.Namespace, root: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Build (or reuse) the index under `root`, time the ingest and the searches; returns (figures, answers)."""
+    """Build (or reuse) the index under `root`, time the ingest and the searches; returns (figures,
+    answers)."""
     kept_queries = root / "queries.json"
     reuse = kept_queries.exists()
     root.mkdir(parents=True, exist_ok=True)
@@ -215,11 +298,14 @@ def run(args: argparse.Namespace, root: Path) -> tuple[dict[str, Any], list[dict
     if reuse:
         stored = json.loads(kept_queries.read_text())
         if stored["args"] != [args.sessions, args.messages_per_session, args.seed]:
-            raise SystemExit(f"{root} holds an index of other --sessions/--messages-per-session/--seed: "
-                             f"{stored['args']}")
+            raise SystemExit(
+                f"{root} holds an index of other --sessions/--messages-per-session/--seed: {stored['args']}"
+            )
         repo = Repository(path)
-        planned = [(kind, query, {k: datetime.fromisoformat(v) if k == "since" else v for k, v in filters.items()})
-                   for kind, query, filters in stored["queries"]]
+        planned = [
+            (kind, query, {k: datetime.fromisoformat(v) if k == "since" else v for k, v in filters.items()})
+            for kind, query, filters in stored["queries"]
+        ]
         figures.update(reused=str(root))
     else:
         subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
@@ -227,10 +313,24 @@ def run(args: argparse.Namespace, root: Path) -> tuple[dict[str, Any], list[dict
         figures.update(ingest_figures(repo, args, rng, start))
         planned = queries(figures.pop("corpus"), args.queries, start, timedelta(hours=args.sessions), rng)
         if args.keep:
-            kept_queries.write_text(json.dumps({
-                "args": [args.sessions, args.messages_per_session, args.seed],
-                "queries": [(kind, query, {k: v.isoformat() if isinstance(v, datetime) else v
-                                           for k, v in filters.items()}) for kind, query, filters in planned]}))
+            kept_queries.write_text(
+                json.dumps(
+                    {
+                        "args": [args.sessions, args.messages_per_session, args.seed],
+                        "queries": [
+                            (
+                                kind,
+                                query,
+                                {
+                                    k: v.isoformat() if isinstance(v, datetime) else v
+                                    for k, v in filters.items()
+                                },
+                            )
+                            for kind, query, filters in planned
+                        ],
+                    }
+                )
+            )
     latencies: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     found: dict[str, list[int]] = {}
@@ -241,22 +341,44 @@ def run(args: argparse.Namespace, root: Path) -> tuple[dict[str, Any], list[dict
         latencies.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
         cpu.setdefault(kind, []).append((time.process_time() - c0) * 1000)
         found.setdefault(kind, []).append(len(hits))
-        answers.append({"kind": kind, "query": query, "filters": {k: str(v) for k, v in filters.items()},
-                        "hits": [[hit.session_id, hit.message_id, hit.score] for hit in hits]})
+        answers.append(
+            {
+                "kind": kind,
+                "query": query,
+                "filters": {k: str(v) for k, v in filters.items()},
+                "hits": [[hit.session_id, hit.message_id, hit.score] for hit in hits],
+            }
+        )
     every = [v for values in latencies.values() for v in values]
     every_cpu = [v for values in cpu.values() for v in values]
-    figures.update({
-        "search": {kind: {"queries": len(v), "p50_ms": statistics.median(v), "p95_ms": percentile(v, 0.95),
-                          "cpu_p50_ms": statistics.median(cpu[kind]), "cpu_p95_ms": percentile(cpu[kind], 0.95),
-                          "mean_hits": statistics.mean(found[kind])} for kind, v in latencies.items()},
-        "search_all": {"queries": len(every), "p50_ms": statistics.median(every),
-                       "p95_ms": percentile(every, 0.95), "cpu_p50_ms": statistics.median(every_cpu),
-                       "cpu_p95_ms": percentile(every_cpu, 0.95)},
-    })
+    figures.update(
+        {
+            "search": {
+                kind: {
+                    "queries": len(v),
+                    "p50_ms": statistics.median(v),
+                    "p95_ms": percentile(v, 0.95),
+                    "cpu_p50_ms": statistics.median(cpu[kind]),
+                    "cpu_p95_ms": percentile(cpu[kind], 0.95),
+                    "mean_hits": statistics.mean(found[kind]),
+                }
+                for kind, v in latencies.items()
+            },
+            "search_all": {
+                "queries": len(every),
+                "p50_ms": statistics.median(every),
+                "p95_ms": percentile(every, 0.95),
+                "cpu_p50_ms": statistics.median(every_cpu),
+                "cpu_p95_ms": percentile(every_cpu, 0.95),
+            },
+        }
+    )
     return figures, answers
 
 
-def ingest_figures(repo: Repository, args: argparse.Namespace, rng: random.Random, start: datetime) -> dict[str, Any]:
+def ingest_figures(
+    repo: Repository, args: argparse.Namespace, rng: random.Random, start: datetime
+) -> dict[str, Any]:
     """Generate the sessions, ingest them, and time it; then one incremental ingest. Keeps the corpus under
     "corpus" for the queries."""
     total = args.sessions * args.messages_per_session
@@ -276,17 +398,37 @@ def ingest_figures(repo: Repository, args: argparse.Namespace, rng: random.Rando
 
     # incremental: the last session again, grown by one message (its 1,000 rows compared, 1 written)
     last = kept[-1]
-    more = replace(last, messages=[*last.messages, Message(
-        message_id="m999999", role="user", timestamp=start, parts=(Part(kind="text", text="one more"),))])
+    more = replace(
+        last,
+        messages=[
+            *last.messages,
+            Message(
+                message_id="m999999",
+                role="user",
+                timestamp=start,
+                parts=(Part(kind="text", text="one more"),),
+            ),
+        ],
+    )
     t0 = time.perf_counter()
     step = ingest(repo, [more])
     incremental_ms = (time.perf_counter() - t0) * 1000
-    return {"corpus": corpus, "messages": result.messages_added, "edits": result.edits_added,
-            "text_mb": result.text_bytes / 1e6, "generate_s": timer[0], "ingest_s": indexing,
-            "fts_s": result.fts_seconds, "mb_per_s": result.text_bytes / 1e6 / indexing,
-            "ingest_cpu_s": indexing_cpu, "mb_per_cpu_s": result.text_bytes / 1e6 / indexing_cpu,
-            "rows_per_s": result.rows_written / indexing,
-            "index_mb": size / 1e6, "incremental_ms": incremental_ms, "incremental_rows": step.rows_written}
+    return {
+        "corpus": corpus,
+        "messages": result.messages_added,
+        "edits": result.edits_added,
+        "text_mb": result.text_bytes / 1e6,
+        "generate_s": timer[0],
+        "ingest_s": indexing,
+        "fts_s": result.fts_seconds,
+        "mb_per_s": result.text_bytes / 1e6 / indexing,
+        "ingest_cpu_s": indexing_cpu,
+        "mb_per_cpu_s": result.text_bytes / 1e6 / indexing_cpu,
+        "rows_per_s": result.rows_written / indexing,
+        "index_mb": size / 1e6,
+        "incremental_ms": incremental_ms,
+        "incremental_rows": step.rows_written,
+    }
 
 
 def compare(answers: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[str]:
@@ -298,8 +440,10 @@ def compare(answers: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> lis
     for now, then in zip(answers, earlier, strict=True):
         if now != then:
             ids = [hit[:2] for hit in now["hits"]] != [hit[:2] for hit in then["hits"]]
-            lines.append(f"{now['kind']} {now['query']!r} {now['filters']}: "
-                         f"{'other messages or order' if ids else 'same messages, other scores'}")
+            lines.append(
+                f"{now['kind']} {now['query']!r} {now['filters']}: "
+                f"{'other messages or order' if ids else 'same messages, other scores'}"
+            )
     return lines
 
 
@@ -307,23 +451,36 @@ def report(figures: dict[str, Any]) -> None:
     if "reused" in figures:
         print(f"index kept in {figures['reused']} (not built in this run)")
     else:
-        print(f"sessions {figures['sessions']:,}, messages {figures['messages']:,}, edits {figures['edits']:,}, "
-              f"text {figures['text_mb']:.1f} MB")
+        print(
+            f"sessions {figures['sessions']:,}, messages {figures['messages']:,}, edits "
+            f"{figures['edits']:,}, text {figures['text_mb']:.1f} MB"
+        )
         print(f"generating the sessions (not counted): {figures['generate_s']:.1f} s")
-        print(f"ingest: {figures['ingest_s']:.1f} s = {figures['mb_per_s']:.2f} MB/s of text, "
-              f"{figures['rows_per_s']:,.0f} rows/s (messages + edits; of the time, FTS5 build after the load: "
-              f"{figures['fts_s']:.1f} s); CPU {figures['ingest_cpu_s']:.1f} s = {figures['mb_per_cpu_s']:.2f} MB "
-              f"per CPU second")
+        print(
+            f"ingest: {figures['ingest_s']:.1f} s = {figures['mb_per_s']:.2f} MB/s of text, "
+            f"{figures['rows_per_s']:,.0f} rows/s (messages + edits; of the time, FTS5 build after the "
+            f"load: {figures['fts_s']:.1f} s); CPU {figures['ingest_cpu_s']:.1f} s = "
+            f"{figures['mb_per_cpu_s']:.2f} MB per CPU second"
+        )
         print(f"index size: {figures['index_mb']:.1f} MB")
-        print(f"incremental ingest of one grown session: {figures['incremental_ms']:.0f} ms, "
-              f"{figures['incremental_rows']} row written")
-    print(f"{'query kind':<10} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'CPU p95':>8} {'mean hits':>10}")
+        print(
+            f"incremental ingest of one grown session: {figures['incremental_ms']:.0f} ms, "
+            f"{figures['incremental_rows']} row written"
+        )
+    print(
+        f"{'query kind':<10} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'CPU p95':>8} "
+        f"{'mean hits':>10}"
+    )
     for kind, row in figures["search"].items():
-        print(f"{kind:<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} {row['cpu_p50_ms']:>8.1f} "
-              f"{row['cpu_p95_ms']:>8.1f} {row['mean_hits']:>10.1f}")
+        print(
+            f"{kind:<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} "
+            f"{row['cpu_p50_ms']:>8.1f} {row['cpu_p95_ms']:>8.1f} {row['mean_hits']:>10.1f}"
+        )
     row = figures["search_all"]
-    print(f"{'all':<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} {row['cpu_p50_ms']:>8.1f} "
-          f"{row['cpu_p95_ms']:>8.1f}")
+    print(
+        f"{'all':<10} {row['queries']:>4} {row['p50_ms']:>8.1f} {row['p95_ms']:>8.1f} "
+        f"{row['cpu_p50_ms']:>8.1f} {row['cpu_p95_ms']:>8.1f}"
+    )
 
 
 if __name__ == "__main__":

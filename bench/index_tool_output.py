@@ -32,13 +32,21 @@ from git_intent.index.search import search
 from git_intent.sessions.discovery import read_transcript
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
-CAPS: list[tuple[str, int | None]] = [("whole (today)", None), ("head 8,000", 8000), ("head 2,000", 2000),
-                                      ("left out", 0)]
+CAPS: list[tuple[str, int | None]] = [
+    ("whole (today)", None),
+    ("head 8,000", 8000),
+    ("head 2,000", 2000),
+    ("left out", 0),
+]
 
 
 def fixture_sessions() -> list[Session]:
-    return [s for agent in ("claude-code", "codex") for path in sorted((FIXTURES / agent).glob("*.jsonl"))
-            for s in read_transcript(path)]
+    return [
+        s
+        for agent in ("claude-code", "codex")
+        for path in sorted((FIXTURES / agent).glob("*.jsonl"))
+        for s in read_transcript(path)
+    ]
 
 
 def copies(sessions: list[Session], count: int, cap: int | None) -> list[Session]:
@@ -46,9 +54,19 @@ def copies(sessions: list[Session], count: int, cap: int | None) -> list[Session
     out = []
     for k in range(count):
         for session in sessions:
-            messages = session.messages if cap is None else [replace(m, parts=tuple(
-                replace(p, text=p.text[:cap]) if p.kind == "tool_result" else p for p in m.parts))
-                for m in session.messages]
+            messages = (
+                session.messages
+                if cap is None
+                else [
+                    replace(
+                        m,
+                        parts=tuple(
+                            replace(p, text=p.text[:cap]) if p.kind == "tool_result" else p for p in m.parts
+                        ),
+                    )
+                    for m in session.messages
+                ]
+            )
             out.append(replace(session, session_id=f"{session.session_id}-{k}", messages=messages))
     return out
 
@@ -67,14 +85,20 @@ def main() -> int:
                 size = len(part.text.encode("utf-8"))
                 total += size
                 tool += size if part.kind == "tool_result" else 0
-                words[part.kind == "tool_result"] += [w.lower() for w in re.findall(r"[A-Za-z]{5,}", part.text)]
+                words[part.kind == "tool_result"] += [
+                    w.lower() for w in re.findall(r"[A-Za-z]{5,}", part.text)
+                ]
     rng = random.Random(args.seed)
     queries = rng.sample(words[True], 100) + rng.sample(words[False], 100)
     whole_mb = total * args.copies / 1e6
-    print(f"{len(sessions)} fixture sessions x {args.copies}: {whole_mb:.1f} MB of message text, "
-          f"{100 * tool / total:.0f}% of it tool results")
-    print(f"{'tool results':<14} {'indexed MB':>10} {'CPU s':>6} {'MB/CPU s':>9} {'answers differ':>15} "
-          f"{'(tool words)':>12} {'now none':>9}")
+    print(
+        f"{len(sessions)} fixture sessions x {args.copies}: {whole_mb:.1f} MB of message text, "
+        f"{100 * tool / total:.0f}% of it tool results"
+    )
+    print(
+        f"{'tool results':<14} {'indexed MB':>10} {'CPU s':>6} {'MB/CPU s':>9} {'answers differ':>15} "
+        f"{'(tool words)':>12} {'now none':>9}"
+    )
     root = Path(tempfile.mkdtemp(prefix="index-tool-output-"))
     try:
         isolate(root)
@@ -89,9 +113,11 @@ def main() -> int:
             answers = [[hit.show for hit in search(repo, query)] for query in queries]
             today = today or answers
             differ = [a != b for a, b in zip(answers, today, strict=True)]
-            print(f"{name:<14} {result.text_bytes / 1e6:>10.1f} {cpu:>6.2f} {whole_mb / cpu:>9.1f} "
-                  f"{sum(differ):>11} of {len(queries)} {sum(differ[:100]):>8} of 100 "
-                  f"{sum(1 for a, b in zip(answers, today, strict=True) if b and not a):>9}")
+            print(
+                f"{name:<14} {result.text_bytes / 1e6:>10.1f} {cpu:>6.2f} {whole_mb / cpu:>9.1f} "
+                f"{sum(differ):>11} of {len(queries)} {sum(differ[:100]):>8} of 100 "
+                f"{sum(1 for a, b in zip(answers, today, strict=True) if b and not a):>9}"
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -2,8 +2,9 @@
 
 Decodes every line of every JSON Lines transcript in fixtures/ with the standard library's
 `JSONDecoder.raw_decode` (what `transcripts.jsonl` uses), `orjson.loads` and `msgspec.json.Decoder.decode`
-(each skipped when not installed), and reads the same files through the adapters (`discovery.read_transcript`),
-so the decoder's share of reading a transcript is known. CPU time, best of `--rounds`.
+(each skipped when not installed), and reads the same files through the adapters
+(`discovery.read_transcript`), so the decoder's share of reading a transcript is known. CPU time, best of
+`--rounds`.
 
 Run: .venv/bin/python bench/json_decoders.py [--rounds N]   (pip install orjson msgspec to compare them)
 """
@@ -36,7 +37,9 @@ def main() -> None:
     from git_intent.sessions.discovery import read_transcript
 
     files = sorted(FIXTURES.glob("transcripts/**/*.jsonl")) + sorted(FIXTURES.glob("linked/**/full.jsonl"))
-    lines = [line for path in files for line in path.read_text(encoding="utf-8", errors="replace").splitlines(True)]
+    lines = [
+        line for path in files for line in path.read_text(encoding="utf-8", errors="replace").splitlines(True)
+    ]
     size = sum(len(line.encode("utf-8")) for line in lines) / 1e6
     decoders: dict[str, Callable[[str], object]] = {"json (stdlib raw_decode)": json.JSONDecoder().raw_decode}
     try:
@@ -73,8 +76,10 @@ def main() -> None:
     for name, decode in decoders.items():
         spent = best_of(args.rounds, lambda decode=decode: decode_all(decode))  # type: ignore[misc]
         stdlib = stdlib or spent
-        print(f"{name:<45} {spent * 1000:8.1f} ms = {size / spent:6.0f} MB/s; {100 * spent / reading:4.1f}% of "
-              f"reading; reading would take {100 * (reading - stdlib + spent) / reading:5.1f}% of today's")
+        print(
+            f"{name:<45} {spent * 1000:8.1f} ms = {size / spent:6.0f} MB/s; {100 * spent / reading:4.1f}% "
+            f"of reading; reading would take {100 * (reading - stdlib + spent) / reading:5.1f}% of today's"
+        )
 
 
 if __name__ == "__main__":

@@ -56,15 +56,34 @@ def main() -> None:
     try:
         isolate(root)
         work = root / "cli"
-        subprocess.run(["git", "clone", "-q", "--single-branch", "--branch", "main", args.repo, str(work)], check=True)
+        subprocess.run(
+            ["git", "clone", "-q", "--single-branch", "--branch", "main", args.repo, str(work)], check=True
+        )
         commits = git(work, "rev-list", "--no-merges", "main").split()
-        recorded = commits[args.new:args.new + args.recorded]
+        recorded = commits[args.new : args.new + args.recorded]
         repo = Repository(work)
-        write_notes(repo, {c: [CommitRecord(commit=c, lines_added=0, lines_attributed=0, recorded_by="bench")]
-                           for c in recorded})
+        write_notes(
+            repo,
+            {
+                c: [CommitRecord(commit=c, lines_added=0, lines_attributed=0, recorded_by="bench")]
+                for c in recorded
+            },
+        )
         # A rebase-merge's copy of a recorded commit: its tree change re-made on top of main.
-        subprocess.run(["git", "cherry-pick", "--allow-empty", "--keep-redundant-commits", "-X", "theirs",
-                        recorded[len(recorded) // 2]], cwd=work, capture_output=True, check=True)
+        subprocess.run(
+            [
+                "git",
+                "cherry-pick",
+                "--allow-empty",
+                "--keep-redundant-commits",
+                "-X",
+                "theirs",
+                recorded[len(recorded) // 2],
+            ],
+            cwd=work,
+            capture_output=True,
+            check=True,
+        )
         cold = timed(repo)
         warm = timed(repo)
         # The person commits (the hook records it): one new source, so recent commits are examined again.
@@ -72,12 +91,21 @@ def main() -> None:
         git(work, "add", "BENCH.txt")
         git(work, "commit", "-q", "-m", "bench")
         head = git(work, "rev-parse", "HEAD").strip()
-        write_notes(repo, {head: [CommitRecord(commit=head, lines_added=1, lines_attributed=0, recorded_by="bench")]})
+        write_notes(
+            repo, {head: [CommitRecord(commit=head, lines_added=1, lines_attributed=0, recorded_by="bench")]}
+        )
         after = timed(repo)
-        figures = {"repo": args.repo, "recorded": len(recorded), "unrecorded_new": args.new + 1,
-                   "cold_wall_s": round(cold[0], 3), "cold_cpu_s": round(cold[1], 3),
-                   "warm_wall_s": round(warm[0], 3), "warm_cpu_s": round(warm[1], 3),
-                   "one_more_wall_s": round(after[0], 3), "one_more_cpu_s": round(after[1], 3)}
+        figures = {
+            "repo": args.repo,
+            "recorded": len(recorded),
+            "unrecorded_new": args.new + 1,
+            "cold_wall_s": round(cold[0], 3),
+            "cold_cpu_s": round(cold[1], 3),
+            "warm_wall_s": round(warm[0], 3),
+            "warm_cpu_s": round(warm[1], 3),
+            "one_more_wall_s": round(after[0], 3),
+            "one_more_cpu_s": round(after[1], 3),
+        }
         if args.json:
             print(json.dumps(figures, indent=1))
         else:

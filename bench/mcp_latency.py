@@ -5,8 +5,8 @@ What it measures (wall time, `time.perf_counter`):
 
   a. start → first answer  spawn `git-intent mcp` over stdio with the SDK's own client, initialize, call
                            `blame(path, line=85)` once: what an agent waits for on its first question
-  b. blame tool call       one more `blame` call on the running server (a warm server: modules and caches loaded)
-  c. cli blame --json      `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess)
+  b. blame tool call       one more `blame` call on the running server (a warm server: modules and caches
+  loaded) c. cli blame --json      `git-intent blame cmd/entire/cli/agent/chunking.go:85 --json` (subprocess)
 
 The repository is the one `git intent demo` builds (`git_intent.demo.run_demo`), in a temporary folder with
 HOME, git config and agent folders isolated (bench/_common.py). Rounds: (a) `--starts` times (default 5);
@@ -44,8 +44,7 @@ LINE = {"path": "cmd/entire/cli/agent/chunking.go", "line": 85}
 def summary(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]
-    return {"median_ms": statistics.median(ordered) * 1000, "p95_ms": p95 * 1000,
-            "min_ms": ordered[0] * 1000}
+    return {"median_ms": statistics.median(ordered) * 1000, "p95_ms": p95 * 1000, "min_ms": ordered[0] * 1000}
 
 
 def main() -> None:
@@ -82,8 +81,12 @@ def main() -> None:
                     took = time.perf_counter() - began
                     assert not result.is_error, result.content
                     began = time.perf_counter()
-                    subprocess.run([script, "blame", f"{LINE['path']}:{LINE['line']}", "--json"], cwd=repo,
-                                   capture_output=True, check=True)
+                    subprocess.run(
+                        [script, "blame", f"{LINE['path']}:{LINE['line']}", "--json"],
+                        cwd=repo,
+                        capture_output=True,
+                        check=True,
+                    )
                     if n >= 3:
                         tool.append(took)
                         cli.append(time.perf_counter() - began)
@@ -91,10 +94,14 @@ def main() -> None:
         for _ in range(args.starts):
             anyio.run(first_answer)
         anyio.run(warm)
-        figures = {"start_to_first_answer": summary(starts), "blame_tool_call": summary(tool),
-                   "cli_blame_json": summary(cli)}
-        figures["ratio_tool_to_cli"] = {"median": figures["blame_tool_call"]["median_ms"]
-                                        / figures["cli_blame_json"]["median_ms"]}
+        figures = {
+            "start_to_first_answer": summary(starts),
+            "blame_tool_call": summary(tool),
+            "cli_blame_json": summary(cli),
+        }
+        figures["ratio_tool_to_cli"] = {
+            "median": figures["blame_tool_call"]["median_ms"] / figures["cli_blame_json"]["median_ms"]
+        }
         if args.json:
             print(json.dumps(figures, indent=2))
             return

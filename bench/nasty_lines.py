@@ -18,8 +18,13 @@ from pathlib import Path
 
 from git_intent.adapters import codex
 
-ROLLOUT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex" / (
-    "git-sync__8feaf84a600f__apply-patch.jsonl")
+ROLLOUT = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures"
+    / "transcripts"
+    / "codex"
+    / ("git-sync__8feaf84a600f__apply-patch.jsonl")
+)
 LINES = {
     "none (reference)": "",
     "nested objects": '{"a":' * 120_000,
@@ -40,7 +45,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / ROLLOUT.name
         for name, nasty in LINES.items():
-            path.write_text("".join([*lines[:3], nasty + "\n" if nasty else "", *lines[3:]]), encoding="utf-8")
+            path.write_text(
+                "".join([*lines[:3], nasty + "\n" if nasty else "", *lines[3:]]), encoding="utf-8"
+            )
             samples = []
             for _ in range(args.runs):
                 started = time.perf_counter()
@@ -48,8 +55,14 @@ def main() -> None:
                 samples.append(time.perf_counter() - started)
             size = path.stat().st_size
             median = statistics.median(samples)
-            figures.append({"line": name, "bytes": size, "median_ms": round(median * 1000, 1),
-                            "us_per_byte": round(median / size * 1e6, 3)})
+            figures.append(
+                {
+                    "line": name,
+                    "bytes": size,
+                    "median_ms": round(median * 1000, 1),
+                    "us_per_byte": round(median / size * 1e6, 3),
+                }
+            )
     if args.json:
         print(json.dumps(figures, indent=1))
         return

@@ -1,17 +1,18 @@
-"""One true answer on a real history: the same notes on every route and run, nothing credited after its commit,
-every surface classifying a line alike, and the same answers with and without the caches.
+"""One true answer on a real history: the same notes on every route and run, nothing credited after its
+commit, every surface classifying a line alike, and the same answers with and without the caches.
 
-On a clone of a repository whose authors recorded their sessions with Entire (entireio/cli, entireio/git-sync: the
-`entire/checkpoints/v1` branch holds their native transcripts), as a new user would (HOME isolated, no transcript
-on the machine):
+On a clone of a repository whose authors recorded their sessions with Entire (entireio/cli, entireio/git-sync:
+the `entire/checkpoints/v1` branch holds their native transcripts), as a new user would (HOME isolated, no
+transcript on the machine):
 
 1. Determinism. `git intent import --from entire`, twice; the notes after each run compared: notes changed and
-   lines whose credit (session, message) moved. Then `git intent backfill --force HEAD`, another route over the same
-   transcripts (the import's backup copies): notes of the commits both wrote, compared the same way.
+   lines whose credit (session, message) moved. Then `git intent backfill --force HEAD`, another route over
+   the same transcripts (the import's backup copies): notes of the commits both wrote, compared the same way.
 2. Causality. Every line a note credits, against the time of the message credited: lines credited to a message
    later than the commit's committer time plus `capture.timeline.WINDOW_SLACK` (goal 0); and, for information,
    later than the commit's author date (a rebased or amended commit's committer time is later than its work).
-3. Surfaces (`--range`, default HEAD~20..HEAD): the class of each added line (agent with evidence, agent without,
+3. Surfaces (`--range`, default HEAD~20..HEAD): the class of each added line (agent with evidence, agent
+   without,
    human, unrecorded) from `blame`, `review`, `audit`, `stats` and `export`, each in a child process with
    `--json`; lines whose class differs between any two (goal 0), and the totals of audit and stats. They start
    from the notes the second import left (`--notes`): commits without a trailer have none, so their lines are
@@ -74,14 +75,19 @@ def snapshot(work: Path) -> dict[str, str]:
     pairs = [line.split() for line in listing if line]
     if not pairs:
         return {}
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=work, check=True, capture_output=True,
-                         input="".join(f"{blob}\n" for blob, _ in pairs).encode()).stdout
+    out = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=work,
+        check=True,
+        capture_output=True,
+        input="".join(f"{blob}\n" for blob, _ in pairs).encode(),
+    ).stdout
     notes: dict[str, str] = {}
     pos = 0
     for _, commit in pairs:
         newline = out.index(b"\n", pos)
         size = int(out[pos:newline].split()[2])
-        notes[commit] = out[newline + 1:newline + 1 + size].decode()
+        notes[commit] = out[newline + 1 : newline + 1 + size].decode()
         pos = newline + 1 + size + 1
     return notes
 
@@ -101,7 +107,8 @@ def credits(note: str) -> dict[tuple[str, int], tuple[str, str]]:
 
 
 def compare(one: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
-    """Notes that differ between two snapshots (of the commits both hold), and the credited lines that moved."""
+    """Notes that differ between two snapshots (of the commits both hold), and the credited lines that
+    moved."""
     common = sorted(set(one) & set(other))
     changed = [c for c in common if one[c] != other[c]]
     moved = session = lost = gained = 0
@@ -117,10 +124,19 @@ def compare(one: dict[str, str], other: dict[str, str]) -> dict[str, Any]:
                 moved += 1
                 session += a[key][0] != b[key][0]
                 if len(examples) < 5:
-                    examples.append(f"{commit[:8]} {key[0]}:{key[1]} {a[key][0][:8]}:{a[key][1][:8]} -> "
-                                    f"{b[key][0][:8]}:{b[key][1][:8]}")
-    return {"common": len(common), "notes_changed": len(changed), "lines_moved": moved,
-            "to_another_session": session, "lines_lost": lost, "lines_gained": gained, "examples": examples}
+                    examples.append(
+                        f"{commit[:8]} {key[0]}:{key[1]} {a[key][0][:8]}:{a[key][1][:8]} -> "
+                        f"{b[key][0][:8]}:{b[key][1][:8]}"
+                    )
+    return {
+        "common": len(common),
+        "notes_changed": len(changed),
+        "lines_moved": moved,
+        "to_another_session": session,
+        "lines_lost": lost,
+        "lines_gained": gained,
+        "examples": examples,
+    }
 
 
 def determinism(work: Path, figures: dict[str, Any], say: Callable[[str], None]) -> None:
@@ -139,8 +155,10 @@ def determinism(work: Path, figures: dict[str, Any], say: Callable[[str], None])
     intent(work, "backfill", "--force", "HEAD", "--json")
     third = snapshot(work)
     (work.parent / "notes-backfill.json").write_text(json.dumps(third))
-    figures["backfill_after_import"] = {"seconds": round(time.perf_counter() - started, 1),
-                                        **compare(second, third)}
+    figures["backfill_after_import"] = {
+        "seconds": round(time.perf_counter() - started, 1),
+        **compare(second, third),
+    }
     say(f"backfill --force HEAD against the import: {figures['backfill_after_import']}")
 
 
@@ -164,8 +182,10 @@ def causality(work: Path, figures: dict[str, Any], say: Callable[[str], None]) -
     times = {}
     for line in git(work, "log", "--all", "--format=%H %ct %at").splitlines():
         sha, committed, authored = line.split()
-        times[sha] = (datetime.fromtimestamp(int(committed), timezone.utc),
-                      datetime.fromtimestamp(int(authored), timezone.utc))
+        times[sha] = (
+            datetime.fromtimestamp(int(committed), timezone.utc),
+            datetime.fromtimestamp(int(authored), timezone.utc),
+        )
     stamps: dict[tuple[str, str], dict[str, datetime | None]] = {}
     later = after_author = untimed = missing = total = 0
     examples: list[str] = []
@@ -191,13 +211,20 @@ def causality(work: Path, figures: dict[str, Any], say: Callable[[str], None]) -
             elif when > times[commit][0] + WINDOW_SLACK:
                 later += lines
                 if len(examples) < 5:
-                    examples.append(f"{commit[:8]} {record['path']}:{record['start']} message {when:%Y-%m-%d %H:%M} "
-                                    f"> committed {times[commit][0]:%Y-%m-%d %H:%M}")
+                    examples.append(
+                        f"{commit[:8]} {record['path']}:{record['start']} message {when:%Y-%m-%d %H:%M} > "
+                        f"committed {times[commit][0]:%Y-%m-%d %H:%M}"
+                    )
             elif when > times[commit][1] + WINDOW_SLACK:
                 after_author += lines
-    figures["causality"] = {"lines_credited": total, "later_than_commit": later,
-                            "later_than_author_date_only": after_author, "message_untimed": untimed,
-                            "message_not_here": missing, "examples": examples}
+    figures["causality"] = {
+        "lines_credited": total,
+        "later_than_commit": later,
+        "later_than_author_date_only": after_author,
+        "message_untimed": untimed,
+        "message_not_here": missing,
+        "examples": examples,
+    }
     say(f"causality: {figures['causality']}")
 
 
@@ -205,21 +232,40 @@ def restore(work: Path, saved: Path) -> None:
     """refs/notes/intent as `saved` (commit -> note text) holds it, byte for byte."""
     subprocess.run(["git", "update-ref", "-d", "refs/notes/intent"], cwd=work, check=True)
     for commit, text in json.loads(saved.read_text()).items():
-        blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=work, input=text.encode(), check=True,
-                              capture_output=True).stdout.decode().strip()
+        blob = (
+            subprocess.run(
+                ["git", "hash-object", "-w", "--stdin"],
+                cwd=work,
+                input=text.encode(),
+                check=True,
+                capture_output=True,
+            )
+            .stdout.decode()
+            .strip()
+        )
         git(work, "notes", "--ref", "refs/notes/intent", "add", "-f", "-C", blob, commit)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repo", type=Path, default=Path("/work/.mirror/entireio+cli/repo"))
-    parser.add_argument("--keep", type=Path, default=None, help="build the sandbox in this new folder and keep it")
-    parser.add_argument("--reuse", type=Path, default=None, help="measure again in a sandbox kept with --keep")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="build the sandbox in this new folder and keep it"
+    )
+    parser.add_argument(
+        "--reuse", type=Path, default=None, help="measure again in a sandbox kept with --keep"
+    )
     parser.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
     parser.add_argument("--range", default="HEAD~20..HEAD", help="the range the surfaces are compared on")
-    parser.add_argument("--notes", default="import-2", help="the notes the surfaces and caches phases start from: "
-                        "import-2 (as the second import left them: commits without a trailer have none), backfill, "
-                        "or current")
+    parser.add_argument(
+        "--notes",
+        default="import-2",
+        help="the notes the surfaces and caches phases start from: "
+        "import-2 (as the second import left them: commits without a trailer have none), backfill, or "
+        "current",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     phases = [p for p in args.phases.split(",") if p]

@@ -1,6 +1,7 @@
-"""one_truth.py's phases 3 and 4: every surface's class of each added line, and the answers without and with the
-caches. Each surface runs as the user runs it (the CLI, `--json`); lines are keyed by (commit, path, line as that
-commit added it): blame and review answer lines of the range's end, which `git blame --porcelain` maps back."""
+"""one_truth.py's phases 3 and 4: every surface's class of each added line, and the answers without and
+with the caches. Each surface runs as the user runs it (the CLI, `--json`); lines are keyed by (commit,
+path, line as that commit added it): blame and review answer lines of the range's end, which `git blame
+--porcelain` maps back."""
 
 from __future__ import annotations
 
@@ -20,8 +21,13 @@ AGENT = ("agent_with_evidence", "agent_without_evidence")
 
 def origins(work: Path, end: str, path: str) -> dict[int, Key]:
     """final line -> (commit, path at that commit, line there), from `git blame --porcelain END -- PATH`."""
-    out = subprocess.run(["git", "blame", "--porcelain", end, "--", path], cwd=work, capture_output=True,
-                         text=True, errors="replace").stdout
+    out = subprocess.run(
+        ["git", "blame", "--porcelain", end, "--", path],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        errors="replace",
+    ).stdout
     found: dict[int, Key] = {}
     names: dict[str, str] = {}
     current: tuple[str, int, int] | None = None
@@ -30,7 +36,7 @@ def origins(work: Path, end: str, path: str) -> dict[int, Key]:
         if len(parts) >= 3 and len(parts[0]) == 40 and all(c in "0123456789abcdef" for c in parts[0]):
             current = (parts[0], int(parts[1]), int(parts[2]))
         elif line.startswith("filename ") and current is not None:
-            names[current[0]] = line[len("filename "):]
+            names[current[0]] = line[len("filename ") :]
         elif line.startswith("\t") and current is not None:
             found[current[2]] = (current[0], names.get(current[0], path), current[1])
     return found
@@ -103,20 +109,30 @@ def surfaces(work: Path, rng: str, figures: dict[str, Any], say: Callable[[str],
     differ["export_missing"] = len(exported - set(found["export"]))
     stats = json.loads(intent(work, "stats", rng, "--json").stdout)
     audit = json.loads(intent(work, "audit", rng, "--json").stdout)
-    by_class = {k: audit["lines"][k] for k in ("agent_with_evidence", "agent_without_evidence", "human", "unrecorded")}
+    by_class = {
+        k: audit["lines"][k] for k in ("agent_with_evidence", "agent_without_evidence", "human", "unrecorded")
+    }
     figures["surfaces"] = {
-        "range": rng, "lines": {name: len(v) for name, v in found.items()}, "differ_from_audit": differ,
-        "lines_differing": sum(differ.values()), "stats_by_class": stats["by_class"], "audit_by_class": by_class,
-        "stats_equals_audit": stats["by_class"] == by_class, "commits": {"stats": stats["commits"],
-                                                                          "audit": audit["commits"]},
-        "examples": examples}
+        "range": rng,
+        "lines": {name: len(v) for name, v in found.items()},
+        "differ_from_audit": differ,
+        "lines_differing": sum(differ.values()),
+        "stats_by_class": stats["by_class"],
+        "audit_by_class": by_class,
+        "stats_equals_audit": stats["by_class"] == by_class,
+        "commits": {"stats": stats["commits"], "audit": audit["commits"]},
+        "examples": examples,
+    }
     say(f"surfaces: {figures['surfaces']}")
 
 
 def answers(work: Path, rng: str) -> dict[str, str]:
     """Every answer the cache phase compares: blame of the range's files, review, audit, stats, export."""
-    found = {f"blame {p}": intent(work, "blame", p, "--json").stdout for p in range_files(work, rng)
-             if (work / p).is_file()}
+    found = {
+        f"blame {p}": intent(work, "blame", p, "--json").stdout
+        for p in range_files(work, rng)
+        if (work / p).is_file()
+    }
     found["review"] = intent(work, "review", rng, "--json").stdout
     found["audit"] = intent(work, "audit", rng, "--json", "--lines").stdout
     found["stats"] = intent(work, "stats", rng, "--json").stdout

@@ -1,9 +1,9 @@
 """Recording the four linked-corpus commits: lines credited, sessions credited, and `record_commit` time.
 
-For each real Entire checkpoint in fixtures/linked (see its README.md), the script rebuilds the
-files before and after the session with the tests' `transcript_replay` (rebuild_claude / rebuild_codex), commits the
-pre-image as a person's baseline (dated 1 h before the session's first edit) and the post-image as the
-commit under test (dated 1 min after its last edit) in a fresh temporary repository, then times
+For each real Entire checkpoint in fixtures/linked (see its README.md), the script rebuilds the files before
+and after the session with the tests' `transcript_replay` (rebuild_claude / rebuild_codex), commits the
+pre-image as a person's baseline (dated 1 h before the session's first edit) and the post-image as the commit
+under test (dated 1 min after its last edit) in a fresh temporary repository, then times
 
     git_intent.capture.record.record_commit(Repository(path), "HEAD", transcripts=[<checkpoint>/full.jsonl])
 
@@ -72,14 +72,33 @@ class Case:
 
 
 CASES = (
-    Case("entire-cli 8ece5fc12e98", (
-        Session("session 0 cc432c40", "entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl", "claude", VICTOR),)),
-    Case("entire-cli ac3f02a3c337", (
-        Session("session 2 1ed1f046", "entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl", "claude", SOPH_CLI),
-        Session("session 0 0a0314fb", "entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl", "claude", SOPH_CLI),
-    )),
-    Case("git-sync 8feaf84a600f", (
-        Session("session 0 019ddd6f", "git-sync/checkpoints/8f/eaf84a600f/0/full.jsonl", "codex", SOPH_GITSYNC),)),
+    Case(
+        "entire-cli 8ece5fc12e98",
+        (
+            Session(
+                "session 0 cc432c40", "entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl", "claude", VICTOR
+            ),
+        ),
+    ),
+    Case(
+        "entire-cli ac3f02a3c337",
+        (
+            Session(
+                "session 2 1ed1f046", "entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl", "claude", SOPH_CLI
+            ),
+            Session(
+                "session 0 0a0314fb", "entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl", "claude", SOPH_CLI
+            ),
+        ),
+    ),
+    Case(
+        "git-sync 8feaf84a600f",
+        (
+            Session(
+                "session 0 019ddd6f", "git-sync/checkpoints/8f/eaf84a600f/0/full.jsonl", "codex", SOPH_GITSYNC
+            ),
+        ),
+    ),
 )
 
 
@@ -100,8 +119,10 @@ def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
     from git_intent.capture.record import record_commit
     from git_intent.git.repo import Repository
 
-    rebuilds = [(s, (rebuild_claude if s.agent == "claude" else rebuild_codex)(corpus / s.transcript))
-                for s in case.sessions]
+    rebuilds = [
+        (s, (rebuild_claude if s.agent == "claude" else rebuild_codex)(corpus / s.transcript))
+        for s in case.sessions
+    ]
     folder.mkdir(parents=True)
     git(folder, "init", "-q", "-b", "main")
     # The baseline: every file's text before the first session that edited it.
@@ -114,18 +135,29 @@ def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
     rows = []
     for session, rebuild in rebuilds:
         files = write_replayed(folder, rebuild.post, session.cwd)
-        sha = commit_replayed(folder, f"{case.name} {session.label}",
-                         datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=1))
+        sha = commit_replayed(
+            folder,
+            f"{case.name} {session.label}",
+            datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=1),
+        )
         repo = Repository(folder)
         t0 = time.perf_counter_ns()
         result = record_commit(repo, "HEAD", transcripts=[corpus / session.transcript])
         record_ms = (time.perf_counter_ns() - t0) / 1e6
-        rows.append({
-            "case": case.name, "session": session.label, "commit": sha, "files": sorted(files),
-            "edits_replayed": rebuild.edits_applied, "lines_added": result.lines_added,
-            "lines_credited": result.lines_attributed, "sessions": result.sessions,
-            "note_written": result.note_written, "record_ms": record_ms,
-        })
+        rows.append(
+            {
+                "case": case.name,
+                "session": session.label,
+                "commit": sha,
+                "files": sorted(files),
+                "edits_replayed": rebuild.edits_applied,
+                "lines_added": result.lines_added,
+                "lines_credited": result.lines_attributed,
+                "sessions": result.sessions,
+                "note_written": result.note_written,
+                "record_ms": record_ms,
+            }
+        )
     return rows
 
 
@@ -150,14 +182,18 @@ def main() -> None:
         print(json.dumps({"date": when, "machine": machine, "commits": rows}, indent=2))
         return
     print(f"git-intent record on the linked corpus, {when}\n{machine}\n")
-    header = (f"{'checkpoint':<24} {'session':<19} {'commit':<12} {'added':>6} {'credited':>9} "
-              f"{'record ms':>10}  sessions credited")
+    header = (
+        f"{'checkpoint':<24} {'session':<19} {'commit':<12} {'added':>6} {'credited':>9} {'record ms':>10} "
+        f" sessions credited"
+    )
     print(header)
     print("-" * len(header))
     for row in rows:
         sessions = ", ".join(f"{key} ({n})" for key, n in row["sessions"].items()) or "none"
-        print(f"{row['case']:<24} {row['session']:<19} {row['commit'][:12]:<12} {row['lines_added']:>6} "
-              f"{row['lines_credited']:>9} {row['record_ms']:>10.1f}  {sessions}")
+        print(
+            f"{row['case']:<24} {row['session']:<19} {row['commit'][:12]:<12} {row['lines_added']:>6} "
+            f"{row['lines_credited']:>9} {row['record_ms']:>10.1f}  {sessions}"
+        )
     print("\nadded = non-blank lines the commit added; credited = those attributed to a session.")
 
 

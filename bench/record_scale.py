@@ -42,7 +42,7 @@ def build(root: Path, count: int, fixtures: tuple[str, ...], same_files: bool = 
 
         edits = [e for e in claude_code.read(paths[-1])[0].edits if e.added and e.path.startswith(str(repo))]
         if edits:
-            target = edits[-1].path[len(str(repo)) + 1:]
+            target = edits[-1].path[len(str(repo)) + 1 :]
             lines = [a.text for a in edits[-1].added]
     file = repo / target
     file.parent.mkdir(parents=True, exist_ok=True)
@@ -72,21 +72,36 @@ def measure(repo: Path) -> tuple[float, float, dict[str, object]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--counts", default="0,1000", help="comma-separated transcript counts (default 0,1000)")
-    parser.add_argument("--fixtures", type=int, default=1,
-                        help=f"how many Claude Code fixtures to copy in turn (1-{len(CLAUDE_FIXTURES)}; default 1, "
-                             "the 288 KB one)")
-    parser.add_argument("--same-files", action="store_true",
-                        help="every copy edits the same files, the committed one included (the worst case: each "
-                             "session's edits of that file are decoded); default: each copy its own folder")
-    parser.add_argument("--runs", type=int, default=3,
-                        help="warm runs per count, the median reported (default 3: the machine may be busy)")
+    parser.add_argument(
+        "--counts", default="0,1000", help="comma-separated transcript counts (default 0,1000)"
+    )
+    parser.add_argument(
+        "--fixtures",
+        type=int,
+        default=1,
+        help=f"how many Claude Code fixtures to copy in turn (1-{len(CLAUDE_FIXTURES)}; default 1, "
+        "the 288 KB one)",
+    )
+    parser.add_argument(
+        "--same-files",
+        action="store_true",
+        help="every copy edits the same files, the committed one included (the worst case: each "
+        "session's edits of that file are decoded); default: each copy its own folder",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="warm runs per count, the median reported (default 3: the machine may be busy)",
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         isolate(Path(tmp))
         rows = []
-        repos = [build(Path(tmp), count, CLAUDE_FIXTURES[:args.fixtures], args.same_files) for count in counts]
+        repos = [
+            build(Path(tmp), count, CLAUDE_FIXTURES[: args.fixtures], args.same_files) for count in counts
+        ]
         colds = [measure(repo) for repo in repos]
         # Warm runs alternate between the counts, so a burst of load on the machine hits all of them alike.
         warms: list[list[tuple[float, float, dict[str, object]]]] = [[] for _ in repos]
@@ -96,12 +111,16 @@ def main() -> None:
         for count, cold, runs in zip(counts, colds, warms, strict=True):
             rows.append((count, cold, sorted(runs, key=lambda r: r[0])[len(runs) // 2]))
         base = rows[0][2][0]
-        print(f"{'transcripts':>11}  {'cold CPU s':>10}  {'cold MB':>8}  {'warm CPU s':>10}  {'warm MB':>8}  "
-              f"{'warm / first':>12}  credited")
+        print(
+            f"{'transcripts':>11}  {'cold CPU s':>10}  {'cold MB':>8}  {'warm CPU s':>10}  {'warm MB':>8}  "
+            f"{'warm / first':>12}  credited"
+        )
         for count, cold, warm in rows:
             answer = warm[2]
-            print(f"{count:>11}  {cold[0]:>10.2f}  {cold[1]:>8.0f}  {warm[0]:>10.2f}  {warm[1]:>8.0f}  "
-                  f"{warm[0] / base:>11.2f}×  {answer.get('lines_attributed')}/{answer.get('lines_added')}")
+            print(
+                f"{count:>11}  {cold[0]:>10.2f}  {cold[1]:>8.0f}  {warm[0]:>10.2f}  {warm[1]:>8.0f}  "
+                f"{warm[0] / base:>11.2f}×  {answer.get('lines_attributed')}/{answer.get('lines_added')}"
+            )
 
 
 if __name__ == "__main__":

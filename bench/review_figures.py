@@ -44,9 +44,11 @@ from typing import Any
 from _common import isolate
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "linked" / "entire-cli" / "checkpoints"
-SESSIONS = (("ac3f02a3c337 session 2", CORPUS / "ac" / "3f02a3c337" / "2" / "full.jsonl"),
-            ("ac3f02a3c337 session 0", CORPUS / "ac" / "3f02a3c337" / "0" / "full.jsonl"),
-            ("8ece5fc12e98 session 0", CORPUS / "8e" / "ce5fc12e98" / "0" / "full.jsonl"))
+SESSIONS = (
+    ("ac3f02a3c337 session 2", CORPUS / "ac" / "3f02a3c337" / "2" / "full.jsonl"),
+    ("ac3f02a3c337 session 0", CORPUS / "ac" / "3f02a3c337" / "0" / "full.jsonl"),
+    ("8ece5fc12e98 session 0", CORPUS / "8e" / "ce5fc12e98" / "0" / "full.jsonl"),
+)
 WARMUPS = 2
 
 
@@ -66,7 +68,10 @@ def build(folder: Path) -> str:
     from git_intent.sessions.replay import commit_replayed, write_replayed
     from git_intent.sessions.replay import rebuild as rebuild_session
 
-    rebuilds = [(label, path, rebuild_session(read_transcript(path)[0]), session_cwd(path)) for label, path in SESSIONS]
+    rebuilds = [
+        (label, path, rebuild_session(read_transcript(path)[0]), session_cwd(path))
+        for label, path in SESSIONS
+    ]
     folder.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=folder, check=True)
     for _, _, rebuild, cwd in rebuilds:
@@ -90,8 +95,11 @@ def timed(action: Callable[[], object]) -> float:
 
 def figures(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    return {"median_ms": statistics.median(ordered), "p95_ms": ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)],
-            "min_ms": ordered[0]}
+    return {
+        "median_ms": statistics.median(ordered),
+        "p95_ms": ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)],
+        "min_ms": ordered[0],
+    }
 
 
 def browser_load(url: str, runs: int) -> list[float] | None:
@@ -114,8 +122,9 @@ def browser_load(url: str, runs: int) -> list[float] | None:
         samples = []
         for n in range(runs + WARMUPS):
             browser.get(url)
-            entry = browser.execute_script("const e = performance.getEntriesByType('navigation')[0];"
-                                           "return e.loadEventEnd - e.startTime;")
+            entry = browser.execute_script(
+                "const e = performance.getEntriesByType('navigation')[0];return e.loadEventEnd - e.startTime;"
+            )
             if n >= WARMUPS:
                 samples.append(float(entry))
         return samples
@@ -143,7 +152,9 @@ def main() -> None:
 
         repo = Repository(folder)
         answer = review_range(repo, spec)
-        largest = max(answer.files, key=lambda f: len((folder / f.path).read_text(encoding="utf-8").splitlines()))
+        largest = max(
+            answer.files, key=lambda f: len((folder / f.path).read_text(encoding="utf-8").splitlines())
+        )
         largest_lines = len((folder / largest.path).read_text(encoding="utf-8").splitlines())
 
         def run(*argv: str) -> Callable[[], object]:
@@ -155,7 +166,9 @@ def main() -> None:
             "c. git-intent review --format markdown": run(exe, "review", spec, "--format", "markdown"),
             "d. review_range in process": lambda: review_range(repo, spec),
         }
-        server = subprocess.Popen([exe, "serve", "--port", "0"], cwd=folder, stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [exe, "serve", "--port", "0"], cwd=folder, stdout=subprocess.PIPE, text=True
+        )
         try:
             assert server.stdout is not None
             found = re.search(r"at (http://127\.0\.0\.1:\d+/)", server.stdout.readline())
@@ -173,30 +186,46 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=10)
-        markdown = subprocess.run([exe, "review", spec, "--format", "markdown"], cwd=folder, capture_output=True,
-                                  text=True, check=True).stdout
+        markdown = subprocess.run(
+            [exe, "review", spec, "--format", "markdown"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     result: dict[str, Any] = {
         "range": "entire-cli: baseline..HEAD (ac3f02a3c337 s2, s0, 8ece5fc12e98)",
-        "files": len(answer.files), "agent_lines": answer.totals.agent, "person_lines": answer.totals.human,
-        "largest_file": largest.path, "largest_file_lines": largest_lines,
-        "markdown_chars": len(markdown), "markdown_bytes": len(markdown.encode("utf-8")),
-        "runs": args.runs, "figures": {name: figures(s) for name, s in samples.items()},
+        "files": len(answer.files),
+        "agent_lines": answer.totals.agent,
+        "person_lines": answer.totals.human,
+        "largest_file": largest.path,
+        "largest_file_lines": largest_lines,
+        "markdown_chars": len(markdown),
+        "markdown_bytes": len(markdown.encode("utf-8")),
+        "runs": args.runs,
+        "figures": {name: figures(s) for name, s in samples.items()},
     }
     if loads is not None:
         result["figures"]["f. browser load (navigation → load)"] = figures(loads)
-    ratio = result["figures"]["b. git-intent review"]["median_ms"] / result["figures"]["a. git diff"]["median_ms"]
+    ratio = (
+        result["figures"]["b. git-intent review"]["median_ms"] / result["figures"]["a. git diff"]["median_ms"]
+    )
     result["review_vs_diff"] = ratio
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"range {result['range']}: {result['files']} files, {result['agent_lines']} agent and "
-          f"{result['person_lines']} person lines; {args.runs} runs after {WARMUPS} warm-ups")
+    print(
+        f"range {result['range']}: {result['files']} files, {result['agent_lines']} agent and "
+        f"{result['person_lines']} person lines; {args.runs} runs after {WARMUPS} warm-ups"
+    )
     print(f"{'benchmark':<42} {'median ms':>10} {'p95 ms':>9} {'min ms':>9}")
     for name, row in result["figures"].items():
         print(f"{name:<42} {row['median_ms']:>10.1f} {row['p95_ms']:>9.1f} {row['min_ms']:>9.1f}")
     print(f"review / git diff (medians): {ratio:.1f}x")
-    print(f"markdown comment: {result['markdown_chars']:,} characters ({result['markdown_bytes']:,} bytes) "
-          f"of GitHub's 65,536")
+    print(
+        f"markdown comment: {result['markdown_chars']:,} characters ({result['markdown_bytes']:,} bytes) "
+        f"of GitHub's 65,536"
+    )
     print(f"file view: {largest.path} ({largest_lines} lines)")
 
 

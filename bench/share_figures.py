@@ -63,8 +63,9 @@ def git(repo: Path, *args: str) -> str:
 
 
 def objects(repo: Path) -> bytes:
-    return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True, check=True
+    ).stdout
 
 
 def share_and_push(repo: Path, remote: Path, level: str) -> dict[str, Any]:
@@ -81,10 +82,21 @@ def store_size(repo: Path) -> tuple[int, int]:
     """(uncompressed bytes of every object reachable from refs/intent/evidence, bytes of a pack of them)."""
     listing = git(repo, "rev-list", "--objects", "refs/intent/evidence")
     names = "\n".join(line.split()[0] for line in listing.splitlines()) + "\n"
-    sizes = subprocess.run(["git", "cat-file", "--batch-check=%(objectsize)"], cwd=repo, input=names,
-                           capture_output=True, text=True, check=True).stdout.split()
-    pack = subprocess.run(["git", "pack-objects", "--stdout", "-q"], cwd=repo, input=names.encode(),
-                          capture_output=True, check=True).stdout
+    sizes = subprocess.run(
+        ["git", "cat-file", "--batch-check=%(objectsize)"],
+        cwd=repo,
+        input=names,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    pack = subprocess.run(
+        ["git", "pack-objects", "--stdout", "-q"],
+        cwd=repo,
+        input=names.encode(),
+        capture_output=True,
+        check=True,
+    ).stdout
     return sum(int(s) for s in sizes), len(pack)
 
 
@@ -159,9 +171,16 @@ def leaks(root: Path, corpus: Path, level: str) -> dict[str, Any]:
     for row in pushed:
         for rule, count in row["redactions"].items():
             redactions[rule] = redactions.get(rule, 0) + count
-    return {"level": level, "planted": len(fakes), "families": len(FAMILIES), "given": len(given),
-            "found_in_objects": len(found), "found": [f"{f.family}: {f.secret[:8]}…" for f in found],
-            "found_given": sum(1 for f in found if f.secret in given), "redactions": redactions}
+    return {
+        "level": level,
+        "planted": len(fakes),
+        "families": len(FAMILIES),
+        "given": len(given),
+        "found_in_objects": len(found),
+        "found": [f"{f.family}: {f.secret[:8]}…" for f in found],
+        "found_given": sum(1 for f in found if f.secret in given),
+        "redactions": redactions,
+    }
 
 
 def fixture_texts() -> tuple[list[str], list[str]]:
@@ -190,16 +209,27 @@ def false_redactions(texts: list[str], edits: list[str]) -> dict[str, Any]:
     tokens = intact = 0
     for text in edits:
         secrets = [f for f in redact_text(text).findings if f.rule != "home-path"]
-        found += [f"{f.rule}: {text[f.start:f.end][:60]}" for f in secrets]
+        found += [f"{f.rule}: {text[f.start : f.end][:60]}" for f in secrets]
         for pattern in (HEX, UUID, BASE64):
             for match in pattern.finditer(text):
                 tokens += 1
                 intact += not any(f.start < match.end() and match.start() < f.end for f in secrets)
-    prose = [f"{f.rule}: {t[f.start:f.end][:60]}" for t in texts for f in redact_text(t).findings
-             if f.rule != "home-path"]
-    return {"edits": len(edits), "edit_false_redactions": len(found), "edit_examples": found[:10],
-            "sha_uuid_base64_tokens": tokens, "tokens_intact": intact,
-            "message_texts": len(texts), "message_redactions": len(prose), "message_examples": prose[:10]}
+    prose = [
+        f"{f.rule}: {t[f.start : f.end][:60]}"
+        for t in texts
+        for f in redact_text(t).findings
+        if f.rule != "home-path"
+    ]
+    return {
+        "edits": len(edits),
+        "edit_false_redactions": len(found),
+        "edit_examples": found[:10],
+        "sha_uuid_base64_tokens": tokens,
+        "tokens_intact": intact,
+        "message_texts": len(texts),
+        "message_redactions": len(prose),
+        "message_examples": prose[:10],
+    }
 
 
 def throughput(texts: list[str], edits: list[str]) -> dict[str, Any]:
@@ -215,8 +245,12 @@ def throughput(texts: list[str], edits: list[str]) -> dict[str, Any]:
     start = time.perf_counter()
     redact_text("\n".join(strings))
     joined = time.perf_counter() - start
-    return {"mb": round(size, 3), "strings": len(strings), "mb_per_s_per_string": round(size / each, 2),
-            "mb_per_s_joined": round(size / joined, 2)}
+    return {
+        "mb": round(size, 3),
+        "strings": len(strings),
+        "mb_per_s_per_string": round(size / each, 2),
+        "mb_per_s_joined": round(size / joined, 2),
+    }
 
 
 def sizes(root: Path, corpus: Path) -> dict[str, Any]:
@@ -231,8 +265,13 @@ def sizes(root: Path, corpus: Path) -> dict[str, Any]:
             share_and_push(folder, remote, level)
             a, b = store_size(remote)
             commits, raw, packed = commits + len(rows), raw + a, packed + b
-        out[level] = {"commits": commits, "bytes": raw, "packed_bytes": packed,
-                      "bytes_per_commit": raw // commits, "packed_bytes_per_commit": packed // commits}
+        out[level] = {
+            "commits": commits,
+            "bytes": raw,
+            "packed_bytes": packed,
+            "bytes_per_commit": raw // commits,
+            "packed_bytes_per_commit": packed // commits,
+        }
     return out
 
 
@@ -246,8 +285,12 @@ def main() -> None:
     try:
         isolate(root)
         texts, edits = fixture_texts()
-        figures = {"leaks": leaks(root, args.corpus, args.level), "false_redactions": false_redactions(texts, edits),
-                   "throughput": throughput(texts, edits), "size": sizes(root, args.corpus)}
+        figures = {
+            "leaks": leaks(root, args.corpus, args.level),
+            "false_redactions": false_redactions(texts, edits),
+            "throughput": throughput(texts, edits),
+            "size": sizes(root, args.corpus),
+        }
     finally:
         shutil.rmtree(root, ignore_errors=True)
     figures["date"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -257,18 +300,30 @@ def main() -> None:
         return
     leak, false, speed, size = (figures[k] for k in ("leaks", "false_redactions", "throughput", "size"))
     print(f"git-intent sharing figures, {figures['date']}\n{figures['machine']}\n")
-    print(f"planted secrets found in git objects after push ({leak['level']} level): {leak['found_in_objects']} of "
-          f"{leak['planted']} planted ({leak['families']} families); {leak['found_given']} of the "
-          f"{leak['given']} given to the redactor")
-    print(f"false redactions on fixture code edits: {false['edit_false_redactions']} in {false['edits']} edits; "
-          f"SHA/UUID/base64 runs left intact: {false['tokens_intact']} of {false['sha_uuid_base64_tokens']}")
-    print(f"redactions in fixture message texts (no secrets planted): {false['message_redactions']} in "
-          f"{false['message_texts']} texts: {false['message_examples']}")
-    print(f"redaction throughput: {speed['mb_per_s_per_string']} MB/s one call per string "
-          f"({speed['strings']} strings, {speed['mb']} MB), {speed['mb_per_s_joined']} MB/s as one string")
+    print(
+        f"planted secrets found in git objects after push ({leak['level']} level): "
+        f"{leak['found_in_objects']} of {leak['planted']} planted ({leak['families']} families); "
+        f"{leak['found_given']} of the {leak['given']} given to the redactor"
+    )
+    print(
+        f"false redactions on fixture code edits: {false['edit_false_redactions']} in {false['edits']} "
+        f"edits; SHA/UUID/base64 runs left intact: {false['tokens_intact']} of "
+        f"{false['sha_uuid_base64_tokens']}"
+    )
+    print(
+        f"redactions in fixture message texts (no secrets planted): {false['message_redactions']} in "
+        f"{false['message_texts']} texts: {false['message_examples']}"
+    )
+    print(
+        f"redaction throughput: {speed['mb_per_s_per_string']} MB/s one call per string "
+        f"({speed['strings']} strings, {speed['mb']} MB), {speed['mb_per_s_joined']} MB/s as one string"
+    )
     for level, row in size.items():
-        print(f"evidence ref at {level}: {row['bytes']} bytes ({row['packed_bytes']} packed) for {row['commits']} "
-              f"commits = {row['bytes_per_commit']} bytes/commit ({row['packed_bytes_per_commit']} packed)")
+        print(
+            f"evidence ref at {level}: {row['bytes']} bytes ({row['packed_bytes']} packed) for "
+            f"{row['commits']} commits = {row['bytes_per_commit']} bytes/commit "
+            f"({row['packed_bytes_per_commit']} packed)"
+        )
 
 
 if __name__ == "__main__":

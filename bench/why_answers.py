@@ -54,7 +54,9 @@ WARMUPS = 2
 VIEW_BUDGET = 400
 
 
-# -- the transcripts, read plainly -----------------------------------------------------------------------------
+# -- the transcripts, read plainly
+# -----------------------------------------------------------------------------
+
 
 def records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based ordinal, object) for every JSON object of a JSON Lines file, glued objects included."""
@@ -89,23 +91,40 @@ def edit_calls(path: Path, agent: str) -> list[tuple[tuple[str, ...], str]]:
             message = record.get("message") if isinstance(record.get("message"), dict) else {}
             content = message.get("content")
             blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-            if record.get("type") == "user" and not record.get("isMeta") and (
+            if (
+                record.get("type") == "user"
+                and not record.get("isMeta")
+                and (
                     (isinstance(content, str) and not content.lstrip().startswith("<"))
-                    or any(b.get("type") == "text" for b in blocks) and not any(
-                        b.get("type") == "tool_result" for b in blocks)):
+                    or any(b.get("type") == "text" for b in blocks)
+                    and not any(b.get("type") == "tool_result" for b in blocks)
+                )
+            ):
                 prompt = record["uuid"]
             for block in blocks:
-                if record.get("type") == "assistant" and block.get("type") == "tool_use" and block.get("name") in (
-                        "Edit", "MultiEdit", "Write"):
+                if (
+                    record.get("type") == "assistant"
+                    and block.get("type") == "tool_use"
+                    and block.get("name") in ("Edit", "MultiEdit", "Write")
+                ):
                     args = block["input"]
-                    pairs = ([(e.get("old_string", ""), e.get("new_string", "")) for e in args.get("edits", [])]
-                             if block["name"] == "MultiEdit" else [("", args.get("content", ""))]
-                             if block["name"] == "Write"
-                             else [(args.get("old_string", ""), args.get("new_string", ""))])
-                    added = tuple(x for old, new in pairs for x in new.splitlines() if x not in old.splitlines())
+                    pairs = (
+                        [(e.get("old_string", ""), e.get("new_string", "")) for e in args.get("edits", [])]
+                        if block["name"] == "MultiEdit"
+                        else [("", args.get("content", ""))]
+                        if block["name"] == "Write"
+                        else [(args.get("old_string", ""), args.get("new_string", ""))]
+                    )
+                    added = tuple(
+                        x for old, new in pairs for x in new.splitlines() if x not in old.splitlines()
+                    )
                     pending[block["id"]] = (added, prompt)
-                elif block.get("type") == "tool_result" and not block.get("is_error") and block.get(
-                        "tool_use_id") in pending and isinstance(record.get("toolUseResult"), dict):
+                elif (
+                    block.get("type") == "tool_result"
+                    and not block.get("is_error")
+                    and block.get("tool_use_id") in pending
+                    and isinstance(record.get("toolUseResult"), dict)
+                ):
                     done.append(pending.pop(block["tool_use_id"]))
         else:
             payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
@@ -113,17 +132,28 @@ def edit_calls(path: Path, agent: str) -> list[tuple[tuple[str, ...], str]]:
                 prompt = f"r{n}"
             text = payload.get("input") or payload.get("arguments") or ""
             if record.get("type") == "response_item" and isinstance(text, str) and "*** Begin Patch" in text:
-                pending[payload["call_id"]] = (tuple(x[1:] for x in text.split("\n") if x.startswith("+")), prompt)
-            elif payload.get("type") == "patch_apply_end" and payload.get("success") is True \
-                    and payload.get("call_id") in pending:
+                pending[payload["call_id"]] = (
+                    tuple(x[1:] for x in text.split("\n") if x.startswith("+")),
+                    prompt,
+                )
+            elif (
+                payload.get("type") == "patch_apply_end"
+                and payload.get("success") is True
+                and payload.get("call_id") in pending
+            ):
                 done.append(pending.pop(payload["call_id"]))
     return done
 
 
 def pick_lines(repo: Path, commit: str, calls: list[tuple[tuple[str, ...], str]]) -> list[tuple[str, str]]:
     """(PATH:LINE, expected prompt id): one line of `commit` per edit call that only that call added."""
-    diff = subprocess.run(["git", "diff", "-U0", "--no-color", f"{commit}~1", commit], cwd=repo,
-                          capture_output=True, text=True, check=True).stdout
+    diff = subprocess.run(
+        ["git", "diff", "-U0", "--no-color", f"{commit}~1", commit],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     picked: dict[int, tuple[str, str]] = {}
     path, number = "", 0
     for row in diff.split("\n"):
@@ -143,6 +173,7 @@ def pick_lines(repo: Path, commit: str, calls: list[tuple[tuple[str, ...], str]]
 
 # -- the scripted well-behaved model ------------------------------------------------------------------------
 
+
 def _blame_of(body: dict[str, Any]) -> dict[str, Any]:
     result = tool_results(body)[0]
     first = json.loads(result.split("\n", 1)[1].rsplit("\n<<<END DATA", 1)[0])["lines"][0]
@@ -153,7 +184,9 @@ def well_behaved(location: str) -> list[Any]:
     path, line = location.rsplit(":", 1)
 
     def view(body: dict[str, Any]) -> Reply:
-        return call("view_context", session_id=_blame_of(body)["attribution"]["session_id"], budget=VIEW_BUDGET)
+        return call(
+            "view_context", session_id=_blame_of(body)["attribution"]["session_id"], budget=VIEW_BUDGET
+        )
 
     def detail(body: dict[str, Any]) -> Reply:
         line = _blame_of(body)
@@ -165,13 +198,17 @@ def well_behaved(location: str) -> list[Any]:
         line = _blame_of(body)
         request = next(e for e in line["evidence"] if e["kind"] == "request")
         words = " ".join(request["text"].split()[:8])
-        return say(f'The user asked "{words}" [{request["session_id"]}:{request["message_id"]}], and the edit '
-                   f'[{line["attribution"]["session_id"]}:{line["attribution"]["message_id"]}] wrote this line.')
+        return say(
+            f'The user asked "{words}" [{request["session_id"]}:{request["message_id"]}], and the edit '
+            f"[{line['attribution']['session_id']}:{line['attribution']['message_id']}] wrote this line."
+        )
 
     return [call("blame", path=path, line=int(line)), view, detail, answer]
 
 
-# -- the figures ----------------------------------------------------------------------------------------------
+# -- the figures
+# ----------------------------------------------------------------------------------------------
+
 
 def answer_figures(corpus: Path, root: Path) -> list[dict[str, Any]]:
     from git_intent.answer import why
@@ -185,22 +222,39 @@ def answer_figures(corpus: Path, root: Path) -> list[dict[str, Any]]:
             repo = Repository(folder)
             for location, expected in pick_lines(folder, commit_row["commit"], calls):
                 offline = why(repo, location, offline=True, cwd=folder)
-                asked = next((s for s in offline.answer.split("\n")
-                              if s.startswith(("The user asked", "The user answered"))), "")
+                asked = next(
+                    (
+                        s
+                        for s in offline.answer.split("\n")
+                        if s.startswith(("The user asked", "The user answered"))
+                    ),
+                    "",
+                )
                 asked_ids = re.findall(r"\[[^:\]]+:([^\]]+)\]", asked)
                 with scripted(well_behaved(location)) as server:
-                    os.environ.update({"GIT_INTENT_MODEL": "openai/scripted", "GIT_INTENT_API_BASE": server.url})
+                    os.environ.update(
+                        {"GIT_INTENT_MODEL": "openai/scripted", "GIT_INTENT_API_BASE": server.url}
+                    )
                     model = why(repo, location, cwd=folder)
                     del os.environ["GIT_INTENT_MODEL"], os.environ["GIT_INTENT_API_BASE"]
-                rows.append({
-                    "case": case.name, "session": session.label, "line": location, "expected_prompt": expected,
-                    "offline_right": expected in asked_ids, "offline_verified": len(offline.citations),
-                    "offline_dropped": len(offline.dropped_citations), "model_mode": model.mode,
-                    "model_steps": model.steps, "model_verified": len(model.citations),
-                    "model_dropped": len(model.dropped_citations),
-                    "tokens_read": model.usage.transcript_tokens_read,
-                    "session_tokens": model.usage.session_tokens_total,
-                    "offline_tokens_read": offline.usage.transcript_tokens_read})
+                rows.append(
+                    {
+                        "case": case.name,
+                        "session": session.label,
+                        "line": location,
+                        "expected_prompt": expected,
+                        "offline_right": expected in asked_ids,
+                        "offline_verified": len(offline.citations),
+                        "offline_dropped": len(offline.dropped_citations),
+                        "model_mode": model.mode,
+                        "model_steps": model.steps,
+                        "model_verified": len(model.citations),
+                        "model_dropped": len(model.dropped_citations),
+                        "tokens_read": model.usage.transcript_tokens_read,
+                        "session_tokens": model.usage.session_tokens_total,
+                        "offline_tokens_read": offline.usage.transcript_tokens_read,
+                    }
+                )
     return rows
 
 
@@ -220,9 +274,14 @@ def latency_figures(root: Path, runs: int) -> dict[str, dict[str, Any]]:
     benches: dict[str, tuple[str, Callable[[], None]]] = {
         "cli_blame": (f"git-intent blame {location}", command("blame", location)),
         "cli_why_offline": (f"git-intent why {location} --offline", command("why", location, "--offline")),
-        "library_blame": ("blame_lines(repo, LINE)", lambda: blame_lines(repo, location, cwd=folder) and None),
-        "library_why_offline": ("why(repo, LINE, offline=True)",
-                                lambda: why(repo, location, offline=True, cwd=folder) and None),
+        "library_blame": (
+            "blame_lines(repo, LINE)",
+            lambda: blame_lines(repo, location, cwd=folder) and None,
+        ),
+        "library_why_offline": (
+            "why(repo, LINE, offline=True)",
+            lambda: why(repo, location, offline=True, cwd=folder) and None,
+        ),
     }
     samples: dict[str, list[int]] = {key: [] for key in benches}
     for round_no in range(WARMUPS + runs):
@@ -251,36 +310,53 @@ def main() -> None:
     shares = [r["tokens_read"] / r["session_tokens"] for r in rows]
     verified = sum(r["offline_verified"] for r in rows)
     summary = {
-        "lines": len(rows), "tokens_read_share_median": statistics.median(shares), "tokens_read_share_max": max(shares),
+        "lines": len(rows),
+        "tokens_read_share_median": statistics.median(shares),
+        "tokens_read_share_max": max(shares),
         "lines_under_10_percent": sum(s < 0.10 for s in shares),
         "offline_right": sum(r["offline_right"] for r in rows),
         "offline_citations_verified": verified,
         "offline_citations_dropped": sum(r["offline_dropped"] for r in rows),
         "model_answers": sum(r["model_mode"] == "model" for r in rows),
         "model_citations_dropped": sum(r["model_dropped"] for r in rows),
-        "why_over_blame_cli": latency["cli_why_offline"]["median_ms"] / latency["cli_blame"]["median_ms"]}
+        "why_over_blame_cli": latency["cli_why_offline"]["median_ms"] / latency["cli_blame"]["median_ms"],
+    }
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
     machine = f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     if args.json:
-        print(json.dumps({"date": when, "machine": machine, "summary": summary, "lines": rows,
-                          "latency": latency}, indent=2))
+        print(
+            json.dumps(
+                {"date": when, "machine": machine, "summary": summary, "lines": rows, "latency": latency},
+                indent=2,
+            )
+        )
         return
     print(f"git intent why on the linked corpus, {when}\n{machine}\n")
     print(f"{'case':<24} {'session':<19} {'line':<52} {'read':>5} {'of':>6} {'share':>6}  offline")
     for r in rows:
-        print(f"{r['case']:<24} {r['session']:<19} {r['line'][-52:]:<52} {r['tokens_read']:>5} "
-              f"{r['session_tokens']:>6} {r['tokens_read'] / r['session_tokens']:>6.1%}  "
-              f"{'right' if r['offline_right'] else 'WRONG'} ({r['offline_verified']} cited, "
-              f"{r['offline_dropped']} dropped)")
-    print(f"\n1. tokens read by the sub-agent route: median {summary['tokens_read_share_median']:.1%}, max "
-          f"{summary['tokens_read_share_max']:.1%} of the session; {summary['lines_under_10_percent']}/{len(rows)} "
-          f"lines under 10% ({summary['model_answers']}/{len(rows)} model answers, "
-          f"{summary['model_citations_dropped']} citations dropped)")
-    print(f"2. offline answers quoting the request that asked for the line: {summary['offline_right']}/{len(rows)}; "
-          f"citations verified: {verified}/{verified + summary['offline_citations_dropped']}")
+        print(
+            f"{r['case']:<24} {r['session']:<19} {r['line'][-52:]:<52} {r['tokens_read']:>5} "
+            f"{r['session_tokens']:>6} {r['tokens_read'] / r['session_tokens']:>6.1%}  "
+            f"{'right' if r['offline_right'] else 'WRONG'} ({r['offline_verified']} cited, "
+            f"{r['offline_dropped']} dropped)"
+        )
+    print(
+        f"\n1. tokens read by the sub-agent route: median {summary['tokens_read_share_median']:.1%}, max "
+        f"{summary['tokens_read_share_max']:.1%} of the session; "
+        f"{summary['lines_under_10_percent']}/{len(rows)} lines under 10% "
+        f"({summary['model_answers']}/{len(rows)} model answers, {summary['model_citations_dropped']} "
+        f"citations dropped)"
+    )
+    print(
+        f"2. offline answers quoting the request that asked for the line: "
+        f"{summary['offline_right']}/{len(rows)}; citations verified: "
+        f"{verified}/{verified + summary['offline_citations_dropped']}"
+    )
     print("3. latency (ms):")
     for result in latency.values():
-        print(f"     {result['command']:<58} median {result['median_ms']:>7.1f}  p95 {result['p95_ms']:>7.1f}")
+        print(
+            f"     {result['command']:<58} median {result['median_ms']:>7.1f}  p95 {result['p95_ms']:>7.1f}"
+        )
     print(f"   offline why / blame (CLI medians): {summary['why_over_blame_cli']:.2f}x")
 
 

@@ -18,11 +18,13 @@ OUT = Path(__file__).with_name("cli.md")
 def render() -> str:
     """The whole reference as Markdown: the group's help, then each command's."""
     runner = CliRunner()
-    parts = ["# git intent — command reference",
-             "",
-             "Generated from `--help` by `docs/gen_cli.py`; do not edit by hand.",
-             "(`git intent --help` opens a man page through git: use `git intent -h`.)",
-             ""]
+    parts = [
+        "# git intent — command reference",
+        "",
+        "Generated from `--help` by `docs/gen_cli.py`; do not edit by hand.",
+        "(`git intent --help` opens a man page through git: use `git intent -h`.)",
+        "",
+    ]
     names = [""] + sorted(cli.commands) if isinstance(cli, click.Group) else [""]
     for name in names:
         args = [name, "--help"] if name else ["--help"]

@@ -31,7 +31,10 @@ ROLES = {
     "adapters": "formats: one adapter per agent, and the note and evidence-ref formats",
     "config": "settings from `git config intent.*` and `GIT_INTENT_*`",
     "transcripts": "plumbing: the tolerant JSONL reader and patch parsing, git, redaction",
-    "core": "what every layer shares: value types, errors, terminal escaping, private state files, linear patterns",
+    "core": (
+        "what every layer shares: value types, errors, terminal escaping, private state files, linear "
+        "patterns"
+    ),
 }
 
 

@@ -15,7 +15,10 @@ OUT = Path(__file__).with_name("schemas")
 
 def render() -> dict[str, str]:
     """File name -> text of every schema this build has (sorted keys, 2-space indent, final newline)."""
-    return {f"{name}.json": json.dumps(json_schema(name), indent=2, ensure_ascii=False) + "\n" for name in available()}
+    return {
+        f"{name}.json": json.dumps(json_schema(name), indent=2, ensure_ascii=False) + "\n"
+        for name in available()
+    }
 
 
 if __name__ == "__main__":

@@ -28,17 +28,25 @@ def main() -> None:
         built = build_review_repo(Path(folder))
         options = webdriver.ChromeOptions()
         options.binary_location = binary
-        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,860",
-                         "--hide-scrollbars", f"--user-data-dir={folder}/profile"):
+        for argument in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1400,860",
+            "--hide-scrollbars",
+            f"--user-data-dir={folder}/profile",
+        ):
             options.add_argument(argument)
         browser = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
         try:
             with serving(built) as site:
                 browser.get(site.address)  # the key's cookie, then the start page
                 url = site.base
-                shots = {"serve-file.png": f"{url}file/{CHUNKING}?line={built.changed_line - 1}"
-                                           f"#L{built.changed_line - 1}",
-                         "serve-session.png": f"{url}session/{S8}"}
+                shots = {
+                    "serve-file.png": f"{url}file/{CHUNKING}?line={built.changed_line - 1}"
+                    f"#L{built.changed_line - 1}",
+                    "serve-session.png": f"{url}session/{S8}",
+                }
                 for name, page in shots.items():
                     browser.get(page)
                     browser.execute_script("return new Promise(r => requestAnimationFrame(() => r()))")

@@ -1,7 +1,7 @@
 """git-intent: why is this line here? Links commits to the coding-agent sessions and messages that wrote them.
 
-The façade below is loaded lazily so that `python -m git_intent.capture.hook` (the post-commit fast path) imports
-only the standard library.
+The façade below is loaded lazily so that `python -m git_intent.capture.hook` (the post-commit fast path)
+imports only the standard library.
 """
 
 from __future__ import annotations

@@ -26,14 +26,16 @@ def setting(repo: Repository, key: str) -> str | None:
     return value or None
 
 
-def window_start(after: datetime | None, committed: datetime, authored: datetime, look_back: timedelta) -> datetime:
-    """The earliest time an edit may have been made to explain a line of a commit: `look_back` before its first
-    parent's commit time `after` (its own commit time `committed` for a root commit, or for the content
-    fallback), or before its author date `authored` when that is earlier, by `REBASE_REACH` at most. A rebase or
-    cherry-pick keeps the author date of the work and moves it onto a newer parent: entireio/git-sync
-    d851ee02ef08 was authored on 2026-04-15, when its session made the edits, and rebased onto a parent
-    committed on 04-24, so a look-back from the parent alone missed all its 366 lines. Edits made
-    before `after` still explain exact matches only (`capture/timeline.EditTimeline.window`)."""
+def window_start(
+    after: datetime | None, committed: datetime, authored: datetime, look_back: timedelta
+) -> datetime:
+    """The earliest time an edit may have been made to explain a line of a commit: `look_back` before its
+    first parent's commit time `after` (its own commit time `committed` for a root commit, or for the
+    content fallback), or before its author date `authored` when that is earlier, by `REBASE_REACH` at
+    most. A rebase or cherry-pick keeps the author date of the work and moves it onto a newer parent:
+    entireio/git-sync d851ee02ef08 was authored on 2026-04-15, when its session made the edits, and rebased
+    onto a parent committed on 04-24, so a look-back from the parent alone missed all its 366 lines. Edits
+    made before `after` still explain exact matches only (`capture/timeline.EditTimeline.window`)."""
     anchor = after or committed
     return max(min(anchor, authored), anchor - REBASE_REACH) - look_back
 
@@ -50,8 +52,10 @@ def lookback(repo: Repository) -> timedelta:
     except ValueError:
         days = -1.0
     if days < 0:
-        raise IntentError(f"intent.lookbackDays must be a number of days, not {raw!r}.",
-                          hint="git config intent.lookbackDays 7")
+        raise IntentError(
+            f"intent.lookbackDays must be a number of days, not {raw!r}.",
+            hint="git config intent.lookbackDays 7",
+        )
     return timedelta(days=days)
 
 
@@ -78,10 +82,12 @@ def model_settings(repo: Repository, model: str | None = None) -> ModelSettings:
     `intent.timeout` (each overridable by `GIT_INTENT_<KEY>`); `model` (the `--model` flag) wins.
     Raises IntentError for a limit that is not a positive number."""
     return ModelSettings(
-        model=model or setting(repo, "model") or None, api_base=setting(repo, "apiBase") or None,
+        model=model or setting(repo, "model") or None,
+        api_base=setting(repo, "apiBase") or None,
         max_steps=int(_positive(repo, "maxSteps", DEFAULT_MAX_STEPS, whole=True)),
         max_tokens=int(_positive(repo, "maxTokens", DEFAULT_MAX_TOKENS, whole=True)),
-        timeout=_positive(repo, "timeout", DEFAULT_TIMEOUT, whole=False))
+        timeout=_positive(repo, "timeout", DEFAULT_TIMEOUT, whole=False),
+    )
 
 
 def _positive(repo: Repository, key: str, default: float, *, whole: bool) -> float:
@@ -94,6 +100,8 @@ def _positive(repo: Repository, key: str, default: float, *, whole: bool) -> flo
         value = 0
     if value <= 0:
         kind = "a whole number" if whole else "a number of seconds"
-        raise IntentError(f"intent.{key} must be {kind} above 0, not {raw!r}.",
-                          hint=f"git config intent.{key} {int(default) if whole else default:g}")
+        raise IntentError(
+            f"intent.{key} must be {kind} above 0, not {raw!r}.",
+            hint=f"git config intent.{key} {int(default) if whole else default:g}",
+        )
     return float(value)

@@ -48,7 +48,9 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
     folder.mkdir(parents=True, exist_ok=True)
     try:
         # An absolute path: a folder named like `--bare` is never read as an option of git init.
-        subprocess.run(["git", "init", "-q", "-b", "main", str(folder.absolute())], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "init", "-q", "-b", "main", str(folder.absolute())], check=True, capture_output=True
+        )
         # The transcript stands where an agent keeps it: outside the work tree.
         transcript = folder / ".git" / TRANSCRIPT
         with resources.as_file(resources.files("git_intent").joinpath("data", "demo", TRANSCRIPT)) as bundled:
@@ -60,17 +62,27 @@ def run_demo(keep: Path | None = None, echo: Callable[[str], None] | None = None
         first = datetime.fromisoformat(replayed.first_edit_at)
         commit_replayed(folder, "baseline before the agent session", first - timedelta(hours=1))
         write_replayed(folder, replayed.post, RECORDED_CWD)
-        commit_replayed(folder, SUBJECT, datetime.fromisoformat(replayed.last_edit_at) + timedelta(minutes=2),
-                        "Soph <soph@example.com>")
+        commit_replayed(
+            folder,
+            SUBJECT,
+            datetime.fromisoformat(replayed.last_edit_at) + timedelta(minutes=2),
+            "Soph <soph@example.com>",
+        )
         repo = Repository(folder)
         record_commit(repo, "HEAD~1")  # the person's baseline: recorded, no agent lines
         result = record_commit(repo, "HEAD", transcripts=[transcript])
-        say(f"Recorded: {result.lines_attributed} of {result.lines_added} added lines credited to the session.")
+        say(
+            f"Recorded: {result.lines_attributed} of {result.lines_added} added lines credited to the "
+            "session."
+        )
         say(f"\n$ git intent blame {LINE}\n")
         answer = blame_lines(repo, LINE, cwd=folder)
     finally:
         if keep is None:
             shutil.rmtree(folder, ignore_errors=True)
-    where = (f"The demo repository is kept at {folder}; try `git intent log` or `git intent show` there."
-             if keep else "The demo repository was temporary; pass --keep DIR to keep it.")
+    where = (
+        f"The demo repository is kept at {folder}; try `git intent log` or `git intent show` there."
+        if keep
+        else "The demo repository was temporary; pass --keep DIR to keep it."
+    )
     return DemoResult(repo=folder, answer=answer, epilogue=where)

@@ -1,5 +1,6 @@
 """The hook shims' entry point (`python -P -m git_intent.hook drain`, the `git-intent-hook` script): hooks
-installed by any version call this path, so it stays here; the work is `capture.hook`. Standard library only."""
+installed by any version call this path, so it stays here; the work is `capture.hook`. Standard library
+only."""
 
 from __future__ import annotations
 

@@ -36,9 +36,14 @@ def enabled(argv: list[str]) -> bool:
     """Whether this call should go to the resident process: opted in, a listed command, no help asked, and not
     a blame for a person at a terminal (it goes through git's pager, which the resident process's captured
     output cannot give; editors and scripts, for whom the resident process is, read a pipe)."""
-    return (os.environ.get("GIT_INTENT_RESIDENT") == "1" and hasattr(os, "getuid") and bool(argv)
-            and argv[0] in COMMANDS and not {"-h", "--help"} & set(argv)
-            and not (argv[0] == "blame" and _on_terminal()))
+    return (
+        os.environ.get("GIT_INTENT_RESIDENT") == "1"
+        and hasattr(os, "getuid")
+        and bool(argv)
+        and argv[0] in COMMANDS
+        and not {"-h", "--help"} & set(argv)
+        and not (argv[0] == "blame" and _on_terminal())
+    )
 
 
 def _on_terminal() -> bool:
@@ -76,7 +81,9 @@ def socket_path() -> str | None:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         return None
     # A name, not a secret: the server compares the whole key, so two keys of one name cannot mix.
-    return os.path.join(folder, f"{zlib.crc32(installation_key().encode('utf-8', 'surrogateescape')):08x}.sock")
+    return os.path.join(
+        folder, f"{zlib.crc32(installation_key().encode('utf-8', 'surrogateescape')):08x}.sock"
+    )
 
 
 def ask_resident(argv: list[str]) -> int | None:
@@ -123,8 +130,13 @@ def _start(path: str, *, stale_socket: bool = False) -> None:
     except OSError:
         pass
     try:
-        subprocess.Popen([sys.executable, "-P", "-m", "git_intent.resident", path], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True)
+        subprocess.Popen(
+            [sys.executable, "-P", "-m", "git_intent.resident", path],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError:
         pass

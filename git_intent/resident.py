@@ -36,7 +36,8 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def _fingerprint() -> tuple[tuple[str, int], ...]:
-    """Every module file of the package with its mtime: a change (an upgrade, an edit) makes the process stale."""
+    """Every module file of the package with its mtime: a change (an upgrade, an edit) makes the process
+    stale."""
     return tuple(sorted((str(p), p.stat().st_mtime_ns) for p in _PACKAGE.rglob("*.py")))
 
 
@@ -113,9 +114,15 @@ def serve(path: Path, idle_seconds: float = IDLE_SECONDS) -> None:
                         continue
                     stale = _fingerprint() != fingerprint
                     foreign = request.get("key") != installation_key()  # another installation, same name
-                    reply = {"stale": True} if stale or foreign else run(
-                        [str(a) for a in request["argv"]], str(request["cwd"]),
-                        {str(k): str(v) for k, v in dict(request["env"]).items()})
+                    reply = (
+                        {"stale": True}
+                        if stale or foreign
+                        else run(
+                            [str(a) for a in request["argv"]],
+                            str(request["cwd"]),
+                            {str(k): str(v) for k, v in dict(request["env"]).items()},
+                        )
+                    )
                     conn.sendall(json.dumps(reply).encode("utf-8") + b"\n")
                 except (OSError, ValueError, KeyError, TypeError):
                     continue

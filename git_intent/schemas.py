@@ -43,39 +43,68 @@ def _show() -> Any:
     return Session | Message
 
 
-SCHEMAS: dict[str, OutputSchema] = {s.name: s for s in [
-    OutputSchema("blame", "git intent blame PATH:LINE[-END] --json (and git intent demo --json)",
-                 _attr(".explain.blame", "BlameAnswer"), drop=("problems", "whole_file")),
-    OutputSchema("show", "git intent show SESSION[:MESSAGE] --json (a Session, or a Message)", _show),
-    OutputSchema("log", "git intent log [RANGE] --json", _list_of(".explain.log", "LogEntry")),
-    OutputSchema("sessions", "git intent sessions --json", _list_of(".explain.session_list", "SessionSummary")),
-    OutputSchema("agents", "git intent agents --json", _list_of(".sessions.agent_list", "AgentReport")),
-    OutputSchema("index", "git intent index --json", _attr(".index", "IngestResult")),
-    OutputSchema("search", "git intent search QUERY --json", _list_of(".index.search", "Hit")),
-    OutputSchema("context", "git intent context SESSION --json", _attr(".command_outputs", "ContextOutput")),
-    OutputSchema("fidelity", "git intent fidelity SESSION TARGET LEVEL --json",
-                 _attr(".command_outputs", "FidelityChange")),
-    OutputSchema("status", "git intent status --json", _attr(".capture.status", "CaptureStatus")),
-    OutputSchema("doctor", "git intent doctor --json", _attr(".capture.doctor", "DoctorReport")),
-    OutputSchema("path", "git intent path --json", _attr(".command_outputs", "StatePaths")),
-    OutputSchema("record", "git intent record [REV] --json (and git intent carry --json)",
-                 _attr(".capture.record", "RecordResult")),
-    OutputSchema("record-pending", "git intent record --pending --json", _attr(".capture.worker", "DrainResult")),
-    OutputSchema("backfill", "git intent backfill [RANGE] --json", _attr(".capture.backfill", "BackfillResult")),
-    OutputSchema("import", "git intent import --from SOURCE --json", _attr(".interop.importers", "ImportResult")),
-    OutputSchema("agent-trace", "git intent export --format agent-trace [RANGE] (one record per line; Agent Trace "
-                 "v0.1, github cursor/agent-trace)", _attr(".interop.agent_trace", "TraceRecord")),
-    OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
-    OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
-    OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),
-    OutputSchema("push", "git intent push [REMOTE] --json", _attr(".share.remote", "PushResult")),
-    OutputSchema("fetch", "git intent fetch [REMOTE] --json", _attr(".share.remote", "FetchResult")),
-    OutputSchema("share", "git intent share [LEVEL] --json", _attr(".share.status", "SharingStatus")),
-    OutputSchema("redact", "git intent redact FILE --check --json", _list_of(".redaction.redact", "CheckFinding")),
-    # why/ask live in git_intent.answer; a build without them lists neither.
-    OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why_line", "WhyAnswer")),
-    OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why_line", "WhyAnswer")),
-]}
+SCHEMAS: dict[str, OutputSchema] = {
+    s.name: s
+    for s in [
+        OutputSchema(
+            "blame",
+            "git intent blame PATH:LINE[-END] --json (and git intent demo --json)",
+            _attr(".explain.blame", "BlameAnswer"),
+            drop=("problems", "whole_file"),
+        ),
+        OutputSchema("show", "git intent show SESSION[:MESSAGE] --json (a Session, or a Message)", _show),
+        OutputSchema("log", "git intent log [RANGE] --json", _list_of(".explain.log", "LogEntry")),
+        OutputSchema(
+            "sessions", "git intent sessions --json", _list_of(".explain.session_list", "SessionSummary")
+        ),
+        OutputSchema("agents", "git intent agents --json", _list_of(".sessions.agent_list", "AgentReport")),
+        OutputSchema("index", "git intent index --json", _attr(".index", "IngestResult")),
+        OutputSchema("search", "git intent search QUERY --json", _list_of(".index.search", "Hit")),
+        OutputSchema(
+            "context", "git intent context SESSION --json", _attr(".command_outputs", "ContextOutput")
+        ),
+        OutputSchema(
+            "fidelity",
+            "git intent fidelity SESSION TARGET LEVEL --json",
+            _attr(".command_outputs", "FidelityChange"),
+        ),
+        OutputSchema("status", "git intent status --json", _attr(".capture.status", "CaptureStatus")),
+        OutputSchema("doctor", "git intent doctor --json", _attr(".capture.doctor", "DoctorReport")),
+        OutputSchema("path", "git intent path --json", _attr(".command_outputs", "StatePaths")),
+        OutputSchema(
+            "record",
+            "git intent record [REV] --json (and git intent carry --json)",
+            _attr(".capture.record", "RecordResult"),
+        ),
+        OutputSchema(
+            "record-pending", "git intent record --pending --json", _attr(".capture.worker", "DrainResult")
+        ),
+        OutputSchema(
+            "backfill", "git intent backfill [RANGE] --json", _attr(".capture.backfill", "BackfillResult")
+        ),
+        OutputSchema(
+            "import", "git intent import --from SOURCE --json", _attr(".interop.importers", "ImportResult")
+        ),
+        OutputSchema(
+            "agent-trace",
+            "git intent export --format agent-trace [RANGE] (one record per line; Agent Trace v0.1, github "
+            "cursor/agent-trace)",
+            _attr(".interop.agent_trace", "TraceRecord"),
+        ),
+        OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
+        OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
+        OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),
+        OutputSchema("push", "git intent push [REMOTE] --json", _attr(".share.remote", "PushResult")),
+        OutputSchema("fetch", "git intent fetch [REMOTE] --json", _attr(".share.remote", "FetchResult")),
+        OutputSchema("share", "git intent share [LEVEL] --json", _attr(".share.status", "SharingStatus")),
+        OutputSchema(
+            "redact", "git intent redact FILE --check --json", _list_of(".redaction.redact", "CheckFinding")
+        ),
+        # why/ask live in git_intent.answer; a build without them lists neither.
+        OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why_line", "WhyAnswer")),
+        OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why_line", "WhyAnswer")),
+    ]
+}
 
 
 def available() -> list[str]:
@@ -101,8 +130,10 @@ def json_schema(name: str) -> dict[str, Any]:
             raise ImportError(name)
         kind = entry.load()
     except (ImportError, AttributeError):
-        raise IntentError(f"There is no JSON output named {name!r}.",
-                          hint=f"`git intent schema` lists them: {', '.join(available())}.") from None
+        raise IntentError(
+            f"There is no JSON output named {name!r}.",
+            hint=f"`git intent schema` lists them: {', '.join(available())}.",
+        ) from None
     schema = adapter(kind).json_schema(mode="serialization")
     for field in entry.drop:
         schema.get("properties", {}).pop(field, None)

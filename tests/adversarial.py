@@ -19,7 +19,25 @@ from typing import Any
 
 # Characters tried, in order, for a character class: the first the class takes stands for it.
 CANDIDATES = "aA0 _-.:/\"'`<>\n\t#=,;!?()[]{}@$%^&*+|~\\é“”\u200b"
-GENERIC = ("\n", " ", "a", "a ", "a\n", " \n", "0", "a.", "a:", "a/", "'a", '"a', "a-", "[", "<", "<a_b>", "y ")
+GENERIC = (
+    "\n",
+    " ",
+    "a",
+    "a ",
+    "a\n",
+    " \n",
+    "0",
+    "a.",
+    "a:",
+    "a/",
+    "'a",
+    '"a',
+    "a-",
+    "[",
+    "<",
+    "<a_b>",
+    "y ",
+)
 FAILING_ENDS = ("", "\x00", "zzz")  # after a pumped run: the end of the text, a control character, a word
 MAX_PUMPS = 10
 
@@ -43,7 +61,8 @@ class Shape:
 def _class_char(items: list[Any], flags: int) -> str:
     matcher = _compiled(sre_parse.SubPattern(sre_parse.State(), [(sre.IN, items)]), flags)
     return next((c for c in CANDIDATES if matcher.match(c)), None) or next(
-        (chr(code) for code in range(32, 0x3000) if matcher.match(chr(code))), "a")
+        (chr(code) for code in range(32, 0x3000) if matcher.match(chr(code))), "a"
+    )
 
 
 def _compiled(sub: Any, flags: int) -> re.Pattern[str]:
@@ -53,7 +72,9 @@ def _compiled(sub: Any, flags: int) -> re.Pattern[str]:
     return compiled
 
 
-def _sample(nodes: list[Any], flags: int, before: str, pumps: list[tuple[str, str]], groups: dict[int, str]) -> str:
+def _sample(
+    nodes: list[Any], flags: int, before: str, pumps: list[tuple[str, str]], groups: dict[int, str]
+) -> str:
     """A short text `nodes` match, recording each repetition's body with the text before it in `pumps`."""
     out: list[str] = []
     for op, av in nodes:
@@ -91,11 +112,16 @@ def _sample(nodes: list[Any], flags: int, before: str, pumps: list[tuple[str, st
 
 
 def python_syntax(pattern: str) -> str:
-    """An RE2 pattern written in Python's syntax, near enough to build inputs from (`\\pL` as letters, `\\x{1c}`
-    as `\\u001c`, ...)."""
+    """An RE2 pattern written in Python's syntax, near enough to build inputs from (`\\pL` as letters,
+    `\\x{1c}` as `\\u001c`, ...)."""
     pattern = re.sub(r"\\x\{([0-9a-fA-F]+)\}", lambda m: f"\\U{int(m[1], 16):08x}", pattern)
-    for re2_form, python_form in ((r"\p{Nd}", r"\d"), (r"\pL", "a-zA-Z\u00e9"), (r"\pN", "0-9"), (r"\pZ", "\u00a0"),
-                                  (r"\z", r"\Z")):
+    for re2_form, python_form in (
+        (r"\p{Nd}", r"\d"),
+        (r"\pL", "a-zA-Z\u00e9"),
+        (r"\pN", "0-9"),
+        (r"\pZ", "\u00a0"),
+        (r"\z", r"\Z"),
+    ):
         pattern = pattern.replace(re2_form, python_form)
     # Go allows flags anywhere (`a(?i)b`); Python only at the start.
     return re.sub(r"(?<!^)\(\?([imsU]+)\)", "", pattern)
@@ -113,7 +139,11 @@ def shapes(pattern: str, flags: int = 0) -> list[Shape]:
     whole = _sample(list(tree), tree.state.flags, "", pumps, {})
     if whole:
         found.append(Shape("", whole))
-        found += [Shape("", whole[:k]) for k in sorted({1, 2, len(whole) // 2, len(whole) - 1}) if 0 < k < len(whole)]
+        found += [
+            Shape("", whole[:k])
+            for k in sorted({1, 2, len(whole) // 2, len(whole) - 1})
+            if 0 < k < len(whole)
+        ]
     for head, body in pumps[:MAX_PUMPS]:
         found.append(Shape("", head + body))
         found += [Shape(head, body, tail) for tail in FAILING_ENDS]
@@ -131,6 +161,7 @@ class TooSlow(Exception):
 def deadline(seconds: float) -> Iterator[None]:
     """Raise TooSlow in the block after `seconds` (SIGALRM: Python's `re` and Python code stop at it; a C call
     that holds the interpreter, such as one RE2 search, is stopped when it returns)."""
+
     def expire(signum: int, frame: Any) -> None:
         raise TooSlow
 

@@ -1,6 +1,7 @@
 """Shared fixtures: real git repositories in tmp dirs with an isolated HOME and git config.
 
-The helpers tests share live in support.py; the most used ones are re-exported here for `from conftest import`.
+The helpers tests share live in support.py; the most used ones are re-exported here for `from conftest
+import`.
 """
 
 from __future__ import annotations
@@ -33,10 +34,27 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Person")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "person@example.com")
     monkeypatch.setenv("PATH", f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_INTENT", "GIT_INTENT_HOOK_SYNC", "GEMINI_CLI_HOME",
-                 "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "OPENCODE_DB", "GIT_INTENT_RESIDENT",
-                 "QWEN_HOME", "QWEN_RUNTIME_DIR", "FACTORY_HOME", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR",
-                 "GOOSE_PATH_ROOT", "LOCALAPPDATA", "APPDATA"):
+    for name in (
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_INTENT",
+        "GIT_INTENT_HOOK_SYNC",
+        "GEMINI_CLI_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+        "OPENCODE_DB",
+        "GIT_INTENT_RESIDENT",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
+        "FACTORY_HOME",
+        "PI_CODING_AGENT_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "GOOSE_PATH_ROOT",
+        "LOCALAPPDATA",
+        "APPDATA",
+    ):
         monkeypatch.delenv(name, raising=False)
     return home
 

@@ -40,26 +40,45 @@ def _private_key(rng: random.Random) -> str:
 
 def _jwt(rng: random.Random) -> str:
     header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    payload = _b64(json.dumps({"sub": _pick(rng, string.digits, 10), "name": _pick(rng, ALNUM, 12),
-                               "iat": rng.randrange(1_600_000_000, 1_800_000_000)}).encode())
+    payload = _b64(
+        json.dumps(
+            {
+                "sub": _pick(rng, string.digits, 10),
+                "name": _pick(rng, ALNUM, 12),
+                "iat": rng.randrange(1_600_000_000, 1_800_000_000),
+            }
+        ).encode()
+    )
     return f"{header}.{payload}.{_pick(rng, URLSAFE, 43)}"
 
 
 FAMILIES = {
-    "aws": lambda r: ("AKIA" + _pick(r, string.ascii_uppercase + "234567", 16), "the deploy uses key {s} in us-east-1"),
+    "aws": lambda r: (
+        "AKIA" + _pick(r, string.ascii_uppercase + "234567", 16),
+        "the deploy uses key {s} in us-east-1",
+    ),
     "github": lambda r: ("ghp_" + _pick(r, ALNUM, 36), "git clone with token {s} failed"),
     "gitlab": lambda r: ("glpat-" + _pick(r, URLSAFE, 20), "export GL_PAT_VALUE={s}"),
-    "slack": lambda r: (f"xoxb-{_pick(r, string.digits, 11)}-{_pick(r, string.digits, 12)}-{_pick(r, ALNUM, 24)}",
-                        "the bot posts with {s} to #deploys"),
+    "slack": lambda r: (
+        f"xoxb-{_pick(r, string.digits, 11)}-{_pick(r, string.digits, 12)}-{_pick(r, ALNUM, 24)}",
+        "the bot posts with {s} to #deploys",
+    ),
     "stripe": lambda r: ("sk_live_" + _pick(r, ALNUM, 24), "charge failed for {s} (live mode)"),
-    "openai": lambda r: ("sk-proj-" + _pick(r, URLSAFE, 74) + "T3BlbkFJ" + _pick(r, URLSAFE, 74),
-                         "OPENAI key is {s} — rotate it later"),
+    "openai": lambda r: (
+        "sk-proj-" + _pick(r, URLSAFE, 74) + "T3BlbkFJ" + _pick(r, URLSAFE, 74),
+        "OPENAI key is {s} — rotate it later",
+    ),
     "anthropic": lambda r: ("sk-ant-api03-" + _pick(r, URLSAFE, 93) + "AA", "use {s} for the eval run"),
     "private-key": lambda r: (_private_key(r), "the server key is:\n{s}\nkeep it safe"),
     "jwt": lambda r: (_jwt(r), "curl -H 'Authorization: Bearer {s}' https://api.example.test/v1/me"),
-    "credentialed-url": lambda r: (_pick(r, ALNUM, 18), "connect to postgres://svc_app:{s}@db.internal.test:5432/app"),
-    "password-assignment": lambda r: (_pick(r, ALNUM, 14) + r.choice("!#%") + _pick(r, ALNUM, 5),
-                                      "in .env: DB_PASSWORD={s}"),
+    "credentialed-url": lambda r: (
+        _pick(r, ALNUM, 18),
+        "connect to postgres://svc_app:{s}@db.internal.test:5432/app",
+    ),
+    "password-assignment": lambda r: (
+        _pick(r, ALNUM, 14) + r.choice("!#%") + _pick(r, ALNUM, 5),
+        "in .env: DB_PASSWORD={s}",
+    ),
     "high-entropy": lambda r: (_pick(r, ALNUM, 40), "the opaque value was {s} when it broke"),
     "google": lambda r: ("AIza" + _pick(r, URLSAFE, 35), "maps key {s}"),
     "npm": lambda r: ("npm_" + _pick(r, ALNUM, 36), "//registry.npmjs.org/:_authToken={s}"),
@@ -81,12 +100,13 @@ def fragments(secret: str, size: int = 12) -> list[str]:
     """The secret itself and windows of `size` characters taken across it (a partial leak shows in one).
     Private key blocks are judged by their body lines (their BEGIN/END markers are not secret)."""
     body = "".join(line for line in secret.splitlines() if "-----" not in line) or secret
-    windows = [body[i:i + size] for i in range(0, max(1, len(body) - size + 1), size)]
+    windows = [body[i : i + size] for i in range(0, max(1, len(body) - size + 1), size)]
     return [secret, *windows]
 
 
-def plant_claude(source: Path, target: Path, prompts: list[Planted], reasoning: list[Planted],
-                 outputs: list[Planted]) -> None:
+def plant_claude(
+    source: Path, target: Path, prompts: list[Planted], reasoning: list[Planted], outputs: list[Planted]
+) -> None:
     """Copy a Claude Code transcript, appending the `prompts` fakes to every typed user prompt, and
     spreading the `reasoning` fakes over thinking and text blocks and the `command_outputs` fakes over tool
     results (round robin). Every other byte of every record is kept."""
@@ -124,8 +144,9 @@ def plant_claude(source: Path, target: Path, prompts: list[Planted], reasoning: 
                 value.append({"type": "text", "text": fake.text})
             else:
                 block[field] = f"{value or ''}\n{fake.text}"
-    target.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
-                      encoding="utf-8")
+    target.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8"
+    )
 
 
 # Forms that slipped past redaction before issue 21 (item 3): (form, secret, text). Secrets are fake.
@@ -152,7 +173,11 @@ def evasions(seed: int = 21) -> list[Planted]:
         ("prose-passphrase", phrase[::-1], f"my ssh passphrase is '{phrase[::-1]}' if you need it"),
         ("hex-token", _hex(token), f"the token, hex encoded: {_hex(token)}"),
         ("percent-token", _percent(token), f"callback?auth={_percent(token)}&next=/"),
-        ("zero-width-token", token[:10] + "\u200b" + token[10:], f"token {token[:10]}\u200b{token[10:]} works"),
+        (
+            "zero-width-token",
+            token[:10] + "\u200b" + token[10:],
+            f"token {token[:10]}\u200b{token[10:]} works",
+        ),
         ("empty-user-url", pw + "R", f"REDIS_URL=redis://:{pw}R@cache.internal:6379/0"),
         ("letters-token", _pick(rng, string.ascii_letters, 40), "session token: {s}"),
         ("punctuated-secret", pw[:8] + ";!.,", 'WEBHOOK_SECRET="{s}"'),

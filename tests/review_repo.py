@@ -63,11 +63,18 @@ class ReviewRepo:
 def isolated_env(home: Path) -> dict[str, str]:
     """An environment whose HOME, git config and agent folders live under `home`."""
     home.mkdir(parents=True, exist_ok=True)
-    return {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
-            "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "person@example.com",
-            "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "person@example.com",
-            "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return {
+        "HOME": str(home),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+        "GIT_AUTHOR_NAME": "Test Person",
+        "GIT_AUTHOR_EMAIL": "person@example.com",
+        "GIT_COMMITTER_NAME": "Test Person",
+        "GIT_COMMITTER_EMAIL": "person@example.com",
+        "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
 
 
 def _record(repo: Path, *transcripts: Path) -> None:
@@ -98,14 +105,19 @@ def _build(repo: Path, env: dict[str, str]) -> ReviewRepo:
     write_replayed(repo, {**r2.pre, **r0.pre}, cwd)
     write_replayed(repo, r8.pre, cwd8)
     at = datetime.fromisoformat
-    baseline = commit_replayed(repo, "baseline before the agent sessions", at(r2.first_edit_at) - timedelta(hours=1))
+    baseline = commit_replayed(
+        repo, "baseline before the agent sessions", at(r2.first_edit_at) - timedelta(hours=1)
+    )
     _record(repo)
     write_replayed(repo, r2.post, cwd)
-    gemini = commit_replayed(repo, "log error when marshalling fails", at(r2.last_edit_at) + timedelta(minutes=1))
+    gemini = commit_replayed(
+        repo, "log error when marshalling fails", at(r2.last_edit_at) + timedelta(minutes=1)
+    )
     _record(repo, t0, t2)
     write_replayed(repo, r0.post, cwd)
-    chunking = commit_replayed(repo, "handle a jsonl line bigger than the chunk size",
-                               at(r0.last_edit_at) + timedelta(minutes=1))
+    chunking = commit_replayed(
+        repo, "handle a jsonl line bigger than the chunk size", at(r0.last_edit_at) + timedelta(minutes=1)
+    )
     _record(repo, t0, t2)
 
     target = repo / CHUNKING
@@ -113,31 +125,55 @@ def _build(repo: Path, env: dict[str, str]) -> ReviewRepo:
     changed = next(i for i, line in enumerate(lines) if line.strip() == CHANGED)
     lines[changed] = lines[changed].replace("maxSize {", "maxSize { // a single line may not be split")
     target.write_text("\n".join(lines), encoding="utf-8")
-    person = commit_replayed(repo, "comment the size check", at(r0.last_edit_at) + timedelta(hours=2),
-                             author="Pat Person <pat@example.com>")
+    person = commit_replayed(
+        repo,
+        "comment the size check",
+        at(r0.last_edit_at) + timedelta(hours=2),
+        author="Pat Person <pat@example.com>",
+    )
     _record(repo)
     write_replayed(repo, r8.post, cwd8)
     telemetry = commit_replayed(repo, "fix test", at(r8.last_edit_at) + timedelta(minutes=1))
     _record(repo, t8)
-    target.write_text("// Package agent: chunking of JSONL transcripts.\n" + target.read_text(encoding="utf-8"),
-                      encoding="utf-8")
-    unrecorded = commit_replayed(repo, "say what the file is for", at(r8.last_edit_at) + timedelta(hours=1),
-                                 author="Sam Someone <sam@example.com>")
+    target.write_text(
+        "// Package agent: chunking of JSONL transcripts.\n" + target.read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    unrecorded = commit_replayed(
+        repo,
+        "say what the file is for",
+        at(r8.last_edit_at) + timedelta(hours=1),
+        author="Sam Someone <sam@example.com>",
+    )
 
     clock = Clock(datetime.now(timezone.utc) - timedelta(minutes=10))
     session = ClaudeSession(cwd=repo, clock=clock)
     prompt = session.prompt(SCRIPT_PROMPT)
     session.say("I will write the note with the text exactly as you gave it.")
-    edit = session.write("Writing docs/notes.md.", repo / SCRIPT_FILE,
-                         "# Notes\n\nKeep <script>window.__pwned = 1</script> literal & \"quoted\".\n")
+    edit = session.write(
+        "Writing docs/notes.md.",
+        repo / SCRIPT_FILE,
+        '# Notes\n\nKeep <script>window.__pwned = 1</script> literal & "quoted".\n',
+    )
     transcript = session.save()
     assert str(transcript).startswith(env["CLAUDE_CONFIG_DIR"])
     script = commit_replayed(repo, "notes", datetime.now(timezone.utc) - timedelta(minutes=1))
     _record(repo, transcript)
-    return ReviewRepo(path=repo, env={**os.environ, **env}, baseline=baseline, gemini=gemini, chunking=chunking,
-                      person=person, telemetry=telemetry, unrecorded=unrecorded, script=script,
-                      changed_line=changed + 2, script_session=session.session_id,
-                      script_prompt=prompt, script_edit=edit)
+    return ReviewRepo(
+        path=repo,
+        env={**os.environ, **env},
+        baseline=baseline,
+        gemini=gemini,
+        chunking=chunking,
+        person=person,
+        telemetry=telemetry,
+        unrecorded=unrecorded,
+        script=script,
+        changed_line=changed + 2,
+        script_session=session.session_id,
+        script_prompt=prompt,
+        script_edit=edit,
+    )
 
 
 def _cwd(transcript: Path) -> str:
@@ -157,7 +193,8 @@ class Served(Protocol):
 
 @dataclass(frozen=True)
 class Site:
-    """A running `git intent serve`: its base URL (ends with /) and this run's key, from the address it printed."""
+    """A running `git intent serve`: its base URL (ends with /) and this run's key, from the address it
+    printed."""
 
     base: str
     key: str
@@ -177,9 +214,14 @@ class Site:
 def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> Iterator[Site]:
     """`git intent serve --port 0 EXTRA` running in the built repository (environment `env` added);
     yields where it is and its key. The server is stopped (by its own pid) when the block ends."""
-    proc = subprocess.Popen(["git", "intent", "serve", "--port", "0", *extra], cwd=built.path,
-                            env={**built.env, **(env or {})},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["git", "intent", "serve", "--port", "0", *extra],
+        cwd=built.path,
+        env={**built.env, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 30)
@@ -200,8 +242,8 @@ def serving(built: Served, *extra: str, env: dict[str, str] | None = None) -> It
 
 @contextmanager
 def serving_opened(built: Served, folder: Path) -> Iterator[tuple[Site, str]]:
-    """`serving(built, "--open")` with a stand-in browser (a script in `folder`, named by BROWSER) that records
-    the one argument it is started with; yields the site and that argument."""
+    """`serving(built, "--open")` with a stand-in browser (a script in `folder`, named by BROWSER) that
+    records the one argument it is started with; yields the site and that argument."""
     import stat
     import time
 

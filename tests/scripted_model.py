@@ -97,16 +97,29 @@ class ScriptedModel:
         return step(body) if callable(step) else step
 
     def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-        calls = [{"id": f"call_{next(self._ids)}", "type": "function",
-                  "function": {"name": name, "arguments": json.dumps(args)}} for name, args in reply.calls]
+        calls = [
+            {
+                "id": f"call_{next(self._ids)}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for name, args in reply.calls
+        ]
         message: dict[str, Any] = {"role": "assistant", "content": reply.text}
         if calls:
             message["tool_calls"] = calls
-        return {"id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion", "created": 1700000000,
-                "model": body.get("model", "scripted"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                          "total_tokens": reply.prompt_tokens + reply.completion_tokens}}
+        return {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            },
+        }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         model = self
@@ -119,8 +132,10 @@ class ScriptedModel:
                     model._released.wait(step.seconds)
                     return
                 if isinstance(step, Fail):
-                    self._send(step.status, {"error": {"message": f"scripted failure {step.status}",
-                                                       "type": "server_error"}})
+                    self._send(
+                        step.status,
+                        {"error": {"message": f"scripted failure {step.status}", "type": "server_error"}},
+                    )
                     return
                 self._send(200, model._completion(body, step))
 

@@ -26,7 +26,9 @@ import pytest
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures"
 NOTES_REF = "refs/notes/intent"
 WAIT = 30.0  # seconds to wait for the hook's background worker
-SYNC = {"GIT_INTENT_HOOK_SYNC": "1"}  # the hooks' worker runs in the foreground: the note is there when git returns
+SYNC = {
+    "GIT_INTENT_HOOK_SYNC": "1"
+}  # the hooks' worker runs in the foreground: the note is there when git returns
 
 
 # --- git and the CLI --------------------------------------------------------------------------------------
@@ -46,14 +48,19 @@ def fixture_transcripts() -> Iterator[Path]:
 
     for folder in (CORPUS / "transcripts", CORPUS / "linked"):
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix in (".jsonl", ".json", ".md", ".db") and sniff(path) is not None:
+            if (
+                path.is_file()
+                and path.suffix in (".jsonl", ".json", ".md", ".db")
+                and sniff(path) is not None
+            ):
                 yield path
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
     """Run git in `repo` and return stdout."""
-    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
     return proc.stdout
@@ -61,20 +68,29 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool =
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the installed `git intent` (through git, as users do) and return the completed process."""
-    return subprocess.run(["git", "intent", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        ["git", "intent", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
 
 
-def run_in_terminal(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
-                    ) -> tuple[int, str]:
+def run_in_terminal(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
+) -> tuple[int, str]:
     """Run `argv` with stdin, stdout and stderr on a new pseudo-terminal (as a person at a terminal runs it);
     (exit code, everything the terminal received, CRLF turned back into LF)."""
     import pty
     import select
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=cwd, env={**os.environ, **(env or {})}, stdin=slave,
-                            stdout=slave, stderr=slave, close_fds=True)
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
     os.close(slave)
     received = b""
     deadline = time.monotonic() + timeout
@@ -102,7 +118,8 @@ def install(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-# Two small files an agent writes in the record tests (tests/capture/test_record_history.py, test_record_cache.py).
+# Two small files an agent writes in the record tests (tests/capture/test_record_history.py,
+# test_record_cache.py).
 A_PY = "def alpha_feature(x):\n    return x * 41 + 1\n"
 B_PY = "def beta_feature(y):\n    return y * 43 + 7\n"
 
@@ -119,8 +136,13 @@ def commit_at(repo: Path, message: str, when: datetime, *paths: str) -> str:
 def commit_all(repo: Path, message: str, *args: str, env: dict[str, str] | None = None) -> str:
     """`git add -A` and `git commit -q -m MESSAGE ARGS` through whatever hook is installed; the new SHA."""
     git(repo, "add", "-A", env=env)
-    proc = subprocess.run(["git", "commit", "-q", "-m", message, *args], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        ["git", "commit", "-q", "-m", message, *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
     assert proc.returncode == 0, proc.stderr
     return git(repo, "rev-parse", "HEAD").strip()
 
@@ -130,18 +152,21 @@ def commit_synced(repo: Path, message: str, *args: str, env: dict[str, str] | No
     return commit_all(repo, message, *args, env={**SYNC, **(env or {})})
 
 
-def agent_commit(repo: Path, before: dict[str, str], after: dict[str, str], started: datetime,
-                 ended: datetime) -> str:
-    """In the empty repository `repo`: a person commits `before` (relative path → text) half an hour before the
-    session `started`; git-intent is installed; the agent's files `after` are committed a minute after it
-    `ended`, through the hook with its worker in the foreground. The session's transcript must already be
-    where its agent keeps it. Returns the agent commit's sha."""
+def agent_commit(
+    repo: Path, before: dict[str, str], after: dict[str, str], started: datetime, ended: datetime
+) -> str:
+    """In the empty repository `repo`: a person commits `before` (relative path → text) half an hour before
+    the session `started`; git-intent is installed; the agent's files `after` are committed a minute after
+    it `ended`, through the hook with its worker in the foreground. The session's transcript must already
+    be where its agent keeps it. Returns the agent commit's sha."""
     write_files(repo, before)
     commit_at_all(repo, "baseline", started - timedelta(minutes=30))
     install(repo)
     write_files(repo, after)
     stamp = (ended + timedelta(minutes=1)).isoformat()
-    return commit_all(repo, "the agent's change", env={**SYNC, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    return commit_all(
+        repo, "the agent's change", env={**SYNC, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    )
 
 
 def write_files(repo: Path, files: dict[str, str]) -> None:
@@ -160,16 +185,22 @@ def commit_at_all(repo: Path, message: str, when: datetime) -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-def commit_file(repo: Path, name: str, text: str, message: str | None = None,
-                env: dict[str, str] | None = None) -> str:
+def commit_file(
+    repo: Path, name: str, text: str, message: str | None = None, env: dict[str, str] | None = None
+) -> str:
     """Write `name` (UTF-8), commit it alone (through whatever hook is installed, which must print nothing)
     and return the new commit's SHA."""
     path = repo / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     git(repo, "add", name)
-    proc = subprocess.run(["git", "commit", "-q", "-m", message or f"add {name}"], cwd=repo, capture_output=True,
-                          text=True, env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        ["git", "commit", "-q", "-m", message or f"add {name}"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     return git(repo, "rev-parse", "HEAD").strip()
@@ -192,8 +223,9 @@ def wait_for(predicate: Callable[[], Any], what: str, timeout: float = WAIT) -> 
 
 def note_text(repo: Path, rev: str = "HEAD") -> str | None:
     """The git-intent note on `rev`, or None when it has none."""
-    proc = subprocess.run(["git", "notes", "--ref", NOTES_REF, "show", rev], cwd=repo, capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        ["git", "notes", "--ref", NOTES_REF, "show", rev], cwd=repo, capture_output=True, text=True
+    )
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -236,13 +268,22 @@ def blame_json(repo: Path, location: str) -> dict[str, Any]:
 
 
 def blamed(repo: Path, path: str, text: str) -> tuple[Any, ...]:
-    """What `blame --json` says of the one line of `path` that reads `text`: (commit, status, agent, session id,
-    message id, tool, and the role and message id of its first evidence); None for what it does not say."""
+    """What `blame --json` says of the one line of `path` that reads `text`: (commit, status, agent,
+    session id, message id, tool, and the role and message id of its first evidence); None for what it does
+    not say."""
     got = blame_json(repo, f"{path}:{line_of(repo / path, text)}")["lines"][0]
     assert got["content"] == text
     credit, first = got["attribution"] or {}, (got["evidence"] or [{}])[0]
-    return (got["commit"], got["status"], credit.get("agent"), credit.get("session_id"), credit.get("message_id"),
-            credit.get("tool"), first.get("role"), first.get("message_id"))
+    return (
+        got["commit"],
+        got["status"],
+        credit.get("agent"),
+        credit.get("session_id"),
+        credit.get("message_id"),
+        credit.get("tool"),
+        first.get("role"),
+        first.get("message_id"),
+    )
 
 
 def line_of(path: Path, text: str) -> int:
@@ -258,7 +299,9 @@ def line_of(path: Path, text: str) -> int:
 def write_records(path: Path, records: list[Any]) -> Path:
     """A JSON Lines file: each record as compact-enough JSON (a string is written verbatim), one per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8")
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8"
+    )
     return path
 
 
@@ -295,9 +338,18 @@ class ClaudeSession:
     last_uuid: str | None = None
 
     def _base(self, kind: str) -> dict[str, Any]:
-        return {"parentUuid": self.last_uuid, "isSidechain": False, "userType": "external", "cwd": str(self.cwd),
-                "sessionId": self.session_id, "version": "2.1.7", "gitBranch": "main", "type": kind,
-                "uuid": str(uuid.uuid4()), "timestamp": self.clock.tick()}
+        return {
+            "parentUuid": self.last_uuid,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": str(self.cwd),
+            "sessionId": self.session_id,
+            "version": "2.1.7",
+            "gitBranch": "main",
+            "type": kind,
+            "uuid": str(uuid.uuid4()),
+            "timestamp": self.clock.tick(),
+        }
 
     def _add(self, record: dict[str, Any]) -> str:
         self.records.append(record)
@@ -311,25 +363,40 @@ class ClaudeSession:
 
     def say(self, text: str) -> str:
         record = self._base("assistant")
-        record["message"] = {"model": "claude-opus-4-5-20251101", "id": f"msg_{uuid.uuid4().hex[:24]}",
-                             "type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
-                             "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 10}}
+        record["message"] = {
+            "model": "claude-opus-4-5-20251101",
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 10, "output_tokens": 10},
+        }
         return self._add(record)
 
     def _tool(self, text: str, name: str, args: dict[str, Any]) -> tuple[str, str]:
         call_id = f"toolu_01{uuid.uuid4().hex[:22]}"
         record = self._base("assistant")
-        record["message"] = {"model": "claude-opus-4-5-20251101", "id": f"msg_{uuid.uuid4().hex[:24]}",
-                             "type": "message", "role": "assistant",
-                             "content": [{"type": "text", "text": text},
-                                         {"type": "tool_use", "id": call_id, "name": name, "input": args}],
-                             "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 10}}
+        record["message"] = {
+            "model": "claude-opus-4-5-20251101",
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": text},
+                {"type": "tool_use", "id": call_id, "name": name, "input": args},
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 10, "output_tokens": 10},
+        }
         return self._add(record), call_id
 
     def _result(self, call_id: str, source: str, content: str, result: dict[str, Any]) -> str:
         record = self._base("user")
-        record["message"] = {"role": "user", "content": [
-            {"tool_use_id": call_id, "type": "tool_result", "content": content}]}
+        record["message"] = {
+            "role": "user",
+            "content": [{"tool_use_id": call_id, "type": "tool_result", "content": content}],
+        }
         record["toolUseResult"] = result
         record["sourceToolAssistantUUID"] = source
         return self._add(record)
@@ -339,36 +406,63 @@ class ClaudeSession:
         message_id, call_id = self._tool(text, "Write", {"file_path": str(path), "content": content})
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
-        self._result(call_id, message_id, f"File created successfully at: {path}",
-                     {"type": "create", "filePath": str(path), "content": content, "structuredPatch": [],
-                      "originalFile": None})
+        self._result(
+            call_id,
+            message_id,
+            f"File created successfully at: {path}",
+            {
+                "type": "create",
+                "filePath": str(path),
+                "content": content,
+                "structuredPatch": [],
+                "originalFile": None,
+            },
+        )
         return message_id
 
     def edit(self, text: str, path: Path, old: str, new: str) -> str:
-        """An assistant message with an Edit, its result (originalFile = the file before), the file on disk."""
+        """An assistant message with an Edit, its result (originalFile = the file before), the file on
+        disk."""
         original = path.read_text(encoding="utf-8")
         assert original.count(old) == 1
-        message_id, call_id = self._tool(text, "Edit", {"file_path": str(path), "old_string": old,
-                                                         "new_string": new, "replace_all": False})
+        message_id, call_id = self._tool(
+            text, "Edit", {"file_path": str(path), "old_string": old, "new_string": new, "replace_all": False}
+        )
         path.write_text(original.replace(old, new), encoding="utf-8")
-        self._result(call_id, message_id, f"The file {path} has been updated successfully.",
-                     {"filePath": str(path), "oldString": old, "newString": new, "originalFile": original,
-                      "structuredPatch": [], "userModified": False, "replaceAll": False})
+        self._result(
+            call_id,
+            message_id,
+            f"The file {path} has been updated successfully.",
+            {
+                "filePath": str(path),
+                "oldString": old,
+                "newString": new,
+                "originalFile": original,
+                "structuredPatch": [],
+                "userModified": False,
+                "replaceAll": False,
+            },
+        )
         return message_id
 
     def bash(self, text: str, command: str, output: str = "") -> str:
         """An assistant message with a Bash call and its successful result; the command is not run here."""
         message_id, call_id = self._tool(text, "Bash", {"command": command, "description": text})
-        self._result(call_id, message_id, output, {"stdout": output, "stderr": "", "interrupted": False,
-                                                   "isImage": False})
+        self._result(
+            call_id,
+            message_id,
+            output,
+            {"stdout": output, "stderr": "", "interrupted": False, "isImage": False},
+        )
         return message_id
 
     def save(self) -> Path:
         folder = claude_project_dir(self.cwd)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{self.session_id}.jsonl"
-        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records), encoding="utf-8"
+        )
         return path
 
 
@@ -394,9 +488,18 @@ class CodexSession:
 
     def __post_init__(self) -> None:
         self.started = self.clock.now
-        self._add("session_meta", {"id": self.session_id, "timestamp": iso(self.started), "cwd": str(self.cwd),
-                                   "originator": "codex_cli_rs", "cli_version": "0.125.0", "source": "cli",
-                                   "model_provider": "openai"})
+        self._add(
+            "session_meta",
+            {
+                "id": self.session_id,
+                "timestamp": iso(self.started),
+                "cwd": str(self.cwd),
+                "originator": "codex_cli_rs",
+                "cli_version": "0.125.0",
+                "source": "cli",
+                "model_provider": "openai",
+            },
+        )
 
     def _add(self, kind: str, payload: dict[str, Any]) -> str:
         self.records.append({"timestamp": self.clock.tick(), "type": kind, "payload": payload})
@@ -404,16 +507,38 @@ class CodexSession:
 
     def prompt(self, text: str) -> str:
         self._add("turn_context", {"cwd": str(self.cwd), "approval_policy": "on-request", "model": "gpt-5.5"})
-        self._add("response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n</environment_context>"}]})
-        self._add("response_item", {"type": "message", "role": "user",
-                                    "content": [{"type": "input_text", "text": text}]})
-        return self._add("event_msg", {"type": "user_message", "message": text, "images": [],
-                                       "local_images": [], "text_elements": []})
+        self._add(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n</environment_context>",
+                    }
+                ],
+            },
+        )
+        self._add(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+        )
+        return self._add(
+            "event_msg",
+            {"type": "user_message", "message": text, "images": [], "local_images": [], "text_elements": []},
+        )
 
     def say(self, text: str, phase: str = "commentary") -> str:
-        return self._add("response_item", {"type": "message", "role": "assistant",
-                                           "content": [{"type": "output_text", "text": text}], "phase": phase})
+        return self._add(
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text}],
+                "phase": phase,
+            },
+        )
 
     def apply_patch(self, files: dict[Path, str]) -> str:
         """One apply_patch call updating or adding `files` (path -> new text); the files change on disk."""
@@ -428,25 +553,56 @@ class CodexSession:
                 for row in unified(before, after).splitlines():
                     if not row.startswith("@@"):
                         envelope.append(row)
-                changes[str(path)] = {"type": "update", "unified_diff": unified(before, after), "move_path": None}
+                changes[str(path)] = {
+                    "type": "update",
+                    "unified_diff": unified(before, after),
+                    "move_path": None,
+                }
             else:
                 envelope.append(f"*** Add File: {path}")
                 envelope += [f"+{row}" for row in after.splitlines()]
                 changes[str(path)] = {"type": "add", "content": after}
         envelope.append("*** End Patch")
-        message_id = self._add("response_item", {"type": "custom_tool_call", "status": "completed",
-                                                 "call_id": call_id, "name": "apply_patch",
-                                                 "input": "\n".join(envelope) + "\n"})
+        message_id = self._add(
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": call_id,
+                "name": "apply_patch",
+                "input": "\n".join(envelope) + "\n",
+            },
+        )
         for path, after in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(after, encoding="utf-8")
         summary = "".join(f"{'M' if c['type'] == 'update' else 'A'} {p}\n" for p, c in changes.items())
-        self._add("event_msg", {"type": "patch_apply_end", "call_id": call_id, "turn_id": str(uuid.uuid4()),
-                                "stdout": f"Success. Updated the following files:\n{summary}", "stderr": "",
-                                "success": True, "changes": changes, "status": "completed"})
-        self._add("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": json.dumps(
-            {"output": f"Success. Updated the following files:\n{summary}",
-             "metadata": {"exit_code": 0, "duration_seconds": 0.0}})})
+        self._add(
+            "event_msg",
+            {
+                "type": "patch_apply_end",
+                "call_id": call_id,
+                "turn_id": str(uuid.uuid4()),
+                "stdout": f"Success. Updated the following files:\n{summary}",
+                "stderr": "",
+                "success": True,
+                "changes": changes,
+                "status": "completed",
+            },
+        )
+        self._add(
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": call_id,
+                "output": json.dumps(
+                    {
+                        "output": f"Success. Updated the following files:\n{summary}",
+                        "metadata": {"exit_code": 0, "duration_seconds": 0.0},
+                    }
+                ),
+            },
+        )
         return message_id
 
     def save(self) -> Path:
@@ -454,8 +610,9 @@ class CodexSession:
         folder = Path(os.environ["CODEX_HOME"]) / "sessions" / day.strftime("%Y/%m/%d")
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"rollout-{day.strftime('%Y-%m-%dT%H-%M-%S')}-{self.session_id}.jsonl"
-        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in self.records), encoding="utf-8"
+        )
         return path
 
 
@@ -522,8 +679,13 @@ def write_tree(repo: Path, files: dict[str, bytes]) -> str:
     """A tree object holding `files` (path -> bytes), built through a scratch index."""
     env = {"GIT_INDEX_FILE": str(repo / ".git" / "scratch-index")}
     for path, data in sorted(files.items()):
-        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data, capture_output=True,
-                             check=True).stdout.decode().strip()
+        oid = (
+            subprocess.run(
+                ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data, capture_output=True, check=True
+            )
+            .stdout.decode()
+            .strip()
+        )
         git(repo, "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
     tree = git(repo, "write-tree", env=env).strip()
     os.remove(repo / ".git" / "scratch-index")
@@ -550,10 +712,10 @@ ODD_FILES = ("zero", "away.txt", "swapped.py", "pipe", "big.txt")
 
 
 def add_odd_files(repo: Path, outside: Path) -> None:
-    """Commit to `repo` `app.py`, then `big.txt` (over the size a work tree file is read), then `zero` (a link to
-    /dev/zero), `away.txt` (a link to `outside`/secret.txt, which holds `PGPASSWORD=kept-outside`) and `swapped.py`,
-    which is then replaced on disk by a FIFO; and make `pipe`, a FIFO git does not track. refs/notes/intent is made
-    to exist (the language server answers nothing without it)."""
+    """Commit to `repo` `app.py`, then `big.txt` (over the size a work tree file is read), then `zero` (a
+    link to /dev/zero), `away.txt` (a link to `outside`/secret.txt, which holds `PGPASSWORD=kept-outside`)
+    and `swapped.py`, which is then replaced on disk by a FIFO; and make `pipe`, a FIFO git does not track.
+    refs/notes/intent is made to exist (the language server answers nothing without it)."""
     from git_intent.git.worktree import MAX_FILE_BYTES
 
     (repo / "app.py").write_text("def main():\n    return 0\n")
@@ -576,7 +738,8 @@ def add_odd_files(repo: Path, outside: Path) -> None:
 
 
 def unreadable_sentence(root: Path, path: str) -> str:
-    """What `read_worktree_file` says of `path` in `root` (the web view and the language server say it as it is)."""
+    """What `read_worktree_file` says of `path` in `root` (the web view and the language server say it as
+    it is)."""
     from git_intent.core.errors import UnreadableFileError
     from git_intent.git.worktree import read_worktree_file
 

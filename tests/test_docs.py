@@ -28,7 +28,8 @@ def _generator(name: str = "gen_cli") -> object:
 def test_cli_reference_is_current() -> None:
     expected = _generator().render()  # type: ignore[attr-defined]
     assert (ROOT / "docs" / "cli.md").read_text(encoding="utf-8") == expected, (
-        "docs/cli.md is stale: run .venv/bin/python docs/gen_cli.py")
+        "docs/cli.md is stale: run .venv/bin/python docs/gen_cli.py"
+    )
 
 
 def test_every_command_has_help_and_is_in_the_readme() -> None:
@@ -39,10 +40,12 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
 
 
 def test_design_layout_is_current() -> None:
-    """docs/design.md's layer diagram is the import-linter contract, and its module list every module's docstring."""
+    """docs/design.md's layer diagram is the import-linter contract, and its module list every module's
+    docstring."""
     design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
     assert design == _generator("gen_layout").updated(design), (  # type: ignore[attr-defined]
-        "docs/design.md's layout is stale: run .venv/bin/python docs/gen_layout.py")
+        "docs/design.md's layout is stale: run .venv/bin/python docs/gen_layout.py"
+    )
 
 
 def test_every_module_says_what_it_holds_and_no_two_say_the_same() -> None:
@@ -55,7 +58,10 @@ def test_every_module_says_what_it_holds_and_no_two_say_the_same() -> None:
 def test_the_top_level_keeps_only_the_core_and_the_entry_points() -> None:
     top = sorted(p.stem for p in (ROOT / "git_intent").glob("*.py"))
     assert len(top) <= 9, top
-    assert max(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "git_intent").rglob("*.py")) <= 450
+    assert (
+        max(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "git_intent").rglob("*.py"))
+        <= 450
+    )
 
 
 def test_man_pages_are_current() -> None:
@@ -66,7 +72,8 @@ def test_man_pages_are_current() -> None:
 
 @pytest.mark.slow
 def test_git_intent_help_opens_the_man_page_the_wheel_installs(tmp_path: Path) -> None:
-    """Issue 20: `git intent --help` runs `man git-intent`; the wheel must carry the page to share/man/man1."""
+    """Issue 20: `git intent --help` runs `man git-intent`; the wheel must carry the page to
+    share/man/man1."""
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -74,16 +81,28 @@ def test_git_intent_help_opens_the_man_page_the_wheel_installs(tmp_path: Path) -
     for folder in ("git_intent", "docs/man"):
         shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(source)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(source)],
+        check=True,
+        capture_output=True,
+    )
     wheel = next((tmp_path / "dist").glob("git_intent-*.whl"))
     prefix = tmp_path / "prefix"
-    subprocess.run([*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix), str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     page = prefix / "share" / "man" / "man1" / "git-intent.1"
     assert page.is_file() and (page.parent / "git-intent-blame.1").is_file()
-    env = {**os.environ, "MANPATH": str(prefix / "share" / "man"), "MANPAGER": "cat", "PAGER": "cat",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "MANWIDTH": "80"}
+    env = {
+        **os.environ,
+        "MANPATH": str(prefix / "share" / "man"),
+        "MANPAGER": "cat",
+        "PAGER": "cat",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "MANWIDTH": "80",
+    }
     located = subprocess.run(["man", "-w", "git-intent"], env=env, capture_output=True, text=True)
     assert located.stdout.strip() == str(page), located.stderr
     shown = subprocess.run(["git", "intent", "--help"], env=env, capture_output=True, text=True, cwd=tmp_path)

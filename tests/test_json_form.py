@@ -18,11 +18,21 @@ from git_intent.core.values import Message, Session, adapter, to_json
 from git_intent.explain.blame import BlameAnswer
 from git_intent.fidelity.topics import Topic
 
-ZONES = st.sampled_from([None, timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5, minutes=-30)),
-                         timezone(timedelta(0), "elsewhere")])
-st.register_type_strategy(datetime, st.builds(lambda d, z: d.replace(tzinfo=z),
-                                              st.datetimes(min_value=datetime(1990, 1, 1)), ZONES))
-st.register_type_strategy(Path, st.builds(Path, st.sampled_from(["a.jsonl", "/home/x/s.jsonl", "sub/ü.json"])))
+ZONES = st.sampled_from(
+    [
+        None,
+        timezone.utc,
+        timezone(timedelta(hours=2)),
+        timezone(timedelta(hours=-5, minutes=-30)),
+        timezone(timedelta(0), "elsewhere"),
+    ]
+)
+st.register_type_strategy(
+    datetime, st.builds(lambda d, z: d.replace(tzinfo=z), st.datetimes(min_value=datetime(1990, 1, 1)), ZONES)
+)
+st.register_type_strategy(
+    Path, st.builds(Path, st.sampled_from(["a.jsonl", "/home/x/s.jsonl", "sub/ü.json"]))
+)
 
 
 def pydantic_form(value: Any, **options: Any) -> Any:

@@ -1,11 +1,12 @@
 """No pattern is worse than linear on text git-intent did not write.
 
-Every regular expression a module of the package compiles at import (`re`, or RE2 through `git_intent.core.linear`) is
-run on adversarial texts built from its own parse tree (`adversarial.shapes`: runs of what it repeats with nothing or a
-failing character after them, prefixes of a match repeated, runs of newlines, spaces and words) at 4 KB and 64 KB:
-sixteen times the text must cost at most a linear bound (with room for a loaded machine), where a quadratic pattern
-costs 256 times and an exponential one never ends (each call is cut at two seconds). The attacks a review found are
-measured through the functions that run them, at 10 KB and 1 MB.
+Every regular expression a module of the package compiles at import (`re`, or RE2 through
+`git_intent.core.linear`) is run on adversarial texts built from its own parse tree (`adversarial.shapes`:
+runs of what it repeats with nothing or a failing character after them, prefixes of a match repeated, runs of
+newlines, spaces and words) at 4 KB and 64 KB: sixteen times the text must cost at most a linear bound (with
+room for a loaded machine), where a quadratic pattern costs 256 times and an exponential one never ends (each
+call is cut at two seconds). The attacks a review found are measured through the functions that run them, at
+10 KB and 1 MB.
 """
 
 from __future__ import annotations
@@ -45,11 +46,14 @@ PATTERNS = sorted(_patterns(), key=lambda item: item[0])
 # Patterns the code only ever tries at one position (`match` on a word, a line, or at an offset), never scans
 # with: measured that way, as one attempt, which must read its text a bounded number of times.
 ANCHORED = {
-    "git_intent.transcripts.jsonl._RECORD_FOLLOWS",  # at the end of a decoded record: is another one glued on?
+    # at the end of a decoded record: is another one glued on?
+    "git_intent.transcripts.jsonl._RECORD_FOLLOWS",
     "git_intent.transcripts.shell.run._ASSIGNMENT",  # on one shell word
 }
-ANCHORED_IDS = {id(getattr(importlib.import_module(module), attribute))
-                for module, _, attribute in (name.rpartition(".") for name in ANCHORED)}
+ANCHORED_IDS = {
+    id(getattr(importlib.import_module(module), attribute))
+    for module, _, attribute in (name.rpartition(".") for name in ANCHORED)
+}
 
 
 def _cost(run: Callable[[str], object], text: str, repeats: int = 1) -> float:
@@ -60,8 +64,11 @@ def test_the_package_compiles_many_patterns() -> None:
     """The walk finds the patterns (a walk that found none would pass every check below)."""
     names = {name for name, _ in PATTERNS}
     assert len(PATTERNS) > 80
-    assert {"git_intent.sessions.prose._CONFIRM", "git_intent.explain.reasons._LISTED",
-            "git_intent.sessions.prose._TAG"} <= names
+    assert {
+        "git_intent.sessions.prose._CONFIRM",
+        "git_intent.explain.reasons._LISTED",
+        "git_intent.sessions.prose._TAG",
+    } <= names
 
 
 @pytest.mark.parametrize(("name", "pattern"), PATTERNS, ids=[name for name, _ in PATTERNS])
@@ -79,7 +86,8 @@ def test_every_pattern_is_linear_on_adversarial_text(name: str, pattern: Any) ->
         large = _cost(run, shape.build(LARGE))
         assert large <= 16 * 8 * small + 0.05, (
             f"{name} ({source[:80]!r}) on {shape}: {small * 1000:.2f} ms at {SMALL} characters, "
-            f"{large * 1000:.2f} ms at {LARGE}")
+            f"{large * 1000:.2f} ms at {LARGE}"
+        )
 
 
 def _redaction(text: str) -> object:
@@ -115,21 +123,27 @@ ATTACKS = [
 ]
 
 
-@pytest.mark.parametrize(("attack", "run", "unit", "head"), ATTACKS, ids=[a[0].split(":")[0] for a in ATTACKS])
-def test_the_attacks_found_are_linear_from_10_kb_to_1_mb(attack: str, run: Callable[[str], object], unit: str,
-                                                       head: str) -> None:
+@pytest.mark.parametrize(
+    ("attack", "run", "unit", "head"), ATTACKS, ids=[a[0].split(":")[0] for a in ATTACKS]
+)
+def test_the_attacks_found_are_linear_from_10_kb_to_1_mb(
+    attack: str, run: Callable[[str], object], unit: str, head: str
+) -> None:
     small = _cost(run, head + unit * (10_000 // len(unit)) + "zzz", repeats=3)
     large = _cost(run, head + unit * (1_000_000 // len(unit)) + "zzz")
     assert large < 100 * 4 * small + 0.5, f"{attack}: {small:.4f} s at 10 KB, {large:.4f} s at 1 MB"
 
 
-@pytest.mark.parametrize("text", [
-    'export WEBHOOK_SECRET="amber falcon river."',
-    "WEBHOOK_SECRET='amber falcon river!'",
-    '{"webhook_secret": "amber falcon river."}',
-    'webhook_secret: "amber falcon river."',
-    'API_TOKEN="blue sky, green tea?"',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'export WEBHOOK_SECRET="amber falcon river."',
+        "WEBHOOK_SECRET='amber falcon river!'",
+        '{"webhook_secret": "amber falcon river."}',
+        'webhook_secret: "amber falcon river."',
+        'API_TOKEN="blue sky, green tea?"',
+    ],
+)
 def test_a_secret_named_variables_whole_quoted_value_is_redacted(text: str) -> None:
     """Whatever its words, spaces and final punctuation, every time (the redactor has no chance in it)."""
     for _ in range(5):

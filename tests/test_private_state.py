@@ -51,16 +51,22 @@ def modes(root: Path) -> dict[str, str]:
 
 def loose(root: Path) -> dict[str, str]:
     """The paths below `root` that are not 0700 folders or 0600 files."""
-    return {name: mode for name, mode in modes(root).items()
-            if mode != ("0o700" if (root / name).is_dir() else "0o600")}
+    return {
+        name: mode
+        for name, mode in modes(root).items()
+        if mode != ("0o700" if (root / name).is_dir() else "0o600")
+    }
 
 
 def agent_commit(repo: Path, name: str, env: dict[str, str] | None = None) -> Path:
     """A Claude Code session writes `name` (holding SECRET) and the work is committed; the transcript."""
     session = claude_session(repo)
     session.prompt(f"Add {name} with the database settings.")
-    session.write(f"Writing {name}; it reads {SECRET} from the environment.", repo / name,
-                  f"# settings\nURL = 'postgres://db'\n# {SECRET}\n")
+    session.write(
+        f"Writing {name}; it reads {SECRET} from the environment.",
+        repo / name,
+        f"# settings\nURL = 'postgres://db'\n# {SECRET}\n",
+    )
     transcript = session.save()
     commit_all(repo, f"add {name}", env=env)
     return transcript
@@ -68,7 +74,9 @@ def agent_commit(repo: Path, name: str, env: dict[str, str] | None = None) -> Pa
 
 def test_everything_under_the_state_folder_is_private(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     legacy = repo / ".git" / "hooks" / "post-commit"
-    legacy.write_text('#!/bin/sh\necho ran > "$(git rev-parse --git-dir)/legacy-made-this"\n', encoding="utf-8")
+    legacy.write_text(
+        '#!/bin/sh\necho ran > "$(git rev-parse --git-dir)/legacy-made-this"\n', encoding="utf-8"
+    )
     legacy.chmod(0o755)
     install(repo)
     state = repo / ".git" / "intent"
@@ -101,8 +109,18 @@ def test_everything_under_the_state_folder_is_private(repo: Path, monkeypatch: p
         assert loose(state) == {}
     finally:
         db.close()
-    assert {"hook.log", "error.log", "index.db", "worker.lock", "notes.lock", "queue", "failed",
-            "failed/1-torn.job", "failed/1-torn.job.error", "shims/post-rewrite"} <= set(modes(state))
+    assert {
+        "hook.log",
+        "error.log",
+        "index.db",
+        "worker.lock",
+        "notes.lock",
+        "queue",
+        "failed",
+        "failed/1-torn.job",
+        "failed/1-torn.job.error",
+        "shims/post-rewrite",
+    } <= set(modes(state))
     assert loose(state) == {}
     # The worker's git objects (the notes) keep git's usual modes: the umask did not reach the worker.
     blob = git(repo, "rev-parse", "refs/notes/intent:" + git(repo, "rev-parse", "HEAD").strip()).strip()
@@ -133,16 +151,22 @@ def test_a_state_folder_left_open_by_an_earlier_version_is_tightened(repo: Path)
 
 def full_disk_after(limit: int) -> Any:
     """A `shutil.copyfileobj` that writes `limit` bytes, then fails as a full disk does."""
+
     def copy(source: Any, target: Any, length: int = 0) -> None:
         target.write(source.read(limit))
         target.flush()
         raise OSError(errno.ENOSPC, "No space left on device")
+
     return copy
 
 
 def backup_files(repo: Path) -> list[str]:
     sessions = repo / ".opencode" / "intent" / "sessions"
-    return sorted(str(p.relative_to(sessions)) for p in sessions.rglob("*") if p.is_file()) if sessions.is_dir() else []
+    return (
+        sorted(str(p.relative_to(sessions)) for p in sessions.rglob("*") if p.is_file())
+        if sessions.is_dir()
+        else []
+    )
 
 
 def status_json(repo: Path) -> dict[str, Any]:
@@ -153,7 +177,8 @@ def status_json(repo: Path) -> dict[str, Any]:
 
 
 def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from git_intent.capture.record import record_commit
 
     transcript = agent_commit(repo, "settings.py")
@@ -168,8 +193,10 @@ def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
     report = status_json(repo)
     assert report["pending_backups"] == 1
     proc = run_cli("status", cwd=repo)
-    assert ("backups   1 session copy(ies) still to make in the backup (a copy failed, say on a full disk); the next "
-            "commit retries, `git intent record --pending` now.") in proc.stdout.splitlines()
+    assert (
+        "backups   1 session copy(ies) still to make in the backup (a copy failed, say on a full disk); "
+        "the next commit retries, `git intent record --pending` now."
+    ) in proc.stdout.splitlines()
 
     # A temporary file a killed worker left an hour ago is cleaned on the next run, too.
     stale = repo / ".opencode" / "intent" / "sessions" / "claude-code" / "tmpk1ll3d.tmp"
@@ -185,12 +212,18 @@ def test_a_full_disk_during_the_backup_leaves_no_transcript_text_and_is_retried(
     first, second = journal(repo)
     assert first == entry
     assert {k: second[k] for k in ("commit", "agent", "session_id", "backup", "retried")} == {
-        "commit": entry["commit"], "agent": "claude-code", "session_id": session_id, "backup": str(copy),
-        "retried": True}
+        "commit": entry["commit"],
+        "agent": "claude-code",
+        "session_id": session_id,
+        "backup": str(copy),
+        "retried": True,
+    }
     assert status_json(repo)["pending_backups"] == 0
 
 
-def test_a_backup_whose_transcript_is_gone_is_not_pending_forever(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_backup_whose_transcript_is_gone_is_not_pending_forever(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from git_intent.capture.record import record_commit
 
     transcript = agent_commit(repo, "settings.py")
@@ -204,7 +237,6 @@ def test_a_backup_whose_transcript_is_gone_is_not_pending_forever(repo: Path, mo
     assert status_json(repo)["pending_backups"] == 0
     assert backup_files(repo) == []
     assert len(journal(repo)) == 1
-
 
 
 def test_a_linked_state_folder_is_not_walked_through_its_link(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""The code stays typed and lint-clean: mypy --strict and ruff over the package, and the
-layers of docs/design.md hold (import-linter's contracts in .importlinter)."""
+"""The code stays typed, lint-clean and formatted: mypy --strict over the package, ruff's checks and its
+formatter (110 columns) over the whole tree, and the layers of docs/design.md hold (import-linter's contracts
+in .importlinter)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("tool", [["mypy", "git_intent"], ["ruff", "check", "git_intent"], ["lint-imports"]])
+TREE = ["git_intent", "tests", "bench", "docs", "scripts"]
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        ["mypy", "git_intent"],
+        ["ruff", "check", *TREE],
+        ["ruff", "format", "--check", *TREE],
+        ["lint-imports"],
+    ],
+    ids=["mypy", "ruff-check", "ruff-format", "lint-imports"],
+)
 def test_static_checks(tool: list[str]) -> None:
     exe = shutil.which(tool[0], path=str(Path(sys.executable).parent))
     assert exe is not None, f"{tool[0]} is not installed (pip install -e '.[test]')"
@@ -21,14 +34,16 @@ def test_static_checks(tool: list[str]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-# Files that move a file (a queued job, a damaged index set aside, a user's hook kept beside ours) and write none.
+# Files that move a file (a queued job, a damaged index set aside, a user's hook kept beside ours) and write
+# none.
 MOVES_ONLY = {"git_intent/capture/queue.py", "git_intent/index/store.py", "git_intent/capture/install.py"}
 WRITES_STATE = {"git_intent/core/state_files.py"}
 
 
-def test_every_whole_file_write_goes_through_private() -> None:
-    """A temporary file renamed over a state or config file is written in one place (`private.replace_file`), and a
-    lock held in one (`private.locked`): a fix to either (a link, a mode, a stray temporary) is made once."""
+def test_every_whole_file_write_goes_through_state_files() -> None:
+    """A temporary file renamed over a state or config file is written in one place
+    (`state_files.replace_file`), and a lock held in one (`state_files.locked`): a fix to either (a link, a
+    mode, a stray temporary) is made once."""
     import ast
 
     found: list[str] = []
@@ -41,16 +56,19 @@ def test_every_whole_file_write_goes_through_private() -> None:
                 continue
             owner = node.func.value.id if isinstance(node.func.value, ast.Name) else ""
             call = f"{owner}.{node.func.attr}"
-            if call in ("tempfile.mkstemp", "fcntl.flock") or (call in ("os.replace", "os.rename")
-                                                               and name not in MOVES_ONLY):
+            if call in ("tempfile.mkstemp", "fcntl.flock") or (
+                call in ("os.replace", "os.rename") and name not in MOVES_ONLY
+            ):
                 found.append(f"{name}:{node.lineno} {call}")
-    assert found == [], "write state through private.replace_file / private.locked:\n" + "\n".join(found)
+    assert found == [], "write state through state_files.replace_file / state_files.locked:\n" + "\n".join(
+        found
+    )
 
 
 def test_every_work_tree_file_is_read_through_worktree() -> None:
-    """A file of the work tree (`repo.root / path`) is read in one place, `git.worktree.read_worktree_file`, which
-    refuses FIFOs, devices and links out of the tree and bounds the read: a direct read of a committed link to
-    /dev/zero read 2.5 GB in 2 s."""
+    """A file of the work tree (`repo.root / path`) is read in one place,
+    `git.worktree.read_worktree_file`, which refuses FIFOs, devices and links out of the tree and bounds
+    the read: a direct read of a committed link to /dev/zero read 2.5 GB in 2 s."""
     import ast
     import re
 
@@ -60,8 +78,11 @@ def test_every_work_tree_file_is_read_through_worktree() -> None:
         if name == "git_intent/git/worktree.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("read_bytes", "read_text", "open")
-                    and re.search(r"\broot\b", ast.unparse(node.func.value))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("read_bytes", "read_text", "open")
+                and re.search(r"\broot\b", ast.unparse(node.func.value))
+            ):
                 found.append(f"{name}:{node.lineno} {ast.unparse(node.func)}")
     assert found == [], "read work tree files through git.worktree.read_worktree_file:\n" + "\n".join(found)

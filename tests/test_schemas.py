@@ -1,5 +1,5 @@
-"""Every `--json` output has a generated JSON Schema (draft 2020-12) in docs/schemas/, current with the models,
-and what the commands really print validates against it."""
+"""Every `--json` output has a generated JSON Schema (draft 2020-12) in docs/schemas/, current with the
+models, and what the commands really print validates against it."""
 
 from __future__ import annotations
 
@@ -109,4 +109,6 @@ def test_schema_command(tmp_path: Path) -> None:
     one = run_cli("schema", "stats", cwd=tmp_path)
     assert one.stdout == (ROOT / "docs" / "schemas" / "stats.json").read_text(encoding="utf-8")
     bad = run_cli("schema", "nope", cwd=tmp_path)
-    assert bad.returncode == 1 and bad.stderr.startswith("error: There is no JSON output named 'nope'.\nhint: ")
+    assert bad.returncode == 1 and bad.stderr.startswith(
+        "error: There is no JSON output named 'nope'.\nhint: "
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import SYNC, claude_session, commit_all, install, note_text, run_cli
 
-from git_intent.core import private
+from git_intent.core import state_files
 from git_intent.core.state_files import LinkedFileError
 
 PRECIOUS = "precious content outside .git/intent\n"
@@ -33,11 +33,11 @@ def untouched(target: Path) -> bool:
 
 
 WRITERS: dict[str, Callable[[Path], object]] = {
-    "write_text": lambda p: private.write_text(p, "1234"),
-    "append_text": lambda p: private.append_text(p).close(),
-    "lock_file": lambda p: private.lock_file(p).close(),
-    "private_database": private.private_database,
-    "open_private": lambda p: os.close(private.open_private(p, private.REPLACE)),
+    "write_text": lambda p: state_files.write_text(p, "1234"),
+    "append_text": lambda p: state_files.append_text(p).close(),
+    "lock_file": lambda p: state_files.lock_file(p).close(),
+    "private_database": state_files.private_database,
+    "open_private": lambda p: os.close(state_files.open_private(p, state_files.REPLACE)),
 }
 
 
@@ -47,12 +47,16 @@ def test_every_private_writer_refuses_a_link_in_one_sentence(tmp_path: Path, wri
     target = planted(tmp_path, state / "worker.pid")
     with pytest.raises(LinkedFileError) as raised:
         WRITERS[writer](state / "worker.pid")
-    assert str(raised.value) == (f"{state / 'worker.pid'} is a symbolic link; git-intent writes nothing through a "
-                                 f"link (remove it and run the command again).")
+    assert str(raised.value) == (
+        f"{state / 'worker.pid'} is a symbolic link; git-intent writes nothing through a link (remove it "
+        f"and run the command again)."
+    )
     assert isinstance(raised.value, OSError) and untouched(target)
 
 
-def test_error_log_as_a_link_is_not_appended_to(repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_error_log_as_a_link_is_not_appended_to(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from git_intent.cli import _write_error_log
 
     target = planted(tmp_path, repo / ".git" / "intent" / "error.log")
@@ -77,7 +81,9 @@ def test_a_commit_writes_nothing_through_linked_state_files(repo: Path, tmp_path
     assert all(untouched(t) for t in targets)
     assert note_text(root, "HEAD") is None  # the worker refused to write its pid through the link: queued
     assert "queued    1 job(s)" in run_cli("status", cwd=root).stdout
-    assert not (state / "worker.pid").exists()  # the worker removed its own planted name (the link, not its target)
+    assert not (
+        state / "worker.pid"
+    ).exists()  # the worker removed its own planted name (the link, not its target)
     pending = run_cli("record", "--pending", cwd=root)
     assert pending.returncode == 0 and note_text(root, "HEAD") is not None, pending.stderr
     assert all(untouched(t) for t in targets)
@@ -87,9 +93,11 @@ def test_a_commit_writes_nothing_through_linked_state_files(repo: Path, tmp_path
 def test_the_cli_refuses_a_linked_state_file_in_one_sentence(repo: Path, tmp_path: Path, name: str) -> None:
     target = planted(tmp_path, repo / ".git" / "intent" / name)
     proc = run_cli("record", "--pending", cwd=repo)
-    assert (proc.returncode, proc.stderr) == (1, f"error: {repo / '.git' / 'intent' / name} is a symbolic link; "
-                                                 "git-intent writes nothing through a link (remove it and run the "
-                                                 "command again).\n")
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        f"error: {repo / '.git' / 'intent' / name} is a symbolic link; "
+        "git-intent writes nothing through a link (remove it and run the command again).\n",
+    )
     assert untouched(target)
 
 

@@ -2,9 +2,9 @@
 adapters, to build the repositories the corpus tests record and blame.
 
 Claude Code edits carry `originalFile`, so the pre-image is exact; Codex patches do not, so the pre-image
-holds the lines the patches show at their real line numbers and unique filler lines elsewhere. This reads
-the formats a second time on purpose: a test that rebuilt its repository through the adapters could not
-catch an adapter that misreads the edits. The product replays through `git_intent.sessions.replay` (Session.edits).
+holds the lines the patches show at their real line numbers and unique filler lines elsewhere. This reads the
+formats a second time on purpose: a test that rebuilt its repository through the adapters could not catch an
+adapter that misreads the edits. The product replays through `git_intent.sessions.replay` (Session.edits).
 """
 
 from __future__ import annotations
@@ -18,8 +18,15 @@ from git_intent.sessions.replay import Rebuild, commit_replayed, write_replayed
 from git_intent.transcripts.jsonl import iter_records
 from git_intent.transcripts.patches import HUNK_HEADER
 
-__all__ = ["Rebuild", "RebuildError", "commit_replayed", "linked_history", "rebuild_claude", "rebuild_codex",
-           "write_replayed"]
+__all__ = [
+    "Rebuild",
+    "RebuildError",
+    "commit_replayed",
+    "linked_history",
+    "rebuild_claude",
+    "rebuild_codex",
+    "write_replayed",
+]
 
 _CLAUDE_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 
@@ -247,9 +254,9 @@ def rebuild_codex(transcript: Path) -> Rebuild:
 
 
 def linked_history(repo: Path) -> list[str]:
-    """The linked corpus's real commits rebuilt in `repo` (an empty repository) in the order their sessions ran,
-    each after a person's baseline and with its `Entire-Checkpoint` trailer, and the corpus's checkpoints on
-    `entire/checkpoints/v1`; returns the trailer commits, oldest first."""
+    """The linked corpus's real commits rebuilt in `repo` (an empty repository) in the order their sessions
+    ran, each after a person's baseline and with its `Entire-Checkpoint` trailer, and the corpus's
+    checkpoints on `entire/checkpoints/v1`; returns the trailer commits, oldest first."""
     from datetime import timedelta
 
     from support import (
@@ -265,20 +272,35 @@ def linked_history(repo: Path) -> list[str]:
         write_tree,
     )
 
-    cases = [(ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),
-             (ENTIRE_AC3F_S2, "ac3f02a3c337", rebuild_claude, "log error when marshalling fails"),
-             (ENTIRE_AC3F_S0, "ac3f02a3c337", rebuild_claude,
-              "handle if a single jsonl line is bigger then chunk size"),
-             (GITSYNC_8FEA, "8feaf84a600f", rebuild_codex, "even more general url validation")]
-    steps = sorted(((corpus("linked", *t), cp, build(corpus("linked", *t)), subject)
-                    for t, cp, build, subject in cases), key=lambda s: at(s[2].first_edit_at))
+    cases = [
+        (ENTIRE_8ECE, "8ece5fc12e98", rebuild_claude, "fix test"),
+        (ENTIRE_AC3F_S2, "ac3f02a3c337", rebuild_claude, "log error when marshalling fails"),
+        (
+            ENTIRE_AC3F_S0,
+            "ac3f02a3c337",
+            rebuild_claude,
+            "handle if a single jsonl line is bigger then chunk size",
+        ),
+        (GITSYNC_8FEA, "8feaf84a600f", rebuild_codex, "even more general url validation"),
+    ]
+    steps = sorted(
+        ((corpus("linked", *t), cp, build(corpus("linked", *t)), subject) for t, cp, build, subject in cases),
+        key=lambda s: at(s[2].first_edit_at),
+    )
     commits = []
     for transcript, checkpoint, rebuild, subject in steps:
         cwd = session_cwd(transcript).rstrip("/")
-        write_replayed(repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1:]).exists()}, cwd)
+        write_replayed(
+            repo, {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd) + 1 :]).exists()}, cwd
+        )
         commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
         write_replayed(repo, rebuild.post, cwd)
-        commits.append(commit_replayed(repo, f"{subject}\n\nEntire-Checkpoint: {checkpoint}\n",
-                                       at(rebuild.last_edit_at) + timedelta(minutes=1)))
+        commits.append(
+            commit_replayed(
+                repo,
+                f"{subject}\n\nEntire-Checkpoint: {checkpoint}\n",
+                at(rebuild.last_edit_at) + timedelta(minutes=1),
+            )
+        )
     set_ref(repo, "refs/heads/entire/checkpoints/v1", write_tree(repo, corpus_files()), "Checkpoints")
     return commits

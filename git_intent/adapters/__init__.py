@@ -20,7 +20,16 @@ from typing import Any, Protocol
 from ..core.errors import TranscriptError
 from ..core.values import AGENT_NAME, Session
 
-__all__ = ["ADAPTERS", "ENTRY_POINT_GROUP", "FILE_SCOPED", "Adapter", "Registered", "adapter", "all_adapters", "sniff"]
+__all__ = [
+    "ADAPTERS",
+    "ENTRY_POINT_GROUP",
+    "FILE_SCOPED",
+    "Adapter",
+    "Registered",
+    "adapter",
+    "all_adapters",
+    "sniff",
+]
 
 ENTRY_POINT_GROUP = "git_intent.adapters"
 
@@ -57,8 +66,13 @@ class Adapter(Protocol):
         """
         ...
 
-    def read_project(self, path: Path, project_id: str | None = None, root: Path | None = None,
-                     since: datetime | None = None) -> list[Session]:
+    def read_project(
+        self,
+        path: Path,
+        project_id: str | None = None,
+        root: Path | None = None,
+        since: datetime | None = None,
+    ) -> list[Session]:
         """The sessions of `path` that belong to the repository whose root commit is `project_id` or whose
         work tree is `root`, updated at or after `since` (a superset is fine: the catalog checks)."""
         ...
@@ -97,8 +111,9 @@ class Registered:
         return iter(self.given.discover(root, since))
 
     def locations(self, root: Path) -> list[str]:
-        """Where the adapter looks for the transcripts of the work tree `root` on this machine, as path patterns
-        (`git intent agents`); empty for a plug-in that does not say (a plug-in's that raises says nothing)."""
+        """Where the adapter looks for the transcripts of the work tree `root` on this machine, as path
+        patterns (`git intent agents`); empty for a plug-in that does not say (a plug-in's that raises says
+        nothing)."""
         given = getattr(self.given, "locations", None)
         if not callable(given):
             return []
@@ -123,8 +138,13 @@ class Registered:
         (an adapter names its sessions after itself: the name is how the registry finds it again)."""
         return self._own(list(self.given.read(path)), path)
 
-    def read_project(self, path: Path, project_id: str | None = None, root: Path | None = None,
-                     since: datetime | None = None) -> list[Session]:
+    def read_project(
+        self,
+        path: Path,
+        project_id: str | None = None,
+        root: Path | None = None,
+        since: datetime | None = None,
+    ) -> list[Session]:
         """The given adapter's `read_project`, else `read` (membership is then decided by the catalog)."""
         own = getattr(self.given, "read_project", None)
         if own is None:
@@ -134,8 +154,10 @@ class Registered:
     def _own(self, sessions: list[Session], path: Path) -> list[Session]:
         for session in sessions:
             if session.agent != self.NAME:
-                raise TranscriptError(f"The adapter {self.NAME} read {path} as a session of {session.agent}; "
-                                      "an adapter names its sessions after itself.")
+                raise TranscriptError(
+                    f"The adapter {self.NAME} read {path} as a session of {session.agent}; "
+                    "an adapter names its sessions after itself."
+                )
         return [self._checked(s, path) for s in sessions] if self.plugin else sessions
 
     def _checked(self, session: Session, path: Path) -> Session:
@@ -148,20 +170,35 @@ class Registered:
         try:
             return validate(type(session), asdict(session))
         except ValueError as exc:  # pydantic's ValidationError
-            raise TranscriptError(f"The adapter {self.NAME} read {path} into a malformed session: "
-                                  f"{str(exc).splitlines()[0]}.") from None
+            raise TranscriptError(
+                f"The adapter {self.NAME} read {path} into a malformed session: {str(exc).splitlines()[0]}."
+            ) from None
 
 
 class _BuiltIn(Mapping[str, Registered]):
     """The built-in adapters by agent name, each module imported on first use: a blame of a Claude Code
     line imports the Claude Code adapter alone (importing all six cost ~60 ms of its start-up)."""
 
-    _MODULES = {"claude-code": "claude_code", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini_cli",
-                "cursor": "cursor", "aider": "aider",
-                "qwen-code": "qwen_code", "amp": "amp", "droid": "droid", "pi": "pi", "crush": "crush",
-                "goose": "goose", "specstory": "specstory",
-                "copilot-cli": "copilot_cli", "copilot-chat": "copilot_chat", "cline": "cline", "roo-code": "roo_code",
-                "continue": "continue_dev"}
+    _MODULES = {
+        "claude-code": "claude_code",
+        "codex": "codex",
+        "opencode": "opencode",
+        "gemini-cli": "gemini_cli",
+        "cursor": "cursor",
+        "aider": "aider",
+        "qwen-code": "qwen_code",
+        "amp": "amp",
+        "droid": "droid",
+        "pi": "pi",
+        "crush": "crush",
+        "goose": "goose",
+        "specstory": "specstory",
+        "copilot-cli": "copilot_cli",
+        "copilot-chat": "copilot_chat",
+        "cline": "cline",
+        "roo-code": "roo_code",
+        "continue": "continue_dev",
+    }
 
     def __init__(self) -> None:
         self._loaded: dict[str, Registered] = {}
@@ -182,9 +219,26 @@ class _BuiltIn(Mapping[str, Registered]):
 ADAPTERS: Mapping[str, Registered] = _BuiltIn()
 # The built-ins whose `read` depends on the file alone (`Registered.file_scoped`), known without importing
 # them: a parse kept by `parse_cache` is then found before any adapter is loaded.
-FILE_SCOPED = frozenset({"claude-code", "codex", "gemini-cli", "cursor", "aider",
-                         "qwen-code", "amp", "droid", "pi", "crush", "specstory",
-                         "copilot-cli", "copilot-chat", "cline", "roo-code", "continue"})
+FILE_SCOPED = frozenset(
+    {
+        "claude-code",
+        "codex",
+        "gemini-cli",
+        "cursor",
+        "aider",
+        "qwen-code",
+        "amp",
+        "droid",
+        "pi",
+        "crush",
+        "specstory",
+        "copilot-cli",
+        "copilot-chat",
+        "cline",
+        "roo-code",
+        "continue",
+    }
+)
 
 
 def adapter(name: str) -> Registered | None:

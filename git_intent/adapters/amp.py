@@ -77,10 +77,15 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True for a JSON document opening with a thread's fields: an `"id"` of the form `T-…` and a numeric `"v"`
-    within its first 8 KB (values other than these two are not looked at)."""
+    """True for a JSON document opening with a thread's fields: an `"id"` of the form `T-…` and a numeric
+    `"v"` within its first 8 KB (values other than these two are not looked at)."""
     head = head_text(path, SNIFF_BYTES) if path.suffix == ".json" else None
-    return head is not None and head.startswith("{") and bool(_THREAD_ID.search(head)) and bool(_VERSION.search(head))
+    return (
+        head is not None
+        and head.startswith("{")
+        and bool(_THREAD_ID.search(head))
+        and bool(_VERSION.search(head))
+    )
 
 
 def read(path: Path) -> list[Session]:
@@ -110,15 +115,27 @@ def read(path: Path) -> list[Session]:
             if message is not None:
                 messages.append(message)
     env = _dict(_dict(thread.get("env")).get("initial"))
-    trees = [_folder(t.get("uri")) for t in env.get("trees", []) if isinstance(t, dict)] if isinstance(
-        env.get("trees"), list) else []
+    trees = (
+        [_folder(t.get("uri")) for t in env.get("trees", []) if isinstance(t, dict)]
+        if isinstance(env.get("trees"), list)
+        else []
+    )
     cwds = [t for t in trees if t]
     version = _dict(env.get("platform")).get("clientVersion")
     thread_id = thread.get("id")
-    return [Session(agent=NAME, session_id=thread_id.replace(":", "-") if isinstance(thread_id, str) and thread_id
-                    else path.stem, transcript=path, cwd=cwds[0] if cwds else None, cwds=cwds,
-                    agent_version=version if isinstance(version, str) else None, messages=messages, edits=edits,
-                    stats=stats)]
+    return [
+        Session(
+            agent=NAME,
+            session_id=thread_id.replace(":", "-") if isinstance(thread_id, str) and thread_id else path.stem,
+            transcript=path,
+            cwd=cwds[0] if cwds else None,
+            cwds=cwds,
+            agent_version=version if isinstance(version, str) else None,
+            messages=messages,
+            edits=edits,
+            stats=stats,
+        )
+    ]
 
 
 def _results(items: list[Any]) -> dict[str, dict[str, Any]]:
@@ -127,14 +144,24 @@ def _results(items: list[Any]) -> dict[str, dict[str, Any]]:
     for item in items:
         content = item.get("content") if isinstance(item, dict) else None
         for block in content if isinstance(content, list) else []:
-            call_id = block.get("toolUseID") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+            call_id = (
+                block.get("toolUseID")
+                if isinstance(block, dict) and block.get("type") == "tool_result"
+                else None
+            )
             if isinstance(call_id, str):
                 runs[call_id] = _dict(block.get("run"))
     return runs
 
 
-def _message(item: dict[str, Any], index: int, when: datetime | None, results: dict[str, dict[str, Any]],
-             edits: list[Edit], stats: ParseStats) -> Message | None:
+def _message(
+    item: dict[str, Any],
+    index: int,
+    when: datetime | None,
+    results: dict[str, dict[str, Any]],
+    edits: list[Edit],
+    stats: ParseStats,
+) -> Message | None:
     role = item.get("role")
     if role not in ("user", "assistant"):
         stats.unknown(f"role:{role}")
@@ -154,17 +181,28 @@ def _message(item: dict[str, Any], index: int, when: datetime | None, results: d
             continue
         parts.append(part)
         if part.kind == "tool_call" and role == "assistant" and isinstance(block, dict):
-            edits += _edits(str(part.tool), _dict(block.get("input")), results.get(str(part.call_id)), message_id,
-                            str(part.call_id), when)
+            edits += _edits(
+                str(part.tool),
+                _dict(block.get("input")),
+                results.get(str(part.call_id)),
+                message_id,
+                str(part.call_id),
+                when,
+            )
     parts = [p for p in parts if p.text.strip() or p.kind != "text"]
     if not parts:
         return None
     if role == "user" and all(p.kind == "tool_result" for p in parts):
         return Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts))
     model = _dict(item.get("usage")).get("model")
-    return Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts),
-                   is_prompt=role == "user" and any(p.kind == "text" for p in parts),
-                   model=model if isinstance(model, str) and role == "assistant" else None)
+    return Message(
+        message_id=message_id,
+        role=role,
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=role == "user" and any(p.kind == "text" for p in parts),
+        model=model if isinstance(model, str) and role == "assistant" else None,
+    )
 
 
 def _result_part(block: dict[str, Any]) -> Part:
@@ -178,12 +216,22 @@ def _result_part(block: dict[str, Any]) -> Part:
     if not text and isinstance(error, (str, dict)):
         text = error if isinstance(error, str) else str(error.get("message", ""))
     call_id = block.get("toolUseID")
-    return Part(kind="tool_result", call_id=call_id if isinstance(call_id, str) else None, text=str(text),
-                is_error=run.get("status") not in ("done", None))
+    return Part(
+        kind="tool_result",
+        call_id=call_id if isinstance(call_id, str) else None,
+        text=str(text),
+        is_error=run.get("status") not in ("done", None),
+    )
 
 
-def _edits(name: str, args: dict[str, Any], run: dict[str, Any] | None, message_id: str, call_id: str,
-           when: datetime | None) -> list[Edit]:
+def _edits(
+    name: str,
+    args: dict[str, Any],
+    run: dict[str, Any] | None,
+    message_id: str,
+    call_id: str,
+    when: datetime | None,
+) -> list[Edit]:
     """The edits one call made; none when its run did not finish ("done")."""
     if run is not None and run.get("status") != "done":
         return []
@@ -193,8 +241,14 @@ def _edits(name: str, args: dict[str, Any], run: dict[str, Any] | None, message_
         command, folder = args.get("cmd", args.get("command")), args.get("cwd")
         if not isinstance(command, str):
             return []
-        return shell.shell_edits(command, folder if isinstance(folder, str) else None, tool=name,
-                                 message_id=message_id, call_id=call_id, timestamp=when)
+        return shell.shell_edits(
+            command,
+            folder if isinstance(folder, str) else None,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=when,
+        )
     if name == "apply_patch":
         text = next((v for k, v in args.items() if k in ("patch", "input") and isinstance(v, str)), "")
         return envelope(text, tool=name, message_id=message_id, call_id=call_id, timestamp=when)
@@ -202,21 +256,40 @@ def _edits(name: str, args: dict[str, Any], run: dict[str, Any] | None, message_
         return []
     if name == "create_file":
         content = args.get("content")
-        return [whole_file(path, content if isinstance(content, str) else "", tool=name, message_id=message_id,
-                           call_id=call_id, timestamp=when)]
+        return [
+            whole_file(
+                path,
+                content if isinstance(content, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     old, new = args.get("old_str"), args.get("new_str")
     old, new = old if isinstance(old, str) else "", new if isinstance(new, str) else ""
     diff = result.get("diff")
     if isinstance(diff, str) and diff.strip():
-        return [diffed(path, _FENCE.sub("", diff), old=old, new=new, tool=name, message_id=message_id,
-                       call_id=call_id, timestamp=when)]
+        return [
+            diffed(
+                path,
+                _FENCE.sub("", diff),
+                old=old,
+                new=new,
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     return [replacement(path, old, new, tool=name, message_id=message_id, call_id=call_id, timestamp=when)]
 
 
 def _time(item: dict[str, Any]) -> datetime | None:
     """When a message was sent (a user's `meta.sentAt`) or written (an assistant's `usage.timestamp`)."""
     return epoch_timestamp(_dict(item.get("meta")).get("sentAt")) or parse_timestamp(
-        _dict(item.get("usage")).get("timestamp"))
+        _dict(item.get("usage")).get("timestamp")
+    )
 
 
 def _folder(uri: Any) -> str | None:

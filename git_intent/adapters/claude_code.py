@@ -1,12 +1,12 @@
 """Claude Code transcripts: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (versions 1.0 to 2.1).
 
-Records are JSON objects with a `type` (user | assistant | system | summary | progress |
-file-history-snapshot | queue-operation | attachment read or passed over knowingly; newer ones such as 2.1.14x's
-`last-prompt` and `permission-mode` are skipped and counted in `ParseStats.unknown_types`), a `uuid` (our
-`message_id`), a `sessionId`, a `cwd` and an ISO-8601 `timestamp`. Edits come from `Edit`, `MultiEdit` and
-`Write` tool_use blocks; the matching tool_result record carries `toolUseResult.originalFile` (the whole file
-before the edit), from which exact line numbers follow. `structuredPatch` renders tabs as spaces, so it only
-gives a line hint when `originalFile` is missing.
+Records are JSON objects with a `type` (user | assistant | system | summary | progress | file-history-snapshot
+| queue-operation | attachment read or passed over knowingly; newer ones such as 2.1.14x's `last-prompt` and
+`permission-mode` are skipped and counted in `ParseStats.unknown_types`), a `uuid` (our `message_id`), a
+`sessionId`, a `cwd` and an ISO-8601 `timestamp`. Edits come from `Edit`, `MultiEdit` and `Write` tool_use
+blocks; the matching tool_result record carries `toolUseResult.originalFile` (the whole file before the edit),
+from which exact line numbers follow. `structuredPatch` renders tabs as spaces, so it only gives a line hint
+when `originalFile` is missing.
 """
 
 from __future__ import annotations
@@ -30,10 +30,29 @@ NAME = "claude-code"
 # says when transcripts on disk come from a newer one.
 NEWEST_TESTED = "2.1.143"
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
-_KNOWN = frozenset({"user", "assistant", "system", "summary", "progress", "file-history-snapshot",
-                    "queue-operation", "attachment", "custom-title", "tag"})
-_NOT_PROMPTS = ("<command-", "<local-command", "<bash-", "<task-notification", "<system-reminder",
-                "Caveat: The messages below", "[Request interrupted by user")
+_KNOWN = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "attachment",
+        "custom-title",
+        "tag",
+    }
+)
+_NOT_PROMPTS = (
+    "<command-",
+    "<local-command",
+    "<bash-",
+    "<task-notification",
+    "<system-reminder",
+    "Caveat: The messages below",
+    "[Request interrupted by user",
+)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -43,12 +62,13 @@ def _typed_command(text: str) -> bool:
     if not text.startswith(("<command-name>", "<command-message>")):
         return False
     # With arguments (`/goal simplify this repo`, a skill's `/review 172`) it asks for work; without (`/exit`,
-    # `/model`) it only echoes the command. Found with `find`, not `<command-args>\s*\S.*?</command-args>`, which
-    # scanned to the end from every unclosed tag (quadratic); the first tag decides: a later one has less after it.
+    # `/model`) it only echoes the command. Found with `find`, not `<command-args>\s*\S.*?</command-args>`,
+    # which scanned to the end from every unclosed tag (quadratic); the first tag decides: a later one has
+    # less after it.
     opening = text.find("<command-args>")
     if opening < 0:
         return False
-    rest = text[opening + len("<command-args>"):]
+    rest = text[opening + len("<command-args>") :]
     content = len(rest) - len(rest.lstrip())
     return content < len(rest) and rest.find("</command-args>", content + 1) >= 0
 
@@ -94,8 +114,9 @@ def sniff(path: Path) -> bool:
     `last-prompt` and `permission-mode` records, and a list made every such file unrecognised."""
     if path.suffix != ".jsonl":
         return False
-    return recognised(head_records(path), _typed, _looks_like_claude,
-                      lambda r: "payload" in r or "projectHash" in r)
+    return recognised(
+        head_records(path), _typed, _looks_like_claude, lambda r: "payload" in r or "projectHash" in r
+    )
 
 
 def _typed(record: dict[str, Any]) -> bool:
@@ -113,7 +134,11 @@ def _looks_like_claude(record: dict[str, Any]) -> bool:
     kind = record.get("type")
     if not isinstance(kind, str) or _genai(record):
         return False
-    return "uuid" in record or isinstance(record.get("sessionId"), str) or kind in ("summary", "file-history-snapshot")
+    return (
+        "uuid" in record
+        or isinstance(record.get("sessionId"), str)
+        or kind in ("summary", "file-history-snapshot")
+    )
 
 
 def read(path: Path) -> list[Session]:
@@ -172,12 +197,18 @@ class _Builder:
         if kind == "assistant":
             model = body.get("model") if isinstance(body, dict) else None
             # "<synthetic>" marks turns Claude Code wrote itself (an API error), not a model id
-            self._assistant(message_id, when, content,
-                            model if isinstance(model, str) and model and not model.startswith("<") else None)
+            self._assistant(
+                message_id,
+                when,
+                content,
+                model if isinstance(model, str) and model and not model.startswith("<") else None,
+            )
         else:
             self._user(record, message_id, when, content)
 
-    def _assistant(self, message_id: str, when: datetime | None, content: Any, model: str | None = None) -> None:
+    def _assistant(
+        self, message_id: str, when: datetime | None, content: Any, model: str | None = None
+    ) -> None:
         parts: list[Part] = []
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
@@ -197,8 +228,11 @@ class _Builder:
                 elif name == shell.CLAUDE_TOOL and isinstance(args.get("command"), str):
                     self.shell_calls[call_id] = (args["command"], self.cwd, message_id, when)
         if parts:
-            self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                         parts=tuple(parts), model=model))
+            self.messages.append(
+                Message(
+                    message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts), model=model
+                )
+            )
 
     def _user(self, record: dict[str, Any], message_id: str, when: datetime | None, content: Any) -> None:
         parts: list[Part] = []
@@ -212,8 +246,14 @@ class _Builder:
             elif block.get("type") == "tool_result":
                 call_id = str(block.get("tool_use_id", ""))
                 error = bool(block.get("is_error"))
-                parts.append(Part(kind="tool_result", call_id=call_id, is_error=error,
-                                  text=_result_text(block.get("content"))))
+                parts.append(
+                    Part(
+                        kind="tool_result",
+                        call_id=call_id,
+                        is_error=error,
+                        text=_result_text(block.get("content")),
+                    )
+                )
                 self._finish_edit(call_id, error, record.get("toolUseResult"), when)
                 self._finish_shell(call_id, error, when)
         if not parts:
@@ -221,17 +261,32 @@ class _Builder:
         is_tool = all(p.kind == "tool_result" for p in parts)
         summary = bool(record.get("isCompactSummary"))
         text = "\n".join(p.text for p in parts if p.kind == "text").lstrip()
-        prompt = (not is_tool and not summary and not record.get("isMeta") and bool(text)
-                  and (not text.startswith(_NOT_PROMPTS) or _typed_command(text)))
-        self.messages.append(Message(message_id=message_id, role="tool" if is_tool else "user",
-                                     timestamp=when, parts=tuple(parts), is_prompt=prompt, is_summary=summary))
+        prompt = (
+            not is_tool
+            and not summary
+            and not record.get("isMeta")
+            and bool(text)
+            and (not text.startswith(_NOT_PROMPTS) or _typed_command(text))
+        )
+        self.messages.append(
+            Message(
+                message_id=message_id,
+                role="tool" if is_tool else "user",
+                timestamp=when,
+                parts=tuple(parts),
+                is_prompt=prompt,
+                is_summary=summary,
+            )
+        )
 
     def _finish_edit(self, call_id: str, error: bool, result: Any, when: datetime | None) -> None:
         pending = self.pending.pop(call_id, None)
         if pending is None or error or isinstance(result, str):
             return
         name, args, message_id, called = pending
-        edit = _edit(name, args, result if isinstance(result, dict) else {}, message_id, call_id, when or called)
+        edit = _edit(
+            name, args, result if isinstance(result, dict) else {}, message_id, call_id, when or called
+        )
         if edit is not None:
             self.edits.append(edit)
 
@@ -239,8 +294,14 @@ class _Builder:
         pending = self.shell_calls.pop(call_id, None)
         if pending is not None and not error:
             command, cwd, message_id, called = pending
-            self.edits += shell.shell_edits(command, cwd, tool=shell.CLAUDE_TOOL, message_id=message_id,
-                                            call_id=call_id, timestamp=when or called)
+            self.edits += shell.shell_edits(
+                command,
+                cwd,
+                tool=shell.CLAUDE_TOOL,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when or called,
+            )
 
     def finish(self, stats: ParseStats) -> Session:
         # Edits whose result never arrived (the run was cut off) still count: their lines only match
@@ -252,10 +313,19 @@ class _Builder:
         for call_id in list(self.shell_calls):
             self._finish_shell(call_id, False, None)
         session_id, parent = self._identity()
-        return Session(agent="claude-code", session_id=session_id, transcript=self.path,
-                       cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds, parent_session_id=parent,
-                       aliases=sorted(i for i in self.ids if i != session_id),
-                       agent_version=self.version, messages=self.messages, edits=self.edits, stats=stats)
+        return Session(
+            agent="claude-code",
+            session_id=session_id,
+            transcript=self.path,
+            cwd=self.cwds[0] if self.cwds else None,
+            cwds=self.cwds,
+            parent_session_id=parent,
+            aliases=sorted(i for i in self.ids if i != session_id),
+            agent_version=self.version,
+            messages=self.messages,
+            edits=self.edits,
+            stats=stats,
+        )
 
     def _identity(self) -> tuple[str, str | None]:
         stem = self.path.stem
@@ -271,8 +341,14 @@ class _Builder:
         return stem, None
 
 
-def _edit(name: str, args: dict[str, Any], result: dict[str, Any], message_id: str, call_id: str,
-          when: datetime | None) -> Edit | None:
+def _edit(
+    name: str,
+    args: dict[str, Any],
+    result: dict[str, Any],
+    message_id: str,
+    call_id: str,
+    when: datetime | None,
+) -> Edit | None:
     """The edit of one Edit/MultiEdit/Write call; `result` is its `toolUseResult` ({} when none arrived).
 
     With the whole file before the edit (`originalFile`), the replacements are applied to it: exact
@@ -284,29 +360,62 @@ def _edit(name: str, args: dict[str, Any], result: dict[str, Any], message_id: s
         return None
     original = result.get("originalFile")
     if not isinstance(original, str):
-        original = result.get("originalFileContents") if isinstance(result.get("originalFileContents"), str) else None
+        original = (
+            result.get("originalFileContents")
+            if isinstance(result.get("originalFileContents"), str)
+            else None
+        )
     if name == "Write":
         content = str(args.get("content", result.get("content", "")))
-        written = text_diff_added(original, content) if original else [
-            AddedLine(text=t, line=i + 1) for i, t in enumerate(content.splitlines())]
-        return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
-                    kind="update" if original else "create", old_text=original, new_text=content,
-                    added=tuple(written), before=original if original is not None else "" if result else None,
-                    after=content if result else None)
+        written = (
+            text_diff_added(original, content)
+            if original
+            else [AddedLine(text=t, line=i + 1) for i, t in enumerate(content.splitlines())]
+        )
+        return Edit(
+            path=path,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=when,
+            kind="update" if original else "create",
+            old_text=original,
+            new_text=content,
+            added=tuple(written),
+            before=original if original is not None else "" if result else None,
+            after=content if result else None,
+        )
     raw_edits = args.get("edits")
     many: list[Any] = raw_edits if isinstance(raw_edits, list) else []
-    pairs = [(str(e.get("old_string", "")), str(e.get("new_string", "")), bool(e.get("replace_all")))
-             for e in many if isinstance(e, dict)] if name == "MultiEdit" else [
-        (str(args.get("old_string", "")), str(args.get("new_string", "")), bool(args.get("replace_all")))]
+    pairs = (
+        [
+            (str(e.get("old_string", "")), str(e.get("new_string", "")), bool(e.get("replace_all")))
+            for e in many
+            if isinstance(e, dict)
+        ]
+        if name == "MultiEdit"
+        else [
+            (str(args.get("old_string", "")), str(args.get("new_string", "")), bool(args.get("replace_all")))
+        ]
+    )
     after = _replace(original, pairs) if original is not None else None
     added = text_diff_added(original, after) if original is not None and after is not None else []
     if after is None:
         hint = _patch_hint(result.get("structuredPatch"))
         for old, new, _ in pairs:
             added += [AddedLine(text=a.text, line=hint) for a in text_diff_added(old, new, numbered=False)]
-    return Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
-                old_text="\n".join(p[0] for p in pairs), new_text="\n".join(p[1] for p in pairs),
-                added=tuple(added), before=original if after is not None else None, after=after)
+    return Edit(
+        path=path,
+        tool=name,
+        message_id=message_id,
+        call_id=call_id,
+        timestamp=when,
+        old_text="\n".join(p[0] for p in pairs),
+        new_text="\n".join(p[1] for p in pairs),
+        added=tuple(added),
+        before=original if after is not None else None,
+        after=after,
+    )
 
 
 def _replace(original: str, pairs: list[tuple[str, str, bool]]) -> str | None:
@@ -334,5 +443,7 @@ def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
     return ""

@@ -30,22 +30,77 @@ NAME = "codex"
 # The newest Codex version the fixtures cover (fixtures/transcripts/codex/README.md); `doctor` says when
 # transcripts on disk come from a newer one.
 NEWEST_TESTED = "0.146.0"
-_KNOWN = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
-                    "inter_agent_communication_metadata"})
+_KNOWN = frozenset(
+    {
+        "session_meta",
+        "turn_context",
+        "response_item",
+        "event_msg",
+        "compacted",
+        "world_state",
+        "inter_agent_communication_metadata",
+    }
+)
 # Payload types read or passed over knowingly (seen in 0.118-0.146 rollouts); any other is counted as
 # "<record type>/<payload type>" in `ParseStats.unknown_types`, so that drift shows.
-_EVENTS = frozenset({"token_count", "agent_message", "exec_command_end", "exec_command_begin", "patch_apply_end",
-                     "patch_apply_begin", "user_message", "task_started", "task_complete", "collab_agent_spawn_end",
-                     "collab_waiting_end", "web_search_end", "collab_close_end", "context_compacted",
-                     "collab_agent_interaction_end", "turn_aborted", "thread_name_updated", "item_completed",
-                     "dynamic_tool_call_request", "dynamic_tool_call_response", "mcp_tool_call_end",
-                     "mcp_tool_call_begin", "entered_review_mode", "guardian_assessment", "exited_review_mode",
-                     "image_generation_end", "thread_goal_updated", "agent_reasoning", "thread_settings_applied",
-                     "sub_agent_activity", "view_image_tool_call", "error", "undo_completed",
-                     "agent_reasoning_section_break", "turn_diff", "background_event", "stream_error"})
-_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                    "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
-                    "tool_search_output", "agent_message", "image_generation_call", "ghost_snapshot"})
+_EVENTS = frozenset(
+    {
+        "token_count",
+        "agent_message",
+        "exec_command_end",
+        "exec_command_begin",
+        "patch_apply_end",
+        "patch_apply_begin",
+        "user_message",
+        "task_started",
+        "task_complete",
+        "collab_agent_spawn_end",
+        "collab_waiting_end",
+        "web_search_end",
+        "collab_close_end",
+        "context_compacted",
+        "collab_agent_interaction_end",
+        "turn_aborted",
+        "thread_name_updated",
+        "item_completed",
+        "dynamic_tool_call_request",
+        "dynamic_tool_call_response",
+        "mcp_tool_call_end",
+        "mcp_tool_call_begin",
+        "entered_review_mode",
+        "guardian_assessment",
+        "exited_review_mode",
+        "image_generation_end",
+        "thread_goal_updated",
+        "agent_reasoning",
+        "thread_settings_applied",
+        "sub_agent_activity",
+        "view_image_tool_call",
+        "error",
+        "undo_completed",
+        "agent_reasoning_section_break",
+        "turn_diff",
+        "background_event",
+        "stream_error",
+    }
+)
+_ITEMS = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "tool_search_output",
+        "agent_message",
+        "image_generation_call",
+        "ghost_snapshot",
+    }
+)
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -77,13 +132,17 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the file's first records are shaped as rollout records (a string `type`, all but one as one may
-    be damaged), more of them with an object `payload` than with Claude Code's `uuid` or `sessionId`; record
-    types are not checked against a list."""
+    """True when the file's first records are shaped as rollout records (a string `type`, all but one as
+    one may be damaged), more of them with an object `payload` than with Claude Code's `uuid` or
+    `sessionId`; record types are not checked against a list."""
     if path.suffix != ".jsonl":
         return False
-    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("type"), str),
-                      lambda r: isinstance(r.get("payload"), dict), lambda r: "uuid" in r or "sessionId" in r)
+    return recognised(
+        head_records(path, limit=5),
+        lambda r: isinstance(r.get("type"), str),
+        lambda r: isinstance(r.get("payload"), dict),
+        lambda r: "uuid" in r or "sessionId" in r,
+    )
 
 
 def read(path: Path) -> list[Session]:
@@ -141,8 +200,15 @@ class _Builder:
         elif kind == "compacted":
             text = payload.get("message")
             if isinstance(text, str) and text:
-                self.messages.append(Message(message_id=message_id, role="system", timestamp=when,
-                                             parts=(Part(kind="text", text=text),), is_summary=True))
+                self.messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="system",
+                        timestamp=when,
+                        parts=(Part(kind="text", text=text),),
+                        is_summary=True,
+                    )
+                )
         elif kind == "event_msg":
             self._event(payload, message_id, when)
         elif kind == "response_item":
@@ -171,13 +237,22 @@ class _Builder:
         etype = payload.get("type")
         if etype == "user_message" and isinstance(payload.get("message"), str):
             self.typed_prompts = True
-            self.messages.append(Message(message_id=message_id, role="user", timestamp=when, is_prompt=True,
-                                         parts=(Part(kind="text", text=payload["message"]),)))
+            self.messages.append(
+                Message(
+                    message_id=message_id,
+                    role="user",
+                    timestamp=when,
+                    is_prompt=True,
+                    parts=(Part(kind="text", text=payload["message"]),),
+                )
+            )
         elif etype == "patch_apply_end" and isinstance(payload.get("call_id"), str):
             raw = payload.get("changes")
             changes: dict[str, Any] = raw if isinstance(raw, dict) else {}
             self.applied[payload["call_id"]] = (payload.get("success") is not False, changes, when)
-        elif etype == "exec_command_end" and isinstance(payload.get("exit_code"), int) and payload["exit_code"]:
+        elif (
+            etype == "exec_command_end" and isinstance(payload.get("exit_code"), int) and payload["exit_code"]
+        ):
             self.shell_failed.add(str(payload.get("call_id")))
 
     def _item(self, payload: dict[str, Any], message_id: str, when: datetime | None) -> None:
@@ -186,20 +261,44 @@ class _Builder:
             role = payload.get("role")
             text = _content_text(payload.get("content"))
             if role == "assistant" and text:
-                self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                             model=self.model, parts=(Part(kind="text", text=text),)))
+                self.messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="assistant",
+                        timestamp=when,
+                        model=self.model,
+                        parts=(Part(kind="text", text=text),),
+                    )
+                )
             elif role == "user" and text and not text.lstrip().startswith("<"):
                 # Older rollouts have no event_msg/user_message; injected context starts with a tag.
                 self.item_prompts.add(message_id)
-                self.messages.append(Message(message_id=message_id, role="user", timestamp=when,
-                                             is_prompt=True, parts=(Part(kind="text", text=text),)))
+                self.messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="user",
+                        timestamp=when,
+                        is_prompt=True,
+                        parts=(Part(kind="text", text=text),),
+                    )
+                )
         elif itype == "reasoning":
             summary = payload.get("summary")
-            text = "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict)) if isinstance(
-                summary, list) else ""
+            text = (
+                "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
+                if isinstance(summary, list)
+                else ""
+            )
             if text:
-                self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when,
-                                             model=self.model, parts=(Part(kind="reasoning", text=text),)))
+                self.messages.append(
+                    Message(
+                        message_id=message_id,
+                        role="assistant",
+                        timestamp=when,
+                        model=self.model,
+                        parts=(Part(kind="reasoning", text=text),),
+                    )
+                )
         elif itype in _CALLS:
             self._call(payload, message_id, when)
         elif itype in _OUTPUTS:
@@ -210,16 +309,29 @@ class _Builder:
                 self.failed.add(call_id)
             if shell.exit_code(text) not in (None, 0):
                 self.shell_failed.add(call_id)
-            self.messages.append(Message(message_id=message_id, role="tool", timestamp=when, parts=(
-                Part(kind="tool_result", call_id=call_id, text=text, is_error=error),)))
+            self.messages.append(
+                Message(
+                    message_id=message_id,
+                    role="tool",
+                    timestamp=when,
+                    parts=(Part(kind="tool_result", call_id=call_id, text=text, is_error=error),),
+                )
+            )
 
     def _call(self, payload: dict[str, Any], message_id: str, when: datetime | None) -> None:
         name = str(payload.get("name") or payload.get("type"))
         call_id = str(payload.get("call_id") or payload.get("id") or message_id)
         raw = payload.get("input") if "input" in payload else payload.get("arguments", payload.get("action"))
         text = raw if isinstance(raw, str) else json.dumps(raw)
-        self.messages.append(Message(message_id=message_id, role="assistant", timestamp=when, model=self.model,
-                                     parts=(Part(kind="tool_call", tool=name, call_id=call_id, text=text),)))
+        self.messages.append(
+            Message(
+                message_id=message_id,
+                role="assistant",
+                timestamp=when,
+                model=self.model,
+                parts=(Part(kind="tool_call", tool=name, call_id=call_id, text=text),),
+            )
+        )
         if "*** Begin Patch" in text:
             self.calls[call_id] = (name, _patch_text(text), message_id, when)
         elif name in shell.CODEX_TOOLS:
@@ -236,15 +348,30 @@ class _Builder:
         for call_id, (name, raw, message_id, when) in self.shell_calls.items():
             if call_id not in self.failed and call_id not in self.shell_failed:
                 with one_record(stats):
-                    edits += shell.codex_edits(name, raw, message_id=message_id, call_id=call_id, timestamp=when)
-        edits.sort(key=lambda edit: int(edit.message_id[1:]))  # record order: apply_patch and shell edits interleave
+                    edits += shell.codex_edits(
+                        name, raw, message_id=message_id, call_id=call_id, timestamp=when
+                    )
+        edits.sort(
+            key=lambda edit: int(edit.message_id[1:])
+        )  # record order: apply_patch and shell edits interleave
         session_id = self.ids[0] if self.ids else rollout_uuid(self.path) or self.path.stem
-        return Session(agent="codex", session_id=session_id, transcript=self.path,
-                       cwd=self.cwds[0] if self.cwds else None, cwds=self.cwds,
-                       parent_session_id=self.parent, aliases=self.ids[1:], agent_version=self.version,
-                       messages=self.messages, edits=edits, stats=stats)
+        return Session(
+            agent="codex",
+            session_id=session_id,
+            transcript=self.path,
+            cwd=self.cwds[0] if self.cwds else None,
+            cwds=self.cwds,
+            parent_session_id=self.parent,
+            aliases=self.ids[1:],
+            agent_version=self.version,
+            messages=self.messages,
+            edits=edits,
+            stats=stats,
+        )
 
-    def _edits(self, call_id: str, name: str, patch: str, message_id: str, when: datetime | None) -> list[Edit]:
+    def _edits(
+        self, call_id: str, name: str, patch: str, message_id: str, when: datetime | None
+    ) -> list[Edit]:
         applied = self.applied.get(call_id)
         if call_id in self.failed or (applied is not None and not applied[0]):
             return []
@@ -255,20 +382,44 @@ class _Builder:
         for file in parse_apply_patch(patch):
             change = changes.get(file.path) or _by_suffix(changes, file.path)
             added: list[AddedLine]
-            if isinstance(change, dict) and isinstance(change.get("unified_diff"), str) and change["unified_diff"]:
+            if (
+                isinstance(change, dict)
+                and isinstance(change.get("unified_diff"), str)
+                and change["unified_diff"]
+            ):
                 added = unified_diff_added(change["unified_diff"])
             elif isinstance(change, dict) and isinstance(change.get("content"), str):
                 added = [AddedLine(text=t, line=i + 1) for i, t in enumerate(change["content"].splitlines())]
             else:
-                added = [AddedLine(text=t, line=i + 1 if file.kind == "create" else None)
-                         for i, t in enumerate(file.added)]
+                added = [
+                    AddedLine(text=t, line=i + 1 if file.kind == "create" else None)
+                    for i, t in enumerate(file.added)
+                ]
             if file.move_to and file.move_to != file.path:
-                edits.append(Edit(path=file.move_to, tool=tool, message_id=message_id, call_id=call_id, timestamp=stamp,
-                                  kind="move", source=file.path))
-            edits.append(Edit(path=file.move_to or file.path, tool=tool, message_id=message_id, call_id=call_id,
-                              timestamp=stamp, kind=file.kind,  # type: ignore[arg-type]
-                              old_text="\n".join(file.old_lines) or None, new_text="\n".join(file.new_lines),
-                              added=tuple(added)))
+                edits.append(
+                    Edit(
+                        path=file.move_to,
+                        tool=tool,
+                        message_id=message_id,
+                        call_id=call_id,
+                        timestamp=stamp,
+                        kind="move",
+                        source=file.path,
+                    )
+                )
+            edits.append(
+                Edit(
+                    path=file.move_to or file.path,
+                    tool=tool,
+                    message_id=message_id,
+                    call_id=call_id,
+                    timestamp=stamp,
+                    kind=file.kind,  # type: ignore[arg-type]
+                    old_text="\n".join(file.old_lines) or None,
+                    new_text="\n".join(file.new_lines),
+                    added=tuple(added),
+                )
+            )
         return edits
 
 
@@ -303,8 +454,11 @@ def _patch_text(text: str) -> str:
 def _content_text(content: Any) -> str:
     if not isinstance(content, list):
         return ""
-    return "\n".join(str(c.get("text", "")) for c in content
-                     if isinstance(c, dict) and c.get("type") in ("output_text", "input_text", "text"))
+    return "\n".join(
+        str(c.get("text", ""))
+        for c in content
+        if isinstance(c, dict) and c.get("type") in ("output_text", "input_text", "text")
+    )
 
 
 def _output_text(output: Any) -> str:

@@ -1,12 +1,12 @@
-"""GitHub Copilot CLI sessions: the agent's event log, `<home>/session-state/<session id>/events.jsonl` (before
-0.0.35x: `<home>/session-state/<session id>.jsonl`), read by `transcripts.copilot_events`.
+"""GitHub Copilot CLI sessions: the agent's event log, `<home>/session-state/<session id>/events.jsonl`
+(before 0.0.35x: `<home>/session-state/<session id>.jsonl`), read by `transcripts.copilot_events`.
 
-`<home>` is `$COPILOT_HOME`, else `$XDG_STATE_HOME/.copilot`, else `~/.copilot` on Linux, macOS and Windows (the
-CLI's changelog names `COPILOT_HOME` and `~/.copilot`; VS Code's Copilot Chat finds CLI sessions under
+`<home>` is `$COPILOT_HOME`, else `$XDG_STATE_HOME/.copilot`, else `~/.copilot` on Linux, macOS and Windows
+(the CLI's changelog names `COPILOT_HOME` and `~/.copilot`; VS Code's Copilot Chat finds CLI sessions under
 `$XDG_STATE_HOME` the same way, src/extension/chatSessions/copilotcli/node/cliHelpers.ts). Sessions of every
-project share the folder: membership is decided from the session's `context.cwd` and the paths it edited.
-VS Code writes the same format for its agent sessions (the `copilot-chat` adapter's): a log whose
-`session.start` names a `vscodeVersion`, or that lies in a `GitHub.copilot-chat` folder, is VS Code's.
+project share the folder: membership is decided from the session's `context.cwd` and the paths it edited. VS
+Code writes the same format for its agent sessions (the `copilot-chat` adapter's): a log whose `session.start`
+names a `vscodeVersion`, or that lies in a `GitHub.copilot-chat` folder, is VS Code's.
 """
 
 from __future__ import annotations
@@ -67,16 +67,28 @@ def read(path: Path) -> list[Session]:
     """The session in `path`. Raises OSError when it cannot be opened."""
     log = read_events(path)
     folder = path.parent.name if path.name == "events.jsonl" else path.stem
-    return [Session(agent=NAME, session_id=(log.session_id or folder).replace(":", "-"), transcript=path,
-                    cwd=log.cwd, cwds=[log.cwd] if log.cwd else [], agent_version=log.version,
-                    messages=log.messages, edits=log.edits, stats=log.stats)]
+    return [
+        Session(
+            agent=NAME,
+            session_id=(log.session_id or folder).replace(":", "-"),
+            transcript=path,
+            cwd=log.cwd,
+            cwds=[log.cwd] if log.cwd else [],
+            agent_version=log.version,
+            messages=log.messages,
+            edits=log.edits,
+            stats=log.stats,
+        )
+    ]
 
 
 def _marked(record: dict[str, Any]) -> bool:
     data = record.get("data")
     kind = record.get("type")
     if kind == "session.start":
-        return isinstance(data, dict) and data.get("producer") == "copilot-agent" and "vscodeVersion" not in data
+        return (
+            isinstance(data, dict) and data.get("producer") == "copilot-agent" and "vscodeVersion" not in data
+        )
     return kind in ("user.message", "assistant.message", "tool.execution_complete")
 
 

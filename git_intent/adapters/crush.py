@@ -61,7 +61,8 @@ def locations(root: Path) -> list[str]:
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
     """The stores of `root` and of the folders above it (Crush uses the closest `.crush`), and the one a
-    project configuration's `options.data_directory` names, written at or after `since` (the `-wal` counts)."""
+    project configuration's `options.data_directory` names, written at or after `since` (the `-wal`
+    counts)."""
     found: list[Path] = [folder / DATA_DIR / STORE for folder in (root, *root.parents)]
     for name in ("crush.json", ".crush.json"):
         try:
@@ -109,17 +110,23 @@ def read(path: Path) -> list[Session]:
 def _sessions(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[tuple[str, str | None]]:
     parent = "parent_session_id" if "parent_session_id" in schema["sessions"] else "NULL"
     order = "created_at, id" if "created_at" in schema["sessions"] else "id"
-    rows = [(str(r[0]), r[1] if isinstance(r[1], str) and r[1] else None)
-            for r in conn.execute(f"SELECT id, {parent} FROM sessions ORDER BY {order}")]
+    rows = [
+        (str(r[0]), r[1] if isinstance(r[1], str) and r[1] else None)
+        for r in conn.execute(f"SELECT id, {parent} FROM sessions ORDER BY {order}")
+    ]
     known = {session_id for session_id, _ in rows}
     # Messages whose session row is missing still form a session.
-    rows += [(str(r[0]), None) for r in conn.execute("SELECT DISTINCT session_id FROM messages ORDER BY session_id")
-             if str(r[0]) not in known]
+    rows += [
+        (str(r[0]), None)
+        for r in conn.execute("SELECT DISTINCT session_id FROM messages ORDER BY session_id")
+        if str(r[0]) not in known
+    ]
     return rows
 
 
-def _session(path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]],
-             row: tuple[str, str | None]) -> Session:
+def _session(
+    path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]], row: tuple[str, str | None]
+) -> Session:
     session_id, parent = row
     columns = schema["messages"]
     wanted = [c for c in ("model", "created_at", "is_summary_message") if c in columns]
@@ -127,16 +134,24 @@ def _session(path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]],
     stats = ParseStats()
     raws: list[tuple[str, str, list[dict[str, Any]], dict[str, Any]]] = []
     for message_id, role, parts, *rest in conn.execute(
-            f"SELECT id, role, parts{''.join(', ' + c for c in wanted)} FROM messages WHERE session_id = ? "
-            f"ORDER BY {order}", (session_id,)):
+        f"SELECT id, role, parts{''.join(', ' + c for c in wanted)} FROM messages WHERE session_id = ? "
+        f"ORDER BY {order}",
+        (session_id,),
+    ):
         stats.records += 1
         decoded = _decode(parts)
         if decoded is None:
             stats.unreadable += 1
             continue
-        raws.append((str(message_id).replace(":", "-"), str(role), decoded, dict(zip(wanted, rest, strict=True))))
-    results = {str(_data(p).get("tool_call_id")): _data(p) for _, _, parts, _ in raws for p in parts
-               if p.get("type") == "tool_result"}
+        raws.append(
+            (str(message_id).replace(":", "-"), str(role), decoded, dict(zip(wanted, rest, strict=True)))
+        )
+    results = {
+        str(_data(p).get("tool_call_id")): _data(p)
+        for _, _, parts, _ in raws
+        for p in parts
+        if p.get("type") == "tool_result"
+    }
     messages: list[Message] = []
     edits: list[Edit] = []
     for message_id, role, parts, extra in raws:
@@ -145,9 +160,17 @@ def _session(path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]],
             if message is not None:
                 messages.append(message)
     project = os.path.abspath(path.parent.parent) if path.parent.name == DATA_DIR else None
-    return Session(agent=NAME, session_id=session_id.replace(":", "-"), transcript=path, cwd=project,
-                   cwds=[project] if project else [], parent_session_id=parent, messages=messages, edits=edits,
-                   stats=stats)
+    return Session(
+        agent=NAME,
+        session_id=session_id.replace(":", "-"),
+        transcript=path,
+        cwd=project,
+        cwds=[project] if project else [],
+        parent_session_id=parent,
+        messages=messages,
+        edits=edits,
+        stats=stats,
+    )
 
 
 def _decode(parts: Any) -> list[dict[str, Any]] | None:
@@ -158,8 +181,15 @@ def _decode(parts: Any) -> list[dict[str, Any]] | None:
     return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else None
 
 
-def _message(message_id: str, role: str, raw_parts: list[dict[str, Any]], extra: dict[str, Any],
-             results: dict[str, dict[str, Any]], edits: list[Edit], stats: ParseStats) -> Message | None:
+def _message(
+    message_id: str,
+    role: str,
+    raw_parts: list[dict[str, Any]],
+    extra: dict[str, Any],
+    results: dict[str, dict[str, Any]],
+    edits: list[Edit],
+    stats: ParseStats,
+) -> Message | None:
     if role not in ("user", "assistant", "tool", "system"):
         stats.unknown(f"role:{role}")
         return None
@@ -173,27 +203,46 @@ def _message(message_id: str, role: str, raw_parts: list[dict[str, Any]], extra:
             parts.append(Part(kind="reasoning", text=data["thinking"]))
         elif kind == "tool_call":
             call_id, name = str(data.get("id") or ""), str(data.get("name") or "")
-            parts.append(Part(kind="tool_call", tool=name, call_id=call_id or None, text=str(data.get("input") or "")))
+            parts.append(
+                Part(kind="tool_call", tool=name, call_id=call_id or None, text=str(data.get("input") or ""))
+            )
             if role == "assistant":
                 edits += _edits(name, data.get("input"), results.get(call_id), message_id, call_id, when)
         elif kind == "tool_result":
             answered = data.get("tool_call_id")
-            parts.append(Part(kind="tool_result", tool=str(data.get("name") or "") or None,
-                              call_id=answered if isinstance(answered, str) else None,
-                              is_error=data.get("is_error") is True, text=str(data.get("content") or "")))
+            parts.append(
+                Part(
+                    kind="tool_result",
+                    tool=str(data.get("name") or "") or None,
+                    call_id=answered if isinstance(answered, str) else None,
+                    is_error=data.get("is_error") is True,
+                    text=str(data.get("content") or ""),
+                )
+            )
         elif kind not in _QUIET:
             stats.unknown(f"part:{kind}")
     if not parts:
         return None
     model = extra.get("model")
-    return Message(message_id=message_id, role=role,  # type: ignore[arg-type]  # checked above
-                   timestamp=when, parts=tuple(parts), is_summary=bool(extra.get("is_summary_message")),
-                   is_prompt=role == "user" and any(p.kind == "text" for p in parts),
-                   model=model if isinstance(model, str) and model and role == "assistant" else None)
+    return Message(
+        message_id=message_id,
+        role=role,  # type: ignore[arg-type]  # checked above
+        timestamp=when,
+        parts=tuple(parts),
+        is_summary=bool(extra.get("is_summary_message")),
+        is_prompt=role == "user" and any(p.kind == "text" for p in parts),
+        model=model if isinstance(model, str) and model and role == "assistant" else None,
+    )
 
 
-def _edits(name: str, raw_input: Any, result: dict[str, Any] | None, message_id: str, call_id: str,
-           when: datetime | None) -> list[Edit]:
+def _edits(
+    name: str,
+    raw_input: Any,
+    result: dict[str, Any] | None,
+    message_id: str,
+    call_id: str,
+    when: datetime | None,
+) -> list[Edit]:
     """The edits one call made: none when its result `is_error`; from the result's metadata when it reports
     the change, else from the call's input."""
     if result is not None and result.get("is_error") is True:
@@ -203,31 +252,79 @@ def _edits(name: str, raw_input: Any, result: dict[str, Any] | None, message_id:
         command, folder = args.get("command"), args.get("working_dir")
         if not isinstance(command, str):
             return []
-        return shell.shell_edits(command, folder if isinstance(folder, str) and folder else None, tool=name,
-                                 message_id=message_id, call_id=call_id, timestamp=when)
+        return shell.shell_edits(
+            command,
+            folder if isinstance(folder, str) and folder else None,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=when,
+        )
     path = args.get("file_path")
     if name not in EDIT_TOOLS or not isinstance(path, str) or not path:
         return []
     meta = _json_object(result.get("metadata")) if result is not None else {}
     before, after, diff = meta.get("old_content"), meta.get("new_content"), meta.get("diff")
     if isinstance(after, str) and (name != "write" or isinstance(before, str)):
-        return [before_after(path, before if isinstance(before, str) else "", after, tool=name,
-                             message_id=message_id, call_id=call_id, timestamp=when)]
+        return [
+            before_after(
+                path,
+                before if isinstance(before, str) else "",
+                after,
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     if name == "write":
         content = args.get("content")
         if isinstance(diff, str) and diff.strip():
-            return [diffed(path, diff, new=content if isinstance(content, str) else "", tool=name,
-                           message_id=message_id, call_id=call_id, timestamp=when)]
-        return [whole_file(path, content if isinstance(content, str) else "", tool=name, message_id=message_id,
-                           call_id=call_id, timestamp=when)]
+            return [
+                diffed(
+                    path,
+                    diff,
+                    new=content if isinstance(content, str) else "",
+                    tool=name,
+                    message_id=message_id,
+                    call_id=call_id,
+                    timestamp=when,
+                )
+            ]
+        return [
+            whole_file(
+                path,
+                content if isinstance(content, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     if name == "multiedit":
         many = args.get("edits")
-        pairs = [(str(e.get("old_string", "")), str(e.get("new_string", ""))) for e in many if isinstance(e, dict)] if (
-            isinstance(many, list)) else []
+        pairs = (
+            [
+                (str(e.get("old_string", "")), str(e.get("new_string", "")))
+                for e in many
+                if isinstance(e, dict)
+            ]
+            if (isinstance(many, list))
+            else []
+        )
         return [replacements(path, pairs, tool=name, message_id=message_id, call_id=call_id, timestamp=when)]
     old, new = args.get("old_string"), args.get("new_string")
-    return [replacement(path, old if isinstance(old, str) else "", new if isinstance(new, str) else "", tool=name,
-                        message_id=message_id, call_id=call_id, timestamp=when)]
+    return [
+        replacement(
+            path,
+            old if isinstance(old, str) else "",
+            new if isinstance(new, str) else "",
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=when,
+        )
+    ]
 
 
 def _json_object(value: Any) -> dict[str, Any]:

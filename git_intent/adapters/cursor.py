@@ -46,7 +46,7 @@ def _user_query(text: str) -> str:
     Found with `find` (a lazy pattern scanned to the end from every unclosed tag: quadratic)."""
     opening = text.find("<user_query>")
     closing = text.find("</user_query>", opening + len("<user_query>")) if opening >= 0 else -1
-    return text[opening + len("<user_query>"):closing].strip() if closing >= 0 else text
+    return text[opening + len("<user_query>") : closing].strip() if closing >= 0 else text
 
 
 def cursor_home() -> Path:
@@ -79,8 +79,11 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
         name = folder.name.casefold()
         if name == mine or name.startswith(mine + "-") or mine.startswith(name + "-"):
             transcripts = folder / "agent-transcripts"
-            found = [*transcripts.glob("*.jsonl"), *transcripts.glob("*/*.jsonl"),
-                     *transcripts.glob("*/subagents/*.jsonl")]
+            found = [
+                *transcripts.glob("*.jsonl"),
+                *transcripts.glob("*/*.jsonl"),
+                *transcripts.glob("*/subagents/*.jsonl"),
+            ]
             yield from written_since(sorted(found), since)
 
 
@@ -90,9 +93,12 @@ def sniff(path: Path) -> bool:
     `payload` or `sessionId`. Roles are not checked against a list."""
     if path.suffix != ".jsonl":
         return False
-    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("role"), str),
-                      lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict),
-                      lambda r: bool({"type", "payload", "sessionId"} & r.keys()))
+    return recognised(
+        head_records(path, limit=5),
+        lambda r: isinstance(r.get("role"), str),
+        lambda r: isinstance(r.get("role"), str) and isinstance(r.get("message"), dict),
+        lambda r: bool({"type", "payload", "sessionId"} & r.keys()),
+    )
 
 
 def read(path: Path) -> list[Session]:
@@ -110,12 +116,29 @@ def read(path: Path) -> list[Session]:
                 messages.append(message)
     parent = path.parent.parent.name if path.parent.name == "subagents" else None
     cwd = _workspace(path, paths)
-    return [Session(agent="cursor", session_id=path.stem, transcript=path, cwd=cwd, cwds=[cwd] if cwd else [],
-                    parent_session_id=parent, messages=messages, edits=edits, stats=stats)]
+    return [
+        Session(
+            agent="cursor",
+            session_id=path.stem,
+            transcript=path,
+            cwd=cwd,
+            cwds=[cwd] if cwd else [],
+            parent_session_id=parent,
+            messages=messages,
+            edits=edits,
+            stats=stats,
+        )
+    ]
 
 
-def _message(record: dict[str, Any], message_id: str, when: datetime, edits: list[Edit], paths: list[str],
-             stats: ParseStats) -> Message | None:
+def _message(
+    record: dict[str, Any],
+    message_id: str,
+    when: datetime,
+    edits: list[Edit],
+    paths: list[str],
+    stats: ParseStats,
+) -> Message | None:
     body, role = record.get("message"), _ROLES.get(str(record.get("role")))
     if role is None:
         stats.unknown(str(record.get("role") or record.get("type")))
@@ -134,7 +157,9 @@ def _message(record: dict[str, Any], message_id: str, when: datetime, edits: lis
     return Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts), is_prompt=prompt)
 
 
-def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit], paths: list[str]) -> list[Part]:
+def _parts(
+    content: list[Any], message_id: str, when: datetime, edits: list[Edit], paths: list[str]
+) -> list[Part]:
     parts: list[Part] = []
     for block in content:
         if not isinstance(block, dict):
@@ -149,8 +174,14 @@ def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit
             name = str(block.get("name") or block.get("tool") or "")
             args = block.get("input", block.get("args"))
             call_id = str(block.get("id") or f"{message_id}.{len(parts) + 1}")
-            parts.append(Part(kind="tool_call", tool=name, call_id=call_id,
-                              text=args if isinstance(args, str) else json.dumps(args)))
+            parts.append(
+                Part(
+                    kind="tool_call",
+                    tool=name,
+                    call_id=call_id,
+                    text=args if isinstance(args, str) else json.dumps(args),
+                )
+            )
             if isinstance(args, dict):
                 paths += [v for k, v in args.items() if k in ("path", "file_path") and isinstance(v, str)]
             if name in EDIT_TOOLS:
@@ -158,21 +189,38 @@ def _parts(content: list[Any], message_id: str, when: datetime, edits: list[Edit
             elif name == SHELL_TOOL and isinstance(args, dict) and isinstance(args.get("command"), str):
                 # What it wrote, moved or copied, as far as the command text shows (`transcripts.shell`); like
                 # the edits, whether it succeeded is not recorded.
-                folder = next((v for k, v in args.items() if k in ("working_directory", "cwd", "workdir")
-                               and isinstance(v, str) and v), None)
-                edits += shell.shell_edits(args["command"], folder, tool=name, message_id=message_id,
-                                           call_id=call_id, timestamp=when)
+                folder = next(
+                    (
+                        v
+                        for k, v in args.items()
+                        if k in ("working_directory", "cwd", "workdir") and isinstance(v, str) and v
+                    ),
+                    None,
+                )
+                edits += shell.shell_edits(
+                    args["command"], folder, tool=name, message_id=message_id, call_id=call_id, timestamp=when
+                )
         elif btype == "tool_result":
-            parts.append(Part(kind="tool_result", call_id=str(block.get("tool_use_id") or "") or None,
-                              is_error=bool(block.get("is_error")), text=result_text(block.get("content"))))
+            parts.append(
+                Part(
+                    kind="tool_result",
+                    call_id=str(block.get("tool_use_id") or "") or None,
+                    is_error=bool(block.get("is_error")),
+                    text=result_text(block.get("content")),
+                )
+            )
     return parts
 
 
 def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime) -> list[Edit]:
     if name == "ApplyPatch":
-        text = args if isinstance(args, str) else next(
-            (v for k, v in args.items() if k in ("patch", "input") and isinstance(v, str)), ""
-        ) if isinstance(args, dict) else ""
+        text = (
+            args
+            if isinstance(args, str)
+            else next((v for k, v in args.items() if k in ("patch", "input") and isinstance(v, str)), "")
+            if isinstance(args, dict)
+            else ""
+        )
         return envelope(text, tool=name, message_id=message_id, call_id=call_id, timestamp=when)
     if not isinstance(args, dict):
         return []
@@ -181,13 +229,25 @@ def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime) 
         return []
     if name == "Write":
         contents = args.get("contents", args.get("content"))
-        return [whole_file(path, contents if isinstance(contents, str) else "", tool=name, message_id=message_id,
-                           call_id=call_id, timestamp=when)]
+        return [
+            whole_file(
+                path,
+                contents if isinstance(contents, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     if name == "Delete":
-        return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when, kind="delete")]
+        return [
+            Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when, kind="delete")
+        ]
     raw = args.get("edits")
     many: list[Any] = raw if name == "MultiEdit" and isinstance(raw, list) else [args]
-    pairs = [(str(e.get("old_string", "")), str(e.get("new_string", ""))) for e in many if isinstance(e, dict)]
+    pairs = [
+        (str(e.get("old_string", "")), str(e.get("new_string", ""))) for e in many if isinstance(e, dict)
+    ]
     return [replacements(path, pairs, tool=name, message_id=message_id, call_id=call_id, timestamp=when)]
 
 
@@ -211,5 +271,6 @@ def _workspace(path: Path, paths: list[str]) -> str | None:
 def _raw(content: Any) -> str:
     if not isinstance(content, list):
         return ""
-    return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-
+    return "\n".join(
+        str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )

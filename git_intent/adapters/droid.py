@@ -87,20 +87,28 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are shaped as Droid's (a string `type` and a string `id`; all but one, as one
-    may be damaged), and more of them are surely Droid's (a `session_start` with a `cwd`, a `message` record
-    holding a `message` object with a `role`) than carry another agent's marks (Claude Code's `uuid` or
-    `sessionId`, Codex's `payload`, Pi's `session` header or the epoch `timestamp` inside its messages)."""
+    """True when the first records are shaped as Droid's (a string `type` and a string `id`; all but one,
+    as one may be damaged), and more of them are surely Droid's (a `session_start` with a `cwd`, a
+    `message` record holding a `message` object with a `role`) than carry another agent's marks (Claude
+    Code's `uuid` or `sessionId`, Codex's `payload`, Pi's `session` header or the epoch `timestamp` inside
+    its messages)."""
     if path.suffix != ".jsonl":
         return False
-    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("type"), str) and isinstance(
-        r.get("id"), str), lambda r: _marked(r) and not _foreign(r), _foreign)
+    return recognised(
+        head_records(path, limit=5),
+        lambda r: isinstance(r.get("type"), str) and isinstance(r.get("id"), str),
+        lambda r: _marked(r) and not _foreign(r),
+        _foreign,
+    )
 
 
 def _foreign(record: dict[str, Any]) -> bool:
     body = record.get("message")
-    return bool({"uuid", "sessionId", "payload"} & record.keys()) or record.get("type") == "session" or (
-        isinstance(body, dict) and isinstance(body.get("timestamp"), (int, float)))
+    return (
+        bool({"uuid", "sessionId", "payload"} & record.keys())
+        or record.get("type") == "session"
+        or (isinstance(body, dict) and isinstance(body.get("timestamp"), (int, float)))
+    )
 
 
 def _marked(record: dict[str, Any]) -> bool:
@@ -134,8 +142,18 @@ def read(path: Path) -> list[Session]:
                 messages.append(message)
     cwd = head.get("cwd") if isinstance(head.get("cwd"), str) else None
     session_id = head.get("id") if isinstance(head.get("id"), str) and head.get("id") else path.stem
-    return [Session(agent=NAME, session_id=str(session_id).replace(":", "-"), transcript=path, cwd=cwd,
-                    cwds=[cwd] if cwd else [], messages=messages, edits=edits, stats=stats)]
+    return [
+        Session(
+            agent=NAME,
+            session_id=str(session_id).replace(":", "-"),
+            transcript=path,
+            cwd=cwd,
+            cwds=[cwd] if cwd else [],
+            messages=messages,
+            edits=edits,
+            stats=stats,
+        )
+    ]
 
 
 def _failed_calls(records: list[dict[str, Any]]) -> set[str]:
@@ -145,14 +163,23 @@ def _failed_calls(records: list[dict[str, Any]]) -> set[str]:
         body = record.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         for block in content if isinstance(content, list) else []:
-            part = block_part(block, "") if isinstance(block, dict) and block.get("type") == "tool_result" else None
-            if part is not None and part.call_id and (part.is_error or part.text.lstrip().startswith("Error")):
+            part = (
+                block_part(block, "")
+                if isinstance(block, dict) and block.get("type") == "tool_result"
+                else None
+            )
+            if (
+                part is not None
+                and part.call_id
+                and (part.is_error or part.text.lstrip().startswith("Error"))
+            ):
                 failed.add(part.call_id)
     return failed
 
 
-def _message(record: dict[str, Any], ordinal: int, failed: set[str], edits: list[Edit],
-             stats: ParseStats) -> Message | None:
+def _message(
+    record: dict[str, Any], ordinal: int, failed: set[str], edits: list[Edit], stats: ParseStats
+) -> Message | None:
     body = record["message"]
     role = body.get("role")
     if role not in ("user", "assistant"):
@@ -176,8 +203,13 @@ def _message(record: dict[str, Any], ordinal: int, failed: set[str], edits: list
     if role == "user" and all(p.kind == "tool_result" for p in parts):
         return Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts))
     typed = any(p.kind == "text" and _typed(p.text) for p in parts)
-    return Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts),
-                   is_prompt=role == "user" and typed)
+    return Message(
+        message_id=message_id,
+        role=role,
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=role == "user" and typed,
+    )
 
 
 def _typed(text: str) -> bool:
@@ -189,12 +221,22 @@ def _typed(text: str) -> bool:
 def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime | None) -> list[Edit]:
     if name == SHELL_TOOL and isinstance(args, dict) and isinstance(args.get("command"), str):
         folder = args.get("workdir", args.get("cwd"))
-        return shell.shell_edits(args["command"], folder if isinstance(folder, str) else None, tool=name,
-                                 message_id=message_id, call_id=call_id, timestamp=when)
+        return shell.shell_edits(
+            args["command"],
+            folder if isinstance(folder, str) else None,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=when,
+        )
     if name == "ApplyPatch":
-        text = args if isinstance(args, str) else next(
-            (v for k, v in args.items() if k in ("input", "patch") and isinstance(v, str)), "") if isinstance(
-            args, dict) else ""
+        text = (
+            args
+            if isinstance(args, str)
+            else next((v for k, v in args.items() if k in ("input", "patch") and isinstance(v, str)), "")
+            if isinstance(args, dict)
+            else ""
+        )
         return envelope(text, tool=name, message_id=message_id, call_id=call_id, timestamp=when)
     if name not in EDIT_TOOLS or not isinstance(args, dict):
         return []
@@ -203,8 +245,16 @@ def _edits(name: str, args: Any, message_id: str, call_id: str, when: datetime |
         return []
     if name == "Create":
         content = args.get("content")
-        return [whole_file(path, content if isinstance(content, str) else "", tool=name, message_id=message_id,
-                           call_id=call_id, timestamp=when)]
+        return [
+            whole_file(
+                path,
+                content if isinstance(content, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     if name == "MultiEdit":
         many = args.get("edits")
         pairs = [_pair(e) for e in many if isinstance(e, dict)] if isinstance(many, list) else []

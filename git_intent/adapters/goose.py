@@ -35,7 +35,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.values import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
+from ..core.values import (
+    AddedLine,
+    Edit,
+    Message,
+    ParseStats,
+    Part,
+    Session,
+    epoch_timestamp,
+    parse_timestamp,
+)
 from ..transcripts import shell
 from ..transcripts.edits import replacement, whole_file
 from ..transcripts.jsonl import loads, one_record, written_since
@@ -47,8 +56,16 @@ MULTI_SESSION = True  # one store holds every session of every project
 NEWEST_TESTED: str | None = None
 STORE = "sessions.db"
 SHELL_TOOLS = frozenset({"shell"})
-_QUIET = frozenset({"image", "redactedThinking", "toolConfirmationRequest", "actionRequired", "frontendToolRequest",
-                    "systemNotification"})
+_QUIET = frozenset(
+    {
+        "image",
+        "redactedThinking",
+        "toolConfirmationRequest",
+        "actionRequired",
+        "frontendToolRequest",
+        "systemNotification",
+    }
+)
 
 
 def data_dir() -> Path:
@@ -83,7 +100,9 @@ def sniff(path: Path) -> bool:
 
 def _schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
     tables = table_columns(conn, "sessions", "messages")
-    if {"id", "working_dir"} <= tables["sessions"] and {"session_id", "role", "content_json"} <= tables["messages"]:
+    if {"id", "working_dir"} <= tables["sessions"] and {"session_id", "role", "content_json"} <= tables[
+        "messages"
+    ]:
         return tables
     return None
 
@@ -94,11 +113,12 @@ def read(path: Path) -> list[Session]:
     return read_project(path)
 
 
-def read_project(path: Path, project_id: str | None = None, root: Path | None = None,
-                 since: datetime | None = None) -> list[Session]:
-    """The sessions of the store whose working directory is `root` or below it (all, without `root`), updated
-    at or after `since` (by `sessions.updated_at`, else their newest message). Only chosen sessions are parsed;
-    `project_id` is not Goose's notion and is ignored."""
+def read_project(
+    path: Path, project_id: str | None = None, root: Path | None = None, since: datetime | None = None
+) -> list[Session]:
+    """The sessions of the store whose working directory is `root` or below it (all, without `root`),
+    updated at or after `since` (by `sessions.updated_at`, else their newest message). Only chosen sessions
+    are parsed; `project_id` is not Goose's notion and is ignored."""
     with path.open("rb"):
         pass  # the only OSError: the file cannot be opened
     roots = {os.path.normpath(str(root)), os.path.realpath(str(root))} if root is not None else set()
@@ -124,14 +144,21 @@ def _under(folder: str, roots: set[str]) -> bool:
     return any(here == r or here.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
-def _sessions(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[tuple[str, str | None, datetime | None]]:
+def _sessions(
+    conn: sqlite3.Connection, schema: dict[str, set[str]]
+) -> list[tuple[str, str | None, datetime | None]]:
     updated = "updated_at" if "updated_at" in schema["sessions"] else "NULL"
     order = "created_at, id" if "created_at" in schema["sessions"] else "id"
-    rows = [(str(r[0]), r[1] if isinstance(r[1], str) and r[1] else None, _sql_time(r[2]))
-            for r in conn.execute(f"SELECT id, working_dir, {updated} FROM sessions ORDER BY {order}")]
+    rows = [
+        (str(r[0]), r[1] if isinstance(r[1], str) and r[1] else None, _sql_time(r[2]))
+        for r in conn.execute(f"SELECT id, working_dir, {updated} FROM sessions ORDER BY {order}")
+    ]
     known = {row[0] for row in rows}
-    rows += [(str(r[0]), None, None) for r in conn.execute("SELECT DISTINCT session_id FROM messages ORDER BY 1")
-             if str(r[0]) not in known]
+    rows += [
+        (str(r[0]), None, None)
+        for r in conn.execute("SELECT DISTINCT session_id FROM messages ORDER BY 1")
+        if str(r[0]) not in known
+    ]
     return rows
 
 
@@ -140,15 +167,18 @@ def _sql_time(value: Any) -> datetime | None:
     return parse_timestamp(value.replace(" ", "T", 1)) if isinstance(value, str) else epoch_timestamp(value)
 
 
-def _session(path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]], session_id: str,
-             folder: str | None) -> Session:
+def _session(
+    path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]], session_id: str, folder: str | None
+) -> Session:
     columns = schema["messages"]
     wanted = [c for c in ("message_id", "created_timestamp", "metadata_json") if c in columns]
     stats = ParseStats()
     raws: list[tuple[str, str, list[dict[str, Any]], dict[str, Any]]] = []
     for row_id, role, content, *rest in conn.execute(
-            f"SELECT id, role, content_json{''.join(', ' + c for c in wanted)} FROM messages WHERE session_id = ? "
-            "ORDER BY id", (session_id,)):
+        f"SELECT id, role, content_json{''.join(', ' + c for c in wanted)} FROM messages WHERE session_id "
+        "= ? ORDER BY id",
+        (session_id,),
+    ):
         stats.records += 1
         extra = dict(zip(wanted, rest, strict=True))
         decoded = _json(content)
@@ -157,9 +187,15 @@ def _session(path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]], 
             continue
         own = extra.get("message_id")
         message_id = own if isinstance(own, str) and own else f"m{row_id}"
-        raws.append((message_id.replace(":", "-"), str(role), [c for c in decoded if isinstance(c, dict)], extra))
-    failed = {str(c.get("id")) for _, _, contents, _ in raws for c in contents if c.get("type") == "toolResponse"
-              and _failed(c.get("toolResult"))}
+        raws.append(
+            (message_id.replace(":", "-"), str(role), [c for c in decoded if isinstance(c, dict)], extra)
+        )
+    failed = {
+        str(c.get("id"))
+        for _, _, contents, _ in raws
+        for c in contents
+        if c.get("type") == "toolResponse" and _failed(c.get("toolResult"))
+    }
     messages: list[Message] = []
     edits: list[Edit] = []
     for message_id, role, contents, extra in raws:
@@ -167,8 +203,16 @@ def _session(path: Path, conn: sqlite3.Connection, schema: dict[str, set[str]], 
             message = _message(message_id, role, contents, extra, folder, failed, edits, stats)
             if message is not None:
                 messages.append(message)
-    return Session(agent=NAME, session_id=session_id.replace(":", "-"), transcript=path, cwd=folder,
-                   cwds=[folder] if folder else [], messages=messages, edits=edits, stats=stats)
+    return Session(
+        agent=NAME,
+        session_id=session_id.replace(":", "-"),
+        transcript=path,
+        cwd=folder,
+        cwds=[folder] if folder else [],
+        messages=messages,
+        edits=edits,
+        stats=stats,
+    )
 
 
 def _failed(result: Any) -> bool:
@@ -179,8 +223,16 @@ def _failed(result: Any) -> bool:
     return result.get("status") == "error" or (isinstance(value, dict) and value.get("isError") is True)
 
 
-def _message(message_id: str, role: str, contents: list[dict[str, Any]], extra: dict[str, Any], folder: str | None,
-             failed: set[str], edits: list[Edit], stats: ParseStats) -> Message | None:
+def _message(
+    message_id: str,
+    role: str,
+    contents: list[dict[str, Any]],
+    extra: dict[str, Any],
+    folder: str | None,
+    failed: set[str],
+    edits: list[Edit],
+    stats: ParseStats,
+) -> Message | None:
     if role not in ("user", "assistant"):
         stats.unknown(f"role:{role}")
         return None
@@ -198,14 +250,22 @@ def _message(message_id: str, role: str, contents: list[dict[str, Any]], extra: 
             call_id = str(item.get("id") or "")
             name = str(value.get("name") or "") if isinstance(value, dict) else ""
             args = value.get("arguments") if isinstance(value, dict) else None
-            parts.append(Part(kind="tool_call", tool=name or None, call_id=call_id or None, text=json.dumps(args)))
+            parts.append(
+                Part(kind="tool_call", tool=name or None, call_id=call_id or None, text=json.dumps(args))
+            )
             if role == "assistant" and call_id not in failed and isinstance(args, dict):
                 edits += _edits(name, args, folder, message_id, call_id, when)
         elif kind == "toolResponse":
             result = item.get("toolResult")
             answered = item.get("id")
-            parts.append(Part(kind="tool_result", call_id=answered if isinstance(answered, str) else None,
-                              is_error=_failed(result), text=_result_text(result)))
+            parts.append(
+                Part(
+                    kind="tool_result",
+                    call_id=answered if isinstance(answered, str) else None,
+                    is_error=_failed(result),
+                    text=_result_text(result),
+                )
+            )
         elif kind not in _QUIET:
             stats.unknown(f"content:{kind}")
     if not parts:
@@ -214,9 +274,13 @@ def _message(message_id: str, role: str, contents: list[dict[str, Any]], extra: 
         return Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts))
     meta = _json(extra.get("metadata_json"))
     visible = not (isinstance(meta, dict) and meta.get("userVisible") is False)
-    return Message(message_id=message_id, role=role,  # type: ignore[arg-type]  # checked above
-                   timestamp=when, parts=tuple(parts),
-                   is_prompt=role == "user" and visible and any(p.kind == "text" for p in parts))
+    return Message(
+        message_id=message_id,
+        role=role,  # type: ignore[arg-type]  # checked above
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=role == "user" and visible and any(p.kind == "text" for p in parts),
+    )
 
 
 def _result_text(result: Any) -> str:
@@ -227,36 +291,71 @@ def _result_text(result: Any) -> str:
     value = result.get("value")
     content = value.get("content") if isinstance(value, dict) else value
     items = content if isinstance(content, list) else []
-    return "\n".join(str(c.get("text")) for c in items if isinstance(c, dict) and isinstance(c.get("text"), str))
+    return "\n".join(
+        str(c.get("text")) for c in items if isinstance(c, dict) and isinstance(c.get("text"), str)
+    )
 
 
-def _edits(name: str, args: dict[str, Any], folder: str | None, message_id: str, call_id: str,
-           when: datetime | None) -> list[Edit]:
+def _edits(
+    name: str, args: dict[str, Any], folder: str | None, message_id: str, call_id: str, when: datetime | None
+) -> list[Edit]:
     """The edits one tool request made (the extension prefix `developer__` is dropped from its name)."""
     base = name.rsplit("__", 1)[-1]
     if base in SHELL_TOOLS:
         command = args.get("command")
-        return shell.shell_edits(command, folder, tool=name, message_id=message_id, call_id=call_id,
-                                 timestamp=when) if isinstance(command, str) else []
+        return (
+            shell.shell_edits(
+                command, folder, tool=name, message_id=message_id, call_id=call_id, timestamp=when
+            )
+            if isinstance(command, str)
+            else []
+        )
     path = args.get("path")
     if not isinstance(path, str) or not path:
         return []
     command = args.get("command") if base == "text_editor" else base
     if command == "write":
         content = args.get("content", args.get("file_text"))
-        return [whole_file(path, content if isinstance(content, str) else "", tool=name, message_id=message_id,
-                           call_id=call_id, timestamp=when)]
+        return [
+            whole_file(
+                path,
+                content if isinstance(content, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     if command in ("edit", "str_replace"):
         old, new = args.get("before", args.get("old_str")), args.get("after", args.get("new_str"))
-        return [replacement(path, old if isinstance(old, str) else "", new if isinstance(new, str) else "",
-                            tool=name, message_id=message_id, call_id=call_id, timestamp=when)]
+        return [
+            replacement(
+                path,
+                old if isinstance(old, str) else "",
+                new if isinstance(new, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     if command == "insert" and isinstance(args.get("new_str"), str):
         after = args.get("insert_line")
         start = after + 1 if isinstance(after, int) and not isinstance(after, bool) and after >= 0 else None
         lines = args["new_str"].splitlines()
-        return [Edit(path=path, tool=name, message_id=message_id, call_id=call_id, timestamp=when,
-                     new_text=args["new_str"], added=tuple(AddedLine(text=t, line=start + i if start else None)
-                                                           for i, t in enumerate(lines)))]
+        return [
+            Edit(
+                path=path,
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+                new_text=args["new_str"],
+                added=tuple(
+                    AddedLine(text=t, line=start + i if start else None) for i, t in enumerate(lines)
+                ),
+            )
+        ]
     return []
 
 

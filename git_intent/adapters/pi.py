@@ -32,7 +32,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.values import AddedLine, Edit, Message, ParseStats, Part, Session, epoch_timestamp, parse_timestamp
+from ..core.values import (
+    AddedLine,
+    Edit,
+    Message,
+    ParseStats,
+    Part,
+    Session,
+    epoch_timestamp,
+    parse_timestamp,
+)
 from ..transcripts import shell
 from ..transcripts.blocks import block_part, result_text
 from ..transcripts.edits import replacements, whole_file
@@ -43,8 +52,18 @@ NAME = "pi"
 NEWEST_TESTED: str | None = None
 EDIT_TOOLS = frozenset({"edit", "write"})
 SHELL_TOOL = "bash"
-_QUIET = frozenset({"compaction", "branch_summary", "model_change", "thinking_level_change", "custom",
-                    "custom_message", "label", "session_info"})
+_QUIET = frozenset(
+    {
+        "compaction",
+        "branch_summary",
+        "model_change",
+        "thinking_level_change",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
 _SUMMARIES = frozenset({"branchSummary", "compactionSummary"})
 _DIFF_ADDED = re.compile(r"^\+ *(\d+) (.*)$")
 
@@ -63,8 +82,10 @@ def encode_project(cwd: Path | str) -> str:
 def locations(root: Path) -> list[str]:
     """Where `discover` looks for `root`'s sessions, as path patterns of this machine."""
     flat = os.environ.get("PI_CODING_AGENT_SESSION_DIR")
-    return [f"{agent_dir() / 'sessions' / encode_project(root)}/*.jsonl",
-            *([f"{Path(flat).expanduser()}/*.jsonl"] if flat else [])]
+    return [
+        f"{agent_dir() / 'sessions' / encode_project(root)}/*.jsonl",
+        *([f"{Path(flat).expanduser()}/*.jsonl"] if flat else []),
+    ]
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
@@ -85,22 +106,29 @@ def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """True when the first records are shaped as Pi's (a string `type`; all but one, as one may be damaged), and
-    more of them are surely Pi's (a `session` header with a `cwd`, a `message` entry whose message carries Pi's
-    epoch `timestamp` or a `toolResult` role) than carry another agent's marks (Claude Code's `uuid` or
-    `sessionId`, Codex's `payload`, Droid's `session_start`)."""
+    """True when the first records are shaped as Pi's (a string `type`; all but one, as one may be
+    damaged), and more of them are surely Pi's (a `session` header with a `cwd`, a `message` entry whose
+    message carries Pi's epoch `timestamp` or a `toolResult` role) than carry another agent's marks (Claude
+    Code's `uuid` or `sessionId`, Codex's `payload`, Droid's `session_start`)."""
     if path.suffix != ".jsonl":
         return False
-    return recognised(head_records(path, limit=5), lambda r: isinstance(r.get("type"), str), _marked,
-                      lambda r: bool({"uuid", "sessionId", "payload"} & r.keys()) or r.get("type") == "session_start")
+    return recognised(
+        head_records(path, limit=5),
+        lambda r: isinstance(r.get("type"), str),
+        _marked,
+        lambda r: bool({"uuid", "sessionId", "payload"} & r.keys()) or r.get("type") == "session_start",
+    )
 
 
 def _marked(record: dict[str, Any]) -> bool:
     if record.get("type") == "session":
         return isinstance(record.get("cwd"), str)
     body = record.get("message")
-    return record.get("type") == "message" and isinstance(body, dict) and (
-        isinstance(body.get("timestamp"), (int, float)) or body.get("role") == "toolResult")
+    return (
+        record.get("type") == "message"
+        and isinstance(body, dict)
+        and (isinstance(body.get("timestamp"), (int, float)) or body.get("role") == "toolResult")
+    )
 
 
 def read(path: Path) -> list[Session]:
@@ -128,9 +156,19 @@ def read(path: Path) -> list[Session]:
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
     session_id = header.get("id") if isinstance(header.get("id"), str) and header.get("id") else path.stem
     parent = header.get("parentSession")
-    return [Session(agent=NAME, session_id=str(session_id).replace(":", "-"), transcript=path, cwd=cwd,
-                    cwds=[cwd] if cwd else [], parent_session_id=_session_of(parent) if isinstance(parent, str)
-                    else None, messages=messages, edits=edits, stats=stats)]
+    return [
+        Session(
+            agent=NAME,
+            session_id=str(session_id).replace(":", "-"),
+            transcript=path,
+            cwd=cwd,
+            cwds=[cwd] if cwd else [],
+            parent_session_id=_session_of(parent) if isinstance(parent, str) else None,
+            messages=messages,
+            edits=edits,
+            stats=stats,
+        )
+    ]
 
 
 def _session_of(parent: str) -> str | None:
@@ -149,8 +187,13 @@ def _results(entries: list[tuple[int, dict[str, Any]]]) -> dict[str, dict[str, A
     return found
 
 
-def _message(record: dict[str, Any], ordinal: int, results: dict[str, dict[str, Any]], edits: list[Edit],
-             stats: ParseStats) -> Message | None:
+def _message(
+    record: dict[str, Any],
+    ordinal: int,
+    results: dict[str, dict[str, Any]],
+    edits: list[Edit],
+    stats: ParseStats,
+) -> Message | None:
     body = record["message"]
     role = body.get("role")
     raw_id = record.get("id")
@@ -161,14 +204,23 @@ def _message(record: dict[str, Any], ordinal: int, results: dict[str, dict[str, 
     blocks = blocks if isinstance(blocks, list) else []
     if role == "toolResult":
         call_id = body.get("toolCallId")
-        result = Part(kind="tool_result", tool=str(body.get("toolName") or "") or None,
-                      call_id=call_id if isinstance(call_id, str) else None, is_error=body.get("isError") is True,
-                      text=result_text(blocks))
+        result = Part(
+            kind="tool_result",
+            tool=str(body.get("toolName") or "") or None,
+            call_id=call_id if isinstance(call_id, str) else None,
+            is_error=body.get("isError") is True,
+            text=result_text(blocks),
+        )
         return Message(message_id=message_id, role="tool", timestamp=when, parts=(result,))
     if role in _SUMMARIES:
         summary = body.get("summary")
-        return Message(message_id=message_id, role="user", timestamp=when, is_summary=True,
-                       parts=(Part(kind="text", text=summary if isinstance(summary, str) else ""),))
+        return Message(
+            message_id=message_id,
+            role="user",
+            timestamp=when,
+            is_summary=True,
+            parts=(Part(kind="text", text=summary if isinstance(summary, str) else ""),),
+        )
     if role not in ("user", "assistant"):  # bashExecution (a command the user ran), custom, …
         stats.unknown(f"role:{role}")
         return None
@@ -181,44 +233,85 @@ def _message(record: dict[str, Any], ordinal: int, results: dict[str, dict[str, 
             continue
         parts.append(part)
         if part.kind == "tool_call" and role == "assistant":
-            edits += _edits(str(part.tool), block.get("input"), results.get(str(part.call_id)), message_id,
-                            str(part.call_id), when)
+            edits += _edits(
+                str(part.tool),
+                block.get("input"),
+                results.get(str(part.call_id)),
+                message_id,
+                str(part.call_id),
+                when,
+            )
     parts = [p for p in parts if p.text.strip() or p.kind != "text"]
     if not parts:
         return None
     model = body.get("model")
-    return Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts),
-                   is_prompt=role == "user" and any(p.kind == "text" for p in parts),
-                   model=model if isinstance(model, str) and role == "assistant" else None)
+    return Message(
+        message_id=message_id,
+        role=role,
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=role == "user" and any(p.kind == "text" for p in parts),
+        model=model if isinstance(model, str) and role == "assistant" else None,
+    )
 
 
-def _edits(name: str, args: Any, result: dict[str, Any] | None, message_id: str, call_id: str,
-           when: datetime | None) -> list[Edit]:
+def _edits(
+    name: str, args: Any, result: dict[str, Any] | None, message_id: str, call_id: str, when: datetime | None
+) -> list[Edit]:
     """The edits one call made; none when its result is an error."""
     if not isinstance(args, dict) or (result is not None and result.get("isError") is True):
         return []
     if name == SHELL_TOOL:
         command = args.get("command")
-        return shell.shell_edits(command, None, tool=name, message_id=message_id, call_id=call_id,
-                                 timestamp=when) if isinstance(command, str) else []
+        return (
+            shell.shell_edits(
+                command, None, tool=name, message_id=message_id, call_id=call_id, timestamp=when
+            )
+            if isinstance(command, str)
+            else []
+        )
     path = args.get("path", args.get("file_path"))
     if name not in EDIT_TOOLS or not isinstance(path, str) or not path:
         return []
     if name == "write":
         content = args.get("content")
-        return [whole_file(path, content if isinstance(content, str) else "", tool=name, message_id=message_id,
-                           call_id=call_id, timestamp=when)]
+        return [
+            whole_file(
+                path,
+                content if isinstance(content, str) else "",
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+            )
+        ]
     many = args.get("edits")
-    pairs = [(str(e.get("oldText", "")), str(e.get("newText", ""))) for e in many if isinstance(e, dict)] if (
-        isinstance(many, list)) else []
+    pairs = (
+        [(str(e.get("oldText", "")), str(e.get("newText", ""))) for e in many if isinstance(e, dict)]
+        if (isinstance(many, list))
+        else []
+    )
     if isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
         pairs.append((args["oldText"], args["newText"]))
     edit = replacements(path, pairs, tool=name, message_id=message_id, call_id=call_id, timestamp=when)
     details = result.get("details") if result is not None else None
     diff = details.get("diff") if isinstance(details, dict) else None
     if isinstance(diff, str) and diff.strip():
-        added = tuple(AddedLine(text=m.group(2), line=int(m.group(1)))
-                      for m in map(_DIFF_ADDED.match, diff.split("\n")) if m)
-        return [Edit(path=edit.path, tool=edit.tool, message_id=message_id, call_id=call_id, timestamp=when,
-                     old_text=edit.old_text, new_text=edit.new_text, added=added)]
+        added = tuple(
+            AddedLine(text=m.group(2), line=int(m.group(1)))
+            for m in map(_DIFF_ADDED.match, diff.split("\n"))
+            if m
+        )
+        return [
+            Edit(
+                path=edit.path,
+                tool=edit.tool,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+                old_text=edit.old_text,
+                new_text=edit.new_text,
+                added=added,
+            )
+        ]
     return [edit]

@@ -89,17 +89,24 @@ def sniff(path: Path) -> bool:
     of "user" or "model") or a `toolCallResult` than carry Codex's `payload` or Gemini CLI's `projectHash`."""
     if path.suffix != ".jsonl":
         return False
-    return recognised(head_records(path, limit=10), _shaped, _genai, lambda r: "payload" in r or "projectHash" in r)
+    return recognised(
+        head_records(path, limit=10), _shaped, _genai, lambda r: "payload" in r or "projectHash" in r
+    )
 
 
 def _shaped(record: dict[str, Any]) -> bool:
-    return isinstance(record.get("type"), str) and ("uuid" in record or isinstance(record.get("sessionId"), str))
+    return isinstance(record.get("type"), str) and (
+        "uuid" in record or isinstance(record.get("sessionId"), str)
+    )
 
 
 def _genai(record: dict[str, Any]) -> bool:
     body = record.get("message")
     return isinstance(record.get("toolCallResult"), dict) or (
-        isinstance(body, dict) and isinstance(body.get("parts"), list) and body.get("role") in ("user", "model"))
+        isinstance(body, dict)
+        and isinstance(body.get("parts"), list)
+        and body.get("role") in ("user", "model")
+    )
 
 
 def read(path: Path) -> list[Session]:
@@ -126,8 +133,11 @@ def read(path: Path) -> list[Session]:
                 version = wrote
             key = record.get("uuid")
             records[key if isinstance(key, str) and key else f"r{stats.records}"] = record
-    results = {str(r["toolCallResult"].get("callId")): r for r in records.values()
-               if isinstance(r.get("toolCallResult"), dict)}
+    results = {
+        str(r["toolCallResult"].get("callId")): r
+        for r in records.values()
+        if isinstance(r.get("toolCallResult"), dict)
+    }
     messages: list[Message] = []
     edits: list[Edit] = []
     for key, record in records.items():
@@ -136,14 +146,26 @@ def read(path: Path) -> list[Session]:
             if message is not None:
                 messages.append(message)
     nested = path.parent.parent.name == "subagents"
-    return [Session(agent=NAME, session_id=ids[0].replace(":", "-") if ids else path.stem, transcript=path,
-                    cwd=cwds[0] if cwds else None, cwds=cwds, aliases=ids[1:],
-                    parent_session_id=path.parent.name if nested else None, agent_version=version,
-                    messages=messages, edits=edits, stats=stats)]
+    return [
+        Session(
+            agent=NAME,
+            session_id=ids[0].replace(":", "-") if ids else path.stem,
+            transcript=path,
+            cwd=cwds[0] if cwds else None,
+            cwds=cwds,
+            aliases=ids[1:],
+            parent_session_id=path.parent.name if nested else None,
+            agent_version=version,
+            messages=messages,
+            edits=edits,
+            stats=stats,
+        )
+    ]
 
 
-def _message(message_id: str, record: dict[str, Any], results: dict[str, dict[str, Any]],
-             edits: list[Edit]) -> Message | None:
+def _message(
+    message_id: str, record: dict[str, Any], results: dict[str, dict[str, Any]], edits: list[Edit]
+) -> Message | None:
     kind, when = record["type"], parse_timestamp(record.get("timestamp"))
     if kind == "system":
         return None
@@ -155,10 +177,15 @@ def _message(message_id: str, record: dict[str, Any], results: dict[str, dict[st
             if call:
                 edits += _edits(call, results.get(str(call.get("id"))), message_id, when)
         model = str_of(record.get("model"))
-        return Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts),
-                       model=model) if parts else None
+        return (
+            Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts), model=model)
+            if parts
+            else None
+        )
     if kind == "tool_result":
-        return Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts)) if parts else None
+        return (
+            Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts)) if parts else None
+        )
     shown = str_of(as_dict(record.get("systemPayload")).get("displayText"))
     if shown and shown.strip():
         parts = [Part(kind="text", text=shown)]
@@ -168,18 +195,27 @@ def _message(message_id: str, record: dict[str, Any], results: dict[str, dict[st
         return Message(message_id=message_id, role="system", timestamp=when, parts=tuple(parts))
     if all(p.kind == "tool_result" for p in parts):
         return Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts))
-    return Message(message_id=message_id, role="user", timestamp=when, parts=tuple(parts),
-                   is_prompt=any(p.kind == "text" and p.text.strip() for p in parts))
+    return Message(
+        message_id=message_id,
+        role="user",
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=any(p.kind == "text" and p.text.strip() for p in parts),
+    )
 
 
-def _edits(call: dict[str, Any], result: dict[str, Any] | None, message_id: str,
-           when: datetime | None) -> list[Edit]:
+def _edits(
+    call: dict[str, Any], result: dict[str, Any] | None, message_id: str, when: datetime | None
+) -> list[Edit]:
     """The edits one function call (`{id, name, args}`) made: none when its result carries an error; from the
     result's `FileDiff` when recorded, else from the call's arguments."""
     name, call_id = str(call.get("name")), str_of(call.get("id"))
     info = as_dict(result.get("toolCallResult")) if result is not None else {}
-    if info.get("error") or info.get("status") in ("error", "cancelled") or any(
-            p.is_error for p in parts_of(as_dict(result.get("message")).get("parts") if result else None)):
+    if (
+        info.get("error")
+        or info.get("status") in ("error", "cancelled")
+        or any(p.is_error for p in parts_of(as_dict(result.get("message")).get("parts") if result else None))
+    ):
         return []
     args = as_dict(call.get("args"))
     stamp = parse_timestamp(result.get("timestamp")) if result is not None else None
@@ -187,24 +223,55 @@ def _edits(call: dict[str, Any], result: dict[str, Any] | None, message_id: str,
         command, folder = args.get("command"), args.get("directory")
         if not isinstance(command, str) or result is None:
             return []  # a command not known to have run wrote nothing known
-        return shell.shell_edits(command, folder if isinstance(folder, str) else None, tool=name,
-                                 message_id=message_id, call_id=call_id, timestamp=stamp or when)
+        return shell.shell_edits(
+            command,
+            folder if isinstance(folder, str) else None,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=stamp or when,
+        )
     display = as_dict(info.get("resultDisplay"))
-    path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k]), display.get("filePath"))
+    path = next(
+        (args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k]), display.get("filePath")
+    )
     if name not in EDIT_TOOLS or not isinstance(path, str) or not path:
         return []
     original, after = display.get("originalContent"), display.get("newContent")
     added = file_diff_added(display)
     if name == "write_file":
         content = after if isinstance(after, str) else str_of(args.get("content")) or ""
-        edit = whole_file(path, content, tool=name, message_id=message_id, call_id=call_id,
-                          timestamp=stamp or when, created=not original)
+        edit = whole_file(
+            path,
+            content,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=stamp or when,
+            created=not original,
+        )
     else:
-        edit = replacement(path, str_of(args.get("old_string")) or "", str_of(args.get("new_string")) or "",
-                           tool=name, message_id=message_id, call_id=call_id, timestamp=stamp or when)
+        edit = replacement(
+            path,
+            str_of(args.get("old_string")) or "",
+            str_of(args.get("new_string")) or "",
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=stamp or when,
+        )
     if added is None:
         return [edit]
-    return [Edit(path=edit.path, tool=name, message_id=message_id, call_id=call_id, timestamp=edit.timestamp,
-                 kind=edit.kind, old_text=original if isinstance(original, str) else edit.old_text,
-                 new_text=edit.new_text, added=tuple(added))]
-
+    return [
+        Edit(
+            path=edit.path,
+            tool=name,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=edit.timestamp,
+            kind=edit.kind,
+            old_text=original if isinstance(original, str) else edit.old_text,
+            new_text=edit.new_text,
+            added=tuple(added),
+        )
+    ]

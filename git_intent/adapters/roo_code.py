@@ -1,8 +1,9 @@
-"""Roo Code (Cline's fork) task folders: `tasks/<task id>/api_conversation_history.json` beside `ui_messages.json`,
-`task_metadata.json` and `history_item.json` (src/shared/globalFileNames.ts, RooCodeInc/Roo-Code v3.52.1).
+"""Roo Code (Cline's fork) task folders: `tasks/<task id>/api_conversation_history.json` beside
+`ui_messages.json`, `task_metadata.json` and `history_item.json` (src/shared/globalFileNames.ts,
+RooCodeInc/Roo-Code v3.52.1).
 
-Where: VS Code's `globalStorage/rooveterinaryinc.roo-cline/` in every flavour (Code, Insiders, VSCodium, Cursor,
-Windsurf) on Linux, macOS and Windows (`transcripts.vscode_storage`), or the folder the user set as
+Where: VS Code's `globalStorage/rooveterinaryinc.roo-cline/` in every flavour (Code, Insiders, VSCodium,
+Cursor, Windsurf) on Linux, macOS and Windows (`transcripts.vscode_storage`), or the folder the user set as
 `roo-cline.customStoragePath` in a flavour's `settings.json` (src/utils/storage.ts). The task's id is its
 folder's name; the messages are Anthropic's (`transcripts.api_history`), an assistant's stamped with its
 response `id` and `ts`, its reasoning as Roo Code's own `reasoning` block. The person's words are wrapped in
@@ -45,10 +46,23 @@ PROMPT_TAGS = ("user_message", "task", "feedback", "answer")
 REPLACE_TOOLS = frozenset({"edit", "search_and_replace", "search_replace", "edit_file"})
 WRITE_TOOLS = frozenset({"write_to_file", "apply_diff", "insert_content", "apply_patch", "execute_command"})
 XML_PARAMS = frozenset({"path", "content", "diff", "command", "cwd", "search", "replace", "line", "patch"})
-# What only one of the two agents writes into a task's messages (as in the Cline adapter, seen from this side).
-ROO_MARKS = ("<user_message>", "# Current Workspace Directory (", '"apply_diff"', "<apply_diff>",
-             '"isTruncationMarker"', '"condenseId"')
-CLINE_MARKS = ("<task>", "# Current Working Directory (", '"replace_in_file"', "<replace_in_file>", "<feedback>")
+# What only one of the two agents writes into a task's messages (as in the Cline adapter, seen from this
+# side).
+ROO_MARKS = (
+    "<user_message>",
+    "# Current Workspace Directory (",
+    '"apply_diff"',
+    "<apply_diff>",
+    '"isTruncationMarker"',
+    '"condenseId"',
+)
+CLINE_MARKS = (
+    "<task>",
+    "# Current Working Directory (",
+    '"replace_in_file"',
+    "<replace_in_file>",
+    "<feedback>",
+)
 
 
 def storage_dirs() -> list[Path]:
@@ -64,47 +78,77 @@ def locations(root: Path) -> list[str]:
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
-    """Every task's message file written at or after `since` (tasks are not filed by project: the catalog keeps
-    those that mention `root`)."""
+    """Every task's message file written at or after `since` (tasks are not filed by project: the catalog
+    keeps those that mention `root`)."""
     for folder in storage_dirs():
         yield from written_since(sorted((folder / "tasks").glob(f"*/{HISTORY}")), since)
 
 
 def sniff(path: Path) -> bool:
-    """True for a task's message array (a JSON array whose first object has a `role` and `content`) whose head
-    holds more of Roo Code's marks than of Cline's: words each writes into the messages, the extension's folder
-    on its path, `history_item.json` beside it (the shared format is Cline's when the marks do not say)."""
+    """True for a task's message array (a JSON array whose first object has a `role` and `content`) whose
+    head holds more of Roo Code's marks than of Cline's: words each writes into the messages, the
+    extension's folder on its path, `history_item.json` beside it (the shared format is Cline's when the
+    marks do not say)."""
     head = head_text(path, SNIFF_BYTES) if path.suffix == ".json" else None
-    if head is None or not head.startswith("[") or '"role"' not in head[:4096] or '"content"' not in head[:4096]:
+    if (
+        head is None
+        or not head.startswith("[")
+        or '"role"' not in head[:4096]
+        or '"content"' not in head[:4096]
+    ):
         return False
     parts = {part.lower() for part in path.parts}
-    roo = sum(mark in head for mark in ROO_MARKS) + (EXTENSION in parts) + path.with_name(
-        "history_item.json").is_file()
+    roo = (
+        sum(mark in head for mark in ROO_MARKS)
+        + (EXTENSION in parts)
+        + path.with_name("history_item.json").is_file()
+    )
     cline = sum(mark in head for mark in CLINE_MARKS) + bool({"saoudrizwan.claude-dev", ".cline"} & parts)
     return roo > cline
 
 
 def read(path: Path) -> list[Session]:
-    """The task of `path` as one session. Raises OSError when it cannot be opened and DamagedTranscriptError when
-    it is not a whole JSON array (a torn rewrite holds no readable part)."""
+    """The task of `path` as one session. Raises OSError when it cannot be opened and
+    DamagedTranscriptError when it is not a whole JSON array (a torn rewrite holds no readable part)."""
     try:
         items = loads(path.read_bytes())
     except ValueError:
         items = None
     if not isinstance(items, list):
-        raise errors.DamagedTranscriptError(f"The Roo Code task {path} is not a whole JSON array; it is skipped.")
-    cwd = listed_folder(items, "Current Workspace Directory") or _workspace(path.with_name("history_item.json"))
-    history = read_history(items, edits_of=lambda name, args, call: _edits(name, args, call, cwd),
-                           prompt_of=lambda text: tagged(text, PROMPT_TAGS),
-                           xml=XmlTools(REPLACE_TOOLS | WRITE_TOOLS, XML_PARAMS))
-    return [Session(agent=NAME, session_id=path.parent.name.replace(":", "-"), transcript=path, cwd=cwd,
-                    cwds=[cwd] if cwd else [], messages=history.messages, edits=history.edits, stats=history.stats)]
+        raise errors.DamagedTranscriptError(
+            f"The Roo Code task {path} is not a whole JSON array; it is skipped."
+        )
+    cwd = listed_folder(items, "Current Workspace Directory") or _workspace(
+        path.with_name("history_item.json")
+    )
+    history = read_history(
+        items,
+        edits_of=lambda name, args, call: _edits(name, args, call, cwd),
+        prompt_of=lambda text: tagged(text, PROMPT_TAGS),
+        xml=XmlTools(REPLACE_TOOLS | WRITE_TOOLS, XML_PARAMS),
+    )
+    return [
+        Session(
+            agent=NAME,
+            session_id=path.parent.name.replace(":", "-"),
+            transcript=path,
+            cwd=cwd,
+            cwds=[cwd] if cwd else [],
+            messages=history.messages,
+            edits=history.edits,
+            stats=history.stats,
+        )
+    ]
 
 
 def _edits(name: str, args: dict[str, Any], call: Call, cwd: str | None) -> list[Edit]:
     """The edits one call made; [] for a tool that writes no file or arguments of another shape."""
-    where: dict[str, Any] = {"tool": name, "message_id": call.message_id, "call_id": call.call_id,
-                             "timestamp": call.timestamp}
+    where: dict[str, Any] = {
+        "tool": name,
+        "message_id": call.message_id,
+        "call_id": call.call_id,
+        "timestamp": call.timestamp,
+    }
     if name == "execute_command":
         command, folder = args.get("command"), args.get("cwd")
         folder = folder if isinstance(folder, str) and folder else cwd
@@ -153,7 +197,7 @@ def _custom_storage(settings: Path) -> str | None:
     if colon < 0:
         return None
     try:
-        value, _ = json.JSONDecoder().raw_decode(text[colon + 1:].lstrip())
+        value, _ = json.JSONDecoder().raw_decode(text[colon + 1 :].lstrip())
     except ValueError:
         return None
     return value if isinstance(value, str) and value.strip() else None

@@ -9,13 +9,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Citation", "DroppedCitation", "Limits", "Usage", "WhyAnswer", "ask", "quotable_text", "quote_occurs",
-           "strip_links", "verify_citations", "why"]
+__all__ = [
+    "Citation",
+    "DroppedCitation",
+    "Limits",
+    "Usage",
+    "WhyAnswer",
+    "ask",
+    "quotable_text",
+    "quote_occurs",
+    "strip_links",
+    "verify_citations",
+    "why",
+]
 
 _EXPORTS = {
-    "Citation": "values", "DroppedCitation": "values", "Limits": "values", "Usage": "values",
-    "WhyAnswer": "values", "ask": "ask_question", "why": "why_line", "quotable_text": "citations",
-    "quote_occurs": "citations", "strip_links": "citations", "verify_citations": "citations",
+    "Citation": "values",
+    "DroppedCitation": "values",
+    "Limits": "values",
+    "Usage": "values",
+    "WhyAnswer": "values",
+    "ask": "ask_question",
+    "why": "why_line",
+    "quotable_text": "citations",
+    "quote_occurs": "citations",
+    "strip_links": "citations",
+    "verify_citations": "citations",
 }
 
 if TYPE_CHECKING:

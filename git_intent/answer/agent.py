@@ -69,9 +69,11 @@ def check_model(settings: ModelSettings) -> None:
         with contextlib.redirect_stdout(io.StringIO()):  # litellm prints a provider list on failure
             litellm.get_llm_provider(settings.model, api_base=settings.api_base)
     except Exception as exc:
-        raise IntentError(f"{settings.model!r} is not a model string litellm knows.",
-                          hint="Name the provider too, e.g. openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 "
-                               "or ollama/llama3 (git config intent.model …).") from exc
+        raise IntentError(
+            f"{settings.model!r} is not a model string litellm knows.",
+            hint="Name the provider too, e.g. openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 "
+            "or ollama/llama3 (git config intent.model …).",
+        ) from exc
 
 
 def run_agent(settings: ModelSettings, system: str, first: str, toolbox: Toolbox, boundary: str) -> AgentRun:
@@ -79,7 +81,10 @@ def run_agent(settings: ModelSettings, system: str, first: str, toolbox: Toolbox
     reading limit) is told to answer without tools. Tool results go back as data blocks. A call that
     fails or takes more than `settings.timeout` seconds ends the run with `error`, one sentence."""
     litellm = _litellm()
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": first}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": first},
+    ]
     run = AgentRun(transcript=messages)
     try:
         _loop(litellm, settings, messages, toolbox, boundary, run)
@@ -88,8 +93,14 @@ def run_agent(settings: ModelSettings, system: str, first: str, toolbox: Toolbox
     return run
 
 
-def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], toolbox: Toolbox, boundary: str,
-          run: AgentRun) -> None:
+def _loop(
+    litellm: Any,
+    settings: ModelSettings,
+    messages: list[dict[str, Any]],
+    toolbox: Toolbox,
+    boundary: str,
+    run: AgentRun,
+) -> None:
     for step in range(1, settings.max_steps + 1):
         final = step == settings.max_steps or toolbox.exhausted
         if final:
@@ -111,34 +122,61 @@ def _loop(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]],
             if text and not calls:
                 run.text = cut_answer(text)
             return
-        messages.append({"role": "assistant", "content": cut_answer(message.content or ""), "tool_calls": [
-            {"id": call.id or f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-             "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"}}
-            for call in calls]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": cut_answer(message.content or ""),
+                "tool_calls": [
+                    {
+                        "id": call.id or f"call_{uuid.uuid4().hex[:12]}",
+                        "type": "function",
+                        "function": {
+                            "name": call.function.name,
+                            "arguments": call.function.arguments or "{}",
+                        },
+                    }
+                    for call in calls
+                ],
+            }
+        )
         for n, call in enumerate(messages[-1]["tool_calls"]):
             name, arguments = call["function"]["name"], call["function"]["arguments"]
             if len(arguments) > MAX_ARGUMENT_CHARS:
                 call["function"]["arguments"] = "{}"
                 result = f"error: tool arguments are limited to {MAX_ARGUMENT_CHARS} characters."
             else:
-                result = (toolbox.call(name, arguments) if n < MAX_CALLS_PER_STEP
-                          else f"error: at most {MAX_CALLS_PER_STEP} tool calls are run per reply.")
-            messages.append({"role": "tool", "tool_call_id": call["id"],
-                             "content": data_block(boundary, f"result of {name}", result)})
+                result = (
+                    toolbox.call(name, arguments)
+                    if n < MAX_CALLS_PER_STEP
+                    else f"error: at most {MAX_CALLS_PER_STEP} tool calls are run per reply."
+                )
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "content": data_block(boundary, f"result of {name}", result),
+                }
+            )
 
 
 def cut_answer(text: str) -> str:
     """`text` cut at MAX_ANSWER_CHARS characters, with a line saying so."""
     if len(text) <= MAX_ANSWER_CHARS:
         return text
-    return (f"{text[:MAX_ANSWER_CHARS]}\n[… the model's answer was cut at {MAX_ANSWER_CHARS:,} of {len(text):,} "
-            "characters]")
+    return (
+        f"{text[:MAX_ANSWER_CHARS]}\n[… the model's answer was cut at {MAX_ANSWER_CHARS:,} of {len(text):,} "
+        "characters]"
+    )
 
 
 def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], final: bool) -> Any:
     kwargs: dict[str, Any] = {
-        "model": settings.model, "messages": messages, "tools": SPECS, "timeout": settings.timeout,
-        "num_retries": 0, "max_retries": 0,
+        "model": settings.model,
+        "messages": messages,
+        "tools": SPECS,
+        "timeout": settings.timeout,
+        "num_retries": 0,
+        "max_retries": 0,
         "_skip_mcp_handler": True,  # litellm 1.106 imports `mcp` for any call with tools otherwise
     }
     if final:
@@ -156,8 +194,10 @@ def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, An
 
         if over_cap(exc):
             where = f" at {settings.api_base}" if settings.api_base else ""
-            raise ModelError(f"The model {settings.model}{where} sent a reply over {MAX_REPLY_BYTES:,} bytes; "
-                             "it was not read further.") from exc
+            raise ModelError(
+                f"The model {settings.model}{where} sent a reply over {MAX_REPLY_BYTES:,} bytes; "
+                "it was not read further."
+            ) from exc
         raise ModelError(_sentence(settings, exc)) from exc
 
 
@@ -167,10 +207,15 @@ def _sentence(settings: ModelSettings, exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
     where = f" at {settings.api_base}" if settings.api_base else ""
     if "Timeout" in name:
-        return f"The model {settings.model}{where} did not answer within {settings.timeout:g} s (intent.timeout)."
+        return (
+            f"The model {settings.model}{where} did not answer within {settings.timeout:g} s "
+            "(intent.timeout)."
+        )
     if "Connection" in name or _refused(exc):
         # litellm reports a refused connection as an InternalServerError with status 500: not what happened.
-        return f"The model {settings.model}{where} could not be reached (the connection was refused or failed)."
+        return (
+            f"The model {settings.model}{where} could not be reached (the connection was refused or failed)."
+        )
     detail = " ".join(str(exc).split())[:200]
     code = f" (HTTP {status})" if isinstance(status, int) else ""
     return f"The model {settings.model}{where} failed{code}: {detail}"
@@ -182,8 +227,11 @@ def _refused(exc: BaseException) -> bool:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, ConnectionError) or "Connect" in type(current).__name__ or any(
-                text in str(current) for text in ("Connection refused", "Connection error", "Errno 111")):
+        if (
+            isinstance(current, ConnectionError)
+            or "Connect" in type(current).__name__
+            or any(text in str(current) for text in ("Connection refused", "Connection error", "Errno 111"))
+        ):
             return True
         current = current.__cause__ or current.__context__
     return False

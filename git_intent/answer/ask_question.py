@@ -24,8 +24,16 @@ HITS_QUOTED = 3
 LINES_EXPLAINED = 2
 
 
-def ask(repo: Repository, question: str, *, path: str | None = None, since: datetime | None = None,
-        model: str | None = None, offline: bool = False, cwd: Path | None = None) -> WhyAnswer:
+def ask(
+    repo: Repository,
+    question: str,
+    *,
+    path: str | None = None,
+    since: datetime | None = None,
+    model: str | None = None,
+    offline: bool = False,
+    cwd: Path | None = None,
+) -> WhyAnswer:
     """Answer `question` from this repository's sessions: those matching it in the index, and those that
     wrote the code it names, limited to `path` (a file or folder, relative to `cwd`, by default the work
     tree root) and to messages at
@@ -36,7 +44,9 @@ def ask(repo: Repository, question: str, *, path: str | None = None, since: date
     IntentError for a bad setting or an unknown model string.
     """
     if not question.strip():
-        raise IntentError("The question is empty.", hint='git intent ask "why does fetch_json retry 3 times?"')
+        raise IntentError(
+            "The question is empty.", hint='git intent ask "why does fetch_json retry 3 times?"'
+        )
     settings = model_settings(repo, model)
     folder = relative(repo, path, cwd or repo.root)
     found = find_candidates(repo, question, path=folder, since=since)
@@ -61,8 +71,9 @@ def ask(repo: Repository, question: str, *, path: str | None = None, since: date
     return model_answer(question, seeds, prose, reading, lines, settings, since)
 
 
-def _ranked(reading: Reading, found: Found, folder: str | None, since: datetime | None
-            ) -> list[tuple[Candidate, Session]]:
+def _ranked(
+    reading: Reading, found: Found, folder: str | None, since: datetime | None
+) -> list[tuple[Candidate, Session]]:
     """The best MAX_SESSIONS candidates whose transcript is here, in the folder asked about, recent enough."""
     out: list[tuple[Candidate, Session]] = []
     for candidate in found.candidates:
@@ -88,18 +99,21 @@ def ask_prose(reading: Reading, found: Found, ranked: list[tuple[Candidate, Sess
         named = ", ".join(found.identifiers + found.paths)
         prose.sentences.append(
             f"I could not find out: no session of this repository matches the question (searched the session "
-            f"index for “{found.searched}”" + (f" and the code for {named}" if named else "") + ").")
+            f"index for “{found.searched}”" + (f" and the code for {named}" if named else "") + ")."
+        )
         return prose
     for n, (candidate, session) in enumerate(ranked):
         span = f"{when(session.started_at)} → {when(session.ended_at)}"
         head = "The best match is" if n == 0 else "Also matching:"
-        prose.sentences.append(f"{head} {session.agent} session {session.session_id} ({span}, "
-                               f"{len(session.messages)} messages, {len(session.edits)} edits).")
+        prose.sentences.append(
+            f"{head} {session.agent} session {session.session_id} ({span}, {len(session.messages)} "
+            f"messages, {len(session.edits)} edits)."
+        )
         if candidate.lines:
             prose.extend(why_prose(reading, candidate.lines[:LINES_EXPLAINED]))
         before = len(prose.sentences)
         spoken = [h for h in candidate.hits if h.role in ("user", "assistant")]
-        for hit in spoken[:HITS_QUOTED if n == 0 else 1]:
+        for hit in spoken[: HITS_QUOTED if n == 0 else 1]:
             if (session.session_id, hit.message_id) not in prose.read:  # an answer quoted with its question
                 _hit(prose, session, hit, found.searched, spoken)
         if len(prose.sentences) == before and candidate.hits:  # only tool output matched: name its request
@@ -118,17 +132,22 @@ def _hit(prose: Prose, session: Session, hit: Hit, query: str, hits: list[Hit]) 
     if message.is_prompt:
         asked = prose.quote(session, message, request_text(message), 240)
         reply = _reply(session, message, {h.message_id for h in hits})
-        said = prose.quote_or_none(session, reply, _nearest_sentences(reply.text, query), 240) if reply else None
+        said = (
+            prose.quote_or_none(session, reply, _nearest_sentences(reply.text, query), 240) if reply else None
+        )
         prose.sentences.append(f"The user asked {asked}" + (f"; the agent answered {said}." if said else "."))
         return
     quoted = prose.quote_or_none(session, message, _nearest_sentences(message.text, query), 240)
     if quoted is None:
         return
     index = session.messages.index(message)
-    request = next((session.messages[i] for i in range(index, -1, -1) if is_request(session.messages[i])), None)
+    request = next(
+        (session.messages[i] for i in range(index, -1, -1) if is_request(session.messages[i])), None
+    )
     if request is not None and (session.session_id, request.message_id) not in prose.read:
-        prose.sentences.append(f"Asked {prose.quote(session, request, request_text(request), 200)}, "
-                               f"the agent said {quoted}.")
+        prose.sentences.append(
+            f"Asked {prose.quote(session, request, request_text(request), 200)}, the agent said {quoted}."
+        )
     else:
         prose.sentences.append(f"The agent said {quoted}.")
 
@@ -138,7 +157,7 @@ def _reply(session: Session, prompt: Message, hits: set[str]) -> Message | None:
     first), else the last, the turn's closing words."""
     index = session.messages.index(prompt)
     turn = []
-    for message in session.messages[index + 1:]:
+    for message in session.messages[index + 1 :]:
         if is_request(message):
             break
         if message.role == "assistant" and any(p.kind == "text" and p.text.strip() for p in message.parts):
@@ -149,10 +168,14 @@ def _reply(session: Session, prompt: Message, hits: set[str]) -> Message | None:
 def _request_of(prose: Prose, session: Session, hit: Hit) -> None:
     message = session.message(hit.message_id)
     index = session.messages.index(message) if message else -1
-    request = next((session.messages[i] for i in range(index, -1, -1) if is_request(session.messages[i])), None)
+    request = next(
+        (session.messages[i] for i in range(index, -1, -1) if is_request(session.messages[i])), None
+    )
     if message is not None and request is not None:
-        prose.sentences.append(f"The best matching message {prose.cite(session, message)} answers the request "
-                               f"{prose.quote(session, request, request_text(request), 240)}.")
+        prose.sentences.append(
+            f"The best matching message {prose.cite(session, message)} answers the request "
+            f"{prose.quote(session, request, request_text(request), 240)}."
+        )
 
 
 def _nearest_sentences(text: str, query: str) -> str:
@@ -162,9 +185,11 @@ def _nearest_sentences(text: str, query: str) -> str:
     found = units(text)
     if not found:
         return text
-    best = max(range(len(found)), key=lambda i: (len(words & {w.lower().strip(".,:;`()") for w in found[i].split()}),
-                                                 -i))
-    return clip_units(found[best:best + 2], 240)
+    best = max(
+        range(len(found)),
+        key=lambda i: (len(words & {w.lower().strip(".,:;`()") for w in found[i].split()}), -i),
+    )
+    return clip_units(found[best : best + 2], 240)
 
 
 def _hits_text(reading: Reading, ranked: list[tuple[Candidate, Session]], hits: list[Hit]) -> str:
@@ -177,8 +202,10 @@ def _hits_text(reading: Reading, ranked: list[tuple[Candidate, Session]], hits: 
         if session is not None and message is not None:
             reading.mark(session, message)
         reading.send(hit.snippet)
-        out.append(f"[{hit.session_id}:{hit.message_id}] {hit.agent} {hit.role or ''} {when(hit.timestamp)} "
-                   f"score {hit.score:.2f}: {hit.snippet}")
+        out.append(
+            f"[{hit.session_id}:{hit.message_id}] {hit.agent} {hit.role or ''} {when(hit.timestamp)} score "
+            f"{hit.score:.2f}: {hit.snippet}"
+        )
     return "\n".join(out)
 
 

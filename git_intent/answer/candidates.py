@@ -1,10 +1,10 @@
 """Finding what a question is about: sessions and lines, from the index and from the code it names.
 
 A question ("why does fetch_json retry 3 times?") is searched in the session index as `git intent search`
-searches it (the same words, the same ranking), and the identifiers and paths it names are resolved in the work
-tree: `git grep` finds the lines, blame credits them to sessions; an identifier no longer in the tree is looked
-up with `git log -S` and the notes of the commits that added or removed it. Sessions come in the order of their
-best search hit, then re-ranked by the code they wrote that the question names.
+searches it (the same words, the same ranking), and the identifiers and paths it names are resolved in the
+work tree: `git grep` finds the lines, blame credits them to sessions; an identifier no longer in the tree is
+looked up with `git log -S` and the notes of the commits that added or removed it. Sessions come in the order
+of their best search hit, then re-ranked by the code they wrote that the question names.
 """
 
 from __future__ import annotations
@@ -32,17 +32,22 @@ FILE_WEIGHT = 1.0  # a session whose messages matching the question touch the fi
 # 0.62-0.70 of lines when the line was searched as words).
 QUOTED_LINE_WEIGHT = 100.0  # more than any sum of named lines
 LINES_PER_QUOTE = 3
-_STOP = frozenset("""a an and are as at be been but by can could did do does doing done for from had has have how
+_STOP = frozenset(
+    """a an and are as at be been but by can could did do does doing done for from had has have how
 i in into is it its me my of on or our should so than that the their them then there these they this those to
 us was we were what when where which who whom why will with would you your about after before any all also
 just only over under up very user users want wanted agent asked exist exists happen happened reason
-line lines code""".split())
+line lines code""".split()
+)
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CODE_SPAN = re.compile(r"`([^`\n]{8,400})`")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(?")
-# RE2 (`linear`): under `re` a run of word characters with no dot was scanned again from each of its characters.
+# RE2 (`linear`): under `re` a run of word characters with no dot was scanned again from each of its
+# characters.
 _FILENAME = linear.compile(rf"[{linear.WORD}-]+(?:\.[{linear.WORD}-]+)*\.[A-Za-z0-9]{{1,8}}")
-_DEFINITION = r"(?:def|func|function|class|const|let|var|fn|type|struct|interface)\s+{name}\b|\b{name}\s*(?::=|=[^=]|:)"
+_DEFINITION = (
+    r"(?:def|func|function|class|const|let|var|fn|type|struct|interface)\s+{name}\b|\b{name}\s*(?::=|=[^=]|:)"
+)
 
 
 @dataclass
@@ -101,8 +106,9 @@ def named_paths(question: str, files: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def find_candidates(repo: Repository, question: str, *, path: str | None = None, since: datetime | None = None
-                    ) -> Found:
+def find_candidates(
+    repo: Repository, question: str, *, path: str | None = None, since: datetime | None = None
+) -> Found:
     """Sessions and lines for `question`, limited to `path` (a file or folder) and to messages at or after
     `since`. Brings the index up to date first. Never raises on the question's content."""
     from ..index import ingest

@@ -30,28 +30,34 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _ELLIPSIS = linear.compile(rf"[{linear.SPACE}]*(?:…|\.\.\.)[{linear.SPACE}]*")
 _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 
-# RE2 (`linear`) where a run may cross the character a match starts with (`[`, `<`, a space, a letter): under `re`
-# each start scanned to the end of that run, quadratic ("[" * 10000: 0.7 s, "<i" * 5000: over 2 s). The others are
-# linear under `re`: a run that cannot hold where a match starts, or a lookbehind that lets only a run's first
-# character start one.
+# RE2 (`linear`) where a run may cross the character a match starts with (`[`, `<`, a space, a letter): under
+# `re` each start scanned to the end of that run, quadratic ("[" * 10000: 0.7 s, "<i" * 5000: over 2 s). The
+# others are linear under `re`: a run that cannot hold where a match starts, or a lookbehind that lets only a
+# run's first character start one.
 _IMAGE = linear.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
 _LINK = linear.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<url>[^)\n]*)\)")
 _DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE)
 # Tags that load or link by themselves, and any tag with an attribute holding a URL or a style (an
 # `<object data=//host/…>` once survived).
-_TAG = linear.compile(r"(?i)<(?:img|a|iframe|script|link|source|video|audio|object|embed|form|svg|math|meta|base|style|"
-                      r"frame|frameset|applet|track|image|use|input|button|area|picture|portal)\b[^>]*>|"
-                      rf"</(?:a|object|form|svg|math|style|script|iframe|button|frameset|applet|video|audio)[{linear.SPACE}]*>|"
-                      r"<[a-z][a-z0-9-]*\b[^>]*?\b(?:href|src|data|action|formaction|srcset|poster|background|style|"
-                      rf"codebase|cite|ping|xlink:href)[{linear.SPACE}]*=[^>]*>")
+_TAG = linear.compile(
+    r"(?i)<(?:img|a|iframe|script|link|source|video|audio|object|embed|form|svg|math|meta|base|style|"
+    r"frame|frameset|applet|track|image|use|input|button|area|picture|portal)\b[^>]*>|"
+    rf"</(?:a|object|form|svg|math|style|script|iframe|button|frameset|applet|video|audio)[{linear.SPACE}]*>|"
+    r"<[a-z][a-z0-9-]*\b[^>]*?\b(?:href|src|data|action|formaction|srcset|poster|background|style|"
+    rf"codebase|cite|ping|xlink:href)[{linear.SPACE}]*=[^>]*>"
+)
 # Script URLs (no `//`), a parenthesised argument list kept whole: `javascript:alert('a b')`.
-_SCRIPT_URL = re.compile(r"\b(?:java|vb|live)script:(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)|[^\s<>()])*",
-                         re.IGNORECASE)
-# Protocol-relative `//host.tld/…` (a renderer fetches it over the page's scheme); `// comment` and `a//b` are not.
+_SCRIPT_URL = re.compile(
+    r"\b(?:java|vb|live)script:(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)|[^\s<>()])*", re.IGNORECASE
+)
+# Protocol-relative `//host.tld/…` (a renderer fetches it over the page's scheme); `// comment` and `a//b` are
+# not.
 _SCHEMELESS = re.compile(r"(?<![\w:/.])//[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:[/?#][^\s<>\"'`)\]]*)?")
 _AUTOLINK = linear.compile(rf"(?i)<(?:[a-z][a-z0-9+.-]*:|www\.)[^>{linear.SPACE}]*>")
-_URL = linear.compile(rf"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.|mailto:|data:[a-z]+/)"
-                      rf"(?:[^{linear.SPACE}<>\"'`)\]]*[^{linear.SPACE}<>\"'`)\].,;:!?])?")
+_URL = linear.compile(
+    rf"(?i)\b(?:[a-z][a-z0-9+.-]*://|www\.|mailto:|data:[a-z]+/)"
+    rf"(?:[^{linear.SPACE}<>\"'`)\]]*[^{linear.SPACE}<>\"'`)\].,;:!?])?"
+)
 LINK_REMOVED = "(link removed)"
 
 
@@ -107,6 +113,7 @@ def strip_links(text: str) -> tuple[str, int]:
     (a citation-shaped text keeps its brackets), bare URLs, `javascript:` URLs and protocol-relative
     `//host/…` links replaced by "(link removed)". Returns the text and how many links or
     images were removed."""
+
     def link(match: linear.Match) -> str:
         inner = match["text"]
         return f"[{inner}]" if ":" in inner and CANDIDATE.fullmatch(f"[{inner}]") else inner
@@ -115,8 +122,13 @@ def strip_links(text: str) -> tuple[str, int]:
     text, n = _LINK.subn(link, text)
     count += n
     replacements: list[tuple[linear.Pattern | re.Pattern[str], str]] = [
-        (_DEFINITION, ""), (_TAG, ""), (_AUTOLINK, LINK_REMOVED), (_URL, LINK_REMOVED), (_SCRIPT_URL, LINK_REMOVED),
-        (_SCHEMELESS, LINK_REMOVED)]
+        (_DEFINITION, ""),
+        (_TAG, ""),
+        (_AUTOLINK, LINK_REMOVED),
+        (_URL, LINK_REMOVED),
+        (_SCRIPT_URL, LINK_REMOVED),
+        (_SCHEMELESS, LINK_REMOVED),
+    ]
     for pattern, replacement in replacements:
         text, n = pattern.subn(replacement, text)
         count += n
@@ -133,8 +145,9 @@ class _Marker:
     quotes: list[tuple[int, int, str]] = field(default_factory=list)  # owned by the first item
 
 
-def verify_citations(text: str, read: Mapping[Ref, str], known: Mapping[str, Collection[str]]
-                     ) -> tuple[str, list[Citation], list[DroppedCitation]]:
+def verify_citations(
+    text: str, read: Mapping[Ref, str], known: Mapping[str, Collection[str]]
+) -> tuple[str, list[Citation], list[DroppedCitation]]:
     """Check every citation of `text`.
 
     `read` maps (session_id, message_id) of each message shown to the model in this answer to the text
@@ -155,10 +168,15 @@ def verify_citations(text: str, read: Mapping[Ref, str], known: Mapping[str, Col
             ref, reason = _check(item, quotes, read, known)
             session_id, _, message_id = item.partition(":")
             if reason is not None or ref is None:
-                dropped.append(DroppedCitation(session_id=ref[0] if ref else session_id,
-                                               message_id=ref[1] if ref else message_id,
-                                               reason=reason or "malformed", marker=f"[{item}]",
-                                               quote=quotes[-1] if quotes else None))
+                dropped.append(
+                    DroppedCitation(
+                        session_id=ref[0] if ref else session_id,
+                        message_id=ref[1] if ref else message_id,
+                        reason=reason or "malformed",
+                        marker=f"[{item}]",
+                        quote=quotes[-1] if quotes else None,
+                    )
+                )
                 if n == 0:
                     edits += [(start, end, "") for start, end, _ in marker.quotes]
                 continue
@@ -179,12 +197,22 @@ def _markers(text: str) -> list[_Marker]:
     def inside_quote(at: int) -> bool:
         return any(start <= at < end for start, end, _ in quotes)
 
-    markers = [_Marker(m.start(), m.end(), [i.strip() for i in re.split(r"[,;]", m["body"])])
-               for m in CANDIDATE.finditer(text) if ":" in m["body"] and not inside_quote(m.start())]
-    ends = [m.start() for m in _SENTENCE_END.finditer(text)
-            if not inside_quote(m.start()) and not any(k.start <= m.start() < k.end for k in markers)]
-    events = sorted([(s, 0, q) for q in quotes for s in [q[0]]] + [(e, 1, None) for e in ends]
-                    + [(k.start, 2, k) for k in markers], key=lambda event: (event[0], event[1]))
+    markers = [
+        _Marker(m.start(), m.end(), [i.strip() for i in re.split(r"[,;]", m["body"])])
+        for m in CANDIDATE.finditer(text)
+        if ":" in m["body"] and not inside_quote(m.start())
+    ]
+    ends = [
+        m.start()
+        for m in _SENTENCE_END.finditer(text)
+        if not inside_quote(m.start()) and not any(k.start <= m.start() < k.end for k in markers)
+    ]
+    events = sorted(
+        [(s, 0, q) for q in quotes for s in [q[0]]]
+        + [(e, 1, None) for e in ends]
+        + [(k.start, 2, k) for k in markers],
+        key=lambda event: (event[0], event[1]),
+    )
     pending: list[tuple[int, int, str]] = []
     for _, kind, value in events:
         if kind == 0:
@@ -197,8 +225,9 @@ def _markers(text: str) -> list[_Marker]:
     return markers
 
 
-def _check(item: str, quotes: list[str], read: Mapping[Ref, str], known: Mapping[str, Collection[str]]
-           ) -> tuple[Ref | None, DropReason | None]:
+def _check(
+    item: str, quotes: list[str], read: Mapping[Ref, str], known: Mapping[str, Collection[str]]
+) -> tuple[Ref | None, DropReason | None]:
     match = _VALID.match(item)
     if match is None:
         return None, "malformed"
@@ -231,7 +260,12 @@ def _resolve(given: str, ids: Collection[str]) -> tuple[str | None, bool]:
 def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     """Replace the spans of `edits` (non-overlapping), taking a removed span's leading space with it."""
     for start, end, replacement in sorted(edits, reverse=True):
-        if not replacement and start > 0 and text[start - 1] == " " and (end >= len(text) or text[end] in " .,;:!?)\n"):
+        if (
+            not replacement
+            and start > 0
+            and text[start - 1] == " "
+            and (end >= len(text) or text[end] in " .,;:!?)\n")
+        ):
             start -= 1
         text = text[:start] + replacement + text[end:]
     return text

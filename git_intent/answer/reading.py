@@ -21,7 +21,9 @@ from .citations import Ref, quotable_text
 _SHOWN = re.compile(r"(?:^|⇒ |^Decided |^Open question )\[(?P<id>[A-Za-z0-9._-]+)\]", re.MULTILINE)
 # Framing lines of a rendered context (not transcript text): the header, the data notice, topic heads.
 _FRAMING = re.compile(r"^(?:# Session |Quoted session data|## t\d+ · |### Recent turns).*$", re.MULTILINE)
-_PREFIX = re.compile(r"^\[[A-Za-z0-9._-]+\] (?:user|assistant|tool|system)(?: \([a-z ,;:]+\))?:? ?", re.MULTILINE)
+_PREFIX = re.compile(
+    r"^\[[A-Za-z0-9._-]+\] (?:user|assistant|tool|system)(?: \([a-z ,;:]+\))?:? ?", re.MULTILINE
+)
 
 
 class Reading:
@@ -132,6 +134,7 @@ def resolve_message(reading: Reading, session_id: str, message_id: str) -> tuple
     session = reading.session(session_id)
     message = session.message(message_id)
     if message is None:
-        raise SessionNotFoundError(f"Session {session.session_id} has no message {message_id} "
-                                   "(or the prefix is ambiguous).")
+        raise SessionNotFoundError(
+            f"Session {session.session_id} has no message {message_id} (or the prefix is ambiguous)."
+        )
     return session, message

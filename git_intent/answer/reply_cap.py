@@ -42,8 +42,12 @@ class _CappedTransport(httpx.HTTPTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = super().handle_request(request)
         assert isinstance(response.stream, httpx.SyncByteStream)
-        return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions,
-                              stream=_CappedStream(response.stream, self.cap))
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            extensions=response.extensions,
+            stream=_CappedStream(response.stream, self.cap),
+        )
 
 
 def capped_client(cap: int) -> httpx.Client:
@@ -54,7 +58,10 @@ def capped_client(cap: int) -> httpx.Client:
     mounted here: each proxied scheme, and each `no_proxy` host without one."""
     proxies = urllib.request.getproxies()
     mounts: dict[str, httpx.BaseTransport | None] = {
-        f"{scheme}://": _CappedTransport(cap, proxies[scheme]) for scheme in ("http", "https") if proxies.get(scheme)}
+        f"{scheme}://": _CappedTransport(cap, proxies[scheme])
+        for scheme in ("http", "https")
+        if proxies.get(scheme)
+    }
     for host in (h.strip() for h in proxies.get("no", "").split(",")):
         if host and host != "*":
             mounts[f"all://*{host}" if host.startswith(".") else f"all://{host}"] = _CappedTransport(cap)

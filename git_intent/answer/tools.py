@@ -28,45 +28,100 @@ MAX_BLAME_LINES = 40
 DEFAULT_VIEW_BUDGET = 1500  # tokens of a view_context rendering unless the model asks for another
 MIN_VIEW_BUDGET = 200
 SEARCH_HITS = 8
-LIMIT_REACHED = ("The reading limit of {limit} transcript tokens (intent.maxTokens) is reached; answer now "
-                 "with what you have read.")
+LIMIT_REACHED = (
+    "The reading limit of {limit} transcript tokens (intent.maxTokens) is reached; answer now with what "
+    "you have read."
+)
 
 _SESSION = {"type": "string", "description": "A session id (or unique prefix), as in a citation."}
 SPECS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "blame", "description": "The blame JSON of lines of a file at HEAD: commit, the session and "
-        "message whose edit wrote each line, and the evidence (request, reasoning, edit, follow-up).",
-        "parameters": {"type": "object", "properties": {
-            "path": {"type": "string", "description": "Path relative to the repository root."},
-            "line": {"type": "integer", "description": "First line, from 1."},
-            "end_line": {"type": "integer", "description": "Last line (default: line)."}},
-            "required": ["path", "line"]}}},
-    {"type": "function", "function": {
-        "name": "view_context", "description": "A session's topic map and the session rendered within a "
-        "token budget: recent turns full, older work as summaries; every message shows its [ID].",
-        "parameters": {"type": "object", "properties": {
-            "session_id": _SESSION,
-            "budget": {"type": "integer", "description": f"Tokens (default {DEFAULT_VIEW_BUDGET})."}},
-            "required": ["session_id"]}}},
-    {"type": "function", "function": {
-        "name": "message_detail", "description": "One message of a session at full fidelity.",
-        "parameters": {"type": "object", "properties": {
-            "session_id": _SESSION, "message_id": {"type": "string", "description": "A message id or prefix."}},
-            "required": ["session_id", "message_id"]}}},
-    {"type": "function", "function": {
-        "name": "set_fidelity", "description": "Change how view_context shows a topic (t1, t2, …) or a "
-        "message (:MESSAGE_ID) of a session, for this answer only.",
-        "parameters": {"type": "object", "properties": {
-            "session_id": _SESSION, "target": {"type": "string", "description": "t3, or :MESSAGE_ID"},
-            "level": {"type": "string", "enum": ["full", "summary", "compressed", "placeholder", "hidden",
-                                                "auto"]}},
-            "required": ["session_id", "target", "level"]}}},
-    {"type": "function", "function": {
-        "name": "search", "description": "Messages of this repository's sessions matching a query, best first.",
-        "parameters": {"type": "object", "properties": {
-            "query": {"type": "string"}, "session_id": _SESSION,
-            "path": {"type": "string", "description": "Only messages that edited or named this path."}},
-            "required": ["query"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "blame",
+            "description": "The blame JSON of lines of a file at HEAD: commit, the session and "
+            "message whose edit wrote each line, and the evidence (request, reasoning, edit, follow-up).",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path relative to the repository root."},
+                    "line": {"type": "integer", "description": "First line, from 1."},
+                    "end_line": {"type": "integer", "description": "Last line (default: line)."},
+                },
+                "required": ["path", "line"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "view_context",
+            "description": "A session's topic map and the session rendered within a "
+            "token budget: recent turns full, older work as summaries; every message shows its [ID].",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "session_id": _SESSION,
+                    "budget": {"type": "integer", "description": f"Tokens (default {DEFAULT_VIEW_BUDGET})."},
+                },
+                "required": ["session_id"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "message_detail",
+            "description": "One message of a session at full fidelity.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "session_id": _SESSION,
+                    "message_id": {"type": "string", "description": "A message id or prefix."},
+                },
+                "required": ["session_id", "message_id"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "set_fidelity",
+            "description": "Change how view_context shows a topic (t1, t2, …) or a "
+            "message (:MESSAGE_ID) of a session, for this answer only.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "session_id": _SESSION,
+                    "target": {"type": "string", "description": "t3, or :MESSAGE_ID"},
+                    "level": {
+                        "type": "string",
+                        "enum": ["full", "summary", "compressed", "placeholder", "hidden", "auto"],
+                    },
+                },
+                "required": ["session_id", "target", "level"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Messages of this repository's sessions matching a query, best first.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "session_id": _SESSION,
+                    "path": {
+                        "type": "string",
+                        "description": "Only messages that edited or named this path.",
+                    },
+                },
+                "required": ["query"],
+            },
+        },
+    },
 ]
 
 
@@ -113,12 +168,16 @@ class Toolbox:
         self.exhausted = False
         self._indexed = False
         self._tools: dict[str, tuple[type[_Args], Callable[[Any], str]]] = {
-            "blame": (_Blame, self.blame), "view_context": (_View, self.view_context),
-            "message_detail": (_Detail, self.message_detail), "set_fidelity": (_Fidelity, self.set_fidelity),
-            "search": (_Search, self.search)}
+            "blame": (_Blame, self.blame),
+            "view_context": (_View, self.view_context),
+            "message_detail": (_Detail, self.message_detail),
+            "set_fidelity": (_Fidelity, self.set_fidelity),
+            "search": (_Search, self.search),
+        }
 
     def call(self, name: str, arguments: str) -> str:
-        """Run tool `name` with JSON `arguments`; a bad call or a known failure is a sentence for the model."""
+        """Run tool `name` with JSON `arguments`; a bad call or a known failure is a sentence for the
+        model."""
         if name not in self._tools:
             return f"error: there is no tool {name!r}; the tools are {', '.join(self._tools)}."
         model, run = self._tools[name]
@@ -149,8 +208,9 @@ class Toolbox:
             return LIMIT_REACHED.format(limit=self.reading.max_tokens)
         budget = max(MIN_VIEW_BUDGET, min(args.budget or DEFAULT_VIEW_BUDGET, self.reading.remaining))
         topics = self.reading.topics(session)
-        rendered = render_context(session, topics, self.state(session), budget_tokens=budget,
-                                  session_ref=session.session_id)
+        rendered = render_context(
+            session, topics, self.state(session), budget_tokens=budget, session_ref=session.session_id
+        )
         self.reading.send_rendered(session, rendered.text)
         return topic_map(session, topics, rendered.levels) + "\n\n" + rendered.text
 
@@ -162,7 +222,9 @@ class Toolbox:
             self.exhausted = True
             text = text[:limit] + " … [cut: the reading limit (intent.maxTokens) is reached]"
         self.reading.mark(session, message)
-        self.reading.send(text.split("\n", 1)[1] if "\n" in text else text, (session.session_id, message.message_id))
+        self.reading.send(
+            text.split("\n", 1)[1] if "\n" in text else text, (session.session_id, message.message_id)
+        )
         return f"session {session.agent} {session.session_id}\n{text}"
 
     def set_fidelity(self, args: _Fidelity) -> str:
@@ -174,11 +236,15 @@ class Toolbox:
         else:
             found = session.message(target.removeprefix(":"))
             if found is None:
-                raise FidelityError(f"Session {session.session_id} has no message {target.removeprefix(':')}.")
+                raise FidelityError(
+                    f"Session {session.session_id} has no message {target.removeprefix(':')}."
+                )
             target = ":" + found.message_id
         self.states[session.session_id] = set_level(self.state(session), target, args.level)
-        return (f"{target} of session {session.session_id} is now {args.level} for this answer; "
-                "view_context shows the result.")
+        return (
+            f"{target} of session {session.session_id} is now {args.level} for this answer; "
+            "view_context shows the result."
+        )
 
     def search(self, args: _Search) -> str:
         from ..index import ingest
@@ -187,8 +253,13 @@ class Toolbox:
         if not self._indexed:
             ingest(self.reading.repo)
             self._indexed = True
-        hits = search(self.reading.repo, args.query, since=self.since, file=args.path,
-                      limit=SEARCH_HITS * 5 if args.session_id else SEARCH_HITS)
+        hits = search(
+            self.reading.repo,
+            args.query,
+            since=self.since,
+            file=args.path,
+            limit=SEARCH_HITS * 5 if args.session_id else SEARCH_HITS,
+        )
         if args.session_id:
             hits = [h for h in hits if h.session_id.startswith(args.session_id)]
         out = []
@@ -198,8 +269,10 @@ class Toolbox:
             if session is not None and message is not None:
                 self.reading.mark(session, message)
             self.reading.send(hit.snippet)
-            out.append(f"[{hit.session_id}:{hit.message_id}] {hit.agent} {hit.role or ''} {when(hit.timestamp)} "
-                       f"score {hit.score:.2f}: {hit.snippet}")
+            out.append(
+                f"[{hit.session_id}:{hit.message_id}] {hit.agent} {hit.role or ''} {when(hit.timestamp)} "
+                f"score {hit.score:.2f}: {hit.snippet}"
+            )
         return "\n".join(out) or "No message matches."
 
     # -- helpers --------------------------------------------------------------------------------------
@@ -254,8 +327,11 @@ def _evidence(reading: Reading, line: LineAnswer, item: dict[str, Any]) -> dict[
     if len(text) > limit and passage:  # the words the reason picker chose, not the message's opening
         text = str(passage)[:limit].rstrip()
         reading.send(text, (item["session_id"], item["message_id"]))
-        text += f" … [the passage explaining the edit; message_detail({item['session_id']}, {item['message_id']}) " \
-                "shows the message whole]"
+        text += (
+            f" … [the passage explaining the edit; message_detail({item['session_id']}, "
+            f"{item['message_id']}) "
+            "shows the message whole]"
+        )
     elif len(text) > limit:
         text = text[:limit].rstrip()
         reading.send(text, (item["session_id"], item["message_id"]))
@@ -272,6 +348,8 @@ def topic_map(session: Session, topics: list[Topic], levels: Mapping[str, str] |
     for topic in topics:
         span = f"{topic.message_ids[0]}…{topic.message_ids[-1]}" if topic.message_ids else "empty"
         level = f" {levels[topic.topic_id]}" if levels and topic.topic_id in levels else ""
-        out.append(f"  {topic.topic_id}{level} · {len(topic.message_ids)} msgs · "
-                   f"{100 * topic.token_estimate // total}% · {topic.label} · messages {span}")
+        out.append(
+            f"  {topic.topic_id}{level} · {len(topic.message_ids)} msgs · "
+            f"{100 * topic.token_estimate // total}% · {topic.label} · messages {span}"
+        )
     return "\n".join(out)

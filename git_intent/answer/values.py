@@ -1,7 +1,7 @@
 """The answer to a why or ask question: prose, checked citations, what was read and what it cost.
 
 Stdlib dataclasses, as blame's answer is (an offline `why` builds no pydantic validator);
-`models.to_json` prints them and `git intent schema` describes them through pydantic."""
+`values.to_json` prints them and `git intent schema` describes them through pydantic."""
 
 from __future__ import annotations
 

@@ -16,8 +16,14 @@ from .values import WhyAnswer
 MAX_SEED_SESSIONS = 3  # sessions whose topic map starts the sub-agent's reading
 
 
-def why(repo: Repository, location: str, *, model: str | None = None, offline: bool = False,
-        cwd: Path | None = None) -> WhyAnswer:
+def why(
+    repo: Repository,
+    location: str,
+    *,
+    model: str | None = None,
+    offline: bool = False,
+    cwd: Path | None = None,
+) -> WhyAnswer:
     """Why the lines of `location` (`PATH:LINE`, `PATH:START-END`, or a bare PATH for the whole file,
     relative to `cwd`, by default the work tree root) exist.
 
@@ -35,7 +41,9 @@ def why(repo: Repository, location: str, *, model: str | None = None, offline: b
     question = f"Why does {_where(lines)} exist?"
     reading = Reading(repo, settings.max_tokens, sessions=sessions)
     prose = why_prose(reading, lines)
-    if not reading.sessions:  # no line an agent wrote, or no transcript of it here: nothing for a model to read
+    if (
+        not reading.sessions
+    ):  # no line an agent wrote, or no transcript of it here: nothing for a model to read
         return offline_answer(question, prose, reading, lines, settings)
     if not wants_model(settings, offline):
         return offline_answer(question, prose, reading, lines, settings, hint=hint_for(settings, offline))

@@ -29,11 +29,47 @@ from ..notes import Credit, SessionRecord
 
 FUZZY_CUTOFF = 90.0
 FUZZY_MIN_LENGTH = 12
-_TRIVIAL_WORDS = frozenset({
-    "return", "else", "end", "pass", "break", "continue", "default", "try", "finally", "fi", "done",
-    "esac", "then", "do", "begin", "} else {", "else:", "try:", "finally:", "});", "})", "},", "];", "*/",
-    '"""', "'''", "```", "</div>", "#", "//", "/*", "<?php", "?>", "@end", "nil", "None", "null",
-})
+_TRIVIAL_WORDS = frozenset(
+    {
+        "return",
+        "else",
+        "end",
+        "pass",
+        "break",
+        "continue",
+        "default",
+        "try",
+        "finally",
+        "fi",
+        "done",
+        "esac",
+        "then",
+        "do",
+        "begin",
+        "} else {",
+        "else:",
+        "try:",
+        "finally:",
+        "});",
+        "})",
+        "},",
+        "];",
+        "*/",
+        '"""',
+        "'''",
+        "```",
+        "</div>",
+        "#",
+        "//",
+        "/*",
+        "<?php",
+        "?>",
+        "@end",
+        "nil",
+        "None",
+        "null",
+    }
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,22 +133,32 @@ class LineCredit:
 @lru_cache(maxsize=1 << 16)
 def is_trivial(norm: str) -> bool:
     """Whether a trimmed line is too common to identify its author on its own."""
-    return len(norm) <= 3 or not any(c.isalnum() for c in norm) or norm in _TRIVIAL_WORDS or norm.rstrip(
-        ";:,") in _TRIVIAL_WORDS
+    return (
+        len(norm) <= 3
+        or not any(c.isalnum() for c in norm)
+        or norm in _TRIVIAL_WORDS
+        or norm.rstrip(";:,") in _TRIVIAL_WORDS
+    )
 
 
-def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | None = None, *,
-              named: Collection[str] = frozenset(), file_lines: Callable[[str], Sequence[str]] | None = None
-              ) -> list[LineCredit]:
+def attribute(
+    hunks: list[Hunk],
+    edits: Sequence[AnyEdit],
+    authored: datetime | None = None,
+    *,
+    named: Collection[str] = frozenset(),
+    file_lines: Callable[[str], Sequence[str]] | None = None,
+) -> list[LineCredit]:
     """Credit every added line of `hunks` (in order) to one of `edits` (sorted by `order`) or to nobody.
 
-    When several edits wrote a line's text, one total order decides (docs/design.md, "How a line is attributed"):
-    an edit of a session the commit names (`named`: session ids, `peers.named`) first; then the last made by
-    the commit's author date `authored` (slack included; edits without a time count as made by then), else the
-    last of all, with `order` (time, agent, session id, place in the session) settling the rest — unless the
-    lines that edit wrote around this one all differ from the file's around it at the commit (`file_lines(path)`:
-    the committed file's lines) while an earlier one's all agree: then the latest such earlier edit (the edit
-    that produced the line's final text where it stands; `_Picker._verdict`)."""
+    When several edits wrote a line's text, one total order decides (docs/design.md, "How a line is
+    attributed"): an edit of a session the commit names (`named`: session ids, `peers.named`) first; then
+    the last made by the commit's author date `authored` (slack included; edits without a time count as
+    made by then), else the last of all, with `order` (time, agent, session id, place in the session)
+    settling the rest — unless the lines that edit wrote around this one all differ from the file's around
+    it at the commit (`file_lines(path)`: the committed file's lines) while an earlier one's all agree:
+    then the latest such earlier edit (the edit that produced the line's final text where it stands;
+    `_Picker._verdict`)."""
     produced: dict[str, dict[str, list[AnyEdit]]] = defaultdict(lambda: defaultdict(list))
     for mapped in sorted(edits, key=lambda m: m.order):
         seen: set[str] = set()
@@ -132,8 +178,9 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
     for hunk in hunks:
         by_text = produced.get(hunk.path, {})
         if hunk.path not in choices:  # once per path, not per hunk (10% of a real backfill)
-            choices[hunk.path] = [t for t, group in by_text.items() if not is_trivial(t) and any(
-                m.fuzzy for m in group)]
+            choices[hunk.path] = [
+                t for t, group in by_text.items() if not is_trivial(t) and any(m.fuzzy for m in group)
+            ]
         picker = _Picker(hunk, named, file_lines)
         credits += _hunk(hunk, by_text, choices[hunk.path], picker)
     return credits
@@ -142,12 +189,16 @@ def attribute(hunks: list[Hunk], edits: Sequence[AnyEdit], authored: datetime | 
 class _Picker:
     """Chooses among the edits that wrote one line of a hunk (in their order, the preferred last)."""
 
-    def __init__(self, hunk: Hunk, named: Collection[str], file_lines: Callable[[str], Sequence[str]] | None) -> None:
+    def __init__(
+        self, hunk: Hunk, named: Collection[str], file_lines: Callable[[str], Sequence[str]] | None
+    ) -> None:
         self.hunk = hunk
         self.named = named
         self.file_lines = file_lines
         self._lines: Sequence[str] | None = None
-        self._places: dict[int, dict[str, list[int]]] = {}  # id(edit) -> its stripped line -> where it wrote it
+        self._places: dict[
+            int, dict[str, list[int]]
+        ] = {}  # id(edit) -> its stripped line -> where it wrote it
 
     def __call__(self, group: Sequence[AnyEdit], index: int) -> AnyEdit:
         """The edit credited with line `index` of the hunk, of `group` (non-empty)."""
@@ -157,13 +208,15 @@ class _Picker:
             mine = [m for m in group if m.session_id in self.named]
             group = mine or group
         pick = group[-1]
-        if self.file_lines is None or all((m.session_id, m.edit.message_id) == (pick.session_id, pick.edit.message_id)
-                                          for m in group):
+        if self.file_lines is None or all(
+            (m.session_id, m.edit.message_id) == (pick.session_id, pick.edit.message_id) for m in group
+        ):
             return pick
         # The neighbours overrule time only on clear evidence both ways: the pick's lines around this one all
-        # differ from the file's, and an earlier edit's all agree. Measured on entireio/cli, a softer rule (fewest
-        # disagreements wins) moved 1,459 lines, wrongly for 151 of the 152 its checkpoints can judge: common lines
-        # (`require.NoError(t, err)`) stand in many places of one edit, and later edits change the neighbours.
+        # differ from the file's, and an earlier edit's all agree. Measured on entireio/cli, a softer rule
+        # (fewest disagreements wins) moved 1,459 lines, wrongly for 151 of the 152 its checkpoints can judge:
+        # common lines (`require.NoError(t, err)`) stand in many places of one edit, and later edits change
+        # the neighbours.
         if self._verdict(pick, index) != "contradicted":
             return pick
         for other in reversed(group[:-1]):
@@ -172,9 +225,9 @@ class _Picker:
         return pick
 
     def _verdict(self, mapped: AnyEdit, index: int) -> str:
-        """Whether the lines `mapped` wrote next to line `index` of the hunk agree with the file's ("supported"),
-        all differ ("contradicted"), or tell nothing ("unknown": it wrote the line's text more than once, or
-        fewer than two neighbours of it)."""
+        """Whether the lines `mapped` wrote next to line `index` of the hunk agree with the file's
+        ("supported"), all differ ("contradicted"), or tell nothing ("unknown": it wrote the line's text
+        more than once, or fewer than two neighbours of it)."""
         if self._lines is None:
             assert self.file_lines is not None
             self._lines = [line.strip() for line in self.file_lines(self.hunk.path)]
@@ -198,9 +251,9 @@ class _Picker:
 
 
 def _neighbours_agree(edit: Edit, k: int, lines: Sequence[str], line: int) -> tuple[int, int]:
-    """(agreeing, differing): the lines `edit` wrote next to its line `k` (two above and two below, where its line
-    numbers say they stand next to it), against the lines next to line `line` (1-based) of the committed file
-    `lines` (stripped). A blank neighbour tells nothing."""
+    """(agreeing, differing): the lines `edit` wrote next to its line `k` (two above and two below, where
+    its line numbers say they stand next to it), against the lines next to line `line` (1-based) of the
+    committed file `lines` (stripped). A blank neighbour tells nothing."""
     added = edit.added
     item = added[k]
     agree = differ = 0
@@ -227,7 +280,9 @@ def _by(mapped: AnyEdit, authored: datetime) -> bool:
     return stamp is None or stamp <= authored
 
 
-def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str], pick: _Picker) -> list[LineCredit]:
+def _hunk(
+    hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str], pick: _Picker
+) -> list[LineCredit]:
     """Credits for one hunk; linear in its length (a 60k-line lockfile must not cost minutes)."""
     norms = [line.strip() for line in hunk.lines]
     found: list[tuple[AnyEdit | None, str | None, float]] = [(None, None, 0.0)] * len(norms)
@@ -235,18 +290,29 @@ def _hunk(hunk: Hunk, by_text: dict[str, list[AnyEdit]], choices: list[str], pic
         for i, norm in enumerate(norms):
             if is_trivial(norm):
                 continue
-            found[i] = (pick(by_text[norm], i), "exact", 1.0) if norm in by_text else _split(
-                norm, by_text) or _fuzzy(norm, choices, by_text, pick.named)
+            found[i] = (
+                (pick(by_text[norm], i), "exact", 1.0)
+                if norm in by_text
+                else _split(norm, by_text) or _fuzzy(norm, choices, by_text, pick.named)
+            )
         anchors = _neighbours(found, norms)
         for i, norm in enumerate(norms):
             anchor = anchors[i]
             if anchor is None or not is_trivial(norm):
                 continue
-            same = [m for m in by_text.get(norm, ()) if m.session_id == anchor.session_id and m.agent == anchor.agent]
+            same = [
+                m
+                for m in by_text.get(norm, ())
+                if m.session_id == anchor.session_id and m.agent == anchor.agent
+            ]
             if same:
                 found[i] = (anchor if any(m is anchor for m in same) else same[-1], "exact", 1.0)
-    return [LineCredit(path=hunk.path, line=hunk.start + i, text=hunk.lines[i], credit=c, match=m, confidence=conf)
-            for i, (c, m, conf) in enumerate(found)]
+    return [
+        LineCredit(
+            path=hunk.path, line=hunk.start + i, text=hunk.lines[i], credit=c, match=m, confidence=conf
+        )
+        for i, (c, m, conf) in enumerate(found)
+    ]
 
 
 def _split(norm: str, by_text: dict[str, list[AnyEdit]]) -> tuple[AnyEdit, str, float] | None:
@@ -260,8 +326,9 @@ def _split(norm: str, by_text: dict[str, list[AnyEdit]]) -> tuple[AnyEdit, str, 
     return (last[-1], "exact", 1.0) if last else None
 
 
-def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[AnyEdit]], named: Collection[str]
-           ) -> tuple[AnyEdit | None, str | None, float]:
+def _fuzzy(
+    norm: str, choices: list[str], by_text: dict[str, list[AnyEdit]], named: Collection[str]
+) -> tuple[AnyEdit | None, str | None, float]:
     if len(norm) < FUZZY_MIN_LENGTH or not choices:
         return None, None, 0.0
     best = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
@@ -272,8 +339,9 @@ def _fuzzy(norm: str, choices: list[str], by_text: dict[str, list[AnyEdit]], nam
     return group[-1], "fuzzy", round(best[1] / 100 * 0.9, 2)
 
 
-def _neighbours(found: list[tuple[AnyEdit | None, str | None, float]], norms: list[str]
-                ) -> list[AnyEdit | None]:
+def _neighbours(
+    found: list[tuple[AnyEdit | None, str | None, float]], norms: list[str]
+) -> list[AnyEdit | None]:
     """For each line, the edit credited with the nearest credited non-trivial line of the hunk (above
     first on a tie), in two linear passes."""
     n = len(norms)

@@ -1,14 +1,13 @@
 """`git intent backfill`: link past commits from the transcripts still on disk, no hooks needed.
 
-In bulk: the range's parents and times come from one `git rev-list`, every commit's added
-lines from one streamed `git log -p -U0`, the notes from one listing; sessions are read once for the whole
-range, and their edits mapped onto the work tree and sorted by time once (`timeline.EditTimeline`: each
-commit's window is a binary search); transcripts are hashed once and each credited session backed up once.
-Each commit is credited as `record` would (`bulk.credit_commits`; tests/capture/test_backfill.py compares the two
-on a generated history);
-notes are written in batches (`notes.write_notes`: one `git fast-import` per batch, verified by blob id).
-Commits that already have a git-intent record are skipped, so a run cut short resumes where it stopped, and
-a second run changes nothing.
+In bulk: the range's parents and times come from one `git rev-list`, every commit's added lines from one
+streamed `git log -p -U0`, the notes from one listing; sessions are read once for the whole range, and their
+edits mapped onto the work tree and sorted by time once (`timeline.EditTimeline`: each commit's window is a
+binary search); transcripts are hashed once and each credited session backed up once. Each commit is credited
+as `record` would (`bulk.credit_commits`; tests/capture/test_backfill.py compares the two on a generated
+history); notes are written in batches (`notes.write_notes`: one `git fast-import` per batch, verified by blob
+id). Commits that already have a git-intent record are skipped, so a run cut short resumes where it stopped,
+and a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -54,8 +53,14 @@ class BackfillResult:
     not_read: list[NotRead] = field(default_factory=list)
 
 
-def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Iterable[Path] = (),
-             force: bool = False, progress: Progress | None = None) -> BackfillResult:
+def backfill(
+    repo: Repository,
+    revision_range: str = "HEAD",
+    *,
+    transcripts: Iterable[Path] = (),
+    force: bool = False,
+    progress: Progress | None = None,
+) -> BackfillResult:
     """Record every commit of `revision_range` (oldest first) that has no git-intent record yet.
 
     `transcripts` are files or folders (`discovery.transcript_files`). `force` recomputes commits already
@@ -70,7 +75,9 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     # Commit, blob and note lookups for single objects: in process (pygit2), not one `git` process each.
     repo = InProcessRepository.of(repo)
     commits = list_range(repo, revision_range)
-    result = BackfillResult(commits=len(commits), transcripts_skipped=len(passed_over), skipped_files=passed_over)
+    result = BackfillResult(
+        commits=len(commits), transcripts_skipped=len(passed_over), skipped_files=passed_over
+    )
     noted = set(note_blobs(repo))
     recorded = set() if force else _recorded(repo, [c.sha for c in commits if c.sha in noted])
     todo = [c for c in commits if c.sha not in recorded]
@@ -79,7 +86,9 @@ def backfill(repo: Repository, revision_range: str = "HEAD", *, transcripts: Ite
     if todo:
         tick.stage("Reading transcripts", 0)
     windows = spans(repo, todo) if todo else {}
-    sessions = candidate_sessions(repo, min(w.earliest for w in windows.values()), transcripts) if todo else []
+    sessions = (
+        candidate_sessions(repo, min(w.earliest for w in windows.values()), transcripts) if todo else []
+    )
     tick.stage("Recording commits", len(commits))
     if result.skipped:
         tick.advance(result.skipped)

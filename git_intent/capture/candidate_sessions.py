@@ -27,17 +27,22 @@ from .edit_cache import CacheDamaged, Listed, RecordCache, Summary, discard, edi
 from .queue import log
 
 
-def window_sessions(repo: Repository, since: datetime | None, low: datetime, high: datetime,
-                    extra: Iterable[Path] = (),
-                    keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
+def window_sessions(
+    repo: Repository,
+    since: datetime | None,
+    low: datetime,
+    high: datetime,
+    extra: Iterable[Path] = (),
+    keep: Callable[[str, str, str, str | None], bool] | None = None,
+) -> list[Session]:
     """`candidate_sessions(repo, since, extra)` for recording a commit: the same sessions, the copies of each
-    merged as `candidate_sessions` merges them, but those of discovered transcripts and backup copies hold only
-    their edits made in [low, high] or at no recorded time, and no messages; sessions without such edits are
-    left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
-    Transcripts come from the record cache (`capture.edit_cache`): each file is parsed once per
-    version. A damaged cache is deleted and rebuilt, with one line in hook.log; any other
-    failure of the cache falls back to parsing every file. Raises TranscriptError for an unreadable
-    `extra` file, as `candidate_sessions` does.
+    merged as `candidate_sessions` merges them, but those of discovered transcripts and backup copies hold
+    only their edits made in [low, high] or at no recorded time, and no messages; sessions without such edits
+    are left out; with `keep(session_id, message_id, path, cwd)`, cached edits it refuses are left out too.
+    Transcripts come from the record cache (`capture.edit_cache`): each file is parsed once per version. A
+    damaged cache is deleted and rebuilt, with one line in hook.log; any other failure of the cache falls back
+    to parsing every file. Raises TranscriptError for an unreadable `extra` file, as `candidate_sessions`
+    does.
     """
     read_first = [s for path in extra for s in read_transcript(path)]
     for attempt in (1, 2):
@@ -46,8 +51,11 @@ def window_sessions(repo: Repository, since: datetime | None, low: datetime, hig
         except CacheDamaged as exc:
             discard(repo)
             if attempt == 1:
-                _log(repo, f"record cache {repo.state_dir / 'record-cache.db'} was damaged ({exc}); it was "
-                           "deleted and is being rebuilt")
+                _log(
+                    repo,
+                    f"record cache {repo.state_dir / 'record-cache.db'} was damaged ({exc}); it was "
+                    "deleted and is being rebuilt",
+                )
         except Exception as exc:  # a locked or unwritable cache must not stop a record: parse as before
             _log(repo, f"record cache unusable ({type(exc).__name__}: {exc}); transcripts parsed without it")
             break
@@ -66,29 +74,40 @@ class _Candidate:
     summary: Summary | None = None
 
     def may_edit_in(self, low: str, high: str) -> bool:
-        """Whether it can hold an edit made in [low, high] (`models.utc_stamp` texts) or at no recorded time."""
+        """Whether it can hold an edit made in [low, high] (`values.utc_stamp` texts) or at no recorded
+        time."""
         if self.session is not None:
             return True
         s = self.summary
-        return s is not None and (s.untimed or (s.low is not None and s.high is not None and s.low <= high
-                                                and s.high >= low))
+        return s is not None and (
+            s.untimed or (s.low is not None and s.high is not None and s.low <= high and s.high >= low)
+        )
 
 
-def _cached_window(repo: Repository, since: datetime | None, low: datetime, high: datetime,
-                   read_first: list[Session], keep: Callable[[str, str, str, str | None], bool] | None
-                   ) -> list[Session]:
+def _cached_window(
+    repo: Repository,
+    since: datetime | None,
+    low: datetime,
+    high: datetime,
+    read_first: list[Session],
+    keep: Callable[[str, str, str, str | None], bool] | None,
+) -> list[Session]:
     copies: dict[tuple[str, str], list[_Candidate]] = {}
     for session in read_first:
         copies.setdefault((session.agent, session.session_id), []).append(
-            _Candidate(len(session.messages), session=session))
+            _Candidate(len(session.messages), session=session)
+        )
     with RecordCache(repo) as cache:
         _gather(repo, cache, since, copies)
         cache.prune()
         low_stamp, high_stamp = utc_stamp(low), utc_stamp(high)
         # Every copy of a session that may hold an edit in the window: they are merged, as discovery merges
         # them, so the hook's record and backfill see the same edits.
-        chosen = {key: group for key, group in copies.items() if any(c.may_edit_in(low_stamp, high_stamp)
-                                                                     for c in group)}
+        chosen = {
+            key: group
+            for key, group in copies.items()
+            if any(c.may_edit_in(low_stamp, high_stamp) for c in group)
+        }
         summaries = [c.summary for group in chosen.values() for c in group if c.session is None and c.summary]
         cached = iter(cache.sessions(summaries, low, high, keep))
         found: dict[tuple[str, str], Session] = {}
@@ -97,8 +116,12 @@ def _cached_window(repo: Repository, since: datetime | None, low: datetime, high
     return [s for s in found.values() if s.edits or s.messages]
 
 
-def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
-            found: dict[tuple[str, str], list[_Candidate]]) -> None:
+def _gather(
+    repo: Repository,
+    cache: RecordCache,
+    since: datetime | None,
+    found: dict[tuple[str, str], list[_Candidate]],
+) -> None:
     """Every copy of every session of the sources written since `since` into `found`: the files an adapter
     reads alone through the cache (summaries only), the others (a store of many projects, a backup copy no
     adapter reads any more) read whole."""
@@ -109,11 +132,14 @@ def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
         adapter = source.adapter
         if adapter is not None and adapter.file_scoped:
             mentions = None if source.copy else partial(mentions_repository, source.path, needles)
-            for summary in cache.sessions_of(source.path, partial(adapter.read, source.path), mentions=mentions):
+            for summary in cache.sessions_of(
+                source.path, partial(adapter.read, source.path), mentions=mentions
+            ):
                 if not source.local(summary.agent, summary.session_id):
                     continue
                 found.setdefault((summary.agent, summary.session_id), []).append(
-                    _Candidate(summary.messages, summary=summary))
+                    _Candidate(summary.messages, summary=summary)
+                )
             continue
         if source.copy or adapter is None:  # only a backup copy can have no adapter left
             sessions = list(read_readable([(source.agent, source.path)]))
@@ -121,12 +147,15 @@ def _gather(repo: Repository, cache: RecordCache, since: datetime | None,
             continue
         else:
             try:
-                sessions = adapter.read_project(source.path, project_id=root_commit, root=repo.root, since=since)
+                sessions = adapter.read_project(
+                    source.path, project_id=root_commit, root=repo.root, since=since
+                )
             except Exception:  # one odd file must not stop the others
                 continue
         for session in source.keep(sessions):
             found.setdefault((session.agent, session.session_id), []).append(
-                _Candidate(len(session.messages), session=session))
+                _Candidate(len(session.messages), session=session)
+            )
 
 
 @dataclass(frozen=True)
@@ -159,7 +188,9 @@ def listed_sessions(repo: Repository) -> list[ListedSession]:
                 _gather(repo, cache, None, copies)
                 longest = [max(group, key=lambda c: c.messages) for group in copies.values()]
                 cached = iter(cache.listing([c.summary for c in longest if c.session is None and c.summary]))
-                return [_whole(c.session) if c.session is not None else _from_cache(next(cached)) for c in longest]
+                return [
+                    _whole(c.session) if c.session is not None else _from_cache(next(cached)) for c in longest
+                ]
         except CacheDamaged:
             discard(repo)
         except Exception as exc:
@@ -169,17 +200,34 @@ def listed_sessions(repo: Repository) -> list[ListedSession]:
 
 
 def _whole(session: Session) -> ListedSession:
-    return ListedSession(agent=session.agent, session_id=session.session_id, transcript=session.transcript,
-                         cwd=session.cwd, started_at=session.started_at, ended_at=session.ended_at,
-                         messages=len(session.messages), edits=len(session.edits),
-                         files=[e.path for e in session.edits], message_models=edit_message_models(session))
+    return ListedSession(
+        agent=session.agent,
+        session_id=session.session_id,
+        transcript=session.transcript,
+        cwd=session.cwd,
+        started_at=session.started_at,
+        ended_at=session.ended_at,
+        messages=len(session.messages),
+        edits=len(session.edits),
+        files=[e.path for e in session.edits],
+        message_models=edit_message_models(session),
+    )
 
 
 def _from_cache(listed: Listed) -> ListedSession:
     s = listed.summary
-    return ListedSession(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), cwd=listed.cwd,
-                         started_at=listed.started_at, ended_at=listed.ended_at, messages=s.messages,
-                         edits=len(listed.files), files=listed.files, message_models=listed.message_models)
+    return ListedSession(
+        agent=s.agent,
+        session_id=s.session_id,
+        transcript=Path(s.path),
+        cwd=listed.cwd,
+        started_at=listed.started_at,
+        ended_at=listed.ended_at,
+        messages=s.messages,
+        edits=len(listed.files),
+        files=listed.files,
+        message_models=listed.message_models,
+    )
 
 
 def _log(repo: Repository, message: str) -> None:

@@ -36,18 +36,27 @@ def carried_edits(repo: Repository, sources: list[str], target: str | None = Non
             continue
         sessions = {s.key: s for s in note.sessions}
         for record in note.lines:
-            lines = repo.file_lines(source, record.path)[record.start - 1:record.end]
+            lines = repo.file_lines(source, record.path)[record.start - 1 : record.end]
             if not lines or not record.matches(repo.file_lines(source, record.path)):
                 continue  # a range git copied from another commit that no longer fits this one
             credit = record.credit
             if credit.derived_from is None and source != target:
                 credit = replace(credit, derived_from=source)
             session = sessions.get((record.agent, record.session_id)) or SessionRecord(
-                agent=record.agent, session_id=record.session_id, lines_attributed=0)
-            edit = Edit(path=record.path, tool=record.tool, message_id=record.message_id, call_id=record.call_id,
-                        added=tuple(AddedLine(text=t, line=record.start + i) for i, t in enumerate(lines)))
-            edits.append(CarriedEdit(credit=credit, session=session, edit=edit, path=record.path,
-                                     order=-1_000_000 + len(edits)))
+                agent=record.agent, session_id=record.session_id, lines_attributed=0
+            )
+            edit = Edit(
+                path=record.path,
+                tool=record.tool,
+                message_id=record.message_id,
+                call_id=record.call_id,
+                added=tuple(AddedLine(text=t, line=record.start + i) for i, t in enumerate(lines)),
+            )
+            edits.append(
+                CarriedEdit(
+                    credit=credit, session=session, edit=edit, path=record.path, order=-1_000_000 + len(edits)
+                )
+            )
     return edits
 
 
@@ -84,10 +93,20 @@ def picked_source(repo: Repository, commit: str) -> list[str]:
     """The commit a cherry-pick copied, found after the fact: the same author, email and author date
     (cherry-pick keeps them) and, among several, the same patch id. [] when none is found."""
     ident = repo.git("show", "-s", "--format=%an%x00%ae%x00%at", commit).strip()
-    out = repo.git("log", "--branches", "--tags", "--remotes", "--max-count=5000",
-                   "--format=%H%x00%an%x00%ae%x00%at", check=False)
-    same = [row.split("\0", 1)[0] for row in out.splitlines()
-            if row.split("\0", 1)[-1] == ident and not row.startswith(commit)]
+    out = repo.git(
+        "log",
+        "--branches",
+        "--tags",
+        "--remotes",
+        "--max-count=5000",
+        "--format=%H%x00%an%x00%ae%x00%at",
+        check=False,
+    )
+    same = [
+        row.split("\0", 1)[0]
+        for row in out.splitlines()
+        if row.split("\0", 1)[-1] == ident and not row.startswith(commit)
+    ]
     if len(same) <= 1:
         return same
     wanted = _patch_id(repo, commit)
@@ -102,7 +121,9 @@ def _patch_id(repo: Repository, commit: str) -> str:
 def patch_ids(repo: Repository, diffs: str) -> dict[str, str]:
     """`git patch-id --stable` of `diffs` (a `git log -p` or one diff): commit (zeros for a bare diff) ->
     patch id. Read through `Repository.git`, so a diff that is not UTF-8 cannot fail it."""
-    rows = (line.split() for line in repo.git("patch-id", "--stable", input_text=diffs, check=False).splitlines())
+    rows = (
+        line.split() for line in repo.git("patch-id", "--stable", input_text=diffs, check=False).splitlines()
+    )
     return {row[1]: row[0] for row in rows if len(row) == 2}
 
 
@@ -111,14 +132,19 @@ def commits_in(repo: Repository, revision_range: str) -> list[str]:
     out = repo.git("rev-list", "--reverse", "--end-of-options", revision_range, check=False)
     commits = out.split()
     if not commits:
-        raise IntentError(f"{revision_range!r} names no commits in this repository.",
-                          hint="Example: git intent carry main..feature --onto <squash commit>")
+        raise IntentError(
+            f"{revision_range!r} names no commits in this repository.",
+            hint="Example: git intent carry main..feature --onto <squash commit>",
+        )
     return commits
 
 
 def _history(repo: Repository, start: str, commit: str) -> list[str]:
-    """Recent commits before `start` touching the files `commit` changed (where a revert's lines came from)."""
-    paths = [p for p in repo.git("diff-tree", "-z", "--no-commit-id", "--name-only", "-r", commit).split("\0") if p]
+    """Recent commits before `start` touching the files `commit` changed (where a revert's lines came
+    from)."""
+    paths = [
+        p for p in repo.git("diff-tree", "-z", "--no-commit-id", "--name-only", "-r", commit).split("\0") if p
+    ]
     if not paths:
         return []
     out = repo.git("rev-list", "--max-count=50", start, "--", *paths, check=False)

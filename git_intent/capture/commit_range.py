@@ -21,8 +21,17 @@ from ..git.repo import DIFF_OPTIONS, PINNED, Hunk, Repository, new_against_all, 
 # (`--diff-merges=separate`), each under its own format line, and none for a parent whose tree equals the
 # merge's (git prints no header for an empty diff). Before this the merges were diffed one `git diff` per
 # parent: 616 of backfill's 640 git processes on entireio/cli (308 merges), 13% of its time.
-_LOG_PATCHES = ("-c", "log.showRoot=true", "log", "--no-walk=unsorted", "--stdin", "-p", *DIFF_OPTIONS,
-                "--diff-merges=separate", "--format=%x00%H")
+_LOG_PATCHES = (
+    "-c",
+    "log.showRoot=true",
+    "log",
+    "--no-walk=unsorted",
+    "--stdin",
+    "-p",
+    *DIFF_OPTIONS,
+    "--diff-merges=separate",
+    "--format=%x00%H",
+)
 
 
 @dataclass(frozen=True)
@@ -39,10 +48,14 @@ def list_range(repo: Repository, revision_range: str) -> list[RangeCommit]:
 
     Raises IntentError for a range git does not understand."""
     try:
-        out = repo.git("rev-list", "--reverse", "--parents", "--timestamp", "--end-of-options", revision_range)
+        out = repo.git(
+            "rev-list", "--reverse", "--parents", "--timestamp", "--end-of-options", revision_range
+        )
     except GitError as exc:
-        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
-                          hint="Examples: HEAD, main~50..main, v1.0..") from exc
+        raise IntentError(
+            f"{revision_range!r} is not a revision or range of this repository.",
+            hint="Examples: HEAD, main~50..main, v1.0..",
+        ) from exc
     commits = []
     for line in out.splitlines():
         stamp, sha, *parents = line.split()
@@ -83,7 +96,8 @@ def added_hunks_of(repo: Repository, commits: Sequence[RangeCommit]) -> Iterator
             found = pending[0][:12] if pending is not None else "nothing"
             raise GitError(f"git log printed {found} where {commit.sha[:12]} was expected.")
         if len(raw) < wanted:
-            # A merge with fewer diffs than parents equals some parent's tree: no line is new against that one.
+            # A merge with fewer diffs than parents equals some parent's tree: no line is new against that
+            # one.
             yield commit.sha, []
             continue
         # Decoded per diff as `run_git` decodes a whole diff: a split at a newline changes no character.
@@ -114,7 +128,7 @@ def _file_sections(patch: bytes) -> dict[bytes, bytes]:
     for part in (b"\n" + patch).split(b"\ndiff --git ")[1:]:  # the first section may start the patch
         start = part.find(b"\n+++ ")
         end = part.find(b"\n", start + 1)
-        key = part[start + 1:end if end >= 0 else len(part)]
+        key = part[start + 1 : end if end >= 0 else len(part)]
         if start >= 0 and not key.startswith(b"+++ /dev/null"):
             sections[key] = sections.get(key, b"") + b"\ndiff --git " + part
     return sections
@@ -123,8 +137,13 @@ def _file_sections(patch: bytes) -> dict[bytes, bytes]:
 def _stream_patches(repo: Repository, shas: list[str]) -> Iterator[tuple[str, bytes]]:
     """(sha, patch bytes) per commit, in the order given, read from one `git log -p` as it prints them."""
     errors = tempfile.TemporaryFile()  # a file, not a pipe: a full stderr pipe would stall git
-    proc = subprocess.Popen(["git", *PINNED, *_LOG_PATCHES], cwd=repo.root, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=errors)
+    proc = subprocess.Popen(
+        ["git", *PINNED, *_LOG_PATCHES],
+        cwd=repo.root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     try:
         # git reads every revision from stdin before it prints anything, so writing all first cannot block.
@@ -140,8 +159,8 @@ def _stream_patches(repo: Repository, shas: list[str]) -> Iterator[tuple[str, by
             pending += chunk
             cut = pending.rfind(b"\n\0", searched)
             if cut >= 0:
-                yield from _records(bytes(pending[:cut + 1]))
-                del pending[:cut + 1]
+                yield from _records(bytes(pending[: cut + 1]))
+                del pending[: cut + 1]
         yield from _records(bytes(pending))
         if proc.wait() != 0:
             errors.seek(0)
@@ -161,6 +180,6 @@ def _records(data: bytes) -> Iterator[tuple[str, bytes]]:
     start = data.find(b"\0")
     if start < 0:
         return
-    for record in data[start + 1:].split(b"\n\0"):
+    for record in data[start + 1 :].split(b"\n\0"):
         head, _, patch = record.partition(b"\n")
         yield head.strip().decode("ascii"), patch

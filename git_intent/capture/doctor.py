@@ -72,32 +72,52 @@ def _evidence(repo: Repository) -> Check:
     if not bad:
         return Check(name="evidence", ok=True, detail="Every shared session blob is readable.")
     listed = "; ".join(f"{where} ({oid[:12]}) {problem}" for where, oid, problem in bad)
-    return Check(name="evidence", ok=False, detail=f"{len(bad)} shared session blob(s) cannot be read and are "
-                 f"ignored: {listed}.", hint="Ask whoever shared them to share them again; `git intent share "
-                 "--forget SESSION` removes one from refs/intent/evidence.")
+    return Check(
+        name="evidence",
+        ok=False,
+        detail=f"{len(bad)} shared session blob(s) cannot be read and are ignored: {listed}.",
+        hint="Ask whoever shared them to share them again; `git intent share "
+        "--forget SESSION` removes one from refs/intent/evidence.",
+    )
 
 
 def _notes_ref(repo: Repository, report: DoctorReport, repair: bool) -> Check:
     damage = notes_ref_damage(repo)
     if damage is None:
         return Check(name="notes-ref", ok=True, detail=f"{NOTES_REF} is readable.")
-    breaks = (" While notes.rewriteRef names it, `git commit --amend` and rebase fail with \"Failed to read "
-              "notes tree\".") if rewrite_ref_set(repo) else ""
+    breaks = (
+        (
+            ' While notes.rewriteRef names it, `git commit --amend` and rebase fail with "Failed to read '
+            'notes tree".'
+        )
+        if rewrite_ref_set(repo)
+        else ""
+    )
     if not repair:
-        return Check(name="notes-ref", ok=False, detail=f"{NOTES_REF} {damage}.{breaks}",
-                     hint="Run `git intent doctor` to set it aside and rebuild it.")
+        return Check(
+            name="notes-ref",
+            ok=False,
+            detail=f"{NOTES_REF} {damage}.{breaks}",
+            hint="Run `git intent doctor` to set it aside and rebuild it.",
+        )
     try:
         aside = set_aside(repo)
     except IntentError as exc:
-        return Check(name="notes-ref", ok=False, detail=f"{NOTES_REF} {damage}; setting it aside failed: {exc}",
-                     hint="Move it aside by hand: git update-ref -d refs/notes/intent, then `git intent doctor`.")
+        return Check(
+            name="notes-ref",
+            ok=False,
+            detail=f"{NOTES_REF} {damage}; setting it aside failed: {exc}",
+            hint="Move it aside by hand: git update-ref -d refs/notes/intent, then `git intent doctor`.",
+        )
     if aside is None:  # repaired meanwhile by another doctor
         return Check(name="notes-ref", ok=True, detail=f"{NOTES_REF} is readable.")
     report.notes_ref_kept, report.notes_restored_from = aside.kept, aside.restored_from
     report.rerecorded, problems = _rerecord(repo)
     source = f"its reflog ({aside.restored_from[:12]})" if aside.restored_from else "an empty notes commit"
-    detail = (f"{NOTES_REF} {damage}: kept as {aside.kept}; rebuilt from {source} and {report.rerecorded} "
-              f"commit(s) of the local journal recorded again.")
+    detail = (
+        f"{NOTES_REF} {damage}: kept as {aside.kept}; rebuilt from {source} and {report.rerecorded} "
+        f"commit(s) of the local journal recorded again."
+    )
     if problems:
         detail += f" {len(problems)} could not be: {problems[0]}"
     return Check(name="notes-ref", ok=True, detail=detail, repaired=True)
@@ -127,18 +147,31 @@ def _queue(repo: Repository, report: DoctorReport, repair: bool) -> Check:
                 done = drain(repo, wait=True)
                 report.recorded = done.processed
         except (IntentError, OSError) as exc:
-            return Check(name="queue", ok=False, detail=f"The queue could not be drained: {exc}",
-                         hint=getattr(exc, "hint", None))
+            return Check(
+                name="queue",
+                ok=False,
+                detail=f"The queue could not be drained: {exc}",
+                hint=getattr(exc, "hint", None),
+            )
     report.still_queued, report.still_failed = len(pending(state)), len(failed(state))
-    detail = (f"{report.requeued} failed job(s) queued again, {report.recorded} job(s) recorded; "
-              if repair else "") + f"{report.still_queued} queued, {report.still_failed} failed."
+    detail = (
+        f"{report.requeued} failed job(s) queued again, {report.recorded} job(s) recorded; " if repair else ""
+    ) + f"{report.still_queued} queued, {report.still_failed} failed."
     hint = None
     if report.still_failed:
-        hint = "`git intent status` shows each failed job's error; `git intent record SHA` records a commit by hand."
+        hint = (
+            "`git intent status` shows each failed job's error; `git intent record SHA` records a commit "
+            "by hand."
+        )
     elif report.still_queued:
         hint = "Run `git intent record --pending` to process the queue."
-    return Check(name="queue", ok=not (report.still_queued or report.still_failed), detail=detail,
-                 repaired=bool(report.requeued or report.recorded), hint=hint)
+    return Check(
+        name="queue",
+        ok=not (report.still_queued or report.still_failed),
+        detail=detail,
+        repaired=bool(report.requeued or report.recorded),
+        hint=hint,
+    )
 
 
 def _state(repo: Repository) -> Check:
@@ -152,10 +185,13 @@ def _state(repo: Repository) -> Check:
         if waiting:
             detail += f" {len(waiting)} job(s) in the fallback queue {fallback} are drained with the queue."
         return Check(name="state", ok=True, detail=detail)
-    return Check(name="state", ok=False,
-                 detail=f"{problem}: the hooks queue commits in {fallback or 'no fallback queue (HOME is unset)'} "
-                        f"instead ({len(waiting)} waiting).",
-                 hint=f"Make {queue} a writable folder (chmod -R u+w {state}), then run `git intent doctor` again.")
+    return Check(
+        name="state",
+        ok=False,
+        detail=f"{problem}: the hooks queue commits in {fallback or 'no fallback queue (HOME is unset)'} "
+        f"instead ({len(waiting)} waiting).",
+        hint=f"Make {queue} a writable folder (chmod -R u+w {state}), then run `git intent doctor` again.",
+    )
 
 
 def _worker_pid(repo: Repository, repair: bool) -> Check:
@@ -164,10 +200,18 @@ def _worker_pid(repo: Repository, repair: bool) -> Check:
         return Check(name="worker-pid", ok=True, detail="No stale worker.pid.")
     if repair:
         pid_file.unlink(missing_ok=True)
-        return Check(name="worker-pid", ok=True, repaired=True,
-                     detail="Removed a stale worker.pid (no worker held worker.lock).")
-    return Check(name="worker-pid", ok=False, detail=f"{pid_file} names no running worker.",
-                 hint="Run `git intent doctor` to remove it.")
+        return Check(
+            name="worker-pid",
+            ok=True,
+            repaired=True,
+            detail="Removed a stale worker.pid (no worker held worker.lock).",
+        )
+    return Check(
+        name="worker-pid",
+        ok=False,
+        detail=f"{pid_file} names no running worker.",
+        hint="Run `git intent doctor` to remove it.",
+    )
 
 
 def _hooks(repo: Repository) -> Check:
@@ -182,18 +226,24 @@ def _hooks(repo: Repository) -> Check:
         if python is None or not os.access(python, os.X_OK):
             problems.append(f"{hook} calls a Python that is gone ({python})")
     if not problems:
-        return Check(name="hooks", ok=True, detail=f"The {', '.join((*HOOKS, *LANDED_HOOKS))} hooks in {folder} are "
-                     "git-intent's.")
-    return Check(name="hooks", ok=False, detail=f"In {folder}: {'; '.join(problems)} (fine when a hook manager "
-                                                 "runs `git-intent-hook`).",
-                 hint="Run `git intent install` to write them with this Python.")
+        return Check(
+            name="hooks",
+            ok=True,
+            detail=f"The {', '.join((*HOOKS, *LANDED_HOOKS))} hooks in {folder} are git-intent's.",
+        )
+    return Check(
+        name="hooks",
+        ok=False,
+        detail=f"In {folder}: {'; '.join(problems)} (fine when a hook manager runs `git-intent-hook`).",
+        hint="Run `git intent install` to write them with this Python.",
+    )
 
 
 def _shim_python(path: Path) -> str | None:
     """The Python a shim calls (its `INTENT_PYTHON=` line, shell-quoted)."""
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if line.startswith("INTENT_PYTHON="):
-            words = shlex.split(line[len("INTENT_PYTHON="):])
+            words = shlex.split(line[len("INTENT_PYTHON=") :])
             return words[0] if words else None
     return None
 
@@ -205,14 +255,27 @@ def _transcripts(repo: Repository) -> Check:
     try:
         drift = drift_on_disk(repo, window)
     except Exception as exc:  # a diagnostic must not fail on one odd transcript
-        return Check(name="transcripts", ok=True, detail=f"The transcripts on disk could not all be read ({exc}).")
+        return Check(
+            name="transcripts", ok=True, detail=f"The transcripts on disk could not all be read ({exc})."
+        )
     if not drift:
-        return Check(name="transcripts", ok=True, detail=f"The transcripts of the last {window.days} days hold no "
-                                                         "record type git-intent does not read.")
+        return Check(
+            name="transcripts",
+            ok=True,
+            detail=f"The transcripts of the last {window.days} days hold no "
+            "record type git-intent does not read.",
+        )
     newer = sorted({f"{d.agent} {d.version}" for d in drift if d.newer})
-    return Check(name="transcripts", ok=True, detail="; ".join(d.text() for d in drift) + (
-        f". Newer than git-intent's fixtures: {', '.join(newer)}; what it reads of them may be partial."
-        if newer else "."))
+    return Check(
+        name="transcripts",
+        ok=True,
+        detail="; ".join(d.text() for d in drift)
+        + (
+            f". Newer than git-intent's fixtures: {', '.join(newer)}; what it reads of them may be partial."
+            if newer
+            else "."
+        ),
+    )
 
 
 def doctor_text(report: DoctorReport) -> str:

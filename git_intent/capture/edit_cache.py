@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns 
 CREATE TABLE IF NOT EXISTS sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER,
     low TEXT, high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT,
     PRIMARY KEY (path, idx));
-CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
+CREATE TABLE IF NOT EXISTS edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT,
+    message_id TEXT,
     data TEXT, source TEXT, PRIMARY KEY (path, idx, ordinal));
 CREATE INDEX IF NOT EXISTS edits_moves ON edits (stamp) WHERE source IS NOT NULL;
 """
@@ -54,9 +55,9 @@ class CacheDamaged(Exception):
 
 @dataclass(frozen=True)
 class Summary:
-    """One cached session, without its messages or edits: enough to pick the longest copy of a session
-    and to tell whether any of its edits can fall in a window. `low`/`high`: its earliest and latest edit
-    time (`models.utc_stamp` format), None when it has no timed edit; `untimed`: it has an edit without a time."""
+    """One cached session, without its messages or edits: enough to pick the longest copy of a session and
+    to tell whether any of its edits can fall in a window. `low`/`high`: its earliest and latest edit time
+    (`values.utc_stamp` format), None when it has no timed edit; `untimed`: it has an edit without a time."""
 
     path: str
     idx: int
@@ -97,14 +98,29 @@ class RecordCache:
         self.pending = 0
         try:
             self._check_version()
-            self.files = {row[0]: row[1:] for row in self.conn.execute(
-                "SELECT path, size, mtime_ns, inode, mentions, readable FROM files")}
+            self.files = {
+                row[0]: row[1:]
+                for row in self.conn.execute(
+                    "SELECT path, size, mtime_ns, inode, mentions, readable FROM files"
+                )
+            }
             self.summaries: dict[str, list[Summary]] = {}
-            for row in self.conn.execute("SELECT path, idx, agent, session_id, messages, low, high, untimed "
-                                         "FROM sessions ORDER BY path, idx"):
-                self.summaries.setdefault(row[0], []).append(Summary(
-                    path=row[0], idx=row[1], agent=row[2], session_id=row[3], messages=row[4], low=row[5],
-                    high=row[6], untimed=bool(row[7])))
+            for row in self.conn.execute(
+                "SELECT path, idx, agent, session_id, messages, low, high, untimed FROM sessions ORDER BY "
+                "path, idx"
+            ):
+                self.summaries.setdefault(row[0], []).append(
+                    Summary(
+                        path=row[0],
+                        idx=row[1],
+                        agent=row[2],
+                        session_id=row[3],
+                        messages=row[4],
+                        low=row[5],
+                        high=row[6],
+                        untimed=bool(row[7]),
+                    )
+                )
         except sqlite3.Error as exc:
             self.conn.close()
             _reraise(exc)
@@ -121,8 +137,9 @@ class RecordCache:
         finally:
             self.conn.close()
 
-    def sessions_of(self, path: Path, read: Callable[[], list[Session]],
-                    mentions: Callable[[], bool] | None = None) -> list[Summary]:
+    def sessions_of(
+        self, path: Path, read: Callable[[], list[Session]], mentions: Callable[[], bool] | None = None
+    ) -> list[Summary]:
         """The sessions of transcript `path`, parsed with `read` only when the file is new or changed since
         it was cached. With `mentions` (whether the file names this work tree, cached with the file), a
         file that does not is skipped unread. A file that vanished, or that `read` fails on, has no
@@ -154,8 +171,13 @@ class RecordCache:
         except sqlite3.Error as exc:
             _reraise(exc)
 
-    def sessions(self, summaries: list[Summary], low: datetime, high: datetime,
-                 keep: Callable[[str, str, str, str | None], bool] | None = None) -> list[Session]:
+    def sessions(
+        self,
+        summaries: list[Summary],
+        low: datetime,
+        high: datetime,
+        keep: Callable[[str, str, str, str | None], bool] | None = None,
+    ) -> list[Session]:
         """The cached sessions, in the order given, each with only its edits made in [low, high] or at no
         recorded time, in order, and no messages; with `keep(session_id, message_id, path, cwd)`, only the
         edits it keeps are decoded: those it keeps under their own path or under a path a move or copy of
@@ -167,36 +189,67 @@ class RecordCache:
         edits: dict[tuple[str, int], list[Edit]] = {key: [] for key in wanted}
         window = [utc_stamp(low), utc_stamp(high)]
         try:
-            headers = {(r[0], r[1]): json.loads(r[2]) for r in self.conn.execute(
-                "SELECT path, idx, header FROM sessions") if (r[0], r[1]) in wanted}
+            headers = {
+                (r[0], r[1]): json.loads(r[2])
+                for r in self.conn.execute("SELECT path, idx, header FROM sessions")
+                if (r[0], r[1]) in wanted
+            }
             moves = Moves(self._moves(wanted, headers, window)) if keep is not None else Moves(())
             for path, idx, ordinal, stamp, file, message_id, data, source in self.conn.execute(
-                    "SELECT path, idx, ordinal, stamp, file, message_id, data, source FROM edits "
-                    "WHERE stamp IS NULL OR stamp BETWEEN ? AND ? ORDER BY path, idx, ordinal", window):
+                "SELECT path, idx, ordinal, stamp, file, message_id, data, source FROM edits WHERE stamp "
+                "IS NULL OR stamp BETWEEN ? AND ? ORDER BY path, idx, ordinal",
+                window,
+            ):
                 summary = wanted.get((path, idx))
                 if summary is None:
                     continue
                 cwd = headers[(path, idx)]["cwd"]
-                if keep is None or source is not None or keep(summary.session_id, message_id, file, cwd) or (
-                        moves and any(keep(summary.session_id, message_id, place, place_cwd)
-                                      for place, place_cwd in moves.places(
-                                          file, cwd, _seconds(stamp), (summary.agent, summary.session_id), ordinal))):
+                if (
+                    keep is None
+                    or source is not None
+                    or keep(summary.session_id, message_id, file, cwd)
+                    or (
+                        moves
+                        and any(
+                            keep(summary.session_id, message_id, place, place_cwd)
+                            for place, place_cwd in moves.places(
+                                file, cwd, _seconds(stamp), (summary.agent, summary.session_id), ordinal
+                            )
+                        )
+                    )
+                ):
                     edits[(path, idx)].append(_edit(data))
         except sqlite3.Error as exc:
             _reraise(exc)
-        return [Session(agent=s.agent, session_id=s.session_id, transcript=Path(s.path), edits=edits[(s.path, s.idx)],
-                        **headers[(s.path, s.idx)]) for s in summaries]
+        return [
+            Session(
+                agent=s.agent,
+                session_id=s.session_id,
+                transcript=Path(s.path),
+                edits=edits[(s.path, s.idx)],
+                **headers[(s.path, s.idx)],
+            )
+            for s in summaries
+        ]
 
-    def _moves(self, wanted: dict[tuple[str, int], Summary], headers: dict[tuple[str, int], dict[str, Any]],
-               window: list[str]) -> list[Move]:
+    def _moves(
+        self,
+        wanted: dict[tuple[str, int], Summary],
+        headers: dict[tuple[str, int], dict[str, Any]],
+        window: list[str],
+    ) -> list[Move]:
         """The moves and copies the wanted sessions made in the window (or at no recorded time)."""
         found: list[Move] = []
         for path, idx, ordinal, data in self.conn.execute(
-                "SELECT path, idx, ordinal, data FROM edits WHERE source IS NOT NULL "
-                "AND (stamp IS NULL OR stamp BETWEEN ? AND ?)", window):
+            "SELECT path, idx, ordinal, data FROM edits WHERE source IS NOT NULL AND (stamp IS NULL OR "
+            "stamp BETWEEN ? AND ?)",
+            window,
+        ):
             summary = wanted.get((path, idx))
             if summary is not None:
-                move = move_of(_edit(data), (summary.agent, summary.session_id), ordinal, headers[(path, idx)]["cwd"])
+                move = move_of(
+                    _edit(data), (summary.agent, summary.session_id), ordinal, headers[(path, idx)]["cwd"]
+                )
                 if move is not None:
                     found.append(move)
         return found
@@ -210,19 +263,28 @@ class RecordCache:
         files: dict[tuple[str, int], list[str]] = {key: [] for key in wanted}
         try:
             for path, idx, header, started, ended, models in self.conn.execute(
-                    "SELECT path, idx, header, started, ended, models FROM sessions"):
+                "SELECT path, idx, header, started, ended, models FROM sessions"
+            ):
                 if (path, idx) in wanted:
                     rows[(path, idx)] = (json.loads(header), started, ended, json.loads(models))
-            for path, idx, file in self.conn.execute("SELECT path, idx, file FROM edits ORDER BY path, idx, ordinal"):
+            for path, idx, file in self.conn.execute(
+                "SELECT path, idx, file FROM edits ORDER BY path, idx, ordinal"
+            ):
                 if (path, idx) in wanted:
                     files[(path, idx)].append(file)
         except sqlite3.Error as exc:
             _reraise(exc)
-        return [Listed(summary=s, cwd=rows[(s.path, s.idx)][0].get("cwd"),
-                       started_at=parse_timestamp(rows[(s.path, s.idx)][1]),
-                       ended_at=parse_timestamp(rows[(s.path, s.idx)][2]), files=files[(s.path, s.idx)],
-                       message_models=rows[(s.path, s.idx)][3])
-                for s in summaries]
+        return [
+            Listed(
+                summary=s,
+                cwd=rows[(s.path, s.idx)][0].get("cwd"),
+                started_at=parse_timestamp(rows[(s.path, s.idx)][1]),
+                ended_at=parse_timestamp(rows[(s.path, s.idx)][2]),
+                files=files[(s.path, s.idx)],
+                message_models=rows[(s.path, s.idx)][3],
+            )
+            for s in summaries
+        ]
 
     def prune(self) -> None:
         """Forget the files this cache's lookups did not see that are gone from disk (deleted by their agent,
@@ -242,7 +304,9 @@ class RecordCache:
             self.files.pop(key, None)  # vanished or unreadable now: not remembered, tried again next time
             self._write("DELETE FROM files WHERE path = ?", [key])
             return
-        except Exception:  # the catalog skips a file its adapter fails on; so does the cache, until it changes
+        except (
+            Exception
+        ):  # the catalog skips a file its adapter fails on; so does the cache, until it changes
             self._write("UPDATE files SET readable = 0 WHERE path = ?", [key])
             self.files[key] = (*self.files[key][:4], 0)
             return
@@ -251,20 +315,57 @@ class RecordCache:
             self._write(f"DELETE FROM {table} WHERE path = ?", [key])
         for idx, session in enumerate(sessions):
             stamps = [utc_stamp(e.timestamp) for e in session.edits if e.timestamp is not None]
-            summary = Summary(path=key, idx=idx, agent=session.agent, session_id=session.session_id,
-                              messages=len(session.messages), low=min(stamps, default=None),
-                              high=max(stamps, default=None), untimed=len(stamps) < len(session.edits))
-            header = {"cwd": session.cwd, "cwds": session.cwds, "parent_session_id": session.parent_session_id,
-                      "aliases": session.aliases, "agent_version": session.agent_version}
+            summary = Summary(
+                path=key,
+                idx=idx,
+                agent=session.agent,
+                session_id=session.session_id,
+                messages=len(session.messages),
+                low=min(stamps, default=None),
+                high=max(stamps, default=None),
+                untimed=len(stamps) < len(session.edits),
+            )
+            header = {
+                "cwd": session.cwd,
+                "cwds": session.cwds,
+                "parent_session_id": session.parent_session_id,
+                "aliases": session.aliases,
+                "agent_version": session.agent_version,
+            }
             started, ended = session.started_at, session.ended_at
-            self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [key, idx, summary.agent, summary.session_id, summary.messages, summary.low, summary.high,
-                         int(summary.untimed), json.dumps(header), started and utc_stamp(started),
-                         ended and utc_stamp(ended), json.dumps(edit_message_models(session))])
-            self.conn.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
-                [key, idx, ordinal, utc_stamp(e.timestamp) if e.timestamp is not None else None, e.path, e.message_id,
-                 _edit_data(e), e.source if e.kind in MOVE_KINDS else None]
-                for ordinal, e in enumerate(session.edits)))
+            self._write(
+                "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    key,
+                    idx,
+                    summary.agent,
+                    summary.session_id,
+                    summary.messages,
+                    summary.low,
+                    summary.high,
+                    int(summary.untimed),
+                    json.dumps(header),
+                    started and utc_stamp(started),
+                    ended and utc_stamp(ended),
+                    json.dumps(edit_message_models(session)),
+                ],
+            )
+            self.conn.executemany(
+                "INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    [
+                        key,
+                        idx,
+                        ordinal,
+                        utc_stamp(e.timestamp) if e.timestamp is not None else None,
+                        e.path,
+                        e.message_id,
+                        _edit_data(e),
+                        e.source if e.kind in MOVE_KINDS else None,
+                    ]
+                    for ordinal, e in enumerate(session.edits)
+                ),
+            )
             summaries.append(summary)
         self._write("UPDATE files SET readable = 1 WHERE path = ?", [key])
         self.files[key] = (*self.files[key][:4], 1)
@@ -318,7 +419,7 @@ def _edit_data(edit: Edit) -> str:
 
 
 def _seconds(stamp: str | None) -> float:
-    """A stored edit time (`models.utc_stamp` text) as POSIX seconds, `moves.NO_TIME` when there is none."""
+    """A stored edit time (`values.utc_stamp` text) as POSIX seconds, `moves.NO_TIME` when there is none."""
     when = parse_timestamp(stamp)
     return when.timestamp() if when is not None else NO_TIME
 

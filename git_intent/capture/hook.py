@@ -17,7 +17,11 @@ import time
 import traceback
 from pathlib import Path
 
-from ..core.state_files import append_text, private_dir, replace_file  # standard library only, like this module
+from ..core.state_files import (
+    append_text,
+    private_dir,
+    replace_file,
+)  # standard library only, like this module
 from . import SHIMS
 from .queue import log, worker_busy
 
@@ -52,12 +56,20 @@ def drain() -> None:
         out = open(os.devnull, "a")
     with out:
         if sync:
-            subprocess.run([*command, "--wait"], cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+            subprocess.run(
+                [*command, "--wait"], cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out
+            )
         else:
-            subprocess.Popen(command, cwd=top, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                             start_new_session=True, close_fds=True)
-
-
+            subprocess.Popen(
+                command,
+                cwd=top,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+                close_fds=True,
+            )
 
 
 def render_shim(hook: str, python: str | None = None) -> str:
@@ -94,15 +106,20 @@ def shim_main() -> None:
     takes git's three arguments, or pre-commit's PRE_COMMIT_FROM_REF, _TO_REF and _CHECKOUT_TYPE."""
     args = sys.argv[1:]
     if not args or args[0] in ("-h", "--help"):
-        print("usage: git-intent-hook post-commit | post-rewrite [amend|rebase] (reads pairs on stdin) | post-merge "
-              "| post-checkout OLD NEW FLAG")
+        print(
+            "usage: git-intent-hook post-commit | post-rewrite [amend|rebase] (reads pairs on stdin) | "
+            "post-merge | post-checkout OLD NEW FLAG"
+        )
         sys.exit(0 if args else 2)
     hook, rest = args[0], args[1:]
     if hook == "post-rewrite" and not rest and "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
         rest = [os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
     if hook == "post-checkout" and not rest and "PRE_COMMIT_CHECKOUT_TYPE" in os.environ:
-        rest = [os.environ.get("PRE_COMMIT_FROM_REF", ""), os.environ.get("PRE_COMMIT_TO_REF", ""),
-                os.environ["PRE_COMMIT_CHECKOUT_TYPE"]]
+        rest = [
+            os.environ.get("PRE_COMMIT_FROM_REF", ""),
+            os.environ.get("PRE_COMMIT_TO_REF", ""),
+            os.environ["PRE_COMMIT_CHECKOUT_TYPE"],
+        ]
     stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     sys.exit(run_shim(hook, rest, stdin))
 

@@ -110,10 +110,13 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
     plans = [_plan_hook(folder, hook) for hook in hooks]
     record = _load_record(repo)
     if record is None:
-        # An earlier version installed without a record: the values there are its own, as its uninstall assumed.
+        # An earlier version installed without a record: the values there are its own, as its uninstall
+        # assumed.
         upgrade = any(p.previous is not None for p in plans)
-        record = {key: [value] if upgrade and value in _values(repo, key) else []
-                  for key, value in (*CONFIG, *RETIRED)}
+        record = {
+            key: [value] if upgrade and value in _values(repo, key) else []
+            for key, value in (*CONFIG, *RETIRED)
+        }
     undo: list[Callable[[], None]] = []
     changes: list[str] = []
     step = f"creating {folder}"
@@ -166,9 +169,11 @@ def retire_config(repo: Repository) -> list[str]:
     return changes
 
 
-def _retire(repo: Repository, record: dict[str, list[str]], key: str, value: str,
-            undo: list[Callable[[], None]]) -> list[str]:
-    """Unset `key = value` when an earlier install set it (its record says so); a value of the user's stays."""
+def _retire(
+    repo: Repository, record: dict[str, list[str]], key: str, value: str, undo: list[Callable[[], None]]
+) -> list[str]:
+    """Unset `key = value` when an earlier install set it (its record says so); a value of the user's
+    stays."""
     if value not in record.get(key, []):
         return []
     record[key] = [v for v in record[key] if v != value]
@@ -180,8 +185,10 @@ def _retire(repo: Repository, record: dict[str, list[str]], key: str, value: str
         repo.git("config", "--add", key, value)
 
     undo.append(restore)
-    return [f"Unset git config {key} = {value}, which an earlier install set: with it, git's own amend and "
-            f"rebase fail while {NOTES_REF} is damaged; the post-rewrite hook carries the records instead."]
+    return [
+        f"Unset git config {key} = {value}, which an earlier install set: with it, git's own amend and "
+        f"rebase fail while {NOTES_REF} is damaged; the post-rewrite hook carries the records instead."
+    ]
 
 
 def _plan_hook(folder: Path, hook: str) -> _HookPlan:
@@ -190,17 +197,21 @@ def _plan_hook(folder: Path, hook: str) -> _HookPlan:
     text = render_hook(hook)
     link = os.readlink(path) if path.is_symlink() else None
     if link is None and path.is_dir():
-        raise IntentError(f"git-intent was not installed, and nothing was changed: {path} is a folder, not a hook.",
-                          hint=f"Move {path} away, then run install again.")
+        raise IntentError(
+            f"git-intent was not installed, and nothing was changed: {path} is a folder, not a hook.",
+            hint=f"Move {path} away, then run install again.",
+        )
     if link is None and not path.exists():
         return _HookPlan(hook, path, text, move_aside=False, previous=None, link=None)
     if is_ours(path):
         return _HookPlan(hook, path, text, move_aside=False, previous=path.read_bytes(), link=None)
     legacy = folder / f"{hook}.legacy"
     if os.path.lexists(legacy):
-        raise IntentError(f"git-intent was not installed, and nothing was changed: both {path} and {legacy} "
-                          "exist, and git-intent will not overwrite either.",
-                          hint=f"Merge them by hand or remove {legacy}, then run install again.")
+        raise IntentError(
+            f"git-intent was not installed, and nothing was changed: both {path} and {legacy} "
+            "exist, and git-intent will not overwrite either.",
+            hint=f"Merge them by hand or remove {legacy}, then run install again.",
+        )
     return _HookPlan(hook, path, text, move_aside=True, previous=None, link=link)
 
 
@@ -210,8 +221,10 @@ def _apply_hook(plan: _HookPlan, undo: list[Callable[[], None]]) -> list[str]:
         os.rename(plan.path, plan.legacy)  # a symlink is moved itself: its target is never touched
         undo.append(lambda: os.rename(plan.legacy, plan.path))
         if plan.link is not None:
-            changes.append(f"Kept your existing {plan.hook} hook (a symlink to {plan.link}) as {plan.legacy.name}; "
-                           "it runs first whenever its target exists and is executable.")
+            changes.append(
+                f"Kept your existing {plan.hook} hook (a symlink to {plan.link}) as {plan.legacy.name}; "
+                "it runs first whenever its target exists and is executable."
+            )
         else:
             changes.append(f"Kept your existing {plan.hook} hook as {plan.legacy.name}; it still runs first.")
     if plan.write:
@@ -255,11 +268,16 @@ def _rolled_back(step: str, exc: BaseException, undo: list[Callable[[], None]]) 
             left.append(str(problem).rstrip("."))
     reason = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
     if left:
-        return IntentError(f"git-intent was not installed: {step} failed ({reason}), and undoing the steps "
-                           f"before it failed too ({'; '.join(left)}).",
-                           hint="Run `git intent uninstall` to remove what is left, then install again.")
-    return IntentError(f"git-intent was not installed: {step} failed ({reason}); everything install had "
-                       "changed before that was undone.", hint="Fix the cause, then run install again.")
+        return IntentError(
+            f"git-intent was not installed: {step} failed ({reason}), and undoing the steps before it "
+            f"failed too ({'; '.join(left)}).",
+            hint="Run `git intent uninstall` to remove what is left, then install again.",
+        )
+    return IntentError(
+        f"git-intent was not installed: {step} failed ({reason}); everything install had "
+        "changed before that was undone.",
+        hint="Fix the cause, then run install again.",
+    )
 
 
 def _check_hooks_folder(repo: Repository, folder: Path) -> None:
@@ -271,13 +289,15 @@ def _check_hooks_folder(repo: Repository, folder: Path) -> None:
             f"core.hooksPath points into the work tree ({folder}), a folder another tool such as husky "
             "shares with your team; git-intent will not write this machine's hook there.",
             hint="Add `git-intent-hook post-commit` to that tool's post-commit hook (and `git-intent-hook "
-                 "post-rewrite \"$@\"` to its post-rewrite hook), or pass --shared-hooks-path to install there.")
+            'post-rewrite "$@"` to its post-rewrite hook), or pass --shared-hooks-path to install there.',
+        )
     if not resolved.is_relative_to(repo.common_dir) and not resolved.is_relative_to(repo.git_dir):
         raise IntentError(
             f"core.hooksPath points outside this repository ({folder}); installing there would affect "
             "every repository that uses it.",
-            hint="Add `git-intent-hook post-commit` to your shared post-commit hook, or pass --shared-hooks-path "
-                 "to install there for every repository using it.")
+            hint="Add `git-intent-hook post-commit` to your shared post-commit hook, or pass "
+            "--shared-hooks-path to install there for every repository using it.",
+        )
 
 
 def uninstall(repo: Repository) -> list[str]:
@@ -319,8 +339,10 @@ def _load_record(repo: Repository) -> dict[str, list[str]] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
-        raise IntentError(f"The install record {repo.state_dir / RECORD} cannot be read.",
-                          hint="Delete it; uninstall then removes git-intent's own values.") from None
+        raise IntentError(
+            f"The install record {repo.state_dir / RECORD} cannot be read.",
+            hint="Delete it; uninstall then removes git-intent's own values.",
+        ) from None
     config = data.get("config") if isinstance(data, dict) else None
     if not isinstance(config, dict):
         return None

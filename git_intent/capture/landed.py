@@ -36,7 +36,8 @@ from .record import RecordResult, attribute_commit, note_records, summarize
 LIMIT = 200  # newest non-merge commits on branches looked at per run (a forge lands a handful per fetch)
 TIPS = 50  # newest recorded tips tried as the branch a commit squashes
 CHAIN = 200  # commits of a recorded branch at most (a longer one is not a pull request)
-SLACK = 86_400  # seconds: a source authored up to a day after a commit's date (clock skew) may still be its source
+# seconds: a source authored up to a day after a commit's date (clock skew) may still be its source
+SLACK = 86_400
 STATE = "landed.json"  # {"sources": [recorded commits known], "seen": [unrecorded commits examined]}
 PATCHES = "landed-patches.json"  # {recorded commit: [patch id, [hunk ids]]}
 _WS = re.compile(r"\s+")
@@ -54,9 +55,11 @@ class Landed:
 
     def text(self) -> str:
         """One sentence on what was carried."""
-        return (f"{self.commit[:12]}: carried from {len(self.sources)} recorded commit(s) "
-                f"({self.how} on the forge): {self.result.lines_attributed} of {self.result.lines_added} "
-                "added lines credited.\n")
+        return (
+            f"{self.commit[:12]}: carried from {len(self.sources)} recorded commit(s) ({self.how} on the "
+            f"forge): {self.result.lines_attributed} of {self.result.lines_added} "
+            "added lines credited.\n"
+        )
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,18 @@ def carry_landed(repo: Repository, *, limit: int = LIMIT) -> list[Landed]:
     recorded = note_blobs(repo)
     if not recorded:
         return []
-    out = repo.git("log", "--no-merges", f"--max-count={limit}", "--format=%H %ct %P", "--branches", "--remotes",
-                   check=False)
-    window = {row[0]: (int(row[1]), row[2]) for row in (line.split() for line in out.splitlines()) if len(row) >= 3}
+    out = repo.git(
+        "log",
+        "--no-merges",
+        f"--max-count={limit}",
+        "--format=%H %ct %P",
+        "--branches",
+        "--remotes",
+        check=False,
+    )
+    window = {
+        row[0]: (int(row[1]), row[2]) for row in (line.split() for line in out.splitlines()) if len(row) >= 3
+    }
     known, examined = _state(repo)
     seen = set(examined)
     fresh = [c for c in recorded if c not in known]
@@ -103,7 +115,9 @@ def carry_landed(repo: Repository, *, limit: int = LIMIT) -> list[Landed]:
     found = _recorded(repo, list(recorded))
     # A commit examined before is examined again only when a source new since then was authored before it.
     since = min((found.authored[c] for c in fresh if c in found.authored), default=None)
-    targets = [c for c in unrecorded if c not in seen or (since is not None and window[c][0] + SLACK >= since)]
+    targets = [
+        c for c in unrecorded if c not in seen or (since is not None and window[c][0] + SLACK >= since)
+    ]
     by_id, combined = found.by_id(), _Combined(repo)
     landed: list[Landed] = []
     for target, patch in _patches(repo, targets).items():
@@ -116,8 +130,15 @@ def carry_landed(repo: Repository, *, limit: int = LIMIT) -> list[Landed]:
     return landed
 
 
-def _match(repo: Repository, target: str, parent: str, patch: _Patch, found: _Recorded,
-           by_id: dict[str, list[str]], combined: _Combined) -> tuple[list[str], str] | None:
+def _match(
+    repo: Repository,
+    target: str,
+    parent: str,
+    patch: _Patch,
+    found: _Recorded,
+    by_id: dict[str, list[str]],
+    combined: _Combined,
+) -> tuple[list[str], str] | None:
     """(sources, how) for `target`, or None when no recorded work has its patch identity."""
     if patch.patch_id in by_id:
         return sorted(by_id[patch.patch_id]), "rebase"
@@ -148,23 +169,30 @@ class _Combined:
     def get(self, base: str, tip: str) -> _Patch:
         if (base, tip) not in self.cache:
             diff = _diff(self.repo, base, tip)
-            self.cache[(base, tip)] = _Patch(next(iter(patch_ids(self.repo, diff).values()), ""), _hunks(diff))
+            self.cache[(base, tip)] = _Patch(
+                next(iter(patch_ids(self.repo, diff).values()), ""), _hunks(diff)
+            )
         return self.cache[(base, tip)]
 
 
-def _branches(repo: Repository, target: str, parent: str, tips: list[str], combined: _Combined
-              ) -> list[tuple[list[str], _Patch]]:
+def _branches(
+    repo: Repository, target: str, parent: str, tips: list[str], combined: _Combined
+) -> list[tuple[list[str], _Patch]]:
     """The recorded branches not merged into `target`: each tip's commits back to where it meets `parent`
     (oldest first) and their combined patch; in a fixed order, so every clone derives the same answer."""
-    unmerged = set(repo.git("rev-list", f"--max-count={CHAIN * len(tips)}", *tips, f"^{target}",
-                            check=False).split())
+    unmerged = set(
+        repo.git("rev-list", f"--max-count={CHAIN * len(tips)}", *tips, f"^{target}", check=False).split()
+    )
     out: list[tuple[list[str], _Patch]] = []
     for tip in tips:
         if tip not in unmerged:
             continue
         base = repo.git("merge-base", tip, parent, check=False).strip()
-        chain = repo.git("rev-list", "--reverse", f"--max-count={CHAIN}", tip, f"^{base}",
-                         check=False).split() if base else []
+        chain = (
+            repo.git("rev-list", "--reverse", f"--max-count={CHAIN}", tip, f"^{base}", check=False).split()
+            if base
+            else []
+        )
         if chain:
             out.append((chain, combined.get(base, tip)))
     return out
@@ -186,17 +214,28 @@ def _carry(repo: Repository, target: str, sources: list[str], how: str) -> Lande
 def _recorded(repo: Repository, recorded: list[str]) -> _Recorded:
     """The patches, author times and branch tips of the recorded commits this clone has (a note may name a
     commit it never fetched: a branch the forge deleted)."""
-    out = repo.git("log", "--no-walk", "--stdin", "--format=%H %at %P", input_text="\n".join(recorded) + "\n",
-                   check=False)
+    out = repo.git(
+        "log",
+        "--no-walk",
+        "--stdin",
+        "--format=%H %at %P",
+        input_text="\n".join(recorded) + "\n",
+        check=False,
+    )
     rows = [line.split() for line in out.splitlines() if len(line.split()) >= 2]
     firsts = {row[2] for row in rows if len(row) > 2}
-    found = _Recorded(authored={row[0]: int(row[1]) for row in rows},
-                      tips=[row[0] for row in rows if row[0] not in firsts][:TIPS])
+    found = _Recorded(
+        authored={row[0]: int(row[1]) for row in rows},
+        tips=[row[0] for row in rows if row[0] not in firsts][:TIPS],
+    )
     # A commit's patch never changes: kept in PATCHES, so a run computes only those of newly recorded commits
     # (733 entire-cli commits: 3.3 s for `git log -p` and the hunks, bench/landed_carry.py).
     cached = _cached_patches(repo)
     missing = [row[0] for row in rows if row[0] not in cached]
-    found.patches = {**{row[0]: cached[row[0]] for row in rows if row[0] in cached}, **_patches(repo, missing)}
+    found.patches = {
+        **{row[0]: cached[row[0]] for row in rows if row[0] in cached},
+        **_patches(repo, missing),
+    }
     if missing:
         _save_patches(repo, found.patches)
     return found
@@ -212,15 +251,29 @@ def _cached_patches(repo: Repository) -> dict[str, _Patch]:
 
 def _save_patches(repo: Repository, patches: dict[str, _Patch]) -> None:
     try:
-        write_text(private_dir(repo.state_dir) / PATCHES, json.dumps(
-            {c: [p.patch_id, sorted(p.hunks)] for c, p in sorted(patches.items())}, separators=(",", ":")) + "\n")
+        write_text(
+            private_dir(repo.state_dir) / PATCHES,
+            json.dumps(
+                {c: [p.patch_id, sorted(p.hunks)] for c, p in sorted(patches.items())}, separators=(",", ":")
+            )
+            + "\n",
+        )
     except OSError:
         pass  # a read-only state folder: computed again next time
 
 
 def _diff(repo: Repository, old: str, new: str) -> str:
-    return repo.git("diff", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
-                    old, new, check=False)
+    return repo.git(
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        old,
+        new,
+        check=False,
+    )
 
 
 def _patches(repo: Repository, commits: list[str]) -> dict[str, _Patch]:
@@ -229,9 +282,20 @@ def _patches(repo: Repository, commits: list[str]) -> dict[str, _Patch]:
     if not commits:
         return {}
     # Through Repository.git: pinned settings, and a diff that is not UTF-8 decoded with replacements.
-    log = repo.git("log", "--no-walk=unsorted", "--stdin", "-p", "--no-color", "--no-ext-diff", "--no-renames",
-                   "--src-prefix=a/", "--dst-prefix=b/", "--format=commit %H", input_text="\n".join(commits) + "\n",
-                   check=False)
+    log = repo.git(
+        "log",
+        "--no-walk=unsorted",
+        "--stdin",
+        "-p",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        "--format=commit %H",
+        input_text="\n".join(commits) + "\n",
+        check=False,
+    )
     ids = patch_ids(repo, log)
     patches: dict[str, _Patch] = {}
     for part in re.split(r"^commit (?=[0-9a-f]{40}$)", log, flags=re.M)[1:]:
@@ -279,7 +343,9 @@ def _state(repo: Repository) -> tuple[set[str], list[str]]:
 
 def _remember(repo: Repository, sources: list[str], seen: list[str]) -> None:
     try:
-        write_text(private_dir(repo.state_dir) / STATE, json.dumps(
-            {"sources": sorted(sources), "seen": list(dict.fromkeys(seen))[-5 * LIMIT:]}) + "\n")
+        write_text(
+            private_dir(repo.state_dir) / STATE,
+            json.dumps({"sources": sorted(sources), "seen": list(dict.fromkeys(seen))[-5 * LIMIT :]}) + "\n",
+        )
     except OSError:
         pass  # a read-only state folder: the next run looks again

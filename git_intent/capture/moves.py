@@ -65,10 +65,16 @@ def move_of(edit: Edit, owner: Owner, index: int, cwd: str | None) -> Move | Non
     """The move an edit records (kind "move" or "copy" with a `source`), or None for any other edit."""
     if edit.kind not in MOVE_KINDS or not edit.source or not edit.path:
         return None
-    return Move(source=recorded_path(edit.source, cwd), destination=recorded_path(edit.path, cwd),
-                copy=edit.kind == "copy", into=posix_path(edit.path).endswith("/"),
-                when=edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME,
-                owner=owner, index=index, cwd=cwd)
+    return Move(
+        source=recorded_path(edit.source, cwd),
+        destination=recorded_path(edit.path, cwd),
+        copy=edit.kind == "copy",
+        into=posix_path(edit.path).endswith("/"),
+        when=edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME,
+        owner=owner,
+        index=index,
+        cwd=cwd,
+    )
 
 
 class Moves:
@@ -91,7 +97,9 @@ class Moves:
         if not self._moved(start):
             return []
         places: list[Place] = [(start, cwd)]  # where the file is after each move
-        visited: dict[Place, None] = {}  # every place it went to: a commit made between two moves has it there
+        visited: dict[
+            Place, None
+        ] = {}  # every place it went to: a commit made between two moves has it there
         for move in self.moves:
             if not _before(when, owner, index, move):
                 continue
@@ -140,5 +148,5 @@ def _below(path: str, folder: str) -> str | None:
     if path == folder:
         return ""
     if path.startswith(folder + "/") or folder == "/":
-        return path[len(folder.rstrip("/")):]
+        return path[len(folder.rstrip("/")) :]
     return None

@@ -85,8 +85,9 @@ def failed_dir(state: Path) -> Path:
 def fallback_queue_dir(state: Path) -> Path | None:
     """The fallback queue of the repository whose state folder is `state` (`<common dir>/intent`), or None
     when neither XDG_STATE_HOME nor HOME is set (the shims then print one line instead of queueing)."""
-    base = os.environ.get("XDG_STATE_HOME") or (os.path.join(os.environ["HOME"], ".local", "state")
-                                                if os.environ.get("HOME") else "")
+    base = os.environ.get("XDG_STATE_HOME") or (
+        os.path.join(os.environ["HOME"], ".local", "state") if os.environ.get("HOME") else ""
+    )
     if not base:
         return None
     common = state.parent.resolve()  # as the shims' `pwd -P`
@@ -94,7 +95,8 @@ def fallback_queue_dir(state: Path) -> Path | None:
 
 
 def pending(state: Path) -> list[Path]:
-    """Queued job files of the queue and the fallback queue, oldest first (by modification time, then name)."""
+    """Queued job files of the queue and the fallback queue, oldest first (by modification time, then
+    name)."""
     folders = [queue_dir(state)]
     extra = fallback_queue_dir(state)
     if extra is not None:
@@ -173,9 +175,9 @@ def parse_job(path: Path) -> Job | None:
             if len(fields) >= 2:
                 job.pairs.append((fields[0], fields[1]))
         elif line.startswith("worktree "):
-            job.worktree = line[len("worktree "):]
+            job.worktree = line[len("worktree ") :]
         elif line.startswith("cherry-pick"):
-            job.cherry_pick = line[len("cherry-pick"):].strip() or None
+            job.cherry_pick = line[len("cherry-pick") :].strip() or None
         elif line.startswith("hint "):
             name, _, value = line[5:].partition("=")
             job.hints[name] = value

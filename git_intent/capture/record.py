@@ -36,16 +36,25 @@ class RecordResult:
 
     def text(self) -> str:
         """One sentence on what `record` did."""
-        head = (f"{self.commit[:12]}: {self.lines_attributed} of {self.lines_added} added lines credited "
-                f"to agent sessions")
+        head = (
+            f"{self.commit[:12]}: {self.lines_attributed} of {self.lines_added} added lines credited to "
+            f"agent sessions"
+        )
         sessions = "; ".join(f"{key} ({n} line{'' if n == 1 else 's'})" for key, n in self.sessions.items())
         tail = "note written" if self.note_written else "note unchanged"
         return f"{head}{': ' + sessions if sessions else ''}. {tail[0].upper() + tail[1:]}.\n"
 
 
-def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[Path] = (),
-                  sources: Iterable[str] = (), live: bool = True, outside: Sequence[CarriedEdit] = (),
-                  credited_only: bool = False) -> RecordResult:
+def record_commit(
+    repo: Repository,
+    rev: str = "HEAD",
+    *,
+    transcripts: Iterable[Path] = (),
+    sources: Iterable[str] = (),
+    live: bool = True,
+    outside: Sequence[CarriedEdit] = (),
+    credited_only: bool = False,
+) -> RecordResult:
     """Credit the added lines of `rev` to this repository's sessions and write its note.
 
     `sources`: commits whose notes' credits carry over to identical lines (amend, rebase, squash,
@@ -67,7 +76,9 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     the written note does not read back.
     """
     commit = repo.resolve(rev)
-    credits = attribute_commit(repo, commit, transcripts=transcripts, sources=sources, live=live, outside=outside)
+    credits = attribute_commit(
+        repo, commit, transcripts=transcripts, sources=sources, live=live, outside=outside
+    )
     result = summarize(commit, credits)
     if credited_only and not result.lines_attributed:
         return result
@@ -78,10 +89,18 @@ def record_commit(repo: Repository, rev: str = "HEAD", *, transcripts: Iterable[
     return result
 
 
-def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Path] = (), sources: Iterable[str] = (),
-                     live: bool = True, sessions: list[Session] | None = None,
-                     mapper: PathMapper | None = None, window: timedelta | None = None,
-                     outside: Sequence[CarriedEdit] = ()) -> list[LineCredit]:
+def attribute_commit(
+    repo: Repository,
+    commit: str,
+    *,
+    transcripts: Iterable[Path] = (),
+    sources: Iterable[str] = (),
+    live: bool = True,
+    sessions: list[Session] | None = None,
+    mapper: PathMapper | None = None,
+    window: timedelta | None = None,
+    outside: Sequence[CarriedEdit] = (),
+) -> list[LineCredit]:
     """The credits of every added line of `commit` (see `record_commit`); writes nothing. `sessions`,
     `mapper` and `window` (the look-back, default `config.lookback`) are for a caller that has them already:
     tests hold backfill's bulk path to this one with them."""
@@ -101,17 +120,34 @@ def attribute_commit(repo: Repository, commit: str, *, transcripts: Iterable[Pat
         # in the window, and written to a file the commit adds lines to (no other edit can be credited) or
         # by a message a carried credit names (its twin, below). Parsing every transcript of the look-back
         # on every commit had cost ~25 ms each.
-        found = sessions if sessions is not None else window_sessions(
-            repo, earliest, earliest - WINDOW_SLACK, committed + WINDOW_SLACK, transcripts,
-            keep=_keeper(mapper, {h.path for h in hunks}, keys))
+        found = (
+            sessions
+            if sessions is not None
+            else window_sessions(
+                repo,
+                earliest,
+                earliest - WINDOW_SLACK,
+                committed + WINDOW_SLACK,
+                transcripts,
+                keep=_keeper(mapper, {h.path for h in hunks}, keys),
+            )
+        )
         fresh = mapped_edits(repo, commit, found, earliest, after, committed, mapper)
     named = named_sessions(repo, [commit]).get(commit, frozenset())
-    return credit_lines(hunks, carried, fresh, authored + WINDOW_SLACK if fresh else None, named=named,
-                        file_lines=partial(repo.file_lines, commit), own=own)
+    return credit_lines(
+        hunks,
+        carried,
+        fresh,
+        authored + WINDOW_SLACK if fresh else None,
+        named=named,
+        file_lines=partial(repo.file_lines, commit),
+        own=own,
+    )
 
 
-def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
-            ) -> Callable[[str, str, str, str | None], bool]:
+def _keeper(
+    mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
+) -> Callable[[str, str, str, str | None], bool]:
     """Whether a cached edit (session id, message id, recorded path, session cwd) can matter to this commit:
     it wrote a file the commit adds lines to, or it is the twin of a carried credit."""
 
@@ -121,18 +157,24 @@ def _keeper(mapper: PathMapper, paths: set[str], keys: set[tuple[str, str]]
     return keep
 
 
-def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[MappedEdit] | None,
-                 authored: datetime | None = None, *, named: Collection[str] = frozenset(),
-                 file_lines: Callable[[str], Sequence[str]] | None = None,
-                 own: list[CarriedEdit] | None = None) -> list[LineCredit]:
+def credit_lines(
+    hunks: list[Hunk],
+    carried: list[CarriedEdit],
+    fresh: list[MappedEdit] | None,
+    authored: datetime | None = None,
+    *,
+    named: Collection[str] = frozenset(),
+    file_lines: Callable[[str], Sequence[str]] | None = None,
+    own: list[CarriedEdit] | None = None,
+) -> list[LineCredit]:
     """The credits of `hunks` from the edits carried from other commits' notes and the live sessions' edits in
     the commit's window (`fresh`; None when live sessions may not explain lines); `authored`, `named` and
     `file_lines` as `attribute` takes them (`authored`: the commit's author date plus `WINDOW_SLACK`).
 
-    `own` are the credits of the commit's earlier note (`own_edits`): a line keeps its own credit when that was
-    carried from another commit (`derived_from`) or names a session with no edit among `fresh` (its transcript is
-    not here); any other line is credited afresh, so running again on the same transcripts writes the same
-    note, and a run with more of them never loses what an earlier one knew."""
+    `own` are the credits of the commit's earlier note (`own_edits`): a line keeps its own credit when that
+    was carried from another commit (`derived_from`) or names a session with no edit among `fresh` (its
+    transcript is not here); any other line is credited afresh, so running again on the same transcripts
+    writes the same note, and a run with more of them never loses what an earlier one knew."""
     if fresh is None:
         credits = attribute(hunks, [*carried, *(own or [])], named=named, file_lines=file_lines)
     else:
@@ -140,7 +182,9 @@ def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[Mapp
         # its live twin only says where the session is, so it can be backed up.
         twins = {(m.session_id, m.edit.message_id): m.session for m in fresh}
         keys = {(c.session_id, c.edit.message_id) for c in carried}
-        edits: list[AnyEdit] = [replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried]
+        edits: list[AnyEdit] = [
+            replace(c, live=twins.get((c.session_id, c.edit.message_id))) for c in carried
+        ]
         edits += [m for m in fresh if (m.session_id, m.edit.message_id) not in keys]
         credits = attribute(hunks, edits, authored, named=named, file_lines=file_lines)
     if not own:
@@ -148,17 +192,24 @@ def credit_lines(hunks: list[Hunk], carried: list[CarriedEdit], fresh: list[Mapp
     here = {(m.agent, m.session_id) for m in fresh or ()}
     twins = {(m.session_id, m.edit.message_id): m.session for m in fresh or ()}
     kept: dict[tuple[str, int], CarriedEdit] = {}
-    weak: dict[tuple[str, int], CarriedEdit] = {}  # session-less (another tool's record): only where nothing else
+    weak: dict[
+        tuple[str, int], CarriedEdit
+    ] = {}  # session-less (another tool's record): only where nothing else
     for c in own:
         into = weak if not c.session_id else kept
         if c.credit.derived_from is not None or (c.agent, c.session_id) not in here:
             for added in c.edit.added:
-                into[(c.path, added.line or 0)] = replace(c, live=twins.get((c.session_id, c.edit.message_id)))
+                into[(c.path, added.line or 0)] = replace(
+                    c, live=twins.get((c.session_id, c.edit.message_id))
+                )
     for key, c in weak.items():
         kept.setdefault(key, c)
-    return [replace(line, credit=kept[key], match=kept[key].credit.match, confidence=kept[key].credit.confidence)
-            if (key := (line.path, line.line)) in kept and (line.credit is None or kept[key].session_id) else line
-            for line in credits]
+    return [
+        replace(line, credit=kept[key], match=kept[key].credit.match, confidence=kept[key].credit.confidence)
+        if (key := (line.path, line.line)) in kept and (line.credit is None or kept[key].session_id)
+        else line
+        for line in credits
+    ]
 
 
 def own_edits(repo: Repository, commit: str) -> list[CarriedEdit]:
@@ -189,8 +240,11 @@ def implicit_sources(repo: Repository, commit: str) -> list[str]:
 
 def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
     """Counts of non-blank added and credited lines, per session too."""
-    result = RecordResult(commit=commit, lines_added=sum(1 for c in credits if c.text.strip()),
-                          lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit))
+    result = RecordResult(
+        commit=commit,
+        lines_added=sum(1 for c in credits if c.text.strip()),
+        lines_attributed=sum(1 for c in credits if c.text.strip() and c.credit),
+    )
     for credit in credits:
         if credit.credit is not None and credit.text.strip():
             key = f"{credit.credit.agent}:{credit.credit.session_id}"
@@ -198,8 +252,9 @@ def summarize(commit: str, credits: list[LineCredit]) -> RecordResult:
     return result
 
 
-def back_up(repo: Repository, commit: str, credits: list[LineCredit], result: RecordResult,
-            journal: bool = True) -> None:
+def back_up(
+    repo: Repository, commit: str, credits: list[LineCredit], result: RecordResult, journal: bool = True
+) -> None:
     """Copy each credited session found on this machine into the backup and, with `journal`, journal the
     link (credits carried from another commit are journaled there already)."""
     entries: list[dict[str, object]] = []
@@ -222,7 +277,9 @@ def back_up_many(repo: Repository, recorded: Iterable[tuple[str, list[LineCredit
     entries: list[dict[str, object]] = []
     for commit, credits, result in recorded:
         for session, linked in _credited_sessions(credits):
-            if copies.get(id(session)) is None:  # once made, a later call finds the copy as long as its source
+            if (
+                copies.get(id(session)) is None
+            ):  # once made, a later call finds the copy as long as its source
                 copies[id(session)] = copy_session(repo, session, commit, trusted)
             if linked:
                 entries.append(_journal_entry(commit, session, copies[id(session)], result))
@@ -242,15 +299,29 @@ def _credited_sessions(credits: list[LineCredit]) -> list[tuple[Session, bool]]:
     return list(credited.values())
 
 
-def _journal_entry(commit: str, session: Session, copy: Path | None, result: RecordResult) -> dict[str, object]:
-    return {"commit": commit, "agent": session.agent, "session_id": session.session_id,
-            "transcript": str(session.transcript), "backup": str(copy) if copy else None,
-            "lines": result.sessions.get(f"{session.agent}:{session.session_id}", 0),
-            "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+def _journal_entry(
+    commit: str, session: Session, copy: Path | None, result: RecordResult
+) -> dict[str, object]:
+    return {
+        "commit": commit,
+        "agent": session.agent,
+        "session_id": session.session_id,
+        "transcript": str(session.transcript),
+        "backup": str(copy) if copy else None,
+        "lines": result.sessions.get(f"{session.agent}:{session.session_id}", 0),
+        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
 
 
-def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earliest: datetime,
-                 after: datetime | None, before: datetime, mapper: PathMapper | None = None) -> list[MappedEdit]:
+def mapped_edits(
+    repo: Repository,
+    commit: str,
+    sessions: list[Session],
+    earliest: datetime,
+    after: datetime | None,
+    before: datetime,
+    mapper: PathMapper | None = None,
+) -> list[MappedEdit]:
     """The edits of `sessions` that touch the tree of `commit` (or `mapper`'s), made in (earliest, before];
     those made before the parent commit time `after` may explain exact matches only (`EditTimeline.window`,
     which backfill keeps for many commits)."""
@@ -258,8 +329,9 @@ def mapped_edits(repo: Repository, commit: str, sessions: list[Session], earlies
     return EditTimeline(sessions).window(earliest, after, before, mapper)
 
 
-def note_records(commit: str, credits: list[LineCredit], digests: dict[Path, str | None] | None = None
-                 ) -> list[NoteRecord]:
+def note_records(
+    commit: str, credits: list[LineCredit], digests: dict[Path, str | None] | None = None
+) -> list[NoteRecord]:
     """The note of a commit (see `notes.build_note`): a live credit says which session, message, tool and
     match wrote the line; a carried credit keeps every field of the record it was carried from. `digests`
     (transcript -> SHA-256) is a cache a caller recording many commits shares, so each transcript is hashed
@@ -274,9 +346,13 @@ def note_records(commit: str, credits: list[LineCredit], digests: dict[Path, str
         elif c.credit is not None:
             session = c.credit.session
             if id(session) not in hashed:  # a live session's record wins over a carried one: it is current
-                hashed[id(session)] = SessionRecord(agent=session.agent, session_id=session.session_id,
-                                                    parent_session_id=session.parent_session_id, lines_attributed=0,
-                                                    transcript_sha256=_digest(session.transcript, digests))
+                hashed[id(session)] = SessionRecord(
+                    agent=session.agent,
+                    session_id=session.session_id,
+                    parent_session_id=session.parent_session_id,
+                    lines_attributed=0,
+                    transcript_sha256=_digest(session.transcript, digests),
+                )
             sessions[(session.agent, session.session_id)] = hashed[id(session)]
     return build_note(commit, lines, sessions, recorded_by=f"git-intent {__version__}")
 
@@ -287,9 +363,15 @@ def _credit(credit: LineCredit) -> Credit | None:
     if isinstance(credit.credit, CarriedEdit):
         return credit.credit.credit
     edit = credit.credit.edit
-    return Credit(agent=credit.credit.session.agent, session_id=credit.credit.session.session_id,
-                  message_id=edit.message_id, call_id=edit.call_id, tool=edit.tool, match=credit.match or "exact",
-                  confidence=credit.confidence)
+    return Credit(
+        agent=credit.credit.session.agent,
+        session_id=credit.credit.session.session_id,
+        message_id=edit.message_id,
+        call_id=edit.call_id,
+        tool=edit.tool,
+        match=credit.match or "exact",
+        confidence=credit.confidence,
+    )
 
 
 def _digest(path: Path, cache: dict[Path, str | None] | None) -> str | None:

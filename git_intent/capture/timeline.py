@@ -1,6 +1,6 @@
-"""The candidate sessions' edits for many commits (backfill): sorted once, then sliced by binary search for each
-commit's window and file names, and mapped onto that commit's tree, instead of every edit of every session being
-checked again for each commit. An edit of a file an agent later moved or copied is there under
+"""The candidate sessions' edits for many commits (backfill): sorted once, then sliced by binary search for
+each commit's window and file names, and mapped onto that commit's tree, instead of every edit of every
+session being checked again for each commit. An edit of a file an agent later moved or copied is there under
 each path the file went to as well (`moved_copies`).
 """
 
@@ -28,23 +28,36 @@ def _key(entry: _Entry) -> tuple[float, str, str, int, str]:
 
 
 class EditTimeline:
-    """The edits of `sessions` in one total order that does not depend on the order the sessions were found in
-    (the same transcripts give the same notes whichever route found them: hook, `record`, `backfill`,
+    """The edits of `sessions` in one total order that does not depend on the order the sessions were found
+    in (the same transcripts give the same notes whichever route found them: hook, `record`, `backfill`,
     `import`): by time (edits without one first), then agent, then session id, then the edit's place in its
-    session, then the recorded path (an edit a move took elsewhere is there under each path). Kept per file name
-    too; `window` maps the recorded paths onto one commit's tree."""
+    session, then the recorded path (an edit a move took elsewhere is there under each path). Kept per file
+    name too; `window` maps the recorded paths onto one commit's tree."""
 
     def __init__(self, sessions: Sequence[Session]) -> None:
         entries: list[_Entry] = []
         for session in sessions:
             for e_index, edit in enumerate(session.edits):
                 stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
-                entries.append((stamp, session.agent, session.session_id, e_index, edit.path, session, edit,
-                                session.cwd, False))
+                entries.append(
+                    (
+                        stamp,
+                        session.agent,
+                        session.session_id,
+                        e_index,
+                        edit.path,
+                        session,
+                        edit,
+                        session.cwd,
+                        False,
+                    )
+                )
         for session, e_index, (place, cwd) in moved_copies(sessions):
             edit = session.edits[e_index]
             stamp = edit.timestamp.timestamp() if edit.timestamp is not None else float("-inf")
-            entries.append((stamp, session.agent, session.session_id, e_index, place, session, edit, cwd, True))
+            entries.append(
+                (stamp, session.agent, session.session_id, e_index, place, session, edit, cwd, True)
+            )
         entries.sort(key=_key)
         self._all = _Slice(entries)
         by_name: dict[str, list[_Entry]] = {}
@@ -52,20 +65,28 @@ class EditTimeline:
             by_name.setdefault(file_name(entry[4]), []).append(entry)
         self._by_name = {name: _Slice(group) for name, group in by_name.items()}
 
-    def window(self, earliest: datetime, after: datetime | None, before: datetime, mapper: PathMapper,
-               paths: Collection[str] | None = None) -> list[MappedEdit]:
-        """The edits made in (earliest, before] (with `WINDOW_SLACK`) whose paths `mapper` (the commit's tree)
-        maps into the work tree, those before the parent commit time `after` limited to exact matches. With
-        `paths`, only the edits of those paths, numbered in the same order: what `attribute` needs for hunks of
-        those paths, since it matches a hunk against its own path's edits only (a 7-day look-back holds
-        thousands of edits of other files). Each file name's window is a binary search; the rest is linear in
-        the edits inside it."""
+    def window(
+        self,
+        earliest: datetime,
+        after: datetime | None,
+        before: datetime,
+        mapper: PathMapper,
+        paths: Collection[str] | None = None,
+    ) -> list[MappedEdit]:
+        """The edits made in (earliest, before] (with `WINDOW_SLACK`) whose paths `mapper` (the commit's
+        tree) maps into the work tree, those before the parent commit time `after` limited to exact
+        matches. With `paths`, only the edits of those paths, numbered in the same order: what `attribute`
+        needs for hunks of those paths, since it matches a hunk against its own path's edits only (a 7-day
+        look-back holds thousands of edits of other files). Each file name's window is a binary search; the
+        rest is linear in the edits inside it."""
         low, high = (earliest - WINDOW_SLACK).timestamp(), (before + WINDOW_SLACK).timestamp()
         if paths is None:
             chosen = self._all.between(low, high)
         else:
             names = {path.rsplit("/", 1)[-1] for path in paths}
-            chosen = [e for name in names if name in self._by_name for e in self._by_name[name].between(low, high)]
+            chosen = [
+                e for name in names if name in self._by_name for e in self._by_name[name].between(low, high)
+            ]
             chosen.sort(key=_key)
         fuzzy_after = after + timedelta(seconds=1) if after else None
         mapped: list[MappedEdit] = []
@@ -75,31 +96,49 @@ class EditTimeline:
             if path is None or (paths is not None and path not in paths) or (id(edit), path) in seen:
                 continue
             if moved and path not in mapper.tracked:
-                continue  # a folder a move may have gone into (`mv a.md docs` is read both ways) is not a file
+                # a folder a move may have gone into (`mv a.md docs` is read both ways) is not a file
+                continue
             seen.add((id(edit), path))
-            mapped.append(MappedEdit(session=session, edit=edit, path=path, order=len(mapped), fuzzy=(
-                fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after))))
+            mapped.append(
+                MappedEdit(
+                    session=session,
+                    edit=edit,
+                    path=path,
+                    order=len(mapped),
+                    fuzzy=(
+                        fuzzy_after is None or (edit.timestamp is not None and edit.timestamp > fuzzy_after)
+                    ),
+                )
+            )
         return mapped
 
 
 def moved_copies(sessions: Sequence[Session]) -> list[tuple[Session, int, Place]]:
-    """(session, edit index, place) for each place (recorded path, cwd to map it by) an edit of `sessions` also
-    stands for: every path a move or copy made after it, by any of them, took its file to (`capture.moves`);
-    [] at once when none moved anything. The edit itself is kept (its time and ids): attribution and the
-    credits of commits without a note see it under the new path as under the old."""
-    moves = Moves(move for session in sessions for index, edit in enumerate(session.edits)
-                  if edit.kind in MOVE_KINDS
-                  and (move := move_of(edit, (session.agent, session.session_id), index, session.cwd)) is not None)
+    """(session, edit index, place) for each place (recorded path, cwd to map it by) an edit of `sessions`
+    also stands for: every path a move or copy made after it, by any of them, took its file to
+    (`capture.moves`); [] at once when none moved anything. The edit itself is kept (its time and ids):
+    attribution and the credits of commits without a note see it under the new path as under the old."""
+    moves = Moves(
+        move
+        for session in sessions
+        for index, edit in enumerate(session.edits)
+        if edit.kind in MOVE_KINDS
+        and (move := move_of(edit, (session.agent, session.session_id), index, session.cwd)) is not None
+    )
     if not moves:
         return []
     found: list[tuple[Session, int, Place]] = []
     for session in sessions:
         owner: Owner = (session.agent, session.session_id)
         for e_index, edit in enumerate(session.edits):
-            if edit.added and edit.kind not in MOVE_KINDS:  # a move or a deletion has no line to credit elsewhere
+            if (
+                edit.added and edit.kind not in MOVE_KINDS
+            ):  # a move or a deletion has no line to credit elsewhere
                 when = edit.timestamp.timestamp() if edit.timestamp is not None else NO_TIME
-                found += [(session, e_index, place)
-                          for place in moves.places(edit.path, session.cwd, when, owner, e_index)]
+                found += [
+                    (session, e_index, place)
+                    for place in moves.places(edit.path, session.cwd, when, owner, e_index)
+                ]
     return found
 
 
@@ -116,5 +155,5 @@ class _Slice:
 
     def between(self, low: float, high: float) -> list[_Entry]:
         """The undated entries, then the dated ones with low <= time <= high."""
-        found = self.dated[bisect_left(self.stamps, low):bisect_right(self.stamps, high)]
+        found = self.dated[bisect_left(self.stamps, low) : bisect_right(self.stamps, high)]
         return [*self.undated, *found] if self.undated else found

@@ -20,9 +20,16 @@ def config_diff(path: Path, old: bytes | None, new: bytes | None) -> str:
     """A unified diff (2 lines of context) from `old` to `new` bytes of `path`; None means absent."""
     before = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
     after = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, "/dev/null" if old is None else str(path),
-                                 "/dev/null" if new is None else str(path), n=2)
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    lines = difflib.unified_diff(
+        before,
+        after,
+        "/dev/null" if old is None else str(path),
+        "/dev/null" if new is None else str(path),
+        n=2,
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
 def read_config(path: Path) -> bytes | None:
@@ -95,26 +102,31 @@ class InstallRecord:
         except FileNotFoundError:
             value = {}
         except (OSError, ValueError):
-            raise IntentError(f"{path} cannot be read; it records what install changed.",
-                              hint="Move it aside to start over (uninstall then removes only git-intent's entries)."
-                              ) from None
-        self.entries: dict[str, dict[str, Any]] = {k: v for k, v in value.items() if isinstance(v, dict)} if (
-            isinstance(value, dict)) else {}
+            raise IntentError(
+                f"{path} cannot be read; it records what install changed.",
+                hint="Move it aside to start over (uninstall then removes only git-intent's entries).",
+            ) from None
+        self.entries: dict[str, dict[str, Any]] = (
+            {k: v for k, v in value.items() if isinstance(v, dict)} if (isinstance(value, dict)) else {}
+        )
 
     def file_of(self, key: str) -> Path | None:
         """The file the entry `key` records, when it names one."""
         saved = self.entries.get(key)
         return Path(saved["path"]) if saved and isinstance(saved.get("path"), str) else None
 
-    def write(self, key: str, path: Path, current: bytes | None, edited: bytes | None, *,
-              new_mode: int = 0o600) -> None:
+    def write(
+        self, key: str, path: Path, current: bytes | None, edited: bytes | None, *, new_mode: int = 0o600
+    ) -> None:
         """Write `edited` over `path` (whose bytes are `current`) and record it under `key`, then save the
         record. The bytes before install are kept from an earlier install when the file is still as that
         install left it, so installing twice restores the first state."""
         saved = self.entries.get(key)
         if saved is None or current is None or digest(current) != saved.get("written"):
-            saved = {"original": base64.b64encode(current).decode() if current is not None else None,
-                     "created_dirs": [str(p) for p in missing_dirs(path.parent)]}
+            saved = {
+                "original": base64.b64encode(current).decode() if current is not None else None,
+                "created_dirs": [str(p) for p in missing_dirs(path.parent)],
+            }
         write_config(path, edited, new_mode=new_mode)
         self.entries[key] = {**saved, "path": str(path), "written": digest(edited or b"")}
         self.save()

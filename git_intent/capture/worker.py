@@ -4,8 +4,8 @@ Each job becomes `record_commit` calls for the commit SHAs the shim captured (ne
 moved on). A job leaves the queue only after its note is written and read back, so a crash anywhere
 re-runs it, and `record_commit` is idempotent: a re-run yields the same single record.
 
-`python -P -m git_intent.capture.worker [--wait]` is the entry the hooks start (hook → queue → worker → record →
-notes, never through the CLI); `git intent record --pending` calls `drain` too.
+`python -P -m git_intent.capture.worker [--wait]` is the entry the hooks start (hook → queue → worker → record
+→ notes, never through the CLI); `git intent record --pending` calls `drain` too.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ INCOMPLETE_WAITS = 50
 @dataclass
 class DrainResult:
     """What one `drain` did; `busy` when another worker held the lock and this one did nothing;
-    `notes_ref_damage` when refs/notes/intent is damaged and the jobs were left queued for `git intent doctor`."""
+    `notes_ref_damage` when refs/notes/intent is damaged and the jobs were left queued for `git intent
+    doctor`."""
 
     results: list[RecordResult] = field(default_factory=list)
     processed: int = 0
@@ -67,14 +68,18 @@ def drain(repo: Repository, *, wait: bool = False, say: Callable[[str], None] | 
     state = repo.state_dir
     try:
         private_dir(state)  # 0700, and an earlier version's 0644 files tightened
-        tighten(state / "queue")  # best effort: a queue that is not a folder sends the hooks to the fallback queue
+        tighten(
+            state / "queue"
+        )  # best effort: a queue that is not a folder sends the hooks to the fallback queue
         lock_file(state / "worker.lock").close()  # a link or an unwritable folder is told here, once
     except LinkedFileError as exc:
         raise IntentError(str(exc)) from None
     except OSError as exc:
-        raise IntentError(f"git-intent cannot write its state folder {state} ({exc.strerror or exc}).",
-                          hint=f"Make it writable (chmod -R u+w {state}), then run `git intent record --pending`; "
-                               "`git intent status` lists the jobs waiting.") from None
+        raise IntentError(
+            f"git-intent cannot write its state folder {state} ({exc.strerror or exc}).",
+            hint=f"Make it writable (chmod -R u+w {state}), then run `git intent record --pending`; "
+            "`git intent status` lists the jobs waiting.",
+        ) from None
     result = DrainResult()
     tried: set[Path] = set()
     while True:
@@ -118,13 +123,16 @@ def _blocked(repo: Repository, state: Path, result: DrainResult, say: Callable[[
     damage = notes_ref_damage(repo) if jobs else None
     if damage:
         result.notes_ref_damage = damage
-        say(f"refs/notes/intent {damage}: {len(jobs)} job(s) stay queued; run `git intent doctor` to repair it "
-            "and record them.")
+        say(
+            f"refs/notes/intent {damage}: {len(jobs)} job(s) stay queued; run `git intent doctor` to "
+            "repair it and record them."
+        )
     return damage is not None
 
 
-def _drain_once(repo: Repository, state: Path, result: DrainResult, tried: set[Path],
-                say: Callable[[str], None]) -> None:
+def _drain_once(
+    repo: Repository, state: Path, result: DrainResult, tried: set[Path], say: Callable[[str], None]
+) -> None:
     waits = 0
     while True:
         fresh = [p for p in pending(state) if p not in tried]
@@ -229,8 +237,11 @@ def main(argv: list[str]) -> int:
     Never fails a commit: always returns 0."""
     try:
         # Both streams go to hook.log, which people read with cat and tail: escaped like the CLI's output.
-        done = drain(Repository(), wait="--wait" in argv,
-                     say=lambda text: print(terminal_safe(text), file=sys.stderr, flush=True))
+        done = drain(
+            Repository(),
+            wait="--wait" in argv,
+            say=lambda text: print(terminal_safe(text), file=sys.stderr, flush=True),
+        )
         sys.stdout.write(terminal_safe("".join(r.text() for r in done.results)))
     except Exception:
         print(terminal_safe(f"record failed:\n{traceback.format_exc()}"), file=sys.stderr)

@@ -62,8 +62,10 @@ def main() -> None:
 
         where = _write_error_log(traceback.format_exc())
         echo("error: git-intent hit an unexpected problem; this is a bug.", err=True)
-        echo(f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
-             err=True)
+        echo(
+            f"hint: a report to paste into an issue is in {where}." if where else traceback.format_exc(),
+            err=True,
+        )
         sys.exit(3)
 
 
@@ -103,5 +105,6 @@ def _write_error_log(report: str) -> Path | None:
         state = open_repo().state_dir
     except Exception:
         return None
-    return append_error_report(state, f"(Python {platform.python_version()}, {platform.platform()})\n"
-                                      f"argv: {sys.argv!r}", report)
+    return append_error_report(
+        state, f"(Python {platform.python_version()}, {platform.platform()})\nargv: {sys.argv!r}", report
+    )

@@ -24,17 +24,43 @@ Exit codes (every command, with or without --json; git blame's rule):
   130  interrupted"""
 
 
-# The module that registers each command, imported when that command runs (importing all eight
-# command modules cost every command ~5 ms). tests/cli/test_cli.py holds this table to what the modules register.
+# The module that registers each command, imported when that command runs (importing all eight command modules
+# cost every command ~5 ms). tests/cli/test_cli.py holds this table to what the modules register.
 COMMAND_MODULES = {
-    "mcp": "agents", "schema": "agents", "stats": "agents", "why": "answer", "ask": "answer", "lsp": "editors",
-    "install": "capture", "hook": "capture", "uninstall": "capture", "record": "capture", "backfill": "capture",
-    "import": "capture", "export": "capture", "status": "capture", "doctor": "capture", "carry": "capture",
-    "path": "capture", "blame": "explain", "show": "explain", "log": "explain", "demo": "explain",
-    "review": "review", "serve": "review", "sessions": "sessions", "agents": "sessions", "index": "sessions",
+    "mcp": "agents",
+    "schema": "agents",
+    "stats": "agents",
+    "why": "answer",
+    "ask": "answer",
+    "lsp": "editors",
+    "install": "capture",
+    "hook": "capture",
+    "uninstall": "capture",
+    "record": "capture",
+    "backfill": "capture",
+    "import": "capture",
+    "export": "capture",
+    "status": "capture",
+    "doctor": "capture",
+    "carry": "capture",
+    "path": "capture",
+    "blame": "explain",
+    "show": "explain",
+    "log": "explain",
+    "demo": "explain",
+    "review": "review",
+    "serve": "review",
+    "sessions": "sessions",
+    "agents": "sessions",
+    "index": "sessions",
     "search": "sessions",
-    "context": "sessions", "fidelity": "sessions", "push": "share", "fetch": "share", "share": "share",
-    "redact": "share", "audit": "share",
+    "context": "sessions",
+    "fidelity": "sessions",
+    "push": "share",
+    "fetch": "share",
+    "share": "share",
+    "redact": "share",
+    "audit": "share",
 }
 
 
@@ -51,7 +77,8 @@ class LazyGroup(click.Group):
             self._loaded = True  # first: the modules register through add_command while they load
             for module in dict.fromkeys(COMMAND_MODULES.values()):
                 importlib.import_module(f".{module}", __package__)
-            # by name: the same order whichever command was looked up first (click-man lists them in this order)
+            # by name: the same order whichever command was looked up first (click-man lists them in this
+            # order)
             self._commands = dict(sorted(self._commands.items()))
         return self._commands
 
@@ -81,5 +108,3 @@ def cli() -> None:
     Then:        git intent blame src/app.py:42
     Try it:      git intent demo
     """
-
-

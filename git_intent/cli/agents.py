@@ -17,15 +17,29 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def agent_options(*, install: bool) -> Callable[[_F], _F]:
     """`--agent NAME` (repeatable), `--project` and `--rules`, shared by install and uninstall."""
+
     def add(command: _F) -> _F:
         verb = "Register git-intent's MCP server in" if install else "Take git-intent's MCP server out of"
-        command = click.option("--rules", is_flag=True, hidden=not install,
-                               help="With --agent: also add a short instruction on when to call `why` "
-                                    "(a skill, rule or AGENTS.md block).")(command)
-        command = click.option("--project", is_flag=True,
-                               help="With --agent: this repository's agent config instead of the user's.")(command)
-        return click.option("--agent", "agents", multiple=True, type=click.Choice(AGENTS),
-                            help=f"{verb} this agent's config. Repeatable.")(command)
+        command = click.option(
+            "--rules",
+            is_flag=True,
+            hidden=not install,
+            help="With --agent: also add a short instruction on when to call `why` "
+            "(a skill, rule or AGENTS.md block).",
+        )(command)
+        command = click.option(
+            "--project",
+            is_flag=True,
+            help="With --agent: this repository's agent config instead of the user's.",
+        )(command)
+        return click.option(
+            "--agent",
+            "agents",
+            multiple=True,
+            type=click.Choice(AGENTS),
+            help=f"{verb} this agent's config. Repeatable.",
+        )(command)
+
     return add
 
 
@@ -37,22 +51,31 @@ def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, inst
         raise click.UsageError("--project and --rules go with --agent NAME.")
     repo = open_repo() if project else None
     for agent in agents:
-        changes = (install_agent(agent, project=repo, rules=rules) if install
-                   else uninstall_agent(agent, project=repo))
+        changes = (
+            install_agent(agent, project=repo, rules=rules)
+            if install
+            else uninstall_agent(agent, project=repo)
+        )
         for change in changes:
             if change.diff:
                 echo(change.diff, nl=False)
             echo(change.sentence)
         if install:
-            echo(f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
-                 f"starts in (`git intent install` there records new commits).")
+            echo(
+                f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
+                f"starts in (`git intent install` there records new commits)."
+            )
         elif not changes:
             echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
 
 
 @cli.command()
-@click.option("--repo", "repo_path", type=click.Path(path_type=Path, file_okay=False),
-              help="The repository to serve (default: the current directory's).")
+@click.option(
+    "--repo",
+    "repo_path",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The repository to serve (default: the current directory's).",
+)
 def mcp(repo_path: Path | None) -> None:
     """Serve git-intent's tools to a coding agent over MCP on stdin/stdout.
 
@@ -66,8 +89,10 @@ def mcp(repo_path: Path | None) -> None:
     from ..mcp.early import serve
 
     if importlib.util.find_spec("mcp") is None:
-        raise IntentError("The MCP server needs the mcp extra, which is not installed.",
-                          hint="pip install 'git-intent[mcp]'")
+        raise IntentError(
+            "The MCP server needs the mcp extra, which is not installed.",
+            hint="pip install 'git-intent[mcp]'",
+        )
     if repo_path is not None and not repo_path.exists():
         if "${" not in str(repo_path):
             raise IntentError(f"--repo {repo_path} does not exist.")
@@ -96,7 +121,8 @@ def schema(name: str | None) -> None:
 @click.argument("revision_range", default="HEAD")
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 def stats(revision_range: str, as_json: bool) -> None:
-    """Count the lines REVISION_RANGE added (default: all of HEAD's history) by agent, model, session and person.
+    """Count the lines REVISION_RANGE added (default: all of HEAD's history) by agent, model, session and
+    person.
 
     Lines are non-blank added lines of non-merge commits: agent (a note credits a session), human (the
     note credits none), unrecorded (no note), or trailer (no transcript credits the commit's lines but its
@@ -112,19 +138,28 @@ def stats(revision_range: str, as_json: bool) -> None:
         return
     total = report.lines_added or 1
     status = report.by_status
-    lines = [f"{report.commits} commits ({report.commits_recorded} recorded), {report.lines_added} added lines",
-             f"  agent       {status.agent:>7}  {status.agent / total:6.1%}",
-             f"  human       {status.human:>7}  {status.human / total:6.1%}",
-             f"  unrecorded  {status.unrecorded:>7}  {status.unrecorded / total:6.1%}"]
+    lines = [
+        f"{report.commits} commits ({report.commits_recorded} recorded), {report.lines_added} added lines",
+        f"  agent       {status.agent:>7}  {status.agent / total:6.1%}",
+        f"  human       {status.human:>7}  {status.human / total:6.1%}",
+        f"  unrecorded  {status.unrecorded:>7}  {status.unrecorded / total:6.1%}",
+    ]
     if status.trailer:  # apart from recorded agent lines and from people
-        lines.append(f"  trailer     {status.trailer:>7}  {status.trailer / total:6.1%}  (agent-assisted by the "
-                     "commit's trailer; no transcript here)")
+        lines.append(
+            f"  trailer     {status.trailer:>7}  {status.trailer / total:6.1%}  (agent-assisted by the "
+            "commit's trailer; no transcript here)"
+        )
     if report.evidence_share is not None:
-        lines.append(f"evidence on this machine for {report.agent_lines_with_evidence} of {status.agent} agent lines "
-                     f"({report.evidence_share:.1%})")
-    for title, counts in (("by agent", report.by_agent), ("by trailer", report.by_trailer_agent),
-                          ("by model", report.by_model),
-                          ("by person", report.by_person)):
+        lines.append(
+            f"evidence on this machine for {report.agent_lines_with_evidence} of {status.agent} agent "
+            f"lines ({report.evidence_share:.1%})"
+        )
+    for title, counts in (
+        ("by agent", report.by_agent),
+        ("by trailer", report.by_trailer_agent),
+        ("by model", report.by_model),
+        ("by person", report.by_person),
+    ):
         if counts:
             lines.append(title)
             lines += [f"  {safe(key):40} {value:>7}" for key, value in counts.items()]
@@ -132,8 +167,10 @@ def stats(revision_range: str, as_json: bool) -> None:
         lines.append("by session")
         for s in report.sessions:
             missing = s.lines - s.lines_with_evidence
-            lines.append(f"  {s.agent:12} {safe(s.session_id):38} {s.lines:>7}  {s.commits} commit(s)"
-                         + (f", {missing} without evidence here" if missing else ""))
+            lines.append(
+                f"  {s.agent:12} {safe(s.session_id):38} {s.lines:>7}  {s.commits} commit(s)"
+                + (f", {missing} without evidence here" if missing else "")
+            )
     echo("\n".join(lines))
     for problem in report.problems:
         echo(f"warning: {problem}", err=True)

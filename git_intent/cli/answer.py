@@ -41,8 +41,9 @@ def why(location: str, as_json: bool, offline: bool, model: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON (docs/json.md).")
 @click.option("--offline", is_flag=True, help="Answer from the index and the evidence, without a model.")
 @click.option("--model", help="A litellm model string for this answer (default: intent.model).")
-def ask(question: str, path: str | None, since: datetime | None, as_json: bool, offline: bool,
-        model: str | None) -> None:
+def ask(
+    question: str, path: str | None, since: datetime | None, as_json: bool, offline: bool, model: str | None
+) -> None:
     """Answer a provenance QUESTION about this repository from its agent sessions, with citations.
 
     Finds the sessions that match the question (the session index, and the code it names through
@@ -50,8 +51,12 @@ def ask(question: str, path: str | None, since: datetime | None, as_json: bool, 
     """
     from ..answer.ask_question import ask as answer_ask
 
-    _print(answer_ask(open_repo(), question, path=path, since=since, model=model, offline=offline, cwd=Path.cwd()),
-           as_json)
+    _print(
+        answer_ask(
+            open_repo(), question, path=path, since=since, model=model, offline=offline, cwd=Path.cwd()
+        ),
+        as_json,
+    )
 
 
 def _print(answer: Any, as_json: bool) -> None:
@@ -82,21 +87,34 @@ def answer_text(answer: Any) -> str:
         out += ["", "References"]
         out += [f"  [{n}] git intent show {s}:{m}" for (s, m), n in numbers.items()]
     for dropped in answer.dropped_citations:
-        out.append(f"  dropped {dropped.marker or dropped.session_id + ':' + dropped.message_id}: {dropped.reason}")
+        out.append(
+            f"  dropped {dropped.marker or dropped.session_id + ':' + dropped.message_id}: {dropped.reason}"
+        )
     usage = answer.usage
     mode = f"{answer.mode} ({answer.model})" if answer.model and answer.mode == "model" else answer.mode
-    out += ["", f"{mode} · {model_calls(answer)} · read ~{usage.transcript_tokens_read:,} of "
-                f"{usage.session_tokens_total:,} session tokens" + (f" · {usage.prompt_tokens:,} prompt + "
-                f"{usage.completion_tokens:,} completion tokens" if usage.prompt_tokens else "")]
+    out += [
+        "",
+        f"{mode} · {model_calls(answer)} · read ~{usage.transcript_tokens_read:,} of "
+        f"{usage.session_tokens_total:,} session tokens"
+        + (
+            f" · {usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens"
+            if usage.prompt_tokens
+            else ""
+        ),
+    ]
     return safe("\n".join(out).strip("\n") + "\n")
 
 
 def model_calls(answer: Any) -> str:
-    """"0 model calls", "3 model calls", "1 model call failed", "3 model calls, the last failed": a call that
+    """ "0 model calls", "3 model calls", "1 model call failed", "3 model calls, the last failed": a call that
     failed is counted and named."""
     calls = answer.steps
-    failed = answer.mode == "offline" and answer.model_error is not None and answer.limits.reached is None \
+    failed = (
+        answer.mode == "offline"
+        and answer.model_error is not None
+        and answer.limits.reached is None
         and calls > 0
+    )
     if failed:
         return "1 model call failed" if calls == 1 else f"{calls} model calls, the last failed"
     return counted(calls, "model call")

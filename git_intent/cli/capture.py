@@ -1,4 +1,5 @@
-"""Commands that capture links: install, hooks, record, backfill, import, export, carry, status, doctor, path."""
+"""Commands that capture links: install, hooks, record, backfill, import, export, carry, status, doctor,
+path."""
 
 from __future__ import annotations
 
@@ -15,13 +16,25 @@ from .editors import configure_editor, editor_options
 
 
 @cli.command()
-@click.option("--shared-hooks-path", is_flag=True,
-              help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.")
-@click.option("--push-notes", is_flag=True, help="Also install a pre-push hook: every `git push` pushes the notes too.")
+@click.option(
+    "--shared-hooks-path",
+    is_flag=True,
+    help="Install even into a core.hooksPath in the work tree (husky) or shared by other repositories.",
+)
+@click.option(
+    "--push-notes", is_flag=True, help="Also install a pre-push hook: every `git push` pushes the notes too."
+)
 @agent_options(install=True)
 @editor_options(install=True)
-def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], project: bool, rules: bool,
-            editor: str | None, write: bool) -> None:
+def install(
+    shared_hooks_path: bool,
+    push_notes: bool,
+    agents: tuple[str, ...],
+    project: bool,
+    rules: bool,
+    editor: str | None,
+    write: bool,
+) -> None:
     """Install the post-commit and post-rewrite hooks and git config here; say what changed.
 
     All or nothing: what install refuses (a foreign hook with a `.legacy` beside it) changes nothing,
@@ -45,8 +58,10 @@ def install(shared_hooks_path: bool, push_notes: bool, agents: tuple[str, ...], 
     changes = run(open_repo(), shared_hooks_path=shared_hooks_path, push_notes=push_notes)
     echo("\n".join(changes) if changes else "git-intent is already installed here; nothing changed.")
     if changes and not push_notes:  # said once: a later install that changes nothing stays quiet
-        echo("Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes "
-             "every `git push` carry them.")
+        echo(
+            "Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes "
+            "every `git push` carry them."
+        )
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
@@ -64,11 +79,17 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 
     from ..capture.hook import run_shim
 
-    kind = list(args) or ([os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
-                          if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ else [])
+    kind = list(args) or (
+        [os.environ["PRE_COMMIT_REWRITE_COMMAND"]]
+        if hook == "post-rewrite" and "PRE_COMMIT_REWRITE_COMMAND" in os.environ
+        else []
+    )
     if hook == "post-checkout" and not kind and "PRE_COMMIT_CHECKOUT_TYPE" in os.environ:
-        kind = [os.environ.get("PRE_COMMIT_FROM_REF", ""), os.environ.get("PRE_COMMIT_TO_REF", ""),
-                os.environ["PRE_COMMIT_CHECKOUT_TYPE"]]
+        kind = [
+            os.environ.get("PRE_COMMIT_FROM_REF", ""),
+            os.environ.get("PRE_COMMIT_TO_REF", ""),
+            os.environ["PRE_COMMIT_CHECKOUT_TYPE"],
+        ]
     stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     run_shim(hook, kind, stdin)
 
@@ -99,8 +120,13 @@ def uninstall(agents: tuple[str, ...], project: bool, rules: bool, editor: str |
 
 @cli.command()
 @click.argument("rev", required=False)
-@click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
-              help="Also consider this transcript file (any agent). Repeatable.")
+@click.option(
+    "--transcript",
+    "transcripts",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Also consider this transcript file (any agent). Repeatable.",
+)
 @click.option("--pending", is_flag=True, help="Process the commits and rewrites the hooks queued, now.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_json: bool) -> None:
@@ -127,14 +153,19 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
         if as_json:
             print_json(dataclasses.asdict(done))
         else:
-            echo("".join(r.text() for r in done.results)
-                 + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
-                         f"{done.failed} failed." + (" Another worker is running." if done.busy else ""))
+            echo(
+                "".join(r.text() for r in done.results)
+                + f"{done.processed} queued job(s) processed, {done.retry} to retry, "
+                f"{done.failed} failed." + (" Another worker is running." if done.busy else "")
+            )
             for line in describe(done.not_read, []):
                 echo(line)
             if done.notes_ref_damage:
-                echo(f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent doctor`.",
-                     err=True)
+                echo(
+                    f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent "
+                    "doctor`.",
+                    err=True,
+                )
         if done.retry or done.failed or done.notes_ref_damage:
             sys.exit(1)  # scripts must see that some work was not recorded, --json or not
         return
@@ -156,9 +187,14 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
 
 @cli.command()
 @click.argument("revision_range", default="HEAD")
-@click.option("--transcript", "transcripts", multiple=True, type=click.Path(path_type=Path),
-              help="Also consider this transcript file (any agent), or every transcript below this folder "
-                   "(other files are skipped): transcripts recorded on another machine. Repeatable.")
+@click.option(
+    "--transcript",
+    "transcripts",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Also consider this transcript file (any agent), or every transcript below this folder "
+    "(other files are skipped): transcripts recorded on another machine. Repeatable.",
+)
 @click.option("--force", is_flag=True, help="Recompute commits that already have a record.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as_json: bool) -> None:
@@ -178,24 +214,32 @@ def backfill(revision_range: str, transcripts: tuple[Path, ...], force: bool, as
         print_json(dataclasses.asdict(result))
         return
     rate = result.recorded / result.seconds if result.seconds else 0.0
-    echo(f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
-         f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
-         f"({rate:.0f} commits/s).")
+    echo(
+        f"{result.commits} commits: {result.recorded} recorded, {result.skipped} already recorded; "
+        f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions "
+        f"({rate:.0f} commits/s)."
+    )
     for line in describe(result.not_read, result.skipped_files):
         echo(line)
     for key, lines in sorted(result.sessions.items(), key=lambda kv: -kv[1]):
         echo(f"  {key}  {lines} line{'' if lines == 1 else 's'}")
     if result.recorded and not result.sessions and not transcripts:
         # Discovery keeps only transcripts that name this work tree: another machine's name their own paths.
-        echo("No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere (another "
-             "checkout, a teammate's) come in with: git intent backfill --transcript DIR")
+        echo(
+            "No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere "
+            "(another checkout, a teammate's) come in with: git intent backfill --transcript DIR"
+        )
 
 
 @cli.command("import")
 @click.argument("records", required=False, type=click.Path(path_type=Path))
-@click.option("--from", "source", required=True,
-              type=click.Choice(["entire", "git-ai", "aider", "agent-trace", "specstory"]),
-              help="The tool whose records to build on.")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Choice(["entire", "git-ai", "aider", "agent-trace", "specstory"]),
+    help="The tool whose records to build on.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def import_(records: Path | None, source: str, as_json: bool) -> None:
     """Import the records another tool keeps: Entire checkpoints, git-ai notes, Aider's chat history, Agent
@@ -211,10 +255,13 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
     from ..interop.importers import import_records
     from .progress import Bars
 
-    if (records is None and source == "agent-trace") or (records is not None and source not in ("agent-trace",
-                                                                                                 "specstory")):
-        raise click.UsageError("RECORDS is the file or folder of `--from agent-trace` (which needs it) or the "
-                               "history folder of `--from specstory`, and only of them.")
+    if (records is None and source == "agent-trace") or (
+        records is not None and source not in ("agent-trace", "specstory")
+    ):
+        raise click.UsageError(
+            "RECORDS is the file or folder of `--from agent-trace` (which needs it) or the history folder "
+            "of `--from specstory`, and only of them."
+        )
     repo = open_repo()
     with Bars(hidden=as_json) as bars:
         result = import_records(repo, source, progress=bars, path=records)
@@ -223,8 +270,10 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
         return
     elsewhere = result.commits - result.commits_in_head
     where = f" ({elsewhere} of them on other branches: `git intent stats` counts HEAD's)" if elsewhere else ""
-    echo(f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded{where}; "
-         f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions.")
+    echo(
+        f"{source}: {result.sessions} session(s), {result.commits} commit(s) recorded{where}; "
+        f"{result.lines_attributed} of {result.lines_added} added lines credited to agent sessions."
+    )
     for problem in result.skipped[:20]:
         echo(f"  skipped {problem}")
     if len(result.skipped) > 20:
@@ -233,25 +282,36 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("revision_range", default="HEAD")
-@click.option("--format", "fmt", required=True, type=click.Choice(["agent-trace"]),
-              help="The record format: agent-trace (github cursor/agent-trace v0.1, JSON Lines).")
-@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the records to this file instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=click.Choice(["agent-trace"]),
+    help="The record format: agent-trace (github cursor/agent-trace v0.1, JSON Lines).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the records to this file instead of standard output.",
+)
 def export(revision_range: str, fmt: str, output: Path | None) -> None:
     """Write the links of REVISION_RANGE (default HEAD) in another tool's record format.
 
     Agent Trace: one trace record per commit whose note credits agent lines (JSON Lines: version, id, RFC 3339
-    timestamp, vcs {git, revision}, tool, files[].conversations[] with contributor {type, model_id} and 1-based
-    ranges); each conversation's session is named under metadata["git-intent"]. `git intent import --from
-    agent-trace FILE` reads them back. Schema: docs/schemas/agent-trace.json.
+    timestamp, vcs {git, revision}, tool, files[].conversations[] with contributor {type, model_id} and
+    1-based ranges); each conversation's session is named under metadata["git-intent"]. `git intent import
+    --from agent-trace FILE` reads them back. Schema: docs/schemas/agent-trace.json.
     """
     import json
 
     from ..interop.agent_trace import export_records
 
     # Whole before any output: a bad range must not leave -o FILE emptied.
-    lines = [json.dumps(record.dump(), ensure_ascii=False) + "\n" for record in export_records(open_repo(),
-                                                                                             revision_range)]
+    lines = [
+        json.dumps(record.dump(), ensure_ascii=False) + "\n"
+        for record in export_records(open_repo(), revision_range)
+    ]
     if output is None:
         for line in lines:
             click.echo(line, nl=False)  # JSON: escapes keep terminal controls out
@@ -329,14 +389,22 @@ def path(as_json: bool) -> None:
 
     repo = open_repo()
     fallback = fallback_queue_dir(repo.state_dir)
-    paths = StatePaths(notes=NOTES_REF, backup=str(repo.backup_dir), state=str(repo.state_dir),
-                       hooks=str(hooks_dir(repo)), hook_log=str(repo.state_dir / "hook.log"),
-                       fallback_queue=str(fallback) if fallback else None, session_cache=str(cache_folder()))
+    paths = StatePaths(
+        notes=NOTES_REF,
+        backup=str(repo.backup_dir),
+        state=str(repo.state_dir),
+        hooks=str(hooks_dir(repo)),
+        hook_log=str(repo.state_dir / "hook.log"),
+        fallback_queue=str(fallback) if fallback else None,
+        session_cache=str(cache_folder()),
+    )
     if as_json:
         print_json(paths.model_dump(mode="json"))
         return
-    echo(f"notes      {paths.notes}\nbackup     {paths.backup}\nstate      {paths.state}\n"
-         f"hooks      {paths.hooks}\nhook log   {paths.hook_log}\n"
-         f"fallback   {paths.fallback_queue or '(none: HOME is unset)'}  (the hooks' queue when "
-         "the state folder is not writable)\n"
-         f"sessions   {paths.session_cache}  (parsed transcripts, every repository's; safe to delete)")
+    echo(
+        f"notes      {paths.notes}\nbackup     {paths.backup}\nstate      {paths.state}\n"
+        f"hooks      {paths.hooks}\nhook log   {paths.hook_log}\n"
+        f"fallback   {paths.fallback_queue or '(none: HOME is unset)'}  (the hooks' queue when "
+        "the state folder is not writable)\n"
+        f"sessions   {paths.session_cache}  (parsed transcripts, every repository's; safe to delete)"
+    )

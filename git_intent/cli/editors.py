@@ -17,14 +17,22 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def editor_options(*, install: bool) -> Callable[[_F], _F]:
     """`--editor NAME` (and, for install, `--write`), shared by install and uninstall."""
+
     def add(command: _F) -> _F:
         if install:
-            command = click.option("--write", is_flag=True,
-                                   help="With --editor: write the configuration into the editor's user config, "
-                                        "showing the diff.")(command)
-        verb = "Print (with --write: add) the language server's configuration for" if install \
+            command = click.option(
+                "--write",
+                is_flag=True,
+                help="With --editor: write the configuration into the editor's user config, "
+                "showing the diff.",
+            )(command)
+        verb = (
+            "Print (with --write: add) the language server's configuration for"
+            if install
             else "Take the language server's configuration out of"
+        )
         return click.option("--editor", type=click.Choice(EDITORS), help=f"{verb} this editor.")(command)
+
     return add
 
 
@@ -42,8 +50,11 @@ def configure_editor(editor: str, *, write: bool, install: bool) -> None:
         echo(change.sentence)
         return
     if not write:
-        where = f"Add this to {config.path} (or run this again with --write)" if config.path \
+        where = (
+            f"Add this to {config.path} (or run this again with --write)"
+            if config.path
             else "Configure this command"
+        )
         echo(f"{where}:\n\n{config.text}\n{config.note}")
         return
     change = install_editor(editor)
@@ -64,8 +75,10 @@ def lsp() -> None:
     Needs the lsp extra: pip install 'git-intent[lsp]'.
     """
     if importlib.util.find_spec("pygls") is None:
-        raise IntentError("The language server needs the lsp extra, which is not installed.",
-                          hint="pip install 'git-intent[lsp]'")
+        raise IntentError(
+            "The language server needs the lsp extra, which is not installed.",
+            hint="pip install 'git-intent[lsp]'",
+        )
     from ..lsp.server import serve_stdio
 
     serve_stdio()

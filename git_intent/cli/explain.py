@@ -12,17 +12,30 @@ from .printing import show_blame
 
 @cli.command()
 @click.argument("arguments", nargs=-1, required=True, metavar="[REV] [--] LOCATION")
-@click.option("-L", "line_ranges", multiple=True, metavar="START,END",
-              help="Only these lines, as git blame takes them: START,END, START,+COUNT, START,-COUNT, START (to the "
-                   "end) or ,END. Repeatable. LOCATION is then a path.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the JSON contract of docs/json.md: one entry per line, plus `ranges`.")
-@click.option("--moves", is_flag=True,
-              help="Also run git's move and copy detection (-M -C); its older commit is taken only where that "
-                   "commit's note credits an agent and the commit that added the line here does not.")
+@click.option(
+    "-L",
+    "line_ranges",
+    multiple=True,
+    metavar="START,END",
+    help="Only these lines, as git blame takes them: START,END, START,+COUNT, START,-COUNT, START (to the "
+    "end) or ,END. Repeatable. LOCATION is then a path.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the JSON contract of docs/json.md: one entry per line, plus `ranges`.",
+)
+@click.option(
+    "--moves",
+    is_flag=True,
+    help="Also run git's move and copy detection (-M -C); its older commit is taken only where that "
+    "commit's note credits an agent and the commit that added the line here does not.",
+)
 @click.option("--no-pager", is_flag=True, help="Never page the answer (as `git --no-pager intent blame`).")
-def blame(arguments: tuple[str, ...], line_ranges: tuple[str, ...], as_json: bool, moves: bool,
-          no_pager: bool) -> None:
+def blame(
+    arguments: tuple[str, ...], line_ranges: tuple[str, ...], as_json: bool, moves: bool, no_pager: bool
+) -> None:
     """Explain who wrote LOCATION (PATH, PATH:LINE or PATH:START-END) and why.
 
     Walks git blame to the commit, its note, the agent session and the message whose edit wrote each
@@ -42,8 +55,9 @@ def blame(arguments: tuple[str, ...], line_ranges: tuple[str, ...], as_json: boo
     if len(arguments) > 2:
         raise click.UsageError("Give at most a revision and a location: [REV] [--] LOCATION.")
     revision, location = (None, arguments[0]) if len(arguments) == 1 else arguments
-    show_blame(location, as_json=as_json, moves=moves, revision=revision, line_ranges=line_ranges,
-               pager=not no_pager)
+    show_blame(
+        location, as_json=as_json, moves=moves, revision=revision, line_ranges=line_ranges, pager=not no_pager
+    )
 
 
 @cli.command()
@@ -87,8 +101,11 @@ def log(revision_range: str, max_count: int, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--keep", type=click.Path(path_type=Path, file_okay=False),
-              help="Build the demo repository here and keep it (default: a temporary folder).")
+@click.option(
+    "--keep",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Build the demo repository here and keep it (default: a temporary folder).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the blame answer as JSON.")
 def demo(keep: Path | None, as_json: bool) -> None:
     """Replay a bundled real Claude Code session into a new repository, record it, and explain a line.

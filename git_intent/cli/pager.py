@@ -1,5 +1,5 @@
 """git's pager for `git intent blame` on a terminal, chosen as git chooses it, so the answer reads like
-`git blame`'s. Standard library only: the plain `blame LOCATION` route runs without click (plain.py).
+`git blame`'s. Standard library only: the plain `blame LOCATION` route runs without click (printing.py).
 
 The choice, in git's order: never when standard output is not a terminal, when git already pages us
 (`git -p intent …` or `pager.intent`: git sets `GIT_PAGER_IN_USE`), or with `--no-pager` (ours, or git's:
@@ -72,8 +72,8 @@ def paged(enabled: bool = True) -> Iterator[None]:
                 stream.flush()
             except BrokenPipeError:
                 broken = True
-        # Our ends of the pipe closed, the pager sees the end of its input. After a broken pipe what is left in
-        # the buffers must not reach the terminal: /dev/null takes stdout's place.
+        # Our ends of the pipe closed, the pager sees the end of its input. After a broken pipe what is left
+        # in the buffers must not reach the terminal: /dev/null takes stdout's place.
         devnull = os.open(os.devnull, os.O_WRONLY) if broken else None
         for fd, original in saved.items():
             os.dup2(devnull if devnull is not None and fd == 1 else original, fd)

@@ -58,8 +58,15 @@ def is_plain_blame(argv: list[str]) -> bool:
     return len(argv) == 2 and argv[0] == "blame" and not argv[1].startswith("-")
 
 
-def show_blame(location: str, *, as_json: bool = False, moves: bool = False, revision: str | None = None,
-               line_ranges: Sequence[str] = (), pager: bool = True) -> None:
+def show_blame(
+    location: str,
+    *,
+    as_json: bool = False,
+    moves: bool = False,
+    revision: str | None = None,
+    line_ranges: Sequence[str] = (),
+    pager: bool = True,
+) -> None:
     """`git intent blame`: the answer printed as text (a gutter for a whole file) or JSON, then one warning
     per note that could not be read; through git's pager on a terminal unless `pager` is False (pager.py).
     Raises SystemExit(1) after such warnings; IntentError for a bad path, range or revision."""

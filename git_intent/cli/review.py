@@ -9,19 +9,27 @@ from ._base import cli, echo, open_repo, print_json
 
 @cli.command()
 @click.argument("revision_range", metavar="RANGE")
-@click.option("--format", "output", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="Terminal text, or a paste-ready pull-request comment (collapsible, within 65,536 characters).")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="Terminal text, or a paste-ready pull-request comment (collapsible, within 65,536 characters).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print files → hunks → groups as JSON (docs/json.md).")
 @click.option("--offline", is_flag=True, help="No model summaries, even when a model is configured.")
-@click.option("--model", help="A litellm model string for the session summaries (default: git config intent.model).")
+@click.option(
+    "--model", help="A litellm model string for the session summaries (default: git config intent.model)."
+)
 def review(revision_range: str, output: str, as_json: bool, offline: bool, model: str | None) -> None:
     """Explain every hunk of RANGE: who wrote each added line, what was asked, and why.
 
-    RANGE is any `git diff` range (main..feature, HEAD~3.., A...B) or one commit; its end need not be
-    checked out. Added lines are grouped by agent message, person or unrecorded commit; agent groups quote
-    the request and the assistant's reason, cited [session:message]; a person's change to an agent's line
-    is flagged. A summary table comes first. With a model configured, each session gets a one-paragraph
-    summary whose citations are checked like `why`'s. Example: git intent review main..feature --format markdown
+    RANGE is any `git diff` range (main..feature, HEAD~3.., A...B) or one commit; its end need not be checked
+    out. Added lines are grouped by agent message, person or unrecorded commit; agent groups quote the request
+    and the assistant's reason, cited [session:message]; a person's change to an agent's line is flagged. A
+    summary table comes first. With a model configured, each session gets a one-paragraph summary whose
+    citations are checked like `why`'s. Example: git intent review main..feature --format markdown
     """
     from ..review import review_markdown, review_range, review_text, summarise_sessions
 
@@ -40,8 +48,13 @@ def review(revision_range: str, output: str, as_json: bool, offline: bool, model
 
 
 @cli.command()
-@click.option("--port", default=8484, show_default=True, type=click.IntRange(0, 65535),
-              help="Port on 127.0.0.1 (0 picks a free one).")
+@click.option(
+    "--port",
+    default=8484,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port on 127.0.0.1 (0 picks a free one).",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in your web browser.")
 def serve(port: int, open_browser: bool) -> None:
     """Serve a local web view of this repository's intent on 127.0.0.1 (Ctrl-C stops it).

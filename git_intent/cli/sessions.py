@@ -10,9 +10,12 @@ from ._base import cli, echo, open_repo, print_json
 
 
 @cli.command()
-@click.option("--agent", help="Only this agent's sessions (claude-code, codex, opencode, gemini-cli, cursor, aider, "
-              "qwen-code, amp, droid, pi, crush, goose, copilot-cli, copilot-chat, cline, roo-code, continue, "
-              "specstory, or a plug-in's name; `git intent agents` lists them).")
+@click.option(
+    "--agent",
+    help="Only this agent's sessions (claude-code, codex, opencode, gemini-cli, cursor, aider, "
+    "qwen-code, amp, droid, pi, crush, goose, copilot-cli, copilot-chat, cline, roo-code, continue, "
+    "specstory, or a plug-in's name; `git intent agents` lists them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
 def sessions(agent: str | None, as_json: bool) -> None:
     """List every session found for this repository: agent, time span, messages, and linked commits."""
@@ -29,9 +32,9 @@ def sessions(agent: str | None, as_json: bool) -> None:
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the agents as JSON.")
 def agents(as_json: bool) -> None:
-    """List every agent whose transcripts git-intent reads: where it looks for them on this machine, the newest
-    agent version its fixtures cover, and how many transcripts and sessions of this repository it found (with
-    the newest version among them)."""
+    """List every agent whose transcripts git-intent reads: where it looks for them on this machine, the
+    newest agent version its fixtures cover, and how many transcripts and sessions of this repository it
+    found (with the newest version among them)."""
     from ..sessions.agent_list import agent_reports, agents_text
 
     reports = agent_reports(open_repo())
@@ -54,9 +57,11 @@ def index(rebuild: bool, as_json: bool) -> None:
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
-        echo(f"Indexed {result.sessions} session(s) ({result.sessions_skipped} unchanged, "
-             f"{result.sessions_removed} removed): {result.messages_added} messages and "
-             f"{result.edits_added} edits written in {result.seconds:.1f} s.")
+        echo(
+            f"Indexed {result.sessions} session(s) ({result.sessions_skipped} unchanged, "
+            f"{result.sessions_removed} removed): {result.messages_added} messages and "
+            f"{result.edits_added} edits written in {result.seconds:.1f} s."
+        )
 
 
 def _ingest(repo: Any, *, rebuild: bool = False, quiet: bool = False) -> Any:
@@ -108,8 +113,13 @@ def search(query: str, agent: str | None, since: Any, path: str | None, limit: i
 
 @cli.command()
 @click.argument("session")
-@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100),
-              help="Tokens (characters / 4) the rendering may use.")
+@click.option(
+    "--budget",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(min=100),
+    help="Tokens (characters / 4) the rendering may use.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the topic map and rendering as JSON.")
 def context(session: str, budget: int, as_json: bool) -> None:
     """Show SESSION's topic map and render it within a token budget.
@@ -132,7 +142,9 @@ def context(session: str, budget: int, as_json: bool) -> None:
 @cli.command()
 @click.argument("session")
 @click.argument("target")
-@click.argument("level", type=click.Choice(["full", "summary", "compressed", "placeholder", "hidden", "auto"]))
+@click.argument(
+    "level", type=click.Choice(["full", "summary", "compressed", "placeholder", "hidden", "auto"])
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the session's fidelity choices as JSON.")
 def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
     """Set the fidelity of a topic (t3) or a message (:MESSAGE_ID) of SESSION; `auto` removes the choice.
@@ -145,7 +157,10 @@ def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
     if as_json:
         from ..command_outputs import FidelityChange
 
-        print_json(FidelityChange(session=session, target=target, level=level, topics=state.topics,
-                                  messages=state.messages).model_dump(mode="json"))
+        print_json(
+            FidelityChange(
+                session=session, target=target, level=level, topics=state.topics, messages=state.messages
+            ).model_dump(mode="json")
+        )
         return
     echo(f"{target} of {session} is now {level}; `git intent context {session}` shows the result.")

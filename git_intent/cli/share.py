@@ -13,7 +13,9 @@ from ._base import cli, echo, open_repo, print_json
 @cli.command()
 @click.argument("remote", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print what was pushed as JSON.")
-@click.option("--hook", is_flag=True, hidden=True, help="Run as the pre-push hook: read git's ref lines, never fail.")
+@click.option(
+    "--hook", is_flag=True, hidden=True, help="Run as the pre-push hook: read git's ref lines, never fail."
+)
 def push(remote: str | None, as_json: bool, hook: bool) -> None:
     """Push git-intent's notes (and, when sharing is on, redacted evidence) to REMOTE.
 
@@ -34,18 +36,29 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
     if not result.pushed:
         echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
         return
-    echo(f"Pushed {', '.join(result.pushed)} to {result.remote}"
-         + (f" after {result.retries} fetch-and-merge retr{'y' if result.retries == 1 else 'ies'}"
-                  if result.retries else "") + ".")
+    echo(
+        f"Pushed {', '.join(result.pushed)} to {result.remote}"
+        + (
+            f" after {result.retries} fetch-and-merge retr{'y' if result.retries == 1 else 'ies'}"
+            if result.retries
+            else ""
+        )
+        + "."
+    )
     if result.level == "notes":
         echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
         return
     redacted = sum(result.redactions.values())
-    echo(f"Sharing level: {result.level}. Shared {result.commits_shared} commit(s) from "
-         f"{len(result.sessions_shared)} session(s); {redacted} redaction(s).")
+    echo(
+        f"Sharing level: {result.level}. Shared {result.commits_shared} commit(s) from "
+        f"{len(result.sessions_shared)} session(s); {redacted} redaction(s)."
+    )
     if result.sessions_missing:
-        echo(f"warning: {len(result.sessions_missing)} session(s) have no transcript on this machine; their "
-             f"commits are shared when one is found: {', '.join(result.sessions_missing)}", err=True)
+        echo(
+            f"warning: {len(result.sessions_missing)} session(s) have no transcript on this machine; their "
+            f"commits are shared when one is found: {', '.join(result.sessions_missing)}",
+            err=True,
+        )
 
 
 def _push_from_hook(remote: str | None) -> None:
@@ -85,8 +98,10 @@ def fetch(remote: str | None, as_json: bool) -> None:
         print_json(result.model_dump(mode="json"))
         return
     if result.carried:
-        echo(f"Carried records onto {len(result.carried)} commit(s) a forge squashed or rebased: "
-             f"{', '.join(c[:12] for c in result.carried)}; `git intent push` shares them.")
+        echo(
+            f"Carried records onto {len(result.carried)} commit(s) a forge squashed or rebased: "
+            f"{', '.join(c[:12] for c in result.carried)}; `git intent push` shares them."
+        )
     if result.carry_problem:
         echo(f"warning: the records of forge merges were not carried: {result.carry_problem}", err=True)
     if not result.notes and not result.evidence:
@@ -102,7 +117,9 @@ def fetch(remote: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("level", required=False, type=click.Choice(["notes", "evidence", "sessions"]))
-@click.option("--forget", "forget", metavar="SESSION", help="Remove a shared session from refs/intent/evidence.")
+@click.option(
+    "--forget", "forget", metavar="SESSION", help="Remove a shared session from refs/intent/evidence."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the sharing state as JSON.")
 def share(level: str | None, forget: str | None, as_json: bool) -> None:
     """Show or set what this repository shares (LEVEL: notes, evidence or sessions), or forget a session.
@@ -119,8 +136,10 @@ def share(level: str | None, forget: str | None, as_json: bool) -> None:
     repo = open_repo()
     if forget:
         removed = forget_session(repo, forget)
-        echo(f"Removed {', '.join(removed)} from refs/intent/evidence here; the next `git intent push` "
-             "removes it from the remote too. It will not be shared again from this clone.")
+        echo(
+            f"Removed {', '.join(removed)} from refs/intent/evidence here; the next `git intent push` "
+            "removes it from the remote too. It will not be shared again from this clone."
+        )
         echo("warning: copies already fetched by others remain on their machines.", err=True)
         return
     if level:
@@ -130,13 +149,17 @@ def share(level: str | None, forget: str | None, as_json: bool) -> None:
         print_json(status.model_dump(mode="json"))
         return
     echo(f"Sharing level: {status.level}" + (" (set now)" if level else "") + ".")
-    echo(f"Shared here: {status.sessions} session(s) ({status.sessions_full} whole), {status.commits} "
-         f"commit(s); {status.forgotten} forgotten.")
+    echo(
+        f"Shared here: {status.sessions} session(s) ({status.sessions_full} whole), {status.commits} "
+        f"commit(s); {status.forgotten} forgotten."
+    )
 
 
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path, allow_dash=True))
-@click.option("--check", is_flag=True, help="List what would be removed instead of printing the redacted text.")
+@click.option(
+    "--check", is_flag=True, help="List what would be removed instead of printing the redacted text."
+)
 @click.option("--json", "as_json", is_flag=True, help="With --check: print the findings as JSON.")
 def redact(file: Path, check: bool, as_json: bool) -> None:
     """Print FILE redacted as git-intent would share it (`-` reads standard input).
@@ -162,20 +185,31 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
         print_json([f.__dict__ for f in findings])
         return
     for found in findings:
-        echo(f"{file}:{found.line}:{found.column}  {found.rule}  ({found.length} chars → {found.replacement})")
+        echo(
+            f"{file}:{found.line}:{found.column}  {found.rule}  ({found.length} chars → {found.replacement})"
+        )
     echo(f"{len(findings)} finding(s).")
 
 
 @cli.command()
 @click.argument("revision_range")
-@click.option("--min-coverage", type=float, help="Exit 1 when coverage (agent + human lines / all) is below this.")
-@click.option("--min-evidence", type=float, help="Exit 1 when the share of agent lines with evidence is below this.")
-@click.option("--lines", "listed", is_flag=True,
-              help="Also list the lines: every line with its class in --json; in text, the agent lines without "
-                   "evidence and the unrecorded ones.")
+@click.option(
+    "--min-coverage", type=float, help="Exit 1 when coverage (agent + human lines / all) is below this."
+)
+@click.option(
+    "--min-evidence", type=float, help="Exit 1 when the share of agent lines with evidence is below this."
+)
+@click.option(
+    "--lines",
+    "listed",
+    is_flag=True,
+    help="Also list the lines: every line with its class in --json; in text, the agent lines without "
+    "evidence and the unrecorded ones.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
-def audit(revision_range: str, min_coverage: float | None, min_evidence: float | None, listed: bool,
-          as_json: bool) -> None:
+def audit(
+    revision_range: str, min_coverage: float | None, min_evidence: float | None, listed: bool, as_json: bool
+) -> None:
     """Count the lines REVISION_RANGE added: agent (with or without evidence), human, unrecorded.
 
     Lines are classified as blame, review, stats and export classify them. For CI: `git intent fetch && git
@@ -190,11 +224,15 @@ def audit(revision_range: str, min_coverage: float | None, min_evidence: float |
     else:
         echo(_audit_text(report), nl=False)
     if min_coverage is not None and report.coverage < min_coverage:
-        raise AuditThresholdError(f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
-                                  hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).")
+        raise AuditThresholdError(
+            f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
+            hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).",
+        )
     if min_evidence is not None and report.evidence_coverage < min_evidence:
-        raise AuditThresholdError(f"Evidence coverage {report.evidence_coverage:.2%} is below the required "
-                                  f"{min_evidence:.2%}.", hint="Fetch shared evidence: `git intent fetch`.")
+        raise AuditThresholdError(
+            f"Evidence coverage {report.evidence_coverage:.2%} is below the required {min_evidence:.2%}.",
+            hint="Fetch shared evidence: `git intent fetch`.",
+        )
 
 
 def _audit_text(report: object) -> str:
@@ -202,12 +240,14 @@ def _audit_text(report: object) -> str:
 
     assert isinstance(report, AuditReport)
     lines = report.lines
-    out = [f"{report.range}: {report.commits} commit(s), {lines.total} non-blank added line(s)",
-           f"  agent, with evidence     {lines.agent_with_evidence}",
-           f"  agent, without evidence  {lines.agent_without_evidence}",
-           f"  human                    {lines.human}",
-           f"  unrecorded               {lines.unrecorded}",
-           f"  coverage {report.coverage:.1%} · evidence coverage {report.evidence_coverage:.1%}"]
+    out = [
+        f"{report.range}: {report.commits} commit(s), {lines.total} non-blank added line(s)",
+        f"  agent, with evidence     {lines.agent_with_evidence}",
+        f"  agent, without evidence  {lines.agent_without_evidence}",
+        f"  human                    {lines.human}",
+        f"  unrecorded               {lines.unrecorded}",
+        f"  coverage {report.coverage:.1%} · evidence coverage {report.evidence_coverage:.1%}",
+    ]
     for name, agent in report.agents.items():
         out.append(f"  {name:<12} {agent.lines} line(s), {agent.with_evidence} with evidence")
     for item in report.files:

@@ -1,3 +1,4 @@
-"""The core every layer shares: value types (`models`), errors, terminal escaping, private state files, named crash
-points for fault tests, the version, and linear-time patterns. Standard library only but for `linear` (google-re2)
-and `models` (pydantic, loaded lazily): the hook's fast path imports `private` and `errors` from here."""
+"""The core every layer shares: value types (`values`), errors, terminal escaping, private state files
+(`state_files`), named crash points for fault tests, the version, and linear-time patterns. Standard library
+only but for `linear` (google-re2) and `values` (pydantic, loaded lazily): the hook's fast path imports
+`state_files` and `errors` from here."""

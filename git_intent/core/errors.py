@@ -23,8 +23,8 @@ class BadLocationError(IntentError):
 
 
 class UnreadableFileError(BadLocationError):
-    """A work tree path git-intent will not read (`git.worktree.read_worktree_file`): a FIFO, device or socket,
-    a link out of the work tree or into `.git`, or a file over the size read whole."""
+    """A work tree path git-intent will not read (`git.worktree.read_worktree_file`): a FIFO, device or
+    socket, a link out of the work tree or into `.git`, or a file over the size read whole."""
 
 
 class NoteError(IntentError):

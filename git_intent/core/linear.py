@@ -1,11 +1,11 @@
 """Regular expressions matched in time linear in the text, for text git-intent did not write.
 
-Python's `re` backtracks: on a crafted text a pattern with overlapping repetition (`(?:y|[a-z])\\b\\s*)+`) takes
-exponential time (a 51-character prompt took 21 s), and one that scans ahead from every start (`<x>.*?</x>`, a
-run that must end in a character it never meets) quadratic time. RE2 (`google-re2`) matches with automata: one
-search is linear in the text. A pattern read from a transcript, a note, evidence, a work-tree file, a commit
-message or a model's answer either is proven linear under `re` where it is defined (a comment says why) or is
-compiled here; tests/test_linear_patterns.py measures every one.
+Python's `re` backtracks: on a crafted text a pattern with overlapping repetition (`(?:y|[a-z])\\b\\s*)+`)
+takes exponential time (a 51-character prompt took 21 s), and one that scans ahead from every start
+(`<x>.*?</x>`, a run that must end in a character it never meets) quadratic time. RE2 (`google-re2`) matches
+with automata: one search is linear in the text. A pattern read from a transcript, a note, evidence, a
+work-tree file, a commit message or a model's answer either is proven linear under `re` where it is defined (a
+comment says why) or is compiled here; tests/test_linear_patterns.py measures every one.
 
 RE2 takes Go's syntax: no lookarounds or backreferences, and `\\w \\d \\s \\b` are ASCII (write `[\\pL\\pN_]`
 where a word may be Unicode). UTF-8 is its encoding, which cannot hold a lone surrogate: a text holding one is
@@ -52,7 +52,8 @@ def _encodable(text: str) -> str:
 class Pattern:
     """One RE2 expression with the methods of `re.Pattern` git-intent uses, taking and returning the same.
 
-    Compiled on first use; raises ValueError then when `pattern` is not RE2 syntax (a lookaround, a backreference)."""
+    Compiled on first use; raises ValueError then when `pattern` is not RE2 syntax (a lookaround, a
+    backreference)."""
 
     __slots__ = ("_compiled", "pattern")
 
@@ -100,7 +101,8 @@ class Pattern:
         return found
 
     def finditer(self, text: str) -> Iterator[Match]:
-        """Each non-overlapping match, in order (RE2 encodes the text before the first: an error comes first)."""
+        """Each non-overlapping match, in order (RE2 encodes the text before the first: an error comes
+        first)."""
         try:
             yield from self._regexp.finditer(text)
         except UnicodeEncodeError:
@@ -140,6 +142,6 @@ class Pattern:
 
 
 def compile(pattern: str) -> Pattern:  # noqa: A001  # `re.compile`'s name, for the same call
-    """`pattern` for RE2 (inline flags: `(?i)`, `(?s)`, `(?m)`), compiled on first use (ValueError then when RE2
-    cannot)."""
+    """`pattern` for RE2 (inline flags: `(?i)`, `(?s)`, `(?m)`), compiled on first use (ValueError then
+    when RE2 cannot)."""
     return Pattern(pattern)

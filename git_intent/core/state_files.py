@@ -39,8 +39,11 @@ class LinkedFileError(OSError):
     (errno ELOOP), so every caller that survives an unwritable state folder survives this too."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(errno.ELOOP, f"{path} is a symbolic link; git-intent writes nothing through a link "
-                         f"(remove it and run the command again)")
+        super().__init__(
+            errno.ELOOP,
+            f"{path} is a symbolic link; git-intent writes nothing through a link (remove it and run the "
+            f"command again)",
+        )
         self.filename = str(path)
 
     def __str__(self) -> str:
@@ -170,8 +173,10 @@ def append_error_report(state: Path, heading: str, report: str) -> Path | None:
     try:
         path = private_dir(state) / "error.log"
         with append_text(path) as handle:
-            handle.write(f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')} git-intent {__version__} "
-                         f"{heading}\n\n{report}\n")
+            handle.write(
+                f"### {datetime.now(timezone.utc).isoformat(timespec='seconds')} git-intent {__version__} "
+                f"{heading}\n\n{report}\n"
+            )
         return path
     except Exception:
         return None

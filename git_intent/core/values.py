@@ -1,7 +1,7 @@
 """Value types shared by every layer: sessions, messages, parts, edits and attributions.
 
-Models carry no storage identity (they carry no storage identity): ids are the agents' own (`session_id`, `message_id`),
-and where a record lives (note, backup, index) is decided by the layers above.
+Models carry no storage identity (they carry no storage identity): ids are the agents' own (`session_id`,
+`message_id`), and where a record lives (note, backup, index) is decided by the layers above.
 
 They are stdlib dataclasses: building pydantic's validators cost every command ~100 ms of
 start-up, and `blame` needs none of them. pydantic stays the one authority for their JSON, their schemas
@@ -28,11 +28,14 @@ if TYPE_CHECKING:
 # name (the backup files sessions under it) and in a note.
 AGENT_NAME = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 AgentName = str  # checked by `AGENT` where read from outside
-AGENT: dict[str, Any] = {"pattern": AGENT_NAME}  # the field metadata of an agent name (pydantic's `Field` arguments)
+AGENT: dict[str, Any] = {
+    "pattern": AGENT_NAME
+}  # the field metadata of an agent name (pydantic's `Field` arguments)
 FORBID: dict[str, Any] = {"extra": "forbid"}  # `__pydantic_config__` of a type that rejects unknown fields
 T = TypeVar("T")
 Role = Literal["user", "assistant", "tool", "system"]
 PartKind = Literal["text", "reasoning", "tool_call", "tool_result"]
+
 
 def parse_timestamp(value: Any) -> datetime | None:
     """An ISO-8601 timestamp as an aware datetime (no offset means UTC); None when absent or malformed."""
@@ -82,11 +85,12 @@ def adapter(kind: Any) -> TypeAdapter[Any]:
 
 
 def to_json(value: Any, *, exclude: frozenset[str] | set[str] = frozenset()) -> Any:
-    """`value` (a dataclass of this package, or a list of them) as JSON-ready Python data, exactly as pydantic's
-    `dump_python(mode="json")` gives it (tests/test_json_form.py holds them equal with Hypothesis): datetimes as
-    ISO-8601 text ("Z" for UTC), tuples as lists, paths as text, fields marked `exclude` left out, and the
-    top-level fields named in `exclude`. Written out here because building pydantic's serializer for blame's
-    answer cost every `--json` call ~70 ms; pydantic still validates and describes these types."""
+    """`value` (a dataclass of this package, or a list of them) as JSON-ready Python data, exactly as
+    pydantic's `dump_python(mode="json")` gives it (tests/test_json_form.py holds them equal with
+    Hypothesis): datetimes as ISO-8601 text ("Z" for UTC), tuples as lists, paths as text, fields marked
+    `exclude` left out, and the top-level fields named in `exclude`. Written out here because building
+    pydantic's serializer for blame's answer cost every `--json` call ~70 ms; pydantic still validates and
+    describes these types."""
     return _plain(value, exclude)
 
 
@@ -103,8 +107,11 @@ def _plain(value: Any, exclude: frozenset[str] | set[str]) -> Any:
     if isinstance(value, Path):
         return str(value)
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _plain(getattr(value, f.name), frozenset()) for f in fields(value)
-                if f.name not in exclude and not f.metadata.get("exclude")}
+        return {
+            f.name: _plain(getattr(value, f.name), frozenset())
+            for f in fields(value)
+            if f.name not in exclude and not f.metadata.get("exclude")
+        }
     return adapter(type(value)).dump_python(value, mode="json")  # anything else: pydantic's own form
 
 
@@ -261,7 +268,8 @@ class Session:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Attribution:
-    """The link from a line to the session and message whose edit wrote it (the JSON contract of docs/json.md).
+    """The link from a line to the session and message whose edit wrote it (the JSON contract of
+    docs/json.md).
 
     `model`: the model id the message was written with, when the transcript on this machine records it.
     With `method` "trailer" only the commit's trailers name the agent: `session_id` and
@@ -272,17 +280,29 @@ class Attribution:
     __pydantic_config__ = FORBID
 
     agent: AgentName = field(metadata=AGENT)
-    session_id: str = field(metadata={
-        "description": 'The agent\'s own session id; "" when method is "trailer" or "agent-trace" (no session).'})
-    message_id: str = field(metadata={
-        "description": 'The message whose edit wrote the line; "" when method is "trailer" or "agent-trace".'})
+    session_id: str = field(
+        metadata={
+            "description": 'The agent\'s own session id; "" when method is "trailer" or "agent-trace" '
+            "(no session)."
+        }
+    )
+    message_id: str = field(
+        metadata={
+            "description": 'The message whose edit wrote the line; "" when method is "trailer" or '
+            '"agent-trace".'
+        }
+    )
     tool: str
-    method: Literal["note", "content", "trailer", "agent-trace"] = field(default="note", metadata={
-        "description": "note: recorded for this commit; content: no note, the line credited as `git intent record` "
-        "would credit it now from the sessions on this machine; trailer: no transcript credits the commit, its "
-        "trailers name the agent; agent-trace: the commit's note holds an imported Agent Trace record of another "
-        "tool that credits the line to that tool and model, with no transcript."})
+    method: Literal["note", "content", "trailer", "agent-trace"] = field(
+        default="note",
+        metadata={
+            "description": "note: recorded for this commit; content: no note, the line credited as "
+            "`git intent record` would credit it now from the sessions on this machine; trailer: no "
+            "transcript credits the commit, its trailers name the agent; agent-trace: the commit's note "
+            "holds an imported Agent Trace record of another tool that credits the line to that tool and "
+            "model, with no transcript."
+        },
+    )
     confidence: float = 1.0
     derived_from: str | None = None
     model: str | None = None
-

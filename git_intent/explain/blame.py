@@ -21,8 +21,16 @@ from .line_history import Previous, replaced_lines
 from .location import Location, parse_line_range, parse_location
 from .symbols import Symbol, enclosing
 
-__all__ = ["BlameAnswer", "Explainer", "LineAnswer", "Location", "Status", "blame_lines", "parse_line_range",
-           "parse_location"]
+__all__ = [
+    "BlameAnswer",
+    "Explainer",
+    "LineAnswer",
+    "Location",
+    "Status",
+    "blame_lines",
+    "parse_line_range",
+    "parse_location",
+]
 
 PRECISE_LINES = 40  # ranges up to this many lines get a reason picked per line
 
@@ -69,9 +77,16 @@ class BlameAnswer:
         return result
 
 
-def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, moves: bool = False,
-                revision: str | None = None, line_ranges: Sequence[str] = (),
-                sessions: SessionLookup | None = None) -> BlameAnswer:
+def blame_lines(
+    repo: Repository,
+    location: str,
+    cwd: Path | None = None,
+    *,
+    moves: bool = False,
+    revision: str | None = None,
+    line_ranges: Sequence[str] = (),
+    sessions: SessionLookup | None = None,
+) -> BlameAnswer:
     """Explain every line of `location` (see `parse_location`; a bare PATH is the whole file, unless
     `line_ranges` gives git blame's `-L` ranges), in the work tree or, with `revision`, as git blame answers
     at that revision (`git blame REV -- PATH`).
@@ -95,23 +110,42 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
         if at_commit is not None or repo.is_tracked(where.path):
             raise
         rows = (read_worktree_file(repo.root, where.path) or b"").split(b"\n")
-        lines = [LineAnswer(path=where.path, line=n, content=rows[n - 1].decode("utf-8", "replace"), commit=None,
-                            attribution=None, evidence=[], status="uncommitted",
-                            reason=f"{where.path} is not tracked by git yet.")
-                 for n in range(where.start, where.end + 1)]
+        lines = [
+            LineAnswer(
+                path=where.path,
+                line=n,
+                content=rows[n - 1].decode("utf-8", "replace"),
+                commit=None,
+                attribution=None,
+                evidence=[],
+                status="uncommitted",
+                reason=f"{where.path} is not tracked by git yet.",
+            )
+            for n in range(where.start, where.end + 1)
+        ]
         return BlameAnswer(lines=lines, ranges=group_ranges(lines), whole_file=where.whole)
     # A few lines asked about: each line's reason is picked for its own words. A whole file or a long range:
     # once per edit (PRECISE_LINES; the picker's per-line ranking would cost a scan of the turn per line).
-    resolver = Explainer(repo, at_commit, precise=not where.whole and len(blamed) <= PRECISE_LINES,
-                         lines=LineResolver(repo, sessions=sessions))
+    resolver = Explainer(
+        repo,
+        at_commit,
+        precise=not where.whole and len(blamed) <= PRECISE_LINES,
+        lines=LineResolver(repo, sessions=sessions),
+    )
     commits = list(dict.fromkeys(line.commit for line in blamed if line.commit))
-    resolver.lines.prepare(commits)  # commits without a note are credited at once, their trailers read at once
+    resolver.lines.prepare(
+        commits
+    )  # commits without a note are credited at once, their trailers read at once
     answers = [resolver(where.path, line) for line in blamed]
     if moves:
-        moved = {line.final_line: line for line in repo.blame(where.path, *span, moves=True, rev=at_commit,
-                                                               ranges=where.spans)}
-        answers = [_cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
-                   for plain, line in zip(answers, blamed, strict=True)]
+        moved = {
+            line.final_line: line
+            for line in repo.blame(where.path, *span, moves=True, rev=at_commit, ranges=where.spans)
+        }
+        answers = [
+            _cross_check(resolver, where.path, plain, line, moved.get(line.final_line, line))
+            for plain, line in zip(answers, blamed, strict=True)
+        ]
     at = {answer.line: answer for answer in answers}
     humans = [line for line, answer in zip(blamed, answers, strict=True) if answer.status == "human"]
     for number, previous in replaced_lines(repo, humans, resolver.credit).items():
@@ -120,8 +154,9 @@ def blame_lines(repo: Repository, location: str, cwd: Path | None = None, *, mov
     return BlameAnswer(lines=answers, ranges=group_ranges(answers), problems=problems, whole_file=where.whole)
 
 
-def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameLine, moved: BlameLine
-                 ) -> LineAnswer:
+def _cross_check(
+    resolver: Explainer, path: str, plain: LineAnswer, line: BlameLine, moved: BlameLine
+) -> LineAnswer:
     """The plain answer, unless move detection found an older commit whose note credits an agent while
     the plain commit's does not (a person moved an agent's lines): then that one, with `moved_in`."""
     if moved.commit == line.commit or moved.commit is None or line.commit is None:
@@ -129,23 +164,38 @@ def _cross_check(resolver: Explainer, path: str, plain: LineAnswer, line: BlameL
     other = resolver(path, moved)
 
     def rank(answer: LineAnswer) -> tuple[bool, bool]:
-        return answer.status == "agent", answer.attribution is not None and answer.attribution.method == "note"
+        return (
+            answer.status == "agent",
+            answer.attribution is not None and answer.attribution.method == "note",
+        )
 
     if rank(other) <= rank(plain):
         return plain
-    return replace(other, moved_in=line.commit, reason=other.reason or (
-        f"Commit {line.commit[:12]} moved or copied this line here; git blame -M -C follows it to "
-        f"{moved.commit[:12]}, whose note credits it."))
+    return replace(
+        other,
+        moved_in=line.commit,
+        reason=other.reason
+        or (
+            f"Commit {line.commit[:12]} moved or copied this line here; git blame -M -C follows it to "
+            f"{moved.commit[:12]}, whose note credits it."
+        ),
+    )
 
 
 class Explainer:
-    """Explains blamed lines (`explainer(path, line)`): the line's resolution (`classify.LineResolver`, shared by
-    every surface) with the messages that explain it, each note, session and quoted edit read once, each file
-    parsed once for its symbols. Used by one blame call (lines of the work tree), or by a whole review (lines of
-    `revision`)."""
+    """Explains blamed lines (`explainer(path, line)`): the line's resolution (`classify.LineResolver`,
+    shared by every surface) with the messages that explain it, each note, session and quoted edit read
+    once, each file parsed once for its symbols. Used by one blame call (lines of the work tree), or by a
+    whole review (lines of `revision`)."""
 
-    def __init__(self, repo: Repository, revision: str | None = None, *, precise: bool = True,
-                 lines: LineResolver | None = None) -> None:
+    def __init__(
+        self,
+        repo: Repository,
+        revision: str | None = None,
+        *,
+        precise: bool = True,
+        lines: LineResolver | None = None,
+    ) -> None:
         self.repo = repo
         self.revision = revision
         self.precise = precise
@@ -173,16 +223,19 @@ class Explainer:
             from .symbols import cached_file_symbols  # tree-sitter is loaded on the first symbol not kept
 
             try:
-                source = (self.repo.show_file(self.revision, path) if self.revision
-                          else read_worktree_file(self.repo.root, path)) or b""
+                source = (
+                    self.repo.show_file(self.revision, path)
+                    if self.revision
+                    else read_worktree_file(self.repo.root, path)
+                ) or b""
             except IntentError:  # not a regular file of the work tree, or no longer there at the revision
                 source = b""
             self.symbols[path] = cached_file_symbols(path, source)
         return enclosing(self.symbols[path], line)
 
     def __call__(self, path: str, line: BlameLine) -> LineAnswer:
-        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence, reason,
-        symbol, class)."""
+        """The answer for one line of `git blame --porcelain` of `path` (status, attribution, evidence,
+        reason, symbol, class)."""
         found = self.symbol(path, line.final_line) if line.commit is not None else None
         answer = self._answer(path, line, found.name if found else None)
         answer.symbol = found.label if found else None
@@ -193,7 +246,9 @@ class Explainer:
             return _make(path, line, "uncommitted", "This line is not committed yet.")
         found = self.lines.resolve(line.commit, line.orig_path, line.orig_line)
         attribution = found.attribution
-        if found.status != "agent" or attribution is None or not attribution.session_id:  # a trailer's, a trace's
+        if (
+            found.status != "agent" or attribution is None or not attribution.session_id
+        ):  # a trailer's, a trace's
             answer = _make(path, line, found.status, found.reason, attribution)
             answer.line_class = self.lines.line_class(found)
             return answer
@@ -204,8 +259,13 @@ class Explainer:
         if isinstance(session, IntentError):
             reason = " ".join(filter(None, [reason, str(session)]))
         else:
-            evidence, model = self._quote(session, attribution.message_id, found.record.call_id if found.record else
-                                          None, line.orig_path, *self._terms(line, symbol))
+            evidence, model = self._quote(
+                session,
+                attribution.message_id,
+                found.record.call_id if found.record else None,
+                line.orig_path,
+                *self._terms(line, symbol),
+            )
         answer = _make(path, line, "agent", reason, replace(attribution, model=model), evidence)
         answer.line_class = self.lines.line_class(found)
         return answer
@@ -219,10 +279,25 @@ class Explainer:
         found = self.lines.session(agent, session_id)
         return found if isinstance(found, Session) else None
 
-    def _quote(self, session: Session, message_id: str, call_id: str | None, path: str, content: str = "",
-               symbol: str | None = None) -> tuple[list[Evidence], str | None]:
+    def _quote(
+        self,
+        session: Session,
+        message_id: str,
+        call_id: str | None,
+        path: str,
+        content: str = "",
+        symbol: str | None = None,
+    ) -> tuple[list[Evidence], str | None]:
         # Keyed by the line's text and symbol too: the reason picker prefers the message naming them.
-        key = (session.agent, session.session_id, message_id, call_id or "", path, content.strip(), symbol or "")
+        key = (
+            session.agent,
+            session.session_id,
+            message_id,
+            call_id or "",
+            path,
+            content.strip(),
+            symbol or "",
+        )
         if key not in self.quoted:
             found = find_edit(session, message_id, call_id, path)
             message = session.message(message_id) if message_id else None
@@ -237,9 +312,23 @@ class Explainer:
         return list(evidence), model
 
 
-def _make(path: str, line: BlameLine, status: Status, reason: str | None, attribution: Attribution | None = None,
-          evidence: list[Evidence] | None = None) -> LineAnswer:
-    return LineAnswer(path=path, line=line.final_line, content=line.content, commit=line.commit,
-                      author=line.author, authored_at=line.author_time, attribution=attribution,
-                      evidence=evidence or [], status=status, reason=reason)
-
+def _make(
+    path: str,
+    line: BlameLine,
+    status: Status,
+    reason: str | None,
+    attribution: Attribution | None = None,
+    evidence: list[Evidence] | None = None,
+) -> LineAnswer:
+    return LineAnswer(
+        path=path,
+        line=line.final_line,
+        content=line.content,
+        commit=line.commit,
+        author=line.author,
+        authored_at=line.author_time,
+        attribution=attribution,
+        evidence=evidence or [],
+        status=status,
+        reason=reason,
+    )

@@ -1,12 +1,14 @@
-"""The one classifier of an added line: who wrote line N of PATH as commit C added it, and whether its evidence is
-on this machine. Blame, why, review, stats, audit, export, the web view, the editor and the MCP tools all ask here,
-so they agree to the line on any range (docs/design.md, "How a line is attributed": one answer whatever the route).
+"""The one classifier of an added line: who wrote line N of PATH as commit C added it, and whether its
+evidence is on this machine. Blame, why, review, stats, audit, export, the web view, the editor and the MCP
+tools all ask here, so they agree to the line on any range (docs/design.md, "How a line is attributed": one
+answer whatever the route).
 
 The order of the evidence:
 1. C's note, when C has one: a lines record covering the line credits an agent (unless the note was copied
    from a rewritten commit and no longer matches its lines: unrecorded); no record: a person, except when the
-   note credits no line at all and C's trailers name an agent (then that agent, without a transcript). A record
-   with no session is an imported Agent Trace record of another tool: that tool and model (`agent-trace`).
+   note credits no line at all and C's trailers name an agent (then that agent, without a transcript). A
+   record with no session is an imported Agent Trace record of another tool: that tool and model
+   (`agent-trace`).
 2. No note: the line as `git intent record` would credit it now from the sessions on this machine
    (`unnoted.UnnotedLines`, `method: "content"`); else the agent C's trailers name; else unrecorded.
 A credited line is `agent_with_evidence` when the session's message that wrote it can be read here (its
@@ -32,27 +34,38 @@ from .unnoted import UnnotedLines, confidence
 LineClass = Literal["agent_with_evidence", "agent_without_evidence", "human", "unrecorded"]
 LINE_CLASSES: tuple[LineClass, ...] = ("agent_with_evidence", "agent_without_evidence", "human", "unrecorded")
 
-COPIED = ("The note on {commit} was copied from a rewritten commit and no longer matches its lines; run `git intent "
-          "record {commit}`.")
+COPIED = (
+    "The note on {commit} was copied from a rewritten commit and no longer matches its lines; run `git "
+    "intent record {commit}`."
+)
 HUMAN = "No agent edit recorded for this commit wrote this line."
-UNRECORDED = ("Commit {commit} has no git-intent note and no session on this machine wrote this line, so git-intent "
-              "does not know who did; run `git intent record {commit}` if it was made here, or `git intent carry` "
-              "for a squash-merge.")
-TRACE = ("Credited to {agent} by an Agent Trace record imported for this commit (`git intent import --from "
-         "agent-trace`): that tool's own record, with no transcript here to quote.")
-CONTENT = ("Found by content: commit {commit} has no git-intent note; the line is credited as `git intent record` "
-           "would credit it from this session's edit.")
+UNRECORDED = (
+    "Commit {commit} has no git-intent note and no session on this machine wrote this line, so git-intent "
+    "does not know who did; run `git intent record {commit}` if it was made here, or `git intent carry` "
+    "for a squash-merge."
+)
+TRACE = (
+    "Credited to {agent} by an Agent Trace record imported for this commit (`git intent import --from "
+    "agent-trace`): that tool's own record, with no transcript here to quote."
+)
+CONTENT = (
+    "Found by content: commit {commit} has no git-intent note; the line is credited as `git intent record` "
+    "would credit it from this session's edit."
+)
 # Agents whose sessions are other tools' records brought in by `git intent import`, never this machine's own.
-IMPORTED = {"specstory": ("Imported from SpecStory: the conversation is a SpecStory history that came with the "
-                          "repository (`git intent import --from specstory`), not a session of this machine's "
-                          "agents.")}
+IMPORTED = {
+    "specstory": (
+        "Imported from SpecStory: the conversation is a SpecStory history that came with the repository "
+        "(`git intent import --from specstory`), not a session of this machine's agents."
+    )
+}
 
 
 @dataclass(frozen=True)
 class Resolution:
-    """What is known of one added line: `status` (agent, human, unrecorded or unreadable), the `attribution`
-    (without the message's model, which only a read session knows), the note's `record` when a note credits it,
-    and `reason`, one sentence when the status needs one."""
+    """What is known of one added line: `status` (agent, human, unrecorded or unreadable), the
+    `attribution` (without the message's model, which only a read session knows), the note's `record` when
+    a note credits it, and `reason`, one sentence when the status needs one."""
 
     status: Status
     attribution: Attribution | None = None
@@ -61,14 +74,16 @@ class Resolution:
 
 
 class LineResolver:
-    """Resolves added lines (`resolve`) with caches shared across calls: each note, each commit without one and
-    each commit's trailers read once, each session looked up once."""
+    """Resolves added lines (`resolve`) with caches shared across calls: each note, each commit without one
+    and each commit's trailers read once, each session looked up once."""
 
-    def __init__(self, repo: Repository, *, listing: bool = False, sessions: SessionLookup | None = None) -> None:
-        """`listing`: learn which messages can be read from the record cache's listing of every session first
-        (`candidate_sessions.listed_sessions`), as a caller asking about many sessions wants (stats, audit):
-        reading each session whole cost most of `stats` on a real history. `sessions`: the lookup to share with
-        a caller that reads the same sessions afterwards (`why`)."""
+    def __init__(
+        self, repo: Repository, *, listing: bool = False, sessions: SessionLookup | None = None
+    ) -> None:
+        """`listing`: learn which messages can be read from the record cache's listing of every session
+        first (`candidate_sessions.listed_sessions`), as a caller asking about many sessions wants (stats,
+        audit): reading each session whole cost most of `stats` on a real history. `sessions`: the lookup
+        to share with a caller that reads the same sessions afterwards (`why`)."""
         self.repo = repo
         self.listing = listing
         self._listed: dict[tuple[str, str], dict[str, str | None]] | None = None
@@ -88,11 +103,16 @@ class LineResolver:
                 self.notes[commit] = exc
         return self.notes[commit]
 
-    def prepare(self, commits: Iterable[str], *, notes: dict[str, Note] | None = None,
-                hunks: dict[str, list[Hunk]] | None = None) -> None:
-        """Read at once what `resolve` will need of `commits`: their notes (`notes`, when the caller read every
-        note already: commits missing from it have none), the credits of those without one (`hunks`: their added
-        lines, when the caller has them), and the trailers of those whose notes credit no line."""
+    def prepare(
+        self,
+        commits: Iterable[str],
+        *,
+        notes: dict[str, Note] | None = None,
+        hunks: dict[str, list[Hunk]] | None = None,
+    ) -> None:
+        """Read at once what `resolve` will need of `commits`: their notes (`notes`, when the caller read
+        every note already: commits missing from it have none), the credits of those without one (`hunks`:
+        their added lines, when the caller has them), and the trailers of those whose notes credit no line."""
         wanted = list(dict.fromkeys(commits))
         if notes is not None:
             for commit in wanted:
@@ -104,14 +124,19 @@ class LineResolver:
                 for commit in missing:
                     note = found.get(commit)
                     if note is None or note.records:
-                        self.notes[commit] = note  # else `note` reads it alone and keeps why it cannot be used
+                        self.notes[commit] = (
+                            note  # else `note` reads it alone and keeps why it cannot be used
+                        )
         self.unnoted.prepare([c for c in wanted if self.note(c) is None], hunks)
         self.read_trailers(wanted)
 
     def read_trailers(self, commits: list[str]) -> None:
         """The trailers of the commits whose notes credit no line, in one `git log`."""
-        wanted = [c for c in commits if c not in self.trailers
-                  and not (isinstance(note := self.note(c), Note) and note.lines)]
+        wanted = [
+            c
+            for c in commits
+            if c not in self.trailers and not (isinstance(note := self.note(c), Note) and note.lines)
+        ]
         if wanted:
             found = trailer_agents(self.repo, wanted)
             self.trailers.update({c: found.get(c) for c in wanted})
@@ -131,13 +156,23 @@ class LineResolver:
             found = self.unnoted.credit(commit, path, line)
             if found is not None and found.credit is not None:
                 edit = found.credit.edit
-                attribution = Attribution(agent=found.credit.agent, session_id=found.credit.session_id,
-                                          message_id=edit.message_id, tool=edit.tool, method="content",
-                                          confidence=confidence(found))
+                attribution = Attribution(
+                    agent=found.credit.agent,
+                    session_id=found.credit.session_id,
+                    message_id=edit.message_id,
+                    tool=edit.tool,
+                    method="content",
+                    confidence=confidence(found),
+                )
                 reason = CONTENT.format(commit=commit[:12])
-                return Resolution("agent", attribution, reason=" ".join(filter(None, [
-                    reason, IMPORTED.get(attribution.agent)])))
-            return self._by_trailer(commit, Resolution("unrecorded", reason=UNRECORDED.format(commit=commit[:12])))
+                return Resolution(
+                    "agent",
+                    attribution,
+                    reason=" ".join(filter(None, [reason, IMPORTED.get(attribution.agent)])),
+                )
+            return self._by_trailer(
+                commit, Resolution("unrecorded", reason=UNRECORDED.format(commit=commit[:12]))
+            )
         record = note.covering(path, line)
         if record is None:
             human = Resolution("human", reason=HUMAN)
@@ -149,14 +184,30 @@ class LineResolver:
             return Resolution("unrecorded", reason=COPIED.format(commit=commit[:12]))
         if not record.session_id:  # another tool's trace record, imported: the tool and model, no transcript
             model = record.extra.get("model_id")
-            return Resolution("agent", Attribution(
-                agent=record.agent, session_id="", message_id="", tool=record.tool, method="agent-trace",
-                confidence=record.confidence, derived_from=record.derived_from,
-                model=model if isinstance(model, str) else None), record=record, reason=TRACE.format(
-                    agent=record.agent))
-        attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
-                                  tool=record.tool, method="note", confidence=record.confidence,
-                                  derived_from=record.derived_from)
+            return Resolution(
+                "agent",
+                Attribution(
+                    agent=record.agent,
+                    session_id="",
+                    message_id="",
+                    tool=record.tool,
+                    method="agent-trace",
+                    confidence=record.confidence,
+                    derived_from=record.derived_from,
+                    model=model if isinstance(model, str) else None,
+                ),
+                record=record,
+                reason=TRACE.format(agent=record.agent),
+            )
+        attribution = Attribution(
+            agent=record.agent,
+            session_id=record.session_id,
+            message_id=record.message_id,
+            tool=record.tool,
+            method="note",
+            confidence=record.confidence,
+            derived_from=record.derived_from,
+        )
         return Resolution("agent", attribution, record=record, reason=IMPORTED.get(record.agent))
 
     def _by_trailer(self, commit: str, otherwise: Resolution) -> Resolution:
@@ -179,8 +230,11 @@ class LineResolver:
             return True  # an edit message of a transcript or backup copy here: find_session would read it too
         if key not in self._readable:
             session = self.session(attribution.agent, attribution.session_id)
-            self._readable[key] = None if isinstance(session, IntentError) else (
-                {m.message_id for m in session.messages} | {e.message_id for e in session.edits})
+            self._readable[key] = (
+                None
+                if isinstance(session, IntentError)
+                else ({m.message_id for m in session.messages} | {e.message_id for e in session.edits})
+            )
         readable = self._readable[key]
         return readable is not None and attribution.message_id in readable
 
@@ -197,7 +251,8 @@ class LineResolver:
         return message.model or None if message is not None else None
 
     def _listing(self) -> dict[tuple[str, str], dict[str, str | None]]:
-        """(agent, session id) -> its edit messages' models, from the record cache's listing of every session."""
+        """(agent, session id) -> its edit messages' models, from the record cache's listing of every
+        session."""
         if self._listed is None:
             from ..capture.candidate_sessions import listed_sessions
 
@@ -210,5 +265,9 @@ class LineResolver:
     def line_class(self, resolution: Resolution) -> LineClass:
         """The class every surface counts the line under (`unreadable` counts as unrecorded)."""
         if resolution.status == "agent" and resolution.attribution is not None:
-            return "agent_with_evidence" if self.has_evidence(resolution.attribution) else "agent_without_evidence"
+            return (
+                "agent_with_evidence"
+                if self.has_evidence(resolution.attribution)
+                else "agent_without_evidence"
+            )
         return "human" if resolution.status == "human" else "unrecorded"

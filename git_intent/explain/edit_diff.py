@@ -11,11 +11,29 @@ from ..core.values import Edit, Message, Session
 
 __all__ = ["call_arguments", "call_edits", "edit_diff"]
 
-# Arguments whose text the diff shows (Claude Code Edit/MultiEdit/Write, Codex apply_patch, Gemini CLI, OpenCode,
-# Cursor): left out of the arguments printed beside the diff, with the path the diff's header names.
-_SHOWN_BY_DIFF = frozenset({"old_string", "new_string", "content", "edits", "patch", "input", "old_str", "new_str",
-                            "file_text", "contents", "code_edit", "diff", "file_path", "filePath", "path",
-                            "target_file", "absolute_path"})
+# Arguments whose text the diff shows (Claude Code Edit/MultiEdit/Write, Codex apply_patch, Gemini CLI,
+# OpenCode, Cursor): left out of the arguments printed beside the diff, with the path the diff's header names.
+_SHOWN_BY_DIFF = frozenset(
+    {
+        "old_string",
+        "new_string",
+        "content",
+        "edits",
+        "patch",
+        "input",
+        "old_str",
+        "new_str",
+        "file_text",
+        "contents",
+        "code_edit",
+        "diff",
+        "file_path",
+        "filePath",
+        "path",
+        "target_file",
+        "absolute_path",
+    }
+)
 
 
 def edit_diff(edit: Edit, context: int = 3) -> list[str]:
@@ -66,6 +84,9 @@ def call_arguments(text: str, edits: Sequence[Edit]) -> str | None:
         return None
     if not isinstance(arguments, dict):
         return None
-    rest = {key: value for key, value in arguments.items()
-            if key not in _SHOWN_BY_DIFF and not (key == "replace_all" and not value)}
+    rest = {
+        key: value
+        for key, value in arguments.items()
+        if key not in _SHOWN_BY_DIFF and not (key == "replace_all" and not value)
+    }
     return json.dumps(rest, ensure_ascii=False) if rest else None

@@ -15,15 +15,16 @@ MAX_TEXT = 2000
 
 @dataclass(kw_only=True)
 class Evidence:
-    """One quoted message in a blame answer (the JSON contract of docs/json.md, plus `kind`; `source` is "shared"
-    when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the text).
+    """One quoted message in a blame answer (the JSON contract of docs/json.md, plus `kind`; `source` is
+    "shared" when quoted from refs/intent/evidence, where `redacted` tells whether redaction changed the
+    text).
 
-    `kind` "confirmed": the assistant's proposal a bare confirmation ("yes", "go ahead") confirmed. A second
-    "request" is a prompt the user typed while the agent worked on the turn.
-    `passage`: for "reasoning" and "confirmed", the sentences or list items of `text` the reason picker chose to
-    quote (explain/reasons.py), never cut inside one; for a "request" quoted from a compaction summary (a
-    continued session), the prompt the summary lists. `best`: the "reasoning" that explains the edit, the one
-    to quote when only one is quoted."""
+    `kind` "confirmed": the assistant's proposal a bare confirmation ("yes", "go ahead") confirmed. A
+    second "request" is a prompt the user typed while the agent worked on the turn. `passage`: for
+    "reasoning" and "confirmed", the sentences or list items of `text` the reason picker chose to quote
+    (explain/reasons.py), never cut inside one; for a "request" quoted from a compaction summary (a
+    continued session), the prompt the summary lists. `best`: the "reasoning" that explains the edit, the
+    one to quote when only one is quoted."""
 
     session_id: str
     message_id: str
@@ -46,10 +47,15 @@ def clip(text: str, limit: int = MAX_TEXT, pointer: str | None = None) -> str:
     return text[:limit].rstrip() + tail
 
 
-def find_edit(session: Session, message_id: str, call_id: str | None, path_suffix: str | None = None) -> Edit | None:
-    """The edit a note record points at: same message and call, preferring the same file; a move or copy only
-    when the call made nothing else (it writes no line: Codex's `*** Move to:` records one beside its update)."""
-    found = [e for e in session.edits if e.message_id == message_id and (call_id is None or e.call_id == call_id)]
+def find_edit(
+    session: Session, message_id: str, call_id: str | None, path_suffix: str | None = None
+) -> Edit | None:
+    """The edit a note record points at: same message and call, preferring the same file; a move or copy
+    only when the call made nothing else (it writes no line: Codex's `*** Move to:` records one beside its
+    update)."""
+    found = [
+        e for e in session.edits if e.message_id == message_id and (call_id is None or e.call_id == call_id)
+    ]
     found = [e for e in found if e.kind not in MOVE_KINDS] or found
     if path_suffix:
         same = [e for e in found if e.path.replace("\\", "/").endswith(path_suffix)]
@@ -57,8 +63,14 @@ def find_edit(session: Session, message_id: str, call_id: str | None, path_suffi
     return found[0] if found else None
 
 
-def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: str | None = None,
-                    content: str | None = None, symbol: str | None = None) -> list[Evidence]:
+def gather_evidence(
+    session: Session,
+    message_id: str,
+    edit: Edit | None,
+    path: str | None = None,
+    content: str | None = None,
+    symbol: str | None = None,
+) -> list[Evidence]:
     """Evidence for the edit made in `message_id`, as the reason picker chose it (explain/reasons.py): the
     request that opened the edit's turn, what a bare confirmation confirmed, then in time order the prompts
     typed while the agent worked and up to three assistant messages of reasoning (`best` marks the one that
@@ -75,19 +87,28 @@ def gather_evidence(session: Session, message_id: str, edit: Edit | None, path: 
         found.append(_quote(sid, picked.request, "request", picked.request_passage))
     if picked.confirmed is not None:
         found.append(_quote(sid, picked.confirmed.message, "confirmed", picked.confirmed.passage))
-    order = {m.message_id: n for n, m in enumerate(session.messages[:index + 1])}
+    order = {m.message_id: n for n, m in enumerate(session.messages[: index + 1])}
     turn = [(order[m.message_id], _quote(sid, m, "request")) for m in picked.added]
-    turn += [(order[r.message.message_id], _quote(sid, r.message, "reasoning", r.passage, r is picked.best))
-             for r in picked.reasons]
+    turn += [
+        (order[r.message.message_id], _quote(sid, r.message, "reasoning", r.passage, r is picked.best))
+        for r in picked.reasons
+    ]
     found += [item for _, item in sorted(turn, key=lambda pair: pair[0])]
     target = session.messages[index]
-    # The message's own time, as `show` prints it: an edit's time is its tool result's (Claude Code records the
-    # result when the tool returns, minutes later for a slow one), which named the same message 21:43 here and
-    # 21:41 in `show`.
-    found.append(Evidence(session_id=sid, message_id=target.message_id, role="assistant",
-                          timestamp=target.timestamp or (edit.timestamp if edit else None),
-                          text=render_edit(edit, path) if edit else _tool_calls(target), kind="edit"))
-    for message in session.messages[index + 1:]:
+    # The message's own time, as `show` prints it: an edit's time is its tool result's (Claude Code records
+    # the result when the tool returns, minutes later for a slow one), which named the same message 21:43 here
+    # and 21:41 in `show`.
+    found.append(
+        Evidence(
+            session_id=sid,
+            message_id=target.message_id,
+            role="assistant",
+            timestamp=target.timestamp or (edit.timestamp if edit else None),
+            text=render_edit(edit, path) if edit else _tool_calls(target),
+            kind="edit",
+        )
+    )
+    for message in session.messages[index + 1 :]:
         if is_request(message):
             break
         if message.role == "assistant" and any(p.kind == "text" and p.text.strip() for p in message.parts):
@@ -109,8 +130,12 @@ def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
     if edit.kind == "create" or not edit.old_text:
         body = [f"+{a.text}" for a in edit.added] or [f"+{line}" for line in edit.new_text.splitlines()]
     else:
-        body = [line.rstrip("\n") for line in difflib.unified_diff(
-            edit.old_text.splitlines(), edit.new_text.splitlines(), n=1, lineterm="")][2:]
+        body = [
+            line.rstrip("\n")
+            for line in difflib.unified_diff(
+                edit.old_text.splitlines(), edit.new_text.splitlines(), n=1, lineterm=""
+            )
+        ][2:]
         # Line numbers inside a replaced snippet mean nothing in the file, but hunks must stay apart.
         body = ["@@ … @@" if line.startswith("@@") else line for line in body[1:]]
     if len(body) > limit:
@@ -118,12 +143,24 @@ def render_edit(edit: Edit, path: str | None = None, limit: int = 30) -> str:
     return "\n".join([head, *body])
 
 
-def _quote(session_id: str, message: Message, kind: Literal["request", "confirmed", "reasoning", "follow-up"],
-           passage: str | None = None, best: bool = False) -> Evidence:
+def _quote(
+    session_id: str,
+    message: Message,
+    kind: Literal["request", "confirmed", "reasoning", "follow-up"],
+    passage: str | None = None,
+    best: bool = False,
+) -> Evidence:
     text = message.text if message.role != "tool" else "\n".join(p.text for p in message.parts)
-    return Evidence(session_id=session_id, message_id=message.message_id, role=message.role,
-                    timestamp=message.timestamp, text=clip(text, pointer=f"{session_id}:{message.message_id}"),
-                    kind=kind, passage=passage, best=best)
+    return Evidence(
+        session_id=session_id,
+        message_id=message.message_id,
+        role=message.role,
+        timestamp=message.timestamp,
+        text=clip(text, pointer=f"{session_id}:{message.message_id}"),
+        kind=kind,
+        passage=passage,
+        best=best,
+    )
 
 
 def _tool_calls(message: Message) -> str:

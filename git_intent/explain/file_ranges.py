@@ -37,8 +37,9 @@ class Range:
 T = TypeVar("T")
 
 
-def runs(items: Iterable[T], same: Callable[[T, T], bool], *, joins: Callable[[T], bool] | None = None
-         ) -> list[list[T]]:
+def runs(
+    items: Iterable[T], same: Callable[[T, T], bool], *, joins: Callable[[T], bool] | None = None
+) -> list[list[T]]:
     """`items` cut into runs, in order: an item goes on the current run when `same(anchor, item)`, the anchor
     being the run's last item that does not merely join; an item for which `joins` is true (a blank line) goes
     on the run before it, or starts a run that the next item then anchors."""
@@ -58,6 +59,9 @@ def runs(items: Iterable[T], same: Callable[[T, T], bool], *, joins: Callable[[T
 
 def group_ranges(lines: Sequence[_Line]) -> list[Range]:
     """Runs of consecutive lines (by line number) with equal status and attribution, in order."""
-    return [Range(start=run[0].line, end=run[-1].line, status=run[0].status, attribution=run[0].attribution)
-            for run in runs(lines, lambda a, b: (a.line + 1, a.status, a.attribution) == (
-                b.line, b.status, b.attribution))]
+    return [
+        Range(start=run[0].line, end=run[-1].line, status=run[0].status, attribution=run[0].attribution)
+        for run in runs(
+            lines, lambda a, b: (a.line + 1, a.status, a.attribution) == (b.line, b.status, b.attribution)
+        )
+    ]

@@ -60,27 +60,40 @@ def replaced_lines(repo: Repository, lines: Sequence[BlameLine], credit: Credit)
     found: dict[int, Previous] = {}
     for (commit, path, parent, parent_path), members in list(groups.items())[:MAX_COMMITS]:
         hunks = _hunks(repo, f"{parent}:{parent_path}", f"{commit}:{path}")
-        wanted = {line.final_line: old for line in members
-                  if (old := _replaced(hunks, line.orig_line, line.content)) is not None}
+        wanted = {
+            line.final_line: old
+            for line in members
+            if (old := _replaced(hunks, line.orig_line, line.content)) is not None
+        }
         if not wanted:
             continue
         try:
-            origins = {b.final_line: b for b in repo.blame(parent_path, rev=parent, ranges=_spans(wanted.values()))}
+            origins = {
+                b.final_line: b for b in repo.blame(parent_path, rev=parent, ranges=_spans(wanted.values()))
+            }
         except IntentError:
             continue
         for final, old in wanted.items():
             origin = origins.get(old)
             attribution = credit(parent_path, origin) if origin is not None and origin.commit else None
             if origin is not None and origin.commit is not None and attribution is not None:
-                found[final] = Previous(commit=origin.commit, path=origin.orig_path, line=origin.orig_line,
-                                        content=origin.content, attribution=attribution)
+                found[final] = Previous(
+                    commit=origin.commit,
+                    path=origin.orig_path,
+                    line=origin.orig_line,
+                    content=origin.content,
+                    attribution=attribution,
+                )
     return found
 
 
 def _hunks(repo: Repository, old: str, new: str) -> list[_Hunk]:
     """The hunks of `git diff -U0 OLD NEW` (two blobs), read as bytes split on LF only."""
-    proc = subprocess.run(["git", *PINNED, "diff", "-U0", "--no-color", "--no-ext-diff", old, new],
-                          cwd=repo.root, capture_output=True)
+    proc = subprocess.run(
+        ["git", *PINNED, "diff", "-U0", "--no-color", "--no-ext-diff", old, new],
+        cwd=repo.root,
+        capture_output=True,
+    )
     if proc.returncode not in (0, 1):
         return []
     hunks: list[_Hunk] = []
@@ -126,4 +139,3 @@ def _spans(numbers: Iterable[int]) -> list[tuple[int, int]]:
         else:
             spans.append((number, number))
     return spans
-

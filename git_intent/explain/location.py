@@ -1,5 +1,5 @@
-"""Where `git intent blame` is asked to look: `PATH`, `PATH:LINE`, `PATH:START-END`, or a path with git blame's
-`-L` ranges, in the work tree or at a revision. Checked against the file before git runs."""
+"""Where `git intent blame` is asked to look: `PATH`, `PATH:LINE`, `PATH:START-END`, or a path with git
+blame's `-L` ranges, in the work tree or at a revision. Checked against the file before git runs."""
 
 from __future__ import annotations
 
@@ -32,8 +32,14 @@ class Location:
     spans: tuple[tuple[int, int], ...] = ()
 
 
-def parse_location(repo: Repository, text: str, cwd: Path | None = None, *, revision: str | None = None,
-                   line_ranges: Sequence[str] = ()) -> Location:
+def parse_location(
+    repo: Repository,
+    text: str,
+    cwd: Path | None = None,
+    *,
+    revision: str | None = None,
+    line_ranges: Sequence[str] = (),
+) -> Location:
     """Parse `PATH`, `PATH:LINE` or `PATH:START-END` (PATH relative to `cwd`), or PATH and git blame's `-L`
     ranges (`line_ranges`, see `parse_line_range`), checking the file and lines: the work tree's file, or the
     file at `revision` (a commit; the path need not exist in the work tree).
@@ -44,7 +50,9 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None, *, revi
     """
     base = cwd or Path.cwd()
     match = None if line_ranges else _LOCATION.match(text)
-    if match is None or (_exists(repo, base, text, revision) and not _exists(repo, base, match["path"], revision)):
+    if match is None or (
+        _exists(repo, base, text, revision) and not _exists(repo, base, match["path"], revision)
+    ):
         path_text, start, end = text, 1, None
     else:
         path_text, start = match["path"], int(match["start"])
@@ -60,20 +68,28 @@ def parse_location(repo: Repository, text: str, cwd: Path | None = None, *, revi
     data = _read(repo, relative, revision)
     if data is None:
         if match is None and ":" in text and not line_ranges:
-            raise BadLocationError(f"{text!r} is not PATH, PATH:LINE or PATH:START-END.",
-                                   hint="Example: src/app.py:42-60")
-        raise BadLocationError(f"{path_text} is not a file in the work tree." if revision is None
-                               else f"{path_text} is not a file at commit {revision[:12]}.")
+            raise BadLocationError(
+                f"{text!r} is not PATH, PATH:LINE or PATH:START-END.", hint="Example: src/app.py:42-60"
+            )
+        raise BadLocationError(
+            f"{path_text} is not a file in the work tree."
+            if revision is None
+            else f"{path_text} is not a file at commit {revision[:12]}."
+        )
     if b"\0" in data[:8000]:
         raise BadLocationError(f"{path_text} is a binary file; blame explains text lines only.")
     count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if line_ranges:
         spans = tuple(parse_line_range(spec, count, path_text) for spec in line_ranges)
-        return Location(path=relative, start=min(s for s, _ in spans), end=max(e for _, e in spans), spans=spans)
+        return Location(
+            path=relative, start=min(s for s, _ in spans), end=max(e for _, e in spans), spans=spans
+        )
     if end is None:
         return Location(path=relative, start=1, end=count, whole=True)
     if end > count:
-        raise BadLocationError(f"{path_text} has {count} line{'' if count == 1 else 's'}; line {end} is past its end.")
+        raise BadLocationError(
+            f"{path_text} has {count} line{'' if count == 1 else 's'}; line {end} is past its end."
+        )
     return Location(path=relative, start=start, end=end)
 
 
@@ -84,9 +100,11 @@ def parse_line_range(spec: str, count: int, path: str = "the file") -> tuple[int
     `/regex/` and `:function` are not taken) or lines outside the file."""
     found = _LINE_RANGE.match(spec.strip())
     if found is None or (not found["start"] and not found["end"]):
-        raise BadLocationError(f"-L {spec!r} is not a range of line numbers.",
-                               hint="Use -L START,END, START,+COUNT, START,-COUNT, START or ,END (git's /regex/ "
-                                    "and :function forms are not taken).")
+        raise BadLocationError(
+            f"-L {spec!r} is not a range of line numbers.",
+            hint="Use -L START,END, START,+COUNT, START,-COUNT, START or ,END (git's /regex/ "
+            "and :function forms are not taken).",
+        )
     start = int(found["start"]) if found["start"] else 1
     end_text = found["end"] or ""
     if not end_text:
@@ -96,14 +114,18 @@ def parse_line_range(spec: str, count: int, path: str = "the file") -> tuple[int
         if not offset:
             raise BadLocationError(f"-L {spec!r} counts no line.")
         # START,-COUNT ends at START and reaches back at most to line 1, as git's does
-        start, end = (start, start + offset - 1) if end_text[0] == "+" else (max(1, start - offset + 1), start)
+        start, end = (
+            (start, start + offset - 1) if end_text[0] == "+" else (max(1, start - offset + 1), start)
+        )
     else:
         end = int(end_text)
     start, end = min(start, end), max(start, end)
     if start < 1:
         raise BadLocationError(f"-L {spec!r} starts before line 1; lines are numbered from 1.")
     if end > count:
-        raise BadLocationError(f"{path} has {count} line{'' if count == 1 else 's'}; line {end} is past its end.")
+        raise BadLocationError(
+            f"{path} has {count} line{'' if count == 1 else 's'}; line {end} is past its end."
+        )
     return start, end
 
 

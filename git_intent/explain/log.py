@@ -34,19 +34,33 @@ class LogEntry(BaseModel):
 
 
 def log_commits(repo: Repository, revision_range: str = "HEAD", max_count: int = 20) -> list[LogEntry]:
-    """The newest `max_count` commits of `revision_range` with their sessions; raises GitError for a bad range."""
+    """The newest `max_count` commits of `revision_range` with their sessions; raises GitError for a bad
+    range."""
     try:
         # --end-of-options: a range such as `--output=/x` must never be read as an option.
-        out = repo.git("log", f"--max-count={max_count}", "--format=%H%x00%an%x00%ct%x00%s", "--end-of-options",
-                       revision_range, "--")
+        out = repo.git(
+            "log",
+            f"--max-count={max_count}",
+            "--format=%H%x00%an%x00%ct%x00%s",
+            "--end-of-options",
+            revision_range,
+            "--",
+        )
     except GitError as exc:
-        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
-                          hint="Examples: HEAD, main~5..main, v1.0..") from exc
+        raise IntentError(
+            f"{revision_range!r} is not a revision or range of this repository.",
+            hint="Examples: HEAD, main~5..main, v1.0..",
+        ) from exc
     entries: list[LogEntry] = []
     for row in out.splitlines():
         sha, author, when, subject = row.split("\0", 3)
-        entry = LogEntry(commit=sha, subject=subject, author=author, recorded=False,
-                         committed_at=datetime.fromtimestamp(int(when), timezone.utc))
+        entry = LogEntry(
+            commit=sha,
+            subject=subject,
+            author=author,
+            recorded=False,
+            committed_at=datetime.fromtimestamp(int(when), timezone.utc),
+        )
         try:
             note = read_note(repo, sha)
         except IntentError as exc:
@@ -56,7 +70,10 @@ def log_commits(repo: Repository, revision_range: str = "HEAD", max_count: int =
             entry.recorded = True
             counts: dict[tuple[str, str], int] = {}
             for commit_record in note.commit_records:
-                entry.lines_added, entry.lines_attributed = commit_record.lines_added, commit_record.lines_attributed
+                entry.lines_added, entry.lines_attributed = (
+                    commit_record.lines_added,
+                    commit_record.lines_attributed,
+                )
             for session in note.sessions:
                 counts[session.key] = counts.get(session.key, 0) + session.lines_attributed
             entry.sessions = [SessionCredit(agent=a, session_id=s, lines=n) for (a, s), n in counts.items()]

@@ -1,9 +1,10 @@
 """The reason picker: which prompt asked for an edit and which of the agent's words explain it.
 
-One picker serves blame, why, ask, review, the MCP tools, the web view and the language server (through the blame
-answer's evidence). Measured on entireio/cli and entireio/git-sync (bench/reason_picker.py): the request is the
-typed prompt that opened the edit's turn, and the reason one of the 3 assistant messages nearest before the edit.
-Nothing it picks comes after the edit, and passages are whole sentences or list items (sessions/prose.py).
+One picker serves blame, why, ask, review, the MCP tools, the web view and the language server (through the
+blame answer's evidence). Measured on entireio/cli and entireio/git-sync (bench/reason_picker.py): the request
+is the typed prompt that opened the edit's turn, and the reason one of the 3 assistant messages nearest before
+the edit. Nothing it picks comes after the edit, and passages are whole sentences or list items
+(sessions/prose.py).
 """
 
 from __future__ import annotations
@@ -19,27 +20,35 @@ PASSAGE_CHARS = 300
 INTERJECTIONS = 2  # prompts typed while the agent worked, quoted after the one that opened the turn
 SHORT_LEAD = 80  # characters: a unit this short ("Now fix ssh.go:") reads with the one after it
 _SUMMARY = "this session is being continued from a previous conversation"
-# Spaces within the line only (`[^\S\n]`): a `\s*` after `^` ran over every following blank line from each, quadratic
-# in newlines (150,000 of them: 17.7 s).
+# Spaces within the line only (`[^\S\n]`): a `\s*` after `^` ran over every following blank line from each,
+# quadratic in newlines (150,000 of them: 17.7 s).
 _LISTED = re.compile(r'^[^\S\n]*-[^\S\n]+"(.+)"[^\S\n]*$', re.MULTILINE)
 # Words that give a reason (strong) or name the problem being fixed (weak): a tie-breaker among passages.
-_BECAUSE = re.compile(r"\b(?:because|since|so that|to avoid|in order to|otherwise|instead of|rather than|"
-                      r"can(?:no|')t|won't|must not|would (?:break|fail|lose))\b", re.IGNORECASE)
-_PROBLEM = re.compile(r"\b(?:the (?:issue|problem|bug|fix|cause)|needs? to|should|must|prevent|ensure|fails?|"
-                      r"error|correct approach|better)\b", re.IGNORECASE)
+_BECAUSE = re.compile(
+    r"\b(?:because|since|so that|to avoid|in order to|otherwise|instead of|rather "
+    r"than|can(?:no|')t|won't|must not|would (?:break|fail|lose))\b",
+    re.IGNORECASE,
+)
+_PROBLEM = re.compile(
+    r"\b(?:the (?:issue|problem|bug|fix|cause)|needs? to|should|must|prevent|ensure|fails?|error|correct "
+    r"approach|better)\b",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)  # code quoted in a message names every word: not a reason
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 # What names code in a proposal: a `backticked` span, a file name, a snake_case or camelCase word.
 _CODE = re.compile(r"`[^`\n]+`|\b\w+\.[A-Za-z]{1,5}\b|\b[a-z]+_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
-_COMMON = frozenset("""this that with from self return func function const true false none null else elif
+_COMMON = frozenset(
+    """this that with from self return func function const true false none null else elif
     import package string error type class def struct interface let var async await public private static void
-    nil int64 int32 bool""".split())
+    nil int64 int32 bool""".split()
+)
 
 
 @dataclass(frozen=True)
 class Reason:
-    """An assistant message that explains the edit and the passage of it to quote (a sentence or two that names
-    the file, the symbol or the line's words when one does)."""
+    """An assistant message that explains the edit and the passage of it to quote (a sentence or two that
+    names the file, the symbol or the line's words when one does)."""
 
     message: Message
     passage: str
@@ -53,13 +62,13 @@ class Picked:
     `request`: the typed prompt that opened the edit's turn (never a compaction summary, nor a prompt typed
     while the agent worked), or None; when the transcript holds no prompt before the edit but a compaction
     summary that lists the user's messages (Claude Code's "All user messages:"), the summary, with
-    `request_passage` the last prompt it lists: the prompt it summarises, quoted from it;
-    `confirmed`: when that prompt is a bare confirmation, the assistant message it answered, with the passage
-    naming the code (the file, the symbol or the line's words; else its question and the sentence before it);
-    `added`: prompts typed while the agent worked on the turn (Claude Code delivers them with a tool result),
-    the last `INTERJECTIONS`, in time order; `reasons`: up to 3 of the turn's assistant messages nearest before
-    the edit, in time order; `best`: the one of them to quote (the one naming most of the edit's terms, else the
-    nearest)."""
+    `request_passage` the last prompt it lists: the prompt it summarises, quoted from it; `confirmed`: when
+    that prompt is a bare confirmation, the assistant message it answered, with the passage naming the code
+    (the file, the symbol or the line's words; else its question and the sentence before it); `added`:
+    prompts typed while the agent worked on the turn (Claude Code delivers them with a tool result), the
+    last `INTERJECTIONS`, in time order; `reasons`: up to 3 of the turn's assistant messages nearest before
+    the edit, in time order; `best`: the one of them to quote (the one naming most of the edit's terms,
+    else the nearest)."""
 
     edit_index: int
     request: Message | None
@@ -91,8 +100,14 @@ def _listed_prompts(text: str) -> list[str]:
     return _LISTED.findall(text[at:]) if at >= 0 else []
 
 
-def pick(session: Session, message_id: str, *, path: str | None = None, content: str | None = None,
-         symbol: str | None = None) -> Picked | None:
+def pick(
+    session: Session,
+    message_id: str,
+    *,
+    path: str | None = None,
+    content: str | None = None,
+    symbol: str | None = None,
+) -> Picked | None:
     """The request and reasons for the edit made in `message_id` of `session` (None when the message is not
     in it). `path` (the edited file), `content` (the line's text) and `symbol` (the enclosing function, method
     or class name) rank the reasons and trim a confirmed proposal: the message naming most of them, else the
@@ -105,7 +120,7 @@ def pick(session: Session, message_id: str, *, path: str | None = None, content:
     request = messages[opened] if opened is not None else None
     terms = _terms(path, content, symbol)
     start = opened + 1 if opened is not None else 0
-    turn = messages[start:index + 1]
+    turn = messages[start : index + 1]
     added = tuple(m for m in turn[:-1] if is_request(m))[-INTERJECTIONS:]
     spoken = [m for m in turn if m.role == "assistant" and m.text.strip()][-NEAREST:]
     reasons = tuple(_reason(m, terms) for m in spoken)  # time order
@@ -117,7 +132,9 @@ def pick(session: Session, message_id: str, *, path: str | None = None, content:
         request, passage = (summary, listed[-1]) if summary is not None and listed else (None, None)
     confirmed = None
     if request is not None and opened is not None and is_confirmation(request_text(request)):
-        before = next((m for m in reversed(messages[:opened]) if m.role == "assistant" and m.text.strip()), None)
+        before = next(
+            (m for m in reversed(messages[:opened]) if m.role == "assistant" and m.text.strip()), None
+        )
         confirmed = _proposal(before, terms) if before is not None else None
     return Picked(index, request, confirmed, reasons, passage, best, added)
 
@@ -149,19 +166,23 @@ def prose_of(text: str) -> str:
 def _reason(message: Message, terms: list[tuple[str, int]]) -> Reason:
     said = prose_of(message.text)
     rows = units(said)
-    scored = [(_weight(s, terms) + 2 * len(_BECAUSE.findall(s)) + len(_PROBLEM.findall(s)), -n)
-              for n, s in enumerate(rows) if len(s) >= 12 and " " in s]
+    scored = [
+        (_weight(s, terms) + 2 * len(_BECAUSE.findall(s)) + len(_PROBLEM.findall(s)), -n)
+        for n, s in enumerate(rows)
+        if len(s) >= 12 and " " in s
+    ]
     if not scored:
         return Reason(message, clip_units(rows or units(message.text), PASSAGE_CHARS), 0)
     return Reason(message, _passage(rows, -max(scored)[1]), _weight(said, terms))
 
 
 def _proposal(message: Message, terms: list[tuple[str, int]]) -> Reason:
-    """What a confirmation confirmed, trimmed to the part naming the code: the unit naming most of the edit's
-    terms (the first of equals), followed by the message's last question when that is another unit and both fit
-    ("3. NormalizeAfterLoad one-way migration … Want me to make the comment fix?"); when no unit names a term,
-    the last question if it names code (a `backticked` name, a file, a snake_case or camelCase word), else the
-    nearest unit before it that does, with it; else the last question and the unit before it."""
+    """What a confirmation confirmed, trimmed to the part naming the code: the unit naming most of the
+    edit's terms (the first of equals), followed by the message's last question when that is another unit
+    and both fit ("3. NormalizeAfterLoad one-way migration … Want me to make the comment fix?"); when no
+    unit names a term, the last question if it names code (a `backticked` name, a file, a snake_case or
+    camelCase word), else the nearest unit before it that does, with it; else the last question and the
+    unit before it."""
     rows = units(prose_of(message.text))
     if not rows:
         return Reason(message, clip_units(units(message.text), PASSAGE_CHARS), 0)
@@ -183,7 +204,8 @@ def _proposal(message: Message, terms: list[tuple[str, int]]) -> Reason:
 
 def _passage(rows: list[str], at: int) -> str:
     """Unit `at` of `rows` as a reader can take it, whole and within PASSAGE_CHARS when it fits: a list item
-    after the lead-in that opens its list ("…, it means: 1. The session created/modified the file", "Will fix: …
+    after the lead-in that opens its list ("…, it means: 1. The session created/modified the file", "Will fix:
+    …
     3. Extract the helper" with the items between elided); a lead-in
     (short, "Now fix ssh.go", or ending with ":") with the unit after it."""
     passage = rows[at]
@@ -193,8 +215,13 @@ def _passage(rows: list[str], at: int) -> str:
             first -= 1
         lead = rows[first - 1] if first > 0 else ""
         if lead.endswith(":") and len(lead) + len(passage) < PASSAGE_CHARS:
-            passage = f"{lead} {passage}" if first == at else f"{lead} … {passage}"  # the items between left out
-    elif (len(passage) < SHORT_LEAD or passage.endswith(":")) and at + 1 < len(rows) \
-            and len(passage) + len(rows[at + 1]) < PASSAGE_CHARS:
+            passage = (
+                f"{lead} {passage}" if first == at else f"{lead} … {passage}"
+            )  # the items between left out
+    elif (
+        (len(passage) < SHORT_LEAD or passage.endswith(":"))
+        and at + 1 < len(rows)
+        and len(passage) + len(rows[at + 1]) < PASSAGE_CHARS
+    ):
         passage = f"{passage} {rows[at + 1]}"
     return clip_units([passage], PASSAGE_CHARS)

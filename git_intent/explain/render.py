@@ -23,8 +23,13 @@ if TYPE_CHECKING:  # types only: rendering must not import attribution (rapidfuz
     from .log import LogEntry
     from .session_list import SessionSummary
 
-_LABELS = {"request": "asked", "confirmed": "confirmed", "reasoning": "reasoning", "edit": "edit",
-           "follow-up": "then said"}
+_LABELS = {
+    "request": "asked",
+    "confirmed": "confirmed",
+    "reasoning": "reasoning",
+    "edit": "edit",
+    "follow-up": "then said",
+}
 
 
 def when(stamp: datetime | None) -> str:
@@ -34,8 +39,13 @@ def when(stamp: datetime | None) -> str:
         return "unknown time"
     offset = stamp.utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset is not None else None
-    zone = ("" if minutes is None else "UTC" if minutes == 0
-            else f"{'+' if minutes > 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}")
+    zone = (
+        ""
+        if minutes is None
+        else "UTC"
+        if minutes == 0
+        else f"{'+' if minutes > 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    )
     return f"{stamp.strftime('%Y-%m-%d %H:%M')} {zone}".rstrip()
 
 
@@ -59,7 +69,9 @@ def trailer_credit(commits: Sequence[str]) -> str:
     """What a credit by a commit's trailer (no session, no message) says after the agent's name, the same on
     every surface: the commits (12 hex each, three at most) and that nothing more is known. "named by a
     trailer of commit be54402997b4; no transcript here, so no session or message to show"."""
-    shown = ", ".join(c[:12] for c in commits[:3]) + (f" and {len(commits) - 3} more" if len(commits) > 3 else "")
+    shown = ", ".join(c[:12] for c in commits[:3]) + (
+        f" and {len(commits) - 3} more" if len(commits) > 3 else ""
+    )
     which = f"commit {shown}" if len(commits) == 1 else f"commits {shown}" if commits else "its commit"
     return f"named by a trailer of {which}; no transcript here, so no session or message to show"
 
@@ -74,8 +86,14 @@ def blame_text(answer: BlameAnswer, width: int = 100) -> str:
 
 
 def _same(a: LineAnswer, b: LineAnswer) -> bool:
-    return (a.commit == b.commit and a.status == b.status and a.attribution == b.attribution
-            and a.previous == b.previous and a.moved_in == b.moved_in and a.symbol == b.symbol)
+    return (
+        a.commit == b.commit
+        and a.status == b.status
+        and a.attribution == b.attribution
+        and a.previous == b.previous
+        and a.moved_in == b.moved_in
+        and a.symbol == b.symbol
+    )
 
 
 def _group(group: list[LineAnswer], width: int) -> list[str]:
@@ -86,28 +104,44 @@ def _group(group: list[LineAnswer], width: int) -> list[str]:
     if len(group) > 12:
         out.append(f"        … {len(group) - 12} more {'line' if len(group) == 13 else 'lines'}")
     if first.commit:
-        out.append(f"  commit    {first.commit[:12]}  {first.author or ''}  authored {when(first.authored_at)}")
+        out.append(
+            f"  commit    {first.commit[:12]}  {first.author or ''}  authored {when(first.authored_at)}"
+        )
     attribution = first.attribution
     if attribution is None:
-        out.append(f"  written   by a person: {first.reason}" if first.status == "human"
-                   else f"  status    {first.status}" if first.status == "unreadable"  # its warning is on stderr
-                   else f"  status    {first.status}: {first.reason}")
+        out.append(
+            f"  written   by a person: {first.reason}"
+            if first.status == "human"
+            else f"  status    {first.status}"
+            if first.status == "unreadable"  # its warning is on stderr
+            else f"  status    {first.status}: {first.reason}"
+        )
         if first.previous is not None:
             was, by = first.previous, first.previous.attribution
-            out.append(f"  replaced  a line {by.agent} wrote · session {by.session_id} · message "
-                       f"{short(by.message_id)} · commit {was.commit[:12]} ({was.path}:{was.line})")
+            out.append(
+                f"  replaced  a line {by.agent} wrote · session {by.session_id} · message "
+                f"{short(by.message_id)} · commit {was.commit[:12]} ({was.path}:{was.line})"
+            )
             out.append(f"            was: {was.content.strip()}")
             out.append(f"  more      git intent show {by.session_id}:{short(by.message_id)}")
         return out
-    if not attribution.session_id:  # a trailer or a trace record: the reason is the sentence, no session to show
-        out.append(f"  written   by {attribution.agent}" + (f" · {attribution.model}" if attribution.model else "")
-                   + f" · {first.reason} · confidence {attribution.confidence:.2f}")
+    if (
+        not attribution.session_id
+    ):  # a trailer or a trace record: the reason is the sentence, no session to show
+        out.append(
+            f"  written   by {attribution.agent}"
+            + (f" · {attribution.model}" if attribution.model else "")
+            + f" · {first.reason} · confidence {attribution.confidence:.2f}"
+        )
         return out
     how = " · found by content (no note)" if attribution.method == "content" else ""
-    out.append(f"  written   by {attribution.agent} · session {attribution.session_id} · message "
-               f"{short(attribution.message_id)} · {attribution.tool}"
-               + (f" · {attribution.model}" if attribution.model else "") + how
-               + (f" · confidence {attribution.confidence:.2f}" if attribution.confidence < 1 else ""))
+    out.append(
+        f"  written   by {attribution.agent} · session {attribution.session_id} · message "
+        f"{short(attribution.message_id)} · {attribution.tool}"
+        + (f" · {attribution.model}" if attribution.model else "")
+        + how
+        + (f" · confidence {attribution.confidence:.2f}" if attribution.confidence < 1 else "")
+    )
     if first.moved_in:
         out.append(f"  moved     here by commit {first.moved_in[:12]} (git blame -M -C)")
     for item in first.evidence:
@@ -133,11 +167,13 @@ def _evidence(item: Evidence, width: int) -> list[str]:
 
 def session_text(session: Session, *, full: bool = True) -> str:
     """A session header, then every message (full text, or one line each)."""
-    out = [f"session   {session.agent} {session.session_id}",
-           f"transcript {session.transcript}",
-           f"cwd       {session.cwd or 'unknown'}",
-           f"span      {when(session.started_at)} → {when(session.ended_at)} · {len(session.messages)} messages"
-           f" · {len(session.edits)} edits"]
+    out = [
+        f"session   {session.agent} {session.session_id}",
+        f"transcript {session.transcript}",
+        f"cwd       {session.cwd or 'unknown'}",
+        f"span      {when(session.started_at)} → {when(session.ended_at)} · {len(session.messages)} "
+        f"messages · {len(session.edits)} edits",
+    ]
     if session.stats.unreadable:
         out.append(f"skipped   {session.stats.unreadable} unreadable record(s)")
     out.append("")
@@ -182,7 +218,9 @@ def log_text(entries: list[LogEntry]) -> str:
     """One block per commit: sha, date, subject, then its sessions."""
     out: list[str] = []
     for entry in entries:
-        out.append(f"{entry.commit[:12]}  committed {when(entry.committed_at)}  {entry.author}  {entry.subject}")
+        out.append(
+            f"{entry.commit[:12]}  committed {when(entry.committed_at)}  {entry.author}  {entry.subject}"
+        )
         if entry.problem:
             out.append(f"    {entry.problem}")
         elif not entry.recorded:
@@ -200,8 +238,10 @@ def sessions_text(found: list[SessionSummary]) -> str:
         return "No sessions of this repository were found on this machine.\n"
     out: list[str] = []
     for s in found:
-        out.append(f"{s.agent:<12} {s.session_id}  {when(s.started_at)} → {when(s.ended_at)}  "
-                   f"{s.messages} messages, {s.edits} edits")
+        out.append(
+            f"{s.agent:<12} {s.session_id}  {when(s.started_at)} → {when(s.ended_at)}  {s.messages} "
+            f"messages, {s.edits} edits"
+        )
         if s.commits:
             out.append(f"    commits  {' '.join(c[:12] for c in s.commits)}")
         if s.files:
@@ -222,12 +262,16 @@ def digest_text(digest: Digest) -> str:
 
 def context_text(rendered: RenderedContext, commits: dict[str, list[str]]) -> str:
     """The topic map (size, share, fidelity, linked commits), then the rendering."""
-    out = [f"topics of {rendered.agent} {rendered.session_id}: {rendered.tokens} of {rendered.budget_tokens} "
-           f"tokens" + ("" if rendered.fits else " (your choices exceed the budget)")]
+    out = [
+        f"topics of {rendered.agent} {rendered.session_id}: {rendered.tokens} of {rendered.budget_tokens} "
+        f"tokens" + ("" if rendered.fits else " (your choices exceed the budget)")
+    ]
     for entry in rendered.topic_map:
         linked = " ".join(c[:12] for c in commits.get(entry.topic_id, []))
-        out.append(f"  {entry.topic_id:<4} {entry.fidelity:<11} {entry.share:>5.0%} {entry.tokens:>7} tok  "
-                   f"{cut(entry.label, 60)}" + (f"  [{linked}]" if linked else ""))
+        out.append(
+            f"  {entry.topic_id:<4} {entry.fidelity:<11} {entry.share:>5.0%} {entry.tokens:>7} tok  "
+            f"{cut(entry.label, 60)}" + (f"  [{linked}]" if linked else "")
+        )
     out += [f"warning: {w}" for w in rendered.warnings]
     return safe("\n".join(out) + "\n\n" + rendered.text.rstrip() + "\n")
 

@@ -13,13 +13,19 @@ if TYPE_CHECKING:
     from .file_ranges import Range
 
 LABEL_WIDTH = 30
-_PLAIN = {"human": "person", "unrecorded": "unrecorded", "uncommitted": "not committed", "unreadable": "unreadable"}
+_PLAIN = {
+    "human": "person",
+    "unrecorded": "unrecorded",
+    "uncommitted": "not committed",
+    "unreadable": "unreadable",
+}
 MAX_NOTES = 20  # history lines ("replaced an agent's line") listed under the legend
 MAX_REASONS = 3  # distinct reasons for unrecorded lines (one per commit without a note) listed
 
 
 def label(item: Range | LineAnswer) -> str:
-    """A range's short label: `AGENT SESSION8:MESSAGE8` (`≈` when found by content, no note), or the status."""
+    """A range's short label: `AGENT SESSION8:MESSAGE8` (`≈` when found by content, no note), or the
+    status."""
     attribution = item.attribution
     if attribution is None:
         return _PLAIN.get(item.status, item.status)
@@ -40,7 +46,7 @@ def gutter_text(answer: BlameAnswer) -> str:
     out = [_summary(path, answer)]
     for line in answer.lines:
         tag = starts.get(line.line, "")
-        tag = tag if len(tag) <= width else tag[:width - 1] + "…"
+        tag = tag if len(tag) <= width else tag[: width - 1] + "…"
         out.append(f"{line.line:>{digits}} │ {tag:<{width}} │ {line.content}")
     out += ["", *_legend(answer)]
     return safe("\n".join(out).rstrip() + "\n")
@@ -57,8 +63,8 @@ def _summary(path: str, answer: BlameAnswer) -> str:
 
 
 def _legend(answer: BlameAnswer) -> list[str]:
-    """One line per label: its lines, and for an agent the tool, model and where to read the message;
-    the reason for each commit's unrecorded lines once; then the people's lines that replaced an agent's line."""
+    """One line per label: its lines, and for an agent the tool, model and where to read the message; the
+    reason for each commit's unrecorded lines once; then the people's lines that replaced an agent's line."""
     spans: dict[str, list[Range]] = {}
     for item in answer.ranges:
         spans.setdefault(label(item), []).append(item)
@@ -72,15 +78,23 @@ def _legend(answer: BlameAnswer) -> list[str]:
             out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}")
             continue
         if not names_message(attribution):
-            commits = list(dict.fromkeys(line.commit for line in answer.lines
-                                         if line.commit and line.attribution is not None and label(line) == name))
+            commits = list(
+                dict.fromkeys(
+                    line.commit
+                    for line in answer.lines
+                    if line.commit and line.attribution is not None and label(line) == name
+                )
+            )
             out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {trailer_credit(commits)}")
             continue
         how = " · found by content, no note" if attribution.method == "content" else ""
         model = f" · {attribution.model}" if attribution.model else ""
         # `show` only where it works: the session's transcript (or its shared evidence) is here.
-        more = (f"  → git intent show {attribution.session_id}:{short(attribution.message_id)}"
-                if attribution.session_id in readable else "")
+        more = (
+            f"  → git intent show {attribution.session_id}:{short(attribution.message_id)}"
+            if attribution.session_id in readable
+            else ""
+        )
         out.append(f"{name:<{LABEL_WIDTH}}  lines {lines}  {attribution.tool}{model}{how}{more}")
     # Unreadable notes are warnings on stderr, printed there once.
     by_commit: dict[str | None, str] = {}
@@ -90,14 +104,18 @@ def _legend(answer: BlameAnswer) -> list[str]:
     reasons = list(by_commit.values())
     out += [f"  {reason}" for reason in reasons[:MAX_REASONS]]
     if len(reasons) > MAX_REASONS:
-        out.append(f"  … and {len(reasons) - MAX_REASONS} more unrecorded commits (--json gives every line's reason)")
+        out.append(
+            f"  … and {len(reasons) - MAX_REASONS} more unrecorded commits (--json gives every line's reason)"
+        )
     replaced = [line for line in answer.lines if line.previous is not None]
     for line in replaced[:MAX_NOTES]:
         was = line.previous
         assert was is not None
         by = was.attribution
-        out.append(f"  line {line.line} (a person's) replaced a line {by.agent} wrote: session {by.session_id} "
-                   f"message {short(by.message_id)}, commit {was.commit[:12]}")
+        out.append(
+            f"  line {line.line} (a person's) replaced a line {by.agent} wrote: session {by.session_id} "
+            f"message {short(by.message_id)}, commit {was.commit[:12]}"
+        )
     if len(replaced) > MAX_NOTES:
         out.append(f"  … {len(replaced) - MAX_NOTES} more lines replaced an agent's line (--json lists them)")
     return out

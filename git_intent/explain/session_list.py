@@ -45,11 +45,22 @@ def list_sessions(repo: Repository, agent: str | None = None) -> list[SessionSum
         inside = session.cwd is not None and _within(session.cwd, str(repo.root))
         if not (files or commits or inside):
             continue
-        found.append(SessionSummary(agent=session.agent, session_id=session.session_id,
-                                    started_at=session.started_at, ended_at=session.ended_at,
-                                    messages=session.messages, edits=session.edits, files=files,
-                                    commits=commits, transcript=str(session.transcript)))
-    return sorted(found, key=lambda s: (s.started_at is None, -(s.started_at.timestamp() if s.started_at else 0)))
+        found.append(
+            SessionSummary(
+                agent=session.agent,
+                session_id=session.session_id,
+                started_at=session.started_at,
+                ended_at=session.ended_at,
+                messages=session.messages,
+                edits=session.edits,
+                files=files,
+                commits=commits,
+                transcript=str(session.transcript),
+            )
+        )
+    return sorted(
+        found, key=lambda s: (s.started_at is None, -(s.started_at.timestamp() if s.started_at else 0))
+    )
 
 
 def _within(path: str, root: str) -> bool:

@@ -1,7 +1,8 @@
-"""`git intent stats`: the added lines of a revision range, by class, status, agent, model, session and person.
+"""`git intent stats`: the added lines of a revision range, by class, status, agent, model, session and
+person.
 
-The lines and their classes are `range_lines.classify_range`'s, as `audit` counts them; each credited session is
-read once to learn its model (the record cache's listing answers for most).
+The lines and their classes are `range_lines.classify_range`'s, as `audit` counts them; each credited session
+is read once to learn its model (the record cache's listing answers for most).
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ UNKNOWN_MODEL = "unknown"
 
 
 class StatusCounts(BaseModel):
-    """Non-blank added lines by status: credited to an agent session (by the commit's note, or, for a commit without
-    one, as `record` would credit it now), written by a person (the commit's note credits no session with them),
-    unrecorded (no note and no session here wrote it, or the note cannot be read), or `trailer`: lines of a commit
-    whose trailers name an agent while no transcript credits any of its lines (counted apart from both agent
-    sessions and people)."""
+    """Non-blank added lines by status: credited to an agent session (by the commit's note, or, for a
+    commit without one, as `record` would credit it now), written by a person (the commit's note credits no
+    session with them), unrecorded (no note and no session here wrote it, or the note cannot be read), or
+    `trailer`: lines of a commit whose trailers name an agent while no transcript credits any of its lines
+    (counted apart from both agent sessions and people)."""
 
     agent: int = 0
     human: int = 0
@@ -33,8 +34,9 @@ class StatusCounts(BaseModel):
 
 
 class ClassCounts(BaseModel):
-    """Non-blank added lines by class (`explain.classify`), as `audit` counts them: an agent's with its evidence
-    readable here, an agent's without (a trailer's, or a session not here), a person's, unrecorded."""
+    """Non-blank added lines by class (`explain.classify`), as `audit` counts them: an agent's with its
+    evidence readable here, an agent's without (a trailer's, or a session not here), a person's,
+    unrecorded."""
 
     agent_with_evidence: int = 0
     agent_without_evidence: int = 0
@@ -97,8 +99,10 @@ def range_stats(repo: Repository, revision_range: str = "HEAD") -> StatsReport:
     if not repo.succeeds("rev-parse", "--verify", "-q", "HEAD"):
         raise IntentError("This repository has no commits yet, so there are no lines to count.")
     if revision_range.startswith("-"):
-        raise IntentError(f"{revision_range!r} is not a revision or range of this repository.",
-                          hint="Examples: HEAD, main~5..main, v1.0..")
+        raise IntentError(
+            f"{revision_range!r} is not a revision or range of this repository.",
+            hint="Examples: HEAD, main~5..main, v1.0..",
+        )
     found = classify_range(repo, revision_range)
     authors = _authors(repo, revision_range)
     tally = _Tally()
@@ -119,7 +123,9 @@ def range_stats(repo: Repository, revision_range: str = "HEAD") -> StatsReport:
             tally.status["human" if resolution.status == "human" else "unrecorded"] += 1
             tally.person[authors.get(line.commit, "")] += 1
             if resolution.status == "unreadable" and resolution.reason:
-                problems[f"{resolution.reason.rstrip('.')}; the lines of that commit count as unrecorded."] = None
+                problems[
+                    f"{resolution.reason.rstrip('.')}; the lines of that commit count as unrecorded."
+                ] = None
     recorded = sum(1 for c in found.commits if isinstance(found.resolver.note(c.sha), Note))
     return _report(revision_range, len(found.commits), recorded, tally, list(problems))
 
@@ -130,7 +136,9 @@ def _authors(repo: Repository, revision_range: str) -> dict[str, str]:
     return dict(line.split("\0", 1) for line in out.splitlines() if "\0" in line)
 
 
-def _report(revision_range: str, commits: int, recorded: int, tally: _Tally, problems: list[str]) -> StatsReport:
+def _report(
+    revision_range: str, commits: int, recorded: int, tally: _Tally, problems: list[str]
+) -> StatsReport:
     sessions: list[SessionStats] = []
     by_agent: Counter[str] = Counter()
     by_model: Counter[str] = Counter()
@@ -139,20 +147,37 @@ def _report(revision_range: str, commits: int, recorded: int, tally: _Tally, pro
         by_agent[agent] += lines
         by_model.update(models)
         known = [m for m, _ in models.most_common() if m != UNKNOWN_MODEL]
-        sessions.append(SessionStats(agent=agent, session_id=session_id, model=known[0] if known else None,
-                                     lines=lines, commits=len(tally.commits[(agent, session_id)]),
-                                     lines_with_evidence=tally.evidence[(agent, session_id)]))
+        sessions.append(
+            SessionStats(
+                agent=agent,
+                session_id=session_id,
+                model=known[0] if known else None,
+                lines=lines,
+                commits=len(tally.commits[(agent, session_id)]),
+                lines_with_evidence=tally.evidence[(agent, session_id)],
+            )
+        )
     sessions.sort(key=lambda s: (-s.lines, s.agent, s.session_id))
     agent_lines = tally.status["agent"]
     with_evidence = sum(s.lines_with_evidence for s in sessions)
     return StatsReport(
-        range=revision_range, commits=commits, commits_recorded=recorded,
+        range=revision_range,
+        commits=commits,
+        commits_recorded=recorded,
         lines_added=sum(tally.status.values()),
         by_class=ClassCounts(**tally.classes),
-        by_status=StatusCounts(agent=agent_lines, human=tally.status["human"], unrecorded=tally.status["unrecorded"],
-                               trailer=tally.status["trailer"]),
-        by_agent=dict(by_agent.most_common()), by_trailer_agent=dict(tally.trailer.most_common()),
+        by_status=StatusCounts(
+            agent=agent_lines,
+            human=tally.status["human"],
+            unrecorded=tally.status["unrecorded"],
+            trailer=tally.status["trailer"],
+        ),
+        by_agent=dict(by_agent.most_common()),
+        by_trailer_agent=dict(tally.trailer.most_common()),
         by_model=dict(by_model.most_common()),
-        by_person=dict(tally.person.most_common()), sessions=sessions,
+        by_person=dict(tally.person.most_common()),
+        sessions=sessions,
         agent_lines_with_evidence=with_evidence,
-        evidence_share=round(with_evidence / agent_lines, 4) if agent_lines else None, problems=problems)
+        evidence_share=round(with_evidence / agent_lines, 4) if agent_lines else None,
+        problems=problems,
+    )

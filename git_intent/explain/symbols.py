@@ -1,9 +1,9 @@
 """The function, method or class that encloses a line, named from a tree-sitter parse of its file.
 
-tree-sitter and tree-sitter-language-pack (0.x: grammars inside the wheel, nothing fetched at run time) are imported
-only when a symbol is asked for; a file whose language has no grammar, or that does not parse, has no symbol. A
-file's symbols are kept in the user's cache by its content (`cached_file_symbols`): loading the pack and parsing
-cost a blame ~10 ms, the second blame of an unchanged file none.
+tree-sitter and tree-sitter-language-pack (0.x: grammars inside the wheel, nothing fetched at run time) are
+imported only when a symbol is asked for; a file whose language has no grammar, or that does not parse, has no
+symbol. A file's symbols are kept in the user's cache by its content (`cached_file_symbols`): loading the pack
+and parsing cost a blame ~10 ms, the second blame of an unchanged file none.
 """
 
 from __future__ import annotations
@@ -20,23 +20,67 @@ from ..core.version import __version__
 
 # File name endings → tree-sitter-language-pack names.
 LANGUAGES = {
-    ".go": "go", ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript", ".tsx": "tsx", ".rs": "rust", ".java": "java",
-    ".rb": "ruby", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".cs": "csharp",
-    ".kt": "kotlin", ".swift": "swift", ".php": "php", ".scala": "scala", ".lua": "lua", ".sh": "bash",
-    ".bash": "bash", ".ex": "elixir", ".exs": "elixir",
+    ".go": "go",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".tsx": "tsx",
+    ".rs": "rust",
+    ".java": "java",
+    ".rb": "ruby",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".cs": "csharp",
+    ".kt": "kotlin",
+    ".swift": "swift",
+    ".php": "php",
+    ".scala": "scala",
+    ".lua": "lua",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".ex": "elixir",
+    ".exs": "elixir",
 }
 # Definition node types → the word shown before the name ("func ChunkJSONL", "def Explainer.note").
 _KINDS = {
-    "function_declaration": "function", "function_definition": "function", "function_item": "fn",
-    "method_declaration": "method", "method_definition": "method", "method": "def", "singleton_method": "def",
-    "constructor_declaration": "constructor", "class_declaration": "class", "class_definition": "class",
-    "class_specifier": "class", "class": "class", "module": "module", "interface_declaration": "interface",
-    "struct_item": "struct", "struct_specifier": "struct", "enum_item": "enum", "enum_declaration": "enum",
-    "trait_item": "trait", "impl_item": "impl", "type_spec": "type", "object_declaration": "object",
+    "function_declaration": "function",
+    "function_definition": "function",
+    "function_item": "fn",
+    "method_declaration": "method",
+    "method_definition": "method",
+    "method": "def",
+    "singleton_method": "def",
+    "constructor_declaration": "constructor",
+    "class_declaration": "class",
+    "class_definition": "class",
+    "class_specifier": "class",
+    "class": "class",
+    "module": "module",
+    "interface_declaration": "interface",
+    "struct_item": "struct",
+    "struct_specifier": "struct",
+    "enum_item": "enum",
+    "enum_declaration": "enum",
+    "trait_item": "trait",
+    "impl_item": "impl",
+    "type_spec": "type",
+    "object_declaration": "object",
 }
-_WORD = {("go", "function"): "func", ("go", "method"): "func", ("python", "function"): "def",
-         ("python", "class"): "class"}
+_WORD = {
+    ("go", "function"): "func",
+    ("go", "method"): "func",
+    ("python", "function"): "def",
+    ("python", "class"): "class",
+}
 _CONTAINERS = frozenset({"class", "impl", "struct", "trait", "interface", "module", "object", "enum", "type"})
 MAX_BYTES = 2_000_000  # a larger file is not parsed: a symbol is not worth a long parse on a blame
 
@@ -138,8 +182,9 @@ def _walk(node: Any, language: str, outer: list[str], found: list[Symbol]) -> No
 
 
 def _name(node: Any, language: str) -> str | None:
-    named = node.child_by_field_name("name") or (node.child_by_field_name("type") if node.type == "impl_item"
-                                                 else None)
+    named = node.child_by_field_name("name") or (
+        node.child_by_field_name("type") if node.type == "impl_item" else None
+    )
     declarator = node.child_by_field_name("declarator")
     while named is None and declarator is not None:  # C/C++: int *f(void) → the declarator's identifier
         inner = declarator.child_by_field_name("declarator")

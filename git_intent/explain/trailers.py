@@ -14,8 +14,14 @@ from ..core import linear
 from ..core.values import Attribution
 from ..git.repo import Repository
 
-__all__ = ["TRAILER_CONFIDENCE", "TRAILER_REASON", "TRAILER_TOOL", "trailer_agent", "trailer_agents",
-           "trailer_attribution"]
+__all__ = [
+    "TRAILER_CONFIDENCE",
+    "TRAILER_REASON",
+    "TRAILER_TOOL",
+    "trailer_agent",
+    "trailer_agents",
+    "trailer_attribution",
+]
 
 # A trailer says an agent helped with the commit, not which of its lines it wrote: below a content match's
 # (one line's exact text in a session's edit), and not measured against a ground truth yet.
@@ -26,12 +32,15 @@ TRAILER_TOOL = "trailer"
 # forms the agents write: Claude Code `Claude <noreply@anthropic.com>` (any Claude model name), Codex `Codex
 # <…codex…@openai.com>` or `… <noreply@openai.com>`, Cursor `Cursor Agent <cursoragent@cursor.com>`, GitHub
 # Copilot `Copilot <…+Copilot@users.noreply.github.com>`; a person's address at those companies is not one.
-# RE2 (`linear`): a commit message is anyone's text, and under `re` `<[^@>]*codex[^@>]*@` backtracked quadratically
-# in a long value without `@`.
+# RE2 (`linear`): a commit message is anyone's text, and under `re` `<[^@>]*codex[^@>]*@` backtracked
+# quadratically in a long value without `@`.
 _RULES: tuple[tuple[str, linear.Pattern, str | None], ...] = (
     ("co-authored-by", linear.compile(r"(?i)^claude\b.*<noreply@anthropic\.com>$"), "claude-code"),
-    ("co-authored-by", linear.compile(r"(?i)^codex\b|<[^@>]*codex[^@>]*@openai\.com>$|<noreply@openai\.com>$"),
-     "codex"),
+    (
+        "co-authored-by",
+        linear.compile(r"(?i)^codex\b|<[^@>]*codex[^@>]*@openai\.com>$|<noreply@openai\.com>$"),
+        "codex",
+    ),
     ("co-authored-by", linear.compile(r"(?i)<cursoragent@cursor\.com>$|^cursor agent\b"), "cursor"),
     ("co-authored-by", linear.compile(r"(?i)\+copilot@users\.noreply\.github\.com>$"), "copilot"),
     ("claude-session", linear.compile(rf"[^{linear.SPACE}]"), "claude-code"),
@@ -57,12 +66,19 @@ def trailer_agent(trailers: Iterable[str]) -> str | None:
 
 
 def trailer_agents(repo: Repository, commits: Iterable[str]) -> dict[str, str]:
-    """commit -> the agent its trailers name, for those of `commits` whose trailers name one; one `git log`."""
+    """commit -> the agent its trailers name, for those of `commits` whose trailers name one; one `git
+    log`."""
     wanted = list(dict.fromkeys(commits))
     if not wanted:
         return {}
-    out = repo.git("log", "--no-walk=unsorted", "--format=%x00%H%x00%(trailers:unfold,only)", "--end-of-options",
-                   *wanted, check=False)
+    out = repo.git(
+        "log",
+        "--no-walk=unsorted",
+        "--format=%x00%H%x00%(trailers:unfold,only)",
+        "--end-of-options",
+        *wanted,
+        check=False,
+    )
     found: dict[str, str] = {}
     parts = out.split("\0")[1:]
     for commit, body in zip(parts[0::2], parts[1::2], strict=False):
@@ -74,5 +90,11 @@ def trailer_agents(repo: Repository, commits: Iterable[str]) -> dict[str, str]:
 
 def trailer_attribution(agent: str) -> Attribution:
     """The attribution of a line that only a trailer credits: no session, no message."""
-    return Attribution(agent=agent, session_id="", message_id="", tool=TRAILER_TOOL, method="trailer",
-                       confidence=TRAILER_CONFIDENCE)
+    return Attribution(
+        agent=agent,
+        session_id="",
+        message_id="",
+        tool=TRAILER_TOOL,
+        method="trailer",
+        confidence=TRAILER_CONFIDENCE,
+    )

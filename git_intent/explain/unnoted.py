@@ -1,9 +1,10 @@
-"""Lines of commits no hook saw (a squash-merge made on a forge, a clone's history): credited as `git intent record`
-would credit them now, from the sessions on this machine, without writing anything (`capture.bulk.unnoted_credits`).
+"""Lines of commits no hook saw (a squash-merge made on a forge, a clone's history): credited as `git intent
+record` would credit them now, from the sessions on this machine, without writing anything
+(`capture.bulk.unnoted_credits`).
 
-One truth: the answer for such a line is the note `record` would write, whatever asks (blame, review, stats, audit,
-the web view, the editor) and whether or not the session index exists; the record cache only makes it faster. A line
-credited this way says `method: "content"`.
+One truth: the answer for such a line is the note `record` would write, whatever asks (blame, review, stats,
+audit, the web view, the editor) and whether or not the session index exists; the record cache only makes it
+faster. A line credited this way says `method: "content"`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ CONTENT_CONFIDENCE = 0.7
 
 
 class UnnotedLines:
-    """The credits of the added lines of commits without a note, computed once per commit (several at once with
-    `prepare`) and kept for this object's life."""
+    """The credits of the added lines of commits without a note, computed once per commit (several at once
+    with `prepare`) and kept for this object's life."""
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
@@ -39,9 +40,12 @@ class UnnotedLines:
         from ..capture.bulk import unnoted_credits  # the capture stage loads only when a commit has no note
 
         try:
-            found = unnoted_credits(self.repo, wanted, hunks if hunks is not None and all(
-                c in hunks for c in wanted) else None)
-        except IntentError:  # a commit git cannot diff (a shallow clone's boundary): its lines stay unrecorded
+            found = unnoted_credits(
+                self.repo, wanted, hunks if hunks is not None and all(c in hunks for c in wanted) else None
+            )
+        except (
+            IntentError
+        ):  # a commit git cannot diff (a shallow clone's boundary): its lines stay unrecorded
             found = {}
             for commit in wanted:
                 try:

@@ -1,1 +1,2 @@
-"""Fidelity: topics, digests, the per-session fidelity choices and rendering a session within a token budget."""
+"""Fidelity: topics, digests, the per-session fidelity choices and rendering a session within a token
+budget."""

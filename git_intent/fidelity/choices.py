@@ -45,8 +45,10 @@ class FidelityState(BaseModel):
         except FileNotFoundError:
             return cls()
         except (OSError, ValidationError) as exc:
-            raise FidelityError(f"The fidelity file {path} cannot be read: {exc}.",
-                                hint="Delete it to start from the default fidelities.") from exc
+            raise FidelityError(
+                f"The fidelity file {path} cannot be read: {exc}.",
+                hint="Delete it to start from the default fidelities.",
+            ) from exc
 
     def save(self, path: Path) -> None:
         """Write the state to `path` atomically (a temporary file renamed over it), readable by the owner
@@ -63,8 +65,10 @@ def set_level(state: FidelityState, target: str, level: str) -> FidelityState:
     topics, messages = dict(state.topics), dict(state.messages)
     if target.startswith(":") and len(target) > 1:
         if level not in ("full", "summary", "hidden", "auto"):
-            raise FidelityError(f"A message can be shown full, summary or hidden, not {level!r}.",
-                                hint="Give a topic id (t1, t2, …) to set compressed or placeholder.")
+            raise FidelityError(
+                f"A message can be shown full, summary or hidden, not {level!r}.",
+                hint="Give a topic id (t1, t2, …) to set compressed or placeholder.",
+            )
         if level == "auto":
             messages.pop(target[1:], None)
         else:
@@ -77,6 +81,8 @@ def set_level(state: FidelityState, target: str, level: str) -> FidelityState:
         else:
             topics[target] = level  # type: ignore[assignment]  # checked just above
     else:
-        raise FidelityError(f"{target!r} names no topic or message.",
-                            hint="Give a topic id such as t3, or a message as :MESSAGE_ID.")
+        raise FidelityError(
+            f"{target!r} names no topic or message.",
+            hint="Give a topic id such as t3, or a message as :MESSAGE_ID.",
+        )
     return state.model_copy(update={"topics": topics, "messages": messages})

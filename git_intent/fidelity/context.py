@@ -23,8 +23,9 @@ def state_path(repo: Repository, session: Session) -> Path:
     return repo.state_dir / "fidelity" / f"{safe}.json"
 
 
-def session_context(repo: Repository, reference: str, budget: int = DEFAULT_BUDGET
-                    ) -> tuple[RenderedContext, dict[str, list[str]]]:
+def session_context(
+    repo: Repository, reference: str, budget: int = DEFAULT_BUDGET
+) -> tuple[RenderedContext, dict[str, list[str]]]:
     """The session `reference` names, rendered within `budget` tokens, and each topic's linked commits.
 
     Raises SessionNotFoundError for an unknown session, FidelityError for a damaged state file.
@@ -42,12 +43,16 @@ def change_fidelity(repo: Repository, reference: str, target: str, level: str) -
     session, _ = resolve_reference(repo, reference.split(":", 1)[0])
     if target.startswith(":"):
         if session.message(target[1:]) is None:
-            raise FidelityError(f"Session {session.session_id} has no message {target[1:]}.",
-                                hint=f"`git intent show {session.session_id} --brief` lists its messages.")
+            raise FidelityError(
+                f"Session {session.session_id} has no message {target[1:]}.",
+                hint=f"`git intent show {session.session_id} --brief` lists its messages.",
+            )
         target = ":" + (session.message(target[1:]) or session.messages[0]).message_id
     elif target not in {t.topic_id for t in segment_topics(session)}:
-        raise FidelityError(f"Session {session.session_id} has no topic {target}.",
-                            hint=f"`git intent context {session.session_id}` lists its topics.")
+        raise FidelityError(
+            f"Session {session.session_id} has no topic {target}.",
+            hint=f"`git intent context {session.session_id}` lists its topics.",
+        )
     path = state_path(repo, session)
     state = set_level(FidelityState.load(path), target, level)
     state.save(path)

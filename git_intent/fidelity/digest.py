@@ -82,23 +82,43 @@ def session_digest(session: Session, topics: list[Topic]) -> Digest:
     by_id = {m.message_id: m for m in session.messages}
     goals = []
     for topic in topics:
-        opening = next((by_id[i] for i in topic.message_ids if i in by_id and by_id[i].is_prompt
-                        and not is_confirmation(by_id[i].text)), None)
+        opening = next(
+            (
+                by_id[i]
+                for i in topic.message_ids
+                if i in by_id and by_id[i].is_prompt and not is_confirmation(by_id[i].text)
+            ),
+            None,
+        )
         if opening is not None:
-            goals.append(Goal(topic_id=topic.topic_id, message_id=opening.message_id,
-                              text=clip(_request_text(opening), GOAL_CHARS)))
+            goals.append(
+                Goal(
+                    topic_id=topic.topic_id,
+                    message_id=opening.message_id,
+                    text=clip(_request_text(opening), GOAL_CHARS),
+                )
+            )
     parts = [p for m in session.messages for p in m.parts]
     return Digest(
-        agent=session.agent, session_id=session.session_id, started_at=session.started_at,
-        ended_at=session.ended_at, goals=tuple(goals),
+        agent=session.agent,
+        session_id=session.session_id,
+        started_at=session.started_at,
+        ended_at=session.ended_at,
+        goals=tuple(goals),
         decisions=tuple(f for t in topics for f in t.key_facts if f.source == "assistant"),
-        files=tuple(_file_changes(session, topic_of)), open_questions=tuple(_open_questions(session)),
+        files=tuple(_file_changes(session, topic_of)),
+        open_questions=tuple(_open_questions(session)),
         counts=DigestCounts(
-            messages=len(session.messages), prompts=sum(m.is_prompt for m in session.messages),
+            messages=len(session.messages),
+            prompts=sum(m.is_prompt for m in session.messages),
             assistant=sum(m.role == "assistant" for m in session.messages),
             tool_calls=sum(p.kind == "tool_call" for p in parts),
-            tool_results=sum(p.kind == "tool_result" for p in parts), edits=len(session.edits),
-            topics=len(topics), tokens=sum(message_tokens(m) for m in session.messages)))
+            tool_results=sum(p.kind == "tool_result" for p in parts),
+            edits=len(session.edits),
+            topics=len(topics),
+            tokens=sum(message_tokens(m) for m in session.messages),
+        ),
+    )
 
 
 def _file_changes(session: Session, topic_of: dict[str, str]) -> list[FileChange]:
@@ -114,9 +134,19 @@ def _file_changes(session: Session, topic_of: dict[str, str]) -> list[FileChange
         tally.tools.setdefault(edit.tool)
         if edit.message_id in topic_of:
             tally.topics.setdefault(topic_of[edit.message_id])
-    return [FileChange(path=path, added=t.added, removed=t.removed, edits=t.edits, created=t.created,
-                       deleted=t.deleted, tools=tuple(t.tools), topics=tuple(t.topics))
-            for path, t in changes.items()]
+    return [
+        FileChange(
+            path=path,
+            added=t.added,
+            removed=t.removed,
+            edits=t.edits,
+            created=t.created,
+            deleted=t.deleted,
+            tools=tuple(t.tools),
+            topics=tuple(t.topics),
+        )
+        for path, t in changes.items()
+    ]
 
 
 @dataclass
@@ -140,13 +170,16 @@ def _open_questions(session: Session) -> list[OpenQuestion]:
         if not message.is_prompt or "?" not in message.text:
             continue
         answered = False
-        for later in messages[index + 1:]:
+        for later in messages[index + 1 :]:
             if later.is_prompt:
                 break
-            if later.message_id in edited or (later.role == "assistant" and any(
-                    p.kind == "text" and p.text.strip() for p in later.parts)):
+            if later.message_id in edited or (
+                later.role == "assistant" and any(p.kind == "text" and p.text.strip() for p in later.parts)
+            ):
                 answered = True
                 break
         if not answered:
-            out.append(OpenQuestion(message_id=message.message_id, text=clip(_request_text(message), GOAL_CHARS)))
+            out.append(
+                OpenQuestion(message_id=message.message_id, text=clip(_request_text(message), GOAL_CHARS))
+            )
     return out

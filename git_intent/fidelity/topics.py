@@ -28,23 +28,46 @@ FOLLOW_UP = 200  # characters: up to this long, a prompt with a follow-up cue co
 MIN_SPLIT_MESSAGES = 20  # a long turn is split at a shift in the files touched only after this many messages
 MAX_DECISIONS = 3  # assistant decisions kept per topic
 
-# RE2 (`linear`): under `re` each unclosed quote scanned to the end of its line, quadratic in quotes ("“a" * 5000).
-# Only whether a sentence holds one is read, so a character before and after stands for a lookaround or a Unicode `\b`.
+# RE2 (`linear`): under `re` each unclosed quote scanned to the end of its line, quadratic in quotes ("“a" *
+# 5000). Only whether a sentence holds one is read, so a character before and after stands for a lookaround or
+# a Unicode `\b`.
 _EDGE = rf"(?:^|[^{linear.WORD}])", rf"(?:[^{linear.WORD}]|$)"  # not after, not before a word character
-_FACT = linear.compile(rf"(?i)\p{{Nd}}|`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|{_EDGE[0]}'[^'\n]+'{_EDGE[1]}"
-                       rf"|{_EDGE[0]}(?:must|always|never|don'?t|don’t|do not){_EDGE[1]}")
-_DECISION = re.compile(r"\b(?:decided|decision|chose|choosing|opted|instead of|rather than|going with|keeping"
-                       r"|trade-?off|won't|will not)\b", re.IGNORECASE)
-_CUE = re.compile(r"^(?:also|and|but|now|then|instead|no|not|nope|i mean|actually|still|what about|how about|same"
-                  r"|only|just|don'?t|do not)\b", re.IGNORECASE)
+_FACT = linear.compile(
+    rf"(?i)\p{{Nd}}|`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|{_EDGE[0]}'[^'\n]+'{_EDGE[1]}"
+    rf"|{_EDGE[0]}(?:must|always|never|don'?t|don’t|do not){_EDGE[1]}"
+)
+_DECISION = re.compile(
+    r"\b(?:decided|decision|chose|choosing|opted|instead of|rather than|going "
+    r"with|keeping|trade-?off|won't|will not)\b",
+    re.IGNORECASE,
+)
+_CUE = re.compile(
+    r"^(?:also|and|but|now|then|instead|no|not|nope|i mean|actually|still|what about|how "
+    r"about|same|only|just|don'?t|do not)\b",
+    re.IGNORECASE,
+)
 _BACK_REFERENCE = re.compile(r"\b(?:also|too|those|these|this|that|it|them)\b", re.IGNORECASE)
 BACK_REFERENCE = 120  # characters: up to this long, "also", "too", "those", "it"… refer back to the topic
 _RUNNER_HEAD = ("Chunk ID: ", "Wall time: ", "Original token count: ", "Command: ", "Directory: ")
 _RUNNER_TAIL = re.compile(r"^(?:Error: \(none\)|Signal: .*|Background PIDs: .*|Process Group PGID: .*)$")
 _EXIT = re.compile(r"^(?:Process exited with code|Exit Code:) (-?\d+)$")
 _RUNNING = re.compile(r"^Process running with session ID (\d+)$")
-_KEY_ARGS = ("file_path", "path", "cmd", "command", "pattern", "query", "search_term", "url", "description",
-             "subagent_type", "target", "targets", "session_id", "explanation")
+_KEY_ARGS = (
+    "file_path",
+    "path",
+    "cmd",
+    "command",
+    "pattern",
+    "query",
+    "search_term",
+    "url",
+    "description",
+    "subagent_type",
+    "target",
+    "targets",
+    "session_id",
+    "explanation",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,10 +141,12 @@ def lead(text: str, width: int = 160, least: int = 40) -> str:
 def display_path(session: Session, path: str) -> str:
     """`path` relative to the session's cwd when it lies under one of its cwds, else as recorded."""
     path = path.replace("\\", "/")
-    for cwd in sorted({*(session.cwds or []), *([session.cwd] if session.cwd else [])}, key=len, reverse=True):
+    for cwd in sorted(
+        {*(session.cwds or []), *([session.cwd] if session.cwd else [])}, key=len, reverse=True
+    ):
         root = cwd.replace("\\", "/").rstrip("/") + "/"
         if path.startswith(root):
-            return path[len(root):]
+            return path[len(root) :]
     return path
 
 
@@ -196,7 +221,7 @@ def result_body(text: str) -> tuple[str, str | None]:
             head += 1
             break
         elif line.startswith("Output: "):
-            lines[head] = line[len("Output: "):]
+            lines[head] = line[len("Output: ") :]
             break
         elif not line.startswith(_RUNNER_HEAD):
             break
@@ -254,15 +279,27 @@ def segment_topics(session: Session) -> list[Topic]:
     dirs: set[str] = set()
     last_edit = -1
     for index, message in enumerate(messages):
-        if message.is_prompt and current and (requests or groups) and _starts_topic(
-                message, requests, dirs, _turn_dirs(messages, index, edited)):
+        if (
+            message.is_prompt
+            and current
+            and (requests or groups)
+            and _starts_topic(message, requests, dirs, _turn_dirs(messages, index, edited))
+        ):
             groups.append(current)
             current, requests, dirs, last_edit = [], [], set(), -1
         elif message.message_id in edited and current and dirs and len(current) >= MIN_SPLIT_MESSAGES:
             new_dirs = {posixpath.dirname(p) for p in edited[message.message_id]}
             if not new_dirs & dirs:
-                cut = next((i for i in current if i > last_edit and messages[i].role == "assistant"
-                            and any(p.kind == "text" for p in messages[i].parts)), index)
+                cut = next(
+                    (
+                        i
+                        for i in current
+                        if i > last_edit
+                        and messages[i].role == "assistant"
+                        and any(p.kind == "text" for p in messages[i].parts)
+                    ),
+                    index,
+                )
                 groups.append([i for i in current if i < cut])
                 current, requests, dirs = [i for i in current if i >= cut], [], set()
         current.append(index)
@@ -273,13 +310,15 @@ def segment_topics(session: Session) -> list[Topic]:
             last_edit = index
     if current:
         groups.append(current)
-    return [_topic(session, f"t{n}", [messages[i] for i in group], n == 1) for n, group in enumerate(groups, 1)]
+    return [
+        _topic(session, f"t{n}", [messages[i] for i in group], n == 1) for n, group in enumerate(groups, 1)
+    ]
 
 
 def _turn_dirs(messages: list[Message], start: int, edited: dict[str, list[str]]) -> set[str]:
     """Directories edited from the prompt at `start` up to the next prompt."""
     out: set[str] = set()
-    for message in messages[start + 1:]:
+    for message in messages[start + 1 :]:
         if message.is_prompt:
             break
         out |= {posixpath.dirname(p) for p in edited.get(message.message_id, ())}
@@ -295,9 +334,11 @@ def _starts_topic(prompt: Message, requests: list[str], dirs: set[str], turn_dir
     if any(fuzz.token_sort_ratio(text[:600].lower(), r[:600].lower()) >= SIMILAR_REQUEST for r in requests):
         return False
     shifted = bool(dirs and turn_dirs and not dirs & turn_dirs)
-    follow_up = (len(text) <= SHORT_FOLLOW_UP
-                 or (len(text) <= BACK_REFERENCE and bool(_BACK_REFERENCE.search(text)))
-                 or (len(text) <= FOLLOW_UP and (bool(_CUE.match(text)) or bool(dirs & turn_dirs))))
+    follow_up = (
+        len(text) <= SHORT_FOLLOW_UP
+        or (len(text) <= BACK_REFERENCE and bool(_BACK_REFERENCE.search(text)))
+        or (len(text) <= FOLLOW_UP and (bool(_CUE.match(text)) or bool(dirs & turn_dirs)))
+    )
     return shifted or not follow_up
 
 
@@ -306,29 +347,61 @@ def _topic(session: Session, topic_id: str, messages: list[Message], first: bool
     edits = [e for e in session.edits if e.message_id in ids]
     files = list(dict.fromkeys(display_path(session, e.path) for e in edits))
     prompts = [m for m in messages if m.is_prompt and not is_confirmation(m.text)]
-    said = next((p.text for m in messages if m.role == "assistant" for p in m.parts
-                 if p.kind == "text" and len(p.text.strip()) > 20), None)
+    said = next(
+        (
+            p.text
+            for m in messages
+            if m.role == "assistant"
+            for p in m.parts
+            if p.kind == "text" and len(p.text.strip()) > 20
+        ),
+        None,
+    )
     opening = request_text(prompts[0]) if prompts else f"continued: {said}" if said else None
-    label = clip(lead(opening, 200), 60) if opening else clip(summarize_message(messages[0], root=session.cwd), 60)
+    label = (
+        clip(lead(opening, 200), 60)
+        if opening
+        else clip(summarize_message(messages[0], root=session.cwd), 60)
+    )
     stamps = [m.timestamp for m in messages if m.timestamp is not None]
     head = " ".join(label.rstrip("…").split()[:6]) or "untitled work"
     return Topic(
-        topic_id=topic_id, label=label, summary=_summary(session, messages, prompts, edits, first),
+        topic_id=topic_id,
+        label=label,
+        summary=_summary(session, messages, prompts, edits, first),
         placeholder=f"{head} ({counted(len(messages), 'message')}, {counted(len(edits), 'edit')})",
-        key_facts=tuple(_key_facts(messages)), message_ids=tuple(m.message_id for m in messages),
-        files=tuple(files), token_estimate=sum(message_tokens(m) for m in messages),
-        first_at=min(stamps) if stamps else None, last_at=max(stamps) if stamps else None)
+        key_facts=tuple(_key_facts(messages)),
+        message_ids=tuple(m.message_id for m in messages),
+        files=tuple(files),
+        token_estimate=sum(message_tokens(m) for m in messages),
+        first_at=min(stamps) if stamps else None,
+        last_at=max(stamps) if stamps else None,
+    )
 
 
-def _summary(session: Session, messages: list[Message], prompts: list[Message], edits: list[Edit],
-             first: bool) -> str:
-    out = [f"Asked: {lead(request_text(prompts[0]), 200)}" if prompts
-           else "No request from the user." if first else "Continued the previous request (no new prompt)."]
+def _summary(
+    session: Session, messages: list[Message], prompts: list[Message], edits: list[Edit], first: bool
+) -> str:
+    out = [
+        f"Asked: {lead(request_text(prompts[0]), 200)}"
+        if prompts
+        else "No request from the user."
+        if first
+        else "Continued the previous request (no new prompt)."
+    ]
     if len(prompts) > 1:
         out.append(f"Then {len(prompts) - 1} follow-up(s), the last: {lead(request_text(prompts[-1]), 120)}")
     out.append(f"Changed {changed_files(session, edits)}." if edits else "No files changed.")
-    answer = next((p.text for m in reversed(messages) if m.role == "assistant" for p in reversed(m.parts)
-                   if p.kind == "text" and len(p.text.strip()) > 20), "")
+    answer = next(
+        (
+            p.text
+            for m in reversed(messages)
+            if m.role == "assistant"
+            for p in reversed(m.parts)
+            if p.kind == "text" and len(p.text.strip()) > 20
+        ),
+        "",
+    )
     if answer:
         out.append(f"Outcome: {lead(answer, 240, 80)}")
     return " ".join(s if s.endswith((".", "?", "!", "…")) else s + "." for s in out)
@@ -362,5 +435,7 @@ def _key_facts(messages: list[Message]) -> list[KeyFact]:
                 for sentence in split_sentences(part.text) if part.kind == "text" else ():
                     if decisions < MAX_DECISIONS and len(sentence) <= 300 and _DECISION.search(sentence):
                         decisions += 1
-                        facts.append(KeyFact(text=sentence, message_id=message.message_id, source="assistant"))
+                        facts.append(
+                            KeyFact(text=sentence, message_id=message.message_id, source="assistant")
+                        )
     return facts

@@ -62,16 +62,21 @@ class InProcessRepository(Repository):
     def commit_time(self, commit: str) -> datetime:
         """Committer time of `commit`, timezone-aware UTC."""
         found = self._commit(commit)
-        return super().commit_time(commit) if found is None else datetime.fromtimestamp(found.commit_time,
-                                                                                         timezone.utc)
+        return (
+            super().commit_time(commit)
+            if found is None
+            else datetime.fromtimestamp(found.commit_time, timezone.utc)
+        )
 
     def commit_times(self, commit: str) -> tuple[datetime, datetime]:
         """(committer time, author time) of `commit`, timezone-aware UTC."""
         found = self._commit(commit)
         if found is None:
             return super().commit_times(commit)
-        return (datetime.fromtimestamp(found.commit_time, timezone.utc),
-                datetime.fromtimestamp(found.author.time, timezone.utc))
+        return (
+            datetime.fromtimestamp(found.commit_time, timezone.utc),
+            datetime.fromtimestamp(found.author.time, timezone.utc),
+        )
 
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters); raises GitError when it is absent or not a file."""

@@ -19,15 +19,31 @@ CAT_BATCH = 1000  # object names per `git cat-file --batch` call
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # Settings that would change the git output parsed here: quoted paths, signatures in `log`/`show`
 # output, colour, and diff prefixes (diff.noprefix, diff.srcPrefix are overridden by --src-prefix below).
-PINNED = ("-c", "core.quotePath=false", "-c", "log.showSignature=false", "-c", "color.ui=false",
-          "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false")
+PINNED = (
+    "-c",
+    "core.quotePath=false",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "color.ui=false",
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "diff.mnemonicPrefix=false",
+)
 # The diff `parse_added_hunks` reads: zero context, plain, no external or renamed diffs, a/ and b/ prefixes
 # whatever the user's config says (`added_hunks`, and backfill's streamed `git log -p`).
 DIFF_OPTIONS = ("-U0", "--no-color", "--no-ext-diff", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/")
 
 
-def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check: bool = True,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_git(
+    args: list[str],
+    cwd: Path,
+    *,
+    input_text: str | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run `git ARGS` in `cwd` and return the completed process (output decoded as UTF-8, errors replaced).
 
     Output is read as bytes and decoded without newline translation: text mode's universal newlines
@@ -35,15 +51,22 @@ def run_git(args: list[str], cwd: Path, *, input_text: str | None = None, check:
     every line count parsed from it. Raises GitError with git's own message when
     `check` is true and git exits non-zero.
     """
-    raw = subprocess.run(["git", *args], cwd=cwd, input=None if input_text is None else input_text.encode("utf-8"),
-                         capture_output=True, env=env)
-    proc = subprocess.CompletedProcess(raw.args, raw.returncode, raw.stdout.decode("utf-8", "replace"),
-                                       raw.stderr.decode("utf-8", "replace"))
+    raw = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        input=None if input_text is None else input_text.encode("utf-8"),
+        capture_output=True,
+        env=env,
+    )
+    proc = subprocess.CompletedProcess(
+        raw.args, raw.returncode, raw.stdout.decode("utf-8", "replace"), raw.stderr.decode("utf-8", "replace")
+    )
     if check and proc.returncode != 0:
         message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
         message = message.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
-        command = next((a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-c")),
-                       "")
+        command = next(
+            (a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-c")), ""
+        )
         raise GitError(f"git {command} failed: {message}.")
     return proc
 
@@ -82,8 +105,10 @@ class Repository:
         proc = run_git(["rev-parse", "--show-toplevel", "--git-common-dir", "--git-dir"], start, check=False)
         if proc.returncode != 0 or len(proc.stdout.splitlines()) < 3:
             if run_git(["rev-parse", "--is-bare-repository"], start, check=False).stdout.strip() == "true":
-                raise NotARepositoryError(f"{start} is a bare repository; git-intent needs a work tree.",
-                                          hint="Run it in a clone with a work tree.")
+                raise NotARepositoryError(
+                    f"{start} is a bare repository; git-intent needs a work tree.",
+                    hint="Run it in a clone with a work tree.",
+                )
             raise NotARepositoryError(
                 f"{start} is not inside a git work tree.", hint="Run git intent from inside a git repository."
             )
@@ -99,7 +124,8 @@ class Repository:
         return run_git([*PINNED, *args], self.root, input_text=input_text, check=check).stdout
 
     def succeeds(self, *args: str) -> bool:
-        """Whether `git ARGS` exits 0 (for commands whose failure is an answer, like a lost update-ref race)."""
+        """Whether `git ARGS` exits 0 (for commands whose failure is an answer, like a lost update-ref
+        race)."""
         return run_git([*PINNED, *args], self.root, check=False).returncode == 0
 
     @property
@@ -121,14 +147,17 @@ class Repository:
     def worktrees(self) -> list[Path]:
         """The other work trees of this repository (`git worktree list`), not including this one."""
         out = self.git("worktree", "list", "--porcelain", check=False)
-        trees = [Path(line[len("worktree "):]) for line in out.splitlines() if line.startswith("worktree ")]
+        trees = [Path(line[len("worktree ") :]) for line in out.splitlines() if line.startswith("worktree ")]
         return [t for t in trees if t.resolve() != self.root]
 
     def resolve(self, rev: str) -> str:
         """The 40-hex commit a revision names; raises GitError when it names no commit."""
         # --end-of-options here and below: a revision such as `--output=FILE` is never read as an option.
-        proc = run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], self.root,
-                       check=False)
+        proc = run_git(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            self.root,
+            check=False,
+        )
         if proc.returncode != 0:
             raise GitError(f"{rev!r} does not name a commit in this repository.")
         return proc.stdout.strip()
@@ -146,8 +175,10 @@ class Repository:
         """(committer time, author time) of `commit`, timezone-aware UTC, from one `git show` (a rebase or an
         amend keeps the author time, the committer time moves)."""
         committed, authored = self.git("show", "-s", "--format=%ct %at", "--end-of-options", commit).split()
-        return (datetime.fromtimestamp(int(committed), timezone.utc),
-                datetime.fromtimestamp(int(authored), timezone.utc))
+        return (
+            datetime.fromtimestamp(int(committed), timezone.utc),
+            datetime.fromtimestamp(int(authored), timezone.utc),
+        )
 
     def added_hunks(self, commit: str, parents: Sequence[str] | None = None) -> list[Hunk]:
         """Lines `commit` added against its first parent (the empty tree for a root commit); `parents` when
@@ -163,16 +194,26 @@ class Repository:
         out = self.git("diff", *DIFF_OPTIONS, "--end-of-options", base, commit)
         return parse_added_hunks(out)
 
-    def blame(self, path: str, start: int | None = None, end: int | None = None, *, contents: Path | None = None,
-              moves: bool = False, rev: str | None = None, ranges: Sequence[tuple[int, int]] = ()
-              ) -> list[BlameLine]:
+    def blame(
+        self,
+        path: str,
+        start: int | None = None,
+        end: int | None = None,
+        *,
+        contents: Path | None = None,
+        moves: bool = False,
+        rev: str | None = None,
+        ranges: Sequence[tuple[int, int]] = (),
+    ) -> list[BlameLine]:
         """`git blame --porcelain` of `path`: the work tree file (uncommitted lines get commit None), or the
         file at `rev`; lines `start..end` (1-based, inclusive) and/or each of `ranges`, or the whole file.
 
         Plain blame follows each line to the commit whose diff added it; `moves` adds `-M -C` (git's move
         and copy detection, which may credit a line to an older commit where the same text stood).
         Raises GitError when git cannot blame it (no such path or revision, a line past the end)."""
-        if rev is not None and rev.startswith("-"):  # git blame (2.39) has no --end-of-options: never an option
+        if rev is not None and rev.startswith(
+            "-"
+        ):  # git blame (2.39) has no --end-of-options: never an option
             raise GitError(f"{rev!r} does not name a commit in this repository.")
         args = ["blame", "--porcelain", *(["-M", "-C"] if moves else [])]
         spans = [*([(start, end if end is not None else start)] if start is not None else []), *ranges]
@@ -181,11 +222,14 @@ class Repository:
         if contents is not None:
             args += ["--contents", str(contents)]
         # Bytes, not text: universal newlines would split a line holding a bare CR.
-        proc = subprocess.run(["git", *PINNED, *args, *([rev] if rev else []), "--", path], cwd=self.root,
-                              capture_output=True)
+        proc = subprocess.run(
+            ["git", *PINNED, *args, *([rev] if rev else []), "--", path], cwd=self.root, capture_output=True
+        )
         if proc.returncode != 0:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            reason = (message[-1] if message else f"exit {proc.returncode}").removeprefix("fatal: ").rstrip(".")
+            reason = (
+                (message[-1] if message else f"exit {proc.returncode}").removeprefix("fatal: ").rstrip(".")
+            )
             raise GitError(f"git blame failed: {reason}.")
         return parse_porcelain(proc.stdout)
 
@@ -209,11 +253,15 @@ class Repository:
         """(name, bytes) for each object name (a SHA or `rev:path`) through `git cat-file --batch`, in order;
         bytes is None when the object is missing or not a blob."""
         for start in range(0, len(object_names), CAT_BATCH):
-            names = list(object_names[start:start + CAT_BATCH])
+            names = list(object_names[start : start + CAT_BATCH])
             if any("\n" in name for name in names):
                 raise ValueError("object names cannot contain newlines")
-            proc = subprocess.run(["git", "cat-file", "--batch"], cwd=self.root, capture_output=True,
-                                  input="".join(f"{name}\n" for name in names).encode("utf-8"))
+            proc = subprocess.run(
+                ["git", "cat-file", "--batch"],
+                cwd=self.root,
+                capture_output=True,
+                input="".join(f"{name}\n" for name in names).encode("utf-8"),
+            )
             out, pos = proc.stdout, 0
             for name in names:
                 newline = out.find(b"\n", pos)
@@ -223,7 +271,7 @@ class Repository:
                     yield name, None
                     continue
                 size = int(header[2])
-                data = out[newline + 1:newline + 1 + size]
+                data = out[newline + 1 : newline + 1 + size]
                 pos = newline + 1 + size + 1
                 yield name, data if header[1] == b"blob" and len(data) == size else None
 
@@ -233,8 +281,11 @@ class Repository:
 
     def show_file(self, commit: str, path: str) -> bytes:
         """The bytes of `path` at `commit` (no filters, no textconv); raises GitError when it is absent."""
-        proc = subprocess.run(["git", "cat-file", "blob", "--end-of-options", f"{commit}:{path}"], cwd=self.root,
-                              capture_output=True)
+        proc = subprocess.run(
+            ["git", "cat-file", "blob", "--end-of-options", f"{commit}:{path}"],
+            cwd=self.root,
+            capture_output=True,
+        )
         if proc.returncode != 0:
             raise GitError(f"{path} does not exist at {commit[:12]}.")
         return proc.stdout
@@ -323,8 +374,8 @@ def _unquote(path: str) -> str:
         char = body[i]
         if char == "\\" and i + 1 < len(body):
             escape = body[i + 1]
-            if escape in "0123" and i + 3 < len(body) and all(c in "01234567" for c in body[i + 1:i + 4]):
-                out.append(int(body[i + 1:i + 4], 8))
+            if escape in "0123" and i + 3 < len(body) and all(c in "01234567" for c in body[i + 1 : i + 4]):
+                out.append(int(body[i + 1 : i + 4], 8))
                 i += 4
                 continue
             if escape in _C_ESCAPES:
@@ -369,12 +420,18 @@ def parse_porcelain(data: bytes | str) -> list[BlameLine]:
         index += 1
         when = meta.get("author-time")
         previous = meta.get("previous", "").partition(" ")
-        result.append(BlameLine(
-            commit=None if set(sha) == {"0"} else sha,
-            orig_path=_unquote(meta.get("filename", "")),
-            orig_line=orig, final_line=final, content=content,
-            author=meta.get("author"),
-            author_time=datetime.fromtimestamp(int(when), timezone.utc) if when and when.isdigit() else None,
-            previous=(previous[0], _unquote(previous[2])) if previous[2] else None,
-        ))
+        result.append(
+            BlameLine(
+                commit=None if set(sha) == {"0"} else sha,
+                orig_path=_unquote(meta.get("filename", "")),
+                orig_line=orig,
+                final_line=final,
+                content=content,
+                author=meta.get("author"),
+                author_time=datetime.fromtimestamp(int(when), timezone.utc)
+                if when and when.isdigit()
+                else None,
+                previous=(previous[0], _unquote(previous[2])) if previous[2] else None,
+            )
+        )
     return result

@@ -1,11 +1,11 @@
 """Reading a file of the work tree: only a regular file inside the work tree, and at most `MAX_FILE_BYTES`.
 
-A clone brings in whatever its history commits: a symbolic link to `/dev/zero` made the web view read 2.5 GB in
-2 s and fail with MemoryError, and a FIFO blocks whoever opens it until something writes. Every read of a work
-tree file (blame's line count and its untracked fallback, the symbols around a line, the web view's file page, the
-language server's disk text) goes through `read_worktree_file`, which resolves the path, refuses what leads out of
-the work tree or into `.git`, opens without following a last link and without waiting on a FIFO, checks the open
-file is regular, and reads at most the limit. Standard library only.
+A clone brings in whatever its history commits: a symbolic link to `/dev/zero` made the web view read 2.5 GB
+in 2 s and fail with MemoryError, and a FIFO blocks whoever opens it until something writes. Every read of a
+work tree file (blame's line count and its untracked fallback, the symbols around a line, the web view's file
+page, the language server's disk text) goes through `read_worktree_file`, which resolves the path, refuses
+what leads out of the work tree or into `.git`, opens without following a last link and without waiting on a
+FIFO, checks the open file is regular, and reads at most the limit. Standard library only.
 """
 
 from __future__ import annotations
@@ -19,19 +19,23 @@ from ..core.errors import UnreadableFileError
 
 __all__ = ["MAX_FILE_BYTES", "read_worktree_file"]
 
-# The largest file read whole. Generous for source (SQLite's amalgamation, one of the largest C files in common
-# use, is 9 MB) and still a bounded allocation when a history commits something huge.
+# The largest file read whole. Generous for source (SQLite's amalgamation, one of the largest C files in
+# common use, is 9 MB) and still a bounded allocation when a history commits something huge.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 _CHUNK = 1 << 20
 
 
 def read_worktree_file(root: Path, path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
-    """The bytes of `path` (relative to the work tree `root`, or absolute) when it is a regular file inside the
-    work tree of at most `limit` bytes (default `MAX_FILE_BYTES`, 16 MiB); None when nothing is there or it is
-    a folder.
+    """The bytes of `path` (relative to the work tree `root`, or absolute) when it is a regular file inside
+    the work tree of at most `limit` bytes (default `MAX_FILE_BYTES`, 16 MiB); None when nothing is there or
+    it is a folder.
 
     Symbolic links inside the work tree are followed as long as they end inside it. Raises UnreadableFileError
     (one sentence naming the path) for a link that leads out of the work tree or into `.git`, a FIFO, device,
@@ -46,8 +50,9 @@ def read_worktree_file(root: Path, path: str | Path, limit: int = MAX_FILE_BYTES
     except (RuntimeError, OSError) as exc:  # a loop of links: RuntimeError before Python 3.13, ELOOP after
         raise UnreadableFileError(f"{shown} cannot be read ({_reason(exc)}).") from None
     if not resolved.is_relative_to(base):
-        raise UnreadableFileError(f"{shown} leads outside the work tree (to {resolved}); only files inside it "
-                                  f"are read.")
+        raise UnreadableFileError(
+            f"{shown} leads outside the work tree (to {resolved}); only files inside it are read."
+        )
     if ".git" in resolved.relative_to(base).parts:
         raise UnreadableFileError(f"{shown} leads into .git, which is not part of the work tree.")
     try:

@@ -13,5 +13,17 @@ from .load import BATCH_SIZE, IngestResult, ingest, repair, unchanged
 from .migrations import MIGRATIONS, migrate
 from .store import INDEX_NAME, damaged, index_path, open_index
 
-__all__ = ["BATCH_SIZE", "INDEX_NAME", "MIGRATIONS", "IngestResult", "damaged", "index_path", "ingest", "migrate",
-           "open_index", "repair", "stamp", "unchanged"]
+__all__ = [
+    "BATCH_SIZE",
+    "INDEX_NAME",
+    "MIGRATIONS",
+    "IngestResult",
+    "damaged",
+    "index_path",
+    "ingest",
+    "migrate",
+    "open_index",
+    "repair",
+    "stamp",
+    "unchanged",
+]

@@ -14,7 +14,7 @@ from ..core.values import utc_stamp
 
 
 def stamp(when: datetime | None) -> str | None:
-    """`models.utc_stamp`, None kept as None (a message without a time)."""
+    """`values.utc_stamp`, None kept as None (a message without a time)."""
     return None if when is None else utc_stamp(when)
 
 

@@ -1,7 +1,7 @@
 """Loading sessions into the index: incremental ingest, rows written in batches, FTS5 indexed after the load.
 
-Settings follow the measured SQLite decision (docs/design.md): WAL, `synchronous=NORMAL`, rows written in batches of at
-least 1,000, and the full-text index built after the rows are loaded.
+Settings follow the measured SQLite decision (docs/design.md): WAL, `synchronous=NORMAL`, rows written in
+batches of at least 1,000, and the full-text index built after the rows are loaded.
 
 Full-text maintenance (why no triggers): `messages_fts` and `edits_fts` are external-content FTS5 tables
 (sqlite-utils `enable_fts`, porter stemming) without triggers. Rows get ids from AUTOINCREMENT, so ids only
@@ -64,8 +64,13 @@ class IngestResult(BaseModel):
         return self.messages_added + self.edits_added
 
 
-def ingest(repo: Repository, sessions: Iterable[Session] | None = None, *, rebuild: bool = False,
-           progress: Callable[[int, int], None] | None = None) -> IngestResult:
+def ingest(
+    repo: Repository,
+    sessions: Iterable[Session] | None = None,
+    *,
+    rebuild: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestResult:
     """Bring the index up to date with `sessions` (default: `discovery.candidate_sessions(repo, None)`).
 
     Incremental: a session whose transcript's (size, mtime) is unchanged since the last ingest is skipped.
@@ -85,16 +90,21 @@ def ingest(repo: Repository, sessions: Iterable[Session] | None = None, *, rebui
     started = time.perf_counter()
     prune = sessions is None
     problems: list[str] = []
-    read: list[tuple[str, Path]] = []  # every file the catalog read, copies of sessions kept elsewhere included
+    read: list[
+        tuple[str, Path]
+    ] = []  # every file the catalog read, copies of sessions kept elsewhere included
     if sessions is None and not rebuild and unchanged(repo):
         return IngestResult(seconds=time.perf_counter() - started)
     if sessions is None:
-        from ..sessions.discovery import candidate_sessions  # catalog reads every agent's files; only load it here
+        from ..sessions.discovery import (
+            candidate_sessions,
+        )  # catalog reads every agent's files; only load it here
 
         sessions = candidate_sessions(repo, None, problems=problems, read=read)
     with lock(repo.state_dir / "index.lock"):
-        result = _load(repo, sessions, rebuild=rebuild, prune=prune, progress=progress, problems=problems,
-                       read=read)
+        result = _load(
+            repo, sessions, rebuild=rebuild, prune=prune, progress=progress, problems=problems, read=read
+        )
     result.warnings = problems
     result.seconds = time.perf_counter() - started
     return result
@@ -141,9 +151,16 @@ def repair(repo: Repository, exc: BaseException) -> list[str]:
     return notes + ingest(repo).warnings
 
 
-def _load(repo: Repository, sessions: Iterable[Session], *, rebuild: bool, prune: bool,
-          progress: Callable[[int, int], None] | None, problems: list[str],
-          read: Sequence[tuple[str, Path]] = ()) -> IngestResult:
+def _load(
+    repo: Repository,
+    sessions: Iterable[Session],
+    *,
+    rebuild: bool,
+    prune: bool,
+    progress: Callable[[int, int], None] | None,
+    problems: list[str],
+    read: Sequence[tuple[str, Path]] = (),
+) -> IngestResult:
     """One ingest under the lock. Damage found past the file's header (a corrupt page) sets the index
     aside and loads a new one, when `sessions` can be read twice."""
     db = open_index(repo, problems)
@@ -166,12 +183,23 @@ class _Ingest:
         self.result = IngestResult()
         self.buffers: dict[str, list[Row]] = {"sessions": [], "messages": [], "edits": [], "touches": []}
 
-    def run(self, sessions: Iterable[Session], *, rebuild: bool, prune: bool,
-            progress: Callable[[int, int], None] | None, read: Sequence[tuple[str, Path]] = ()) -> IngestResult:
+    def run(
+        self,
+        sessions: Iterable[Session],
+        *,
+        rebuild: bool,
+        prune: bool,
+        progress: Callable[[int, int], None] | None,
+        read: Sequence[tuple[str, Path]] = (),
+    ) -> IngestResult:
         if rebuild:
             self._clear()
-        known_files = {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, size, mtime_ns FROM transcripts")}
-        known = {(r[0], r[1]): r[2] for r in self.db.execute("SELECT agent, session_id, transcript FROM sessions")}
+        known_files = {
+            r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, size, mtime_ns FROM transcripts")
+        }
+        known = {
+            (r[0], r[1]): r[2] for r in self.db.execute("SELECT agent, session_id, transcript FROM sessions")
+        }
         files: dict[str, tuple[str, tuple[int, int] | None]] = {}
         seen: dict[tuple[str, str], int] = {}  # messages of the copy written in this run
         total = len(sessions) if isinstance(sessions, Sized) else 0
@@ -184,7 +212,9 @@ class _Ingest:
             key = (session.agent, session.session_id)
             # One session in two files (a backup copy, a resumed run): the longest copy wins, as in the
             # catalog; deciding before writing keeps repeated runs from flipping between the copies.
-            if (winners is not None and winners[key] is not session) or seen.get(key, -1) >= len(session.messages):
+            if (winners is not None and winners[key] is not session) or seen.get(key, -1) >= len(
+                session.messages
+            ):
                 self.result.sessions_skipped += 1
             elif stat is not None and known_files.get(path) == stat and known.get(key) == path:
                 self.result.sessions_skipped += 1
@@ -197,13 +227,18 @@ class _Ingest:
             if progress is not None:
                 progress(done, total)
         self._flush()
-        for agent, source in read:  # files whose sessions merged into a copy recorded above: known unchanged too
+        for (
+            agent,
+            source,
+        ) in read:  # files whose sessions merged into a copy recorded above: known unchanged too
             files.setdefault(str(source), (agent, transcript_stat(source)))
         if prune:
             self._prune(set(known) - set(seen))
             with transaction(self.db):
-                self.db.execute("DELETE FROM transcripts WHERE path NOT IN (SELECT value FROM json_each(?))",
-                                [json.dumps(list(files))])
+                self.db.execute(
+                    "DELETE FROM transcripts WHERE path NOT IN (SELECT value FROM json_each(?))",
+                    [json.dumps(list(files))],
+                )
         began = time.perf_counter()
         indexed = self._index_fts()
         if indexed >= WARM_ROWS:
@@ -244,8 +279,13 @@ class _Ingest:
     def _diff(self, table: str, key: list[str], rows: list[Row]) -> tuple[list[Row], int]:
         """The rows to insert, after deleting stored rows that changed or vanished; returns (rows, deleted).
         Rows are keyed in their session by their `KEY` column (message_id, or an edit's ordinal)."""
-        stored = {r[1]: (r[0], r[2]) for r in self.db.execute(
-            f"SELECT id, {COLUMNS[table][KEY]}, digest FROM {table} WHERE agent = ? AND session_id = ?", key)}
+        stored = {
+            r[1]: (r[0], r[2])
+            for r in self.db.execute(
+                f"SELECT id, {COLUMNS[table][KEY]}, digest FROM {table} WHERE agent = ? AND session_id = ?",
+                key,
+            )
+        }
         fresh: list[Row] = []
         stale: list[int] = []
         for row in rows:
@@ -265,8 +305,11 @@ class _Ingest:
         mark = self._mark(table)
         ids_json = json.dumps(ids)
         # External-content FTS5 needs the old values to remove a row; only rows it indexed (id <= mark).
-        self.db.execute(f"INSERT INTO {table}_fts ({table}_fts, rowid, {column}) SELECT 'delete', id, {column} "
-                        f"FROM {table} WHERE id IN (SELECT value FROM json_each(?)) AND id <= ?", [ids_json, mark])
+        self.db.execute(
+            f"INSERT INTO {table}_fts ({table}_fts, rowid, {column}) SELECT 'delete', id, {column} FROM "
+            f"{table} WHERE id IN (SELECT value FROM json_each(?)) AND id <= ?",
+            [ids_json, mark],
+        )
         self.db.execute(f"DELETE FROM {table} WHERE id IN (SELECT value FROM json_each(?))", [ids_json])
 
     def _mark(self, table: str) -> int:
@@ -291,8 +334,9 @@ class _Ingest:
             return
         columns = COLUMNS[table]
         verb = "INSERT OR REPLACE" if table == "sessions" else "INSERT OR IGNORE"
-        self.db.conn.executemany(f"{verb} INTO {table} ({', '.join(columns)}) "
-                                 f"VALUES ({', '.join('?' * len(columns))})", rows)
+        self.db.conn.executemany(
+            f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows
+        )
 
     def _count(self, messages: list[Row], edits: list[Row]) -> None:
         self.result.sessions += 1
@@ -306,8 +350,12 @@ class _Ingest:
             key = [agent, session_id]
             with transaction(self.db):
                 for table in FTS_TABLES:
-                    ids = [r[0] for r in self.db.execute(
-                        f"SELECT id FROM {table} WHERE agent = ? AND session_id = ?", key)]
+                    ids = [
+                        r[0]
+                        for r in self.db.execute(
+                            f"SELECT id FROM {table} WHERE agent = ? AND session_id = ?", key
+                        )
+                    ]
                     self._delete(table, ids)
                 self.db.execute("DELETE FROM touches WHERE agent = ? AND session_id = ?", key)
                 self.db.execute("DELETE FROM sessions WHERE agent = ? AND session_id = ?", key)
@@ -323,14 +371,18 @@ class _Ingest:
                 top = self.db.execute(f"SELECT max(id) FROM {table}").fetchone()[0]
                 if top is None or top <= mark:
                     continue
-                self.db.execute(f"INSERT INTO {table}_fts (rowid, {column}) SELECT id, {column} FROM {table} "
-                                f"WHERE id > ? AND id <= ?", [mark, top])
+                self.db.execute(
+                    f"INSERT INTO {table}_fts (rowid, {column}) SELECT id, {column} FROM {table} WHERE id "
+                    f"> ? AND id <= ?",
+                    [mark, top],
+                )
                 self.db.execute("UPDATE fts_state SET indexed_id = ? WHERE name = ?", [top, table])
                 indexed += (top - mark) if table == "messages" else 0
         return indexed
 
-    def _record_files(self, files: dict[str, tuple[str, tuple[int, int] | None]],
-                      known: dict[str, tuple[int, int]]) -> None:
+    def _record_files(
+        self, files: dict[str, tuple[str, tuple[int, int] | None]], known: dict[str, tuple[int, int]]
+    ) -> None:
         rows = []
         for path, (agent, stat) in files.items():
             self.result.transcripts += 1
@@ -338,8 +390,16 @@ class _Ingest:
                 self.result.transcripts_skipped += 1
                 continue
             if stat is not None:
-                rows.append({"path": path, "agent": agent, "size": stat[0], "mtime_ns": stat[1], "offset": stat[0],
-                             "ingested_at": stamp(now())})
+                rows.append(
+                    {
+                        "path": path,
+                        "agent": agent,
+                        "size": stat[0],
+                        "mtime_ns": stat[1],
+                        "offset": stat[0],
+                        "ingested_at": stamp(now()),
+                    }
+                )
         if rows:
             with transaction(self.db):
                 self.db.table("transcripts").insert_all(rows, batch_size=BATCH_SIZE, replace=True)

@@ -20,11 +20,25 @@ Migration = Callable[[Database], None]
 def m001_tables(db: Database) -> None:
     # transcripts.offset: bytes of the file the index reflects (its size at the last ingest), kept for a
     # reader that parses JSON Lines from there; today a changed file is re-parsed whole (see `ingest`).
-    db.table("transcripts").create({"path": str, "agent": str, "size": int, "mtime_ns": int, "offset": int,
-                                    "ingested_at": str}, pk="path")
-    db.table("sessions").create({"agent": str, "session_id": str, "cwd": str, "started_at": str, "ended_at": str,
-                                 "messages": int, "edits": int, "transcript": str, "parent_session_id": str,
-                                 "agent_version": str}, pk=("agent", "session_id"))
+    db.table("transcripts").create(
+        {"path": str, "agent": str, "size": int, "mtime_ns": int, "offset": int, "ingested_at": str},
+        pk="path",
+    )
+    db.table("sessions").create(
+        {
+            "agent": str,
+            "session_id": str,
+            "cwd": str,
+            "started_at": str,
+            "ended_at": str,
+            "messages": int,
+            "edits": int,
+            "transcript": str,
+            "parent_session_id": str,
+            "agent_version": str,
+        },
+        pk=("agent", "session_id"),
+    )
     # AUTOINCREMENT (not expressible through Table.create): ids never repeat, which the FTS mark relies on.
     db.execute("""CREATE TABLE messages (
         id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT NOT NULL, session_id TEXT NOT NULL,
@@ -36,7 +50,9 @@ def m001_tables(db: Database) -> None:
         timestamp TEXT, added TEXT, digest TEXT)""")
     # Paths a message touched (edit paths and path-like tool-call arguments), '/'-separated. `rpath` is
     # the path reversed, so "ends with PATH" becomes an indexed prefix range.
-    db.table("touches").create({"agent": str, "session_id": str, "message_id": str, "path": str, "rpath": str})
+    db.table("touches").create(
+        {"agent": str, "session_id": str, "message_id": str, "path": str, "rpath": str}
+    )
     db.table("messages").create_index(["agent", "session_id", "message_id"], unique=True)
     db.table("messages").create_index(["timestamp"])
     db.table("edits").create_index(["agent", "session_id", "ordinal"], unique=True)
@@ -57,8 +73,10 @@ def m002_fts(db: Database) -> None:
 def m003_terms(db: Database) -> None:
     # Message terms by their first two letters, for typo-tolerant search (index/terms.py):
     # each range is kept with the FTS5 structure record it was read under, and read again once that changed.
-    db.execute("CREATE TABLE fts_terms (prefix TEXT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (prefix, term)) "
-               "WITHOUT ROWID")
+    db.execute(
+        "CREATE TABLE fts_terms (prefix TEXT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (prefix, term)) "
+        "WITHOUT ROWID"
+    )
     db.execute("CREATE TABLE fts_terms_state (prefix TEXT PRIMARY KEY, structure BLOB)")
 
 

@@ -11,21 +11,72 @@ from typing import Any
 from ..core.values import Message, Session, utc_stamp
 from .base import stamp
 
-_PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "notebook_path", "target_file",
-                        "absolute_path", "relative_workspace_path"})
+_PATH_KEYS = frozenset(
+    {
+        "file_path",
+        "filepath",
+        "path",
+        "file",
+        "filename",
+        "notebook_path",
+        "target_file",
+        "absolute_path",
+        "relative_workspace_path",
+    }
+)
 # Rows are tuples in these column orders, inserted with positional parameters: named parameters read from a
 # dict per row cost half of the message inserts (30k messages: 0.42 s CPU against 0.23 s).
 # The digest, last, hashes the values before it in this order (the order of the dicts rows were before,
 # so digests stored by earlier versions still match).
-SESSION_COLUMNS = ("agent", "session_id", "cwd", "started_at", "ended_at", "messages", "edits", "transcript",
-                   "parent_session_id", "agent_version")
-MESSAGE_COLUMNS = ("agent", "session_id", "message_id", "ordinal", "role", "timestamp", "is_prompt", "is_summary",
-                   "tools", "text", "digest")
-EDIT_COLUMNS = ("agent", "session_id", "ordinal", "message_id", "call_id", "path", "tool", "kind", "timestamp",
-                "added", "digest")
+SESSION_COLUMNS = (
+    "agent",
+    "session_id",
+    "cwd",
+    "started_at",
+    "ended_at",
+    "messages",
+    "edits",
+    "transcript",
+    "parent_session_id",
+    "agent_version",
+)
+MESSAGE_COLUMNS = (
+    "agent",
+    "session_id",
+    "message_id",
+    "ordinal",
+    "role",
+    "timestamp",
+    "is_prompt",
+    "is_summary",
+    "tools",
+    "text",
+    "digest",
+)
+EDIT_COLUMNS = (
+    "agent",
+    "session_id",
+    "ordinal",
+    "message_id",
+    "call_id",
+    "path",
+    "tool",
+    "kind",
+    "timestamp",
+    "added",
+    "digest",
+)
 TOUCH_COLUMNS = ("agent", "session_id", "message_id", "path", "rpath")
-COLUMNS = {"sessions": SESSION_COLUMNS, "messages": MESSAGE_COLUMNS, "edits": EDIT_COLUMNS, "touches": TOUCH_COLUMNS}
-KEY, TEXT = 2, 9  # positions of the per-session key (message_id, ordinal) and the indexed text in message/edit rows
+COLUMNS = {
+    "sessions": SESSION_COLUMNS,
+    "messages": MESSAGE_COLUMNS,
+    "edits": EDIT_COLUMNS,
+    "touches": TOUCH_COLUMNS,
+}
+KEY, TEXT = (
+    2,
+    9,
+)  # positions of the per-session key (message_id, ordinal) and the indexed text in message/edit rows
 Row = tuple[Any, ...]
 _NONE = "\x00"
 
@@ -59,17 +110,42 @@ def session_rows(session: Session) -> tuple[list[Row], list[Row], list[Row]]:
         prompt, summary, tool_names = int(message.is_prompt), int(message.is_summary), " ".join(tools)
         # The string `_digest` joins for these values, written out (the generic `_digest` was 30% of this
         # function in a profile; session_rows went from 20.6 to 26-28 MB of text per CPU s).
-        joined = (f"{head}{message_id}\x1f{ordinal}\x1f{_NONE if message.role is None else message.role}\x1f"
-                  f"{_NONE if when is None else when}\x1f{prompt}\x1f{summary}\x1f{tool_names}\x1f{text}")
-        messages.append((agent, session_id, message_id, ordinal, message.role, when, prompt, summary, tool_names,
-                         text, _hash(joined)))
+        joined = (
+            f"{head}{message_id}\x1f{ordinal}\x1f{_NONE if message.role is None else message.role}\x1f"
+            f"{_NONE if when is None else when}\x1f{prompt}\x1f{summary}\x1f{tool_names}\x1f{text}"
+        )
+        messages.append(
+            (
+                agent,
+                session_id,
+                message_id,
+                ordinal,
+                message.role,
+                when,
+                prompt,
+                summary,
+                tool_names,
+                text,
+                _hash(joined),
+            )
+        )
         if paths:
             touched.update(((message_id, p), None) for p in paths)
     edits: list[Row] = []
     for ordinal, edit in enumerate(session.edits):
         added = "\n".join(line.text for line in edit.added) if edit.added else edit.new_text
-        values = (agent, session_id, ordinal, edit.message_id, edit.call_id, edit.path, edit.tool, edit.kind,
-                  stamp(edit.timestamp), added)
+        values = (
+            agent,
+            session_id,
+            ordinal,
+            edit.message_id,
+            edit.call_id,
+            edit.path,
+            edit.tool,
+            edit.kind,
+            stamp(edit.timestamp),
+            added,
+        )
         edits.append((*values, _digest(values)))
         touched[(edit.message_id, _slashed(edit.path))] = None
     touches = [(agent, session_id, message_id, path, path[::-1]) for message_id, path in touched if path]
@@ -97,8 +173,13 @@ def _message_text(message: Message) -> tuple[str, list[str], list[str]]:
         lines = [part.tool or "tool"]
         for name, value in args.items():
             lines.append(f"{name}: {value if isinstance(value, str) else json.dumps(value)}")
-            if isinstance(value, str) and name.lower() in _PATH_KEYS and value and "\n" not in value \
-                    and len(value) < 4096:
+            if (
+                isinstance(value, str)
+                and name.lower() in _PATH_KEYS
+                and value
+                and "\n" not in value
+                and len(value) < 4096
+            ):
                 paths.append(_slashed(value))
         pieces.append("\n".join(lines))
     return "\n\n".join(pieces), tools, paths
@@ -116,9 +197,18 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 def session_row(session: Session) -> Row:
     """The `sessions` row of a session, in `SESSION_COLUMNS` order."""
-    return (session.agent, session.session_id, session.cwd, stamp(session.started_at), stamp(session.ended_at),
-            len(session.messages), len(session.edits), str(session.transcript), session.parent_session_id,
-            session.agent_version)
+    return (
+        session.agent,
+        session.session_id,
+        session.cwd,
+        stamp(session.started_at),
+        stamp(session.ended_at),
+        len(session.messages),
+        len(session.edits),
+        str(session.transcript),
+        session.parent_session_id,
+        session.agent_version,
+    )
 
 
 def _digest(values: Row) -> str:

@@ -4,8 +4,8 @@ Query text is user input and never reaches FTS5 as syntax: every word becomes a 
 its letters and digits only, so `"`, `-`, `:`, `*`, `^`, `NEAR(`, `AND`/`OR`/`NOT` are searched as plain
 words or dropped.
 
-Hits are capped twice (docs/design.md: "ranked FTS slows with hit count, so cap hits"): bm25 is computed for the
-newest `SCAN` matching rows only (so a word in most messages ranks the recent ones), and the best
+Hits are capped twice (docs/design.md: "ranked FTS slows with hit count, so cap hits"): bm25 is computed for
+the newest `SCAN` matching rows only (so a word in most messages ranks the recent ones), and the best
 `CANDIDATES` of those are re-ranked with rapidfuzz.
 """
 
@@ -29,7 +29,8 @@ from .terms import prefix_terms
 
 __all__ = ["CANDIDATES", "SCAN", "Hit", "fts_query", "query_words", "search"]
 
-SCAN = 10000  # newest matching rows bm25-ranked per query and table (1M messages: common word ~1 s uncapped, 75 ms)
+# newest matching rows bm25-ranked per query and table (1M messages: common word ~1 s uncapped, 75 ms)
+SCAN = 10000
 CANDIDATES = 500  # best-ranked rows per query and table re-ranked with rapidfuzz
 WINDOW = 3000  # characters of a long text scored by rapidfuzz, around the first query word found
 BM25_WEIGHT = 0.5  # the rest of the score is rapidfuzz's (partial_ratio and token_set_ratio)
@@ -69,8 +70,16 @@ def fts_query(words: list[list[str]], operator: str = "AND") -> str:
     return f" {operator} ".join('"' + " ".join(tokens) + '"' for tokens in words)
 
 
-def search(repo: Repository, query: str, *, agent: str | None = None, since: datetime | None = None,
-           file: str | None = None, limit: int = 20, problems: list[str] | None = None) -> list[Hit]:
+def search(
+    repo: Repository,
+    query: str,
+    *,
+    agent: str | None = None,
+    since: datetime | None = None,
+    file: str | None = None,
+    limit: int = 20,
+    problems: list[str] | None = None,
+) -> list[Hit]:
     """The `limit` best messages of the index for `query`, best first.
 
     Filters: `agent` (e.g. "claude-code"); `since`, messages at or after it (naive means UTC; messages
@@ -94,16 +103,31 @@ def search(repo: Repository, query: str, *, agent: str | None = None, since: dat
         if problems is not None:
             problems += notes
         scored = _hits(repo, words, agent, since, file, limit)
-    ranked = sorted(scored, key=lambda h: (-h.score, -(h.timestamp.timestamp() if h.timestamp else 0),
-                                           h.session_id, h.message_id))
+    ranked = sorted(
+        scored,
+        key=lambda h: (
+            -h.score,
+            -(h.timestamp.timestamp() if h.timestamp else 0),
+            h.session_id,
+            h.message_id,
+        ),
+    )
     return [hit.hit() for hit in ranked[:limit]]
 
 
-def _hits(repo: Repository, words: list[list[str]], agent: str | None, since: datetime | None, file: str | None,
-          limit: int) -> list[_Scored]:
+def _hits(
+    repo: Repository,
+    words: list[list[str]],
+    agent: str | None,
+    since: datetime | None,
+    file: str | None,
+    limit: int,
+) -> list[_Scored]:
     db = open_index(repo)
     try:
-        run = _Search(db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file), limit)
+        run = _Search(
+            db, " ".join(" ".join(w) for w in words), _Filters.make(repo, agent, since, file), limit
+        )
         run.collect(fts_query(words), relaxed=False)
         # Scoring stops early only once `limit` hits are in, so fewer hits means every candidate was one.
         if len(run.best) < limit:
@@ -150,12 +174,16 @@ class _Filters:
             # touches.rpath is the path reversed: "ends with FILE after a '/'" is the prefix range
             # [FILE/, FILE0). The unary + keeps FTS5 from being asked for each id in turn (per-id MATCH
             # runs were 100x slower); the id list is built once and probed per match.
-            where += (f" AND +{fts}.rowid IN (SELECT x.id FROM touches t JOIN {table} x ON x.agent = t.agent "
-                      "AND x.session_id = t.session_id AND x.message_id = t.message_id "
-                      "WHERE t.rpath = ? OR (t.rpath >= ? AND t.rpath < ?))")
+            where += (
+                f" AND +{fts}.rowid IN (SELECT x.id FROM touches t JOIN {table} x ON x.agent = t.agent "
+                "AND x.session_id = t.session_id AND x.message_id = t.message_id WHERE t.rpath = ? OR "
+                "(t.rpath >= ? AND t.rpath < ?))"
+            )
             params += [self.rfile, self.rfile + "/", self.rfile + "0"]
-        return (f"SELECT {fts}.rowid AS id, {fts}.rank AS rank FROM {fts}{join} WHERE {fts} MATCH ?{where} "
-                f"ORDER BY {fts}.rowid DESC LIMIT {SCAN}"), params
+        return (
+            f"SELECT {fts}.rowid AS id, {fts}.rank AS rank FROM {fts}{join} WHERE {fts} MATCH ?{where} "
+            f"ORDER BY {fts}.rowid DESC LIMIT {SCAN}"
+        ), params
 
 
 @dataclass
@@ -172,9 +200,16 @@ class _Scored:
     score: float
 
     def hit(self) -> Hit:
-        return Hit(agent=self.agent, session_id=self.session_id, message_id=self.message_id, role=self.role,
-                   timestamp=self.timestamp, snippet=_snippet(self.text, *self.found), score=self.score,
-                   show=f"{self.session_id}:{self.message_id}")
+        return Hit(
+            agent=self.agent,
+            session_id=self.session_id,
+            message_id=self.message_id,
+            role=self.role,
+            timestamp=self.timestamp,
+            snippet=_snippet(self.text, *self.found),
+            score=self.score,
+            show=f"{self.session_id}:{self.message_id}",
+        )
 
 
 class _Search:
@@ -202,15 +237,20 @@ class _Search:
         rows = self.db.execute(
             "SELECT m.agent, m.session_id, m.message_id, m.role, m.timestamp, m.text, c.rank "
             f"FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN messages m ON m.id = c.id "
-            "ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()
+            "ORDER BY c.rank",
+            [match, *params, CANDIDATES],
+        ).fetchall()
         # An edit hit names the message that made the edit; its role and time come from that message (the
         # edit's own time is its tool result's: one message, one time on every surface).
         inner, params = self.filters.candidates("edits")
         rows += self.db.execute(
-            "SELECT e.agent, e.session_id, e.message_id, m.role, coalesce(m.timestamp, e.timestamp), e.added, "
-            f"c.rank FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN edits e ON e.id = c.id "
-            "LEFT JOIN messages m ON m.agent = e.agent AND m.session_id = e.session_id "
-            "AND m.message_id = e.message_id ORDER BY c.rank", [match, *params, CANDIDATES]).fetchall()
+            "SELECT e.agent, e.session_id, e.message_id, m.role, coalesce(m.timestamp, e.timestamp), "
+            "e.added, "
+            f"c.rank FROM (SELECT id, rank FROM ({inner}) ORDER BY rank LIMIT ?) c JOIN edits e ON e.id = "
+            "c.id LEFT JOIN messages m ON m.agent = e.agent AND m.session_id = e.session_id AND "
+            "m.message_id = e.message_id ORDER BY c.rank",
+            [match, *params, CANDIDATES],
+        ).fetchall()
         rows.sort(key=lambda row: row[6])  # best bm25 first (FTS5's rank is bm25 negated)
         best = min((row[6] for row in rows), default=0.0)
         factor = RELAXED if relaxed else 1.0
@@ -234,19 +274,36 @@ class _Search:
             return float("-inf")
         return heapq.nlargest(self.limit, (hit.score for hit in self.best.values()))[-1]
 
-    def _score(self, agent: str, session_id: str, message_id: str, role: str | None, when: str | None, text: str,
-               bm25: float) -> _Scored:
+    def _score(
+        self,
+        agent: str,
+        session_id: str,
+        message_id: str,
+        role: str | None,
+        when: str | None,
+        text: str,
+        bm25: float,
+    ) -> _Scored:
         start = _first_word(text, self.query)
-        window = text[start:start + WINDOW]
+        window = text[start : start + WINDOW]
         # Same-length normalisation (lower case, punctuation to spaces) keeps alignment offsets valid.
         plain = _NON_WORD.sub(" ", window.lower()) if len(window.lower()) == len(window) else window
         alignment = fuzz.partial_ratio_alignment(self.query, plain)  # None only below a score_cutoff
-        partial, found, ends = (alignment.score, alignment.dest_start, alignment.dest_end) if alignment else (0, 0, 0)
+        partial, found, ends = (
+            (alignment.score, alignment.dest_start, alignment.dest_end) if alignment else (0, 0, 0)
+        )
         similarity = 0.6 * partial + 0.4 * fuzz.token_set_ratio(self.query, plain)
         score = BM25_WEIGHT * bm25 + (1 - BM25_WEIGHT) * similarity / 100
-        return _Scored(agent=agent, session_id=session_id, message_id=message_id, role=role,
-                       timestamp=datetime.fromisoformat(when) if when else None, text=text,
-                       found=(start + found, start + ends), score=round(score, 4))
+        return _Scored(
+            agent=agent,
+            session_id=session_id,
+            message_id=message_id,
+            role=role,
+            timestamp=datetime.fromisoformat(when) if when else None,
+            text=text,
+            found=(start + found, start + ends),
+            score=round(score, 4),
+        )
 
 
 def _first_word(text: str, query: str) -> int:

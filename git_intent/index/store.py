@@ -16,15 +16,16 @@ from .base import now
 from .migrations import MIGRATIONS, create_migrations_table, migrate
 
 INDEX_NAME = "index.db"
-# What a table or other schema object looks like: a table's columns (name, declared type, not null, primary key
-# position, hidden), else the table an index or trigger belongs to. Compared by structure, not by SQL text,
-# so a sqlite-utils release that spells CREATE TABLE differently does not make a good index foreign.
+# What a table or other schema object looks like: a table's columns (name, declared type, not null, primary
+# key position, hidden), else the table an index or trigger belongs to. Compared by structure, not by SQL
+# text, so a sqlite-utils release that spells CREATE TABLE differently does not make a good index foreign.
 Schema = dict[tuple[str, str], object]
 
 
 class ForeignSchemaError(sqlite3.DatabaseError):
-    """index.db is a SQLite database whose schema git-intent did not write: another program's tables, a table
-    of git-intent's name with other columns, or migrations (or a `user_version`) this release does not know."""
+    """index.db is a SQLite database whose schema git-intent did not write: another program's tables, a
+    table of git-intent's name with other columns, or migrations (or a `user_version`) this release does
+    not know."""
 
 
 def index_path(repo: Repository) -> Path:
@@ -35,12 +36,12 @@ def index_path(repo: Repository) -> Path:
 def open_index(repo: Repository, problems: list[str] | None = None) -> Database:
     """The repository's index, created and migrated as needed, in WAL mode with `synchronous=NORMAL`.
 
-    Readers never block the writer (WAL); a writer waits up to 10 s for another (busy timeout). A file
-    SQLite calls corrupt or not a database, or whose schema is not the one git-intent's migrations write
+    Readers never block the writer (WAL); a writer waits up to 10 s for another (busy timeout). A file SQLite
+    calls corrupt or not a database, or whose schema is not the one git-intent's migrations write
     (`ForeignSchemaError`), is moved aside (`set_aside`) and a new index is created; the sentence saying so is
-    appended to `problems`. Without `problems` such a file is not touched: the error is raised for the caller to
-    repair and say so (`load.repair`), never a silently emptied index. Raises sqlite3.Error for anything else (a
-    locked or unwritable file).
+    appended to `problems`. Without `problems` such a file is not touched: the error is raised for the caller
+    to repair and say so (`load.repair`), never a silently emptied index. Raises sqlite3.Error for anything
+    else (a locked or unwritable file).
     """
     path = index_path(repo)
     private_dir(path.parent)
@@ -56,8 +57,10 @@ def open_index(repo: Repository, problems: list[str] | None = None) -> Database:
 def damaged(exc: BaseException) -> bool:
     """Whether SQLite said the file is corrupt or is not a database, or the schema is foreign (not merely busy
     or unwritable)."""
-    return isinstance(exc, ForeignSchemaError) or \
-        getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    return isinstance(exc, ForeignSchemaError) or getattr(exc, "sqlite_errorcode", None) in (
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_NOTADB,
+    )
 
 
 def set_aside(path: Path, exc: BaseException) -> str:
@@ -98,8 +101,8 @@ def check_schema(db: Database) -> None:
     same-named table with other columns made every `search` and `index --rebuild` fail until the file was
     deleted by hand."""
     conn = db.conn
-    # One read transaction: the schema and the migrations it records are read from one snapshot, so a migration
-    # another process commits meanwhile is seen whole or not at all.
+    # One read transaction: the schema and the migrations it records are read from one snapshot, so a
+    # migration another process commits meanwhile is seen whole or not at all.
     conn.execute("BEGIN")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -118,19 +121,24 @@ def check_schema(db: Database) -> None:
     if not found:
         return  # a new file
     known = tuple(m.__name__ for m in MIGRATIONS)
-    if applied != known[:len(applied)]:
+    if applied != known[: len(applied)]:
         unknown = [name for name in applied if name not in known]
-        raise ForeignSchemaError(f"it records migrations this release does not know ({', '.join(unknown)})"
-                                 if unknown else "its migrations were not applied in order")
+        raise ForeignSchemaError(
+            f"it records migrations this release does not know ({', '.join(unknown)})"
+            if unknown
+            else "its migrations were not applied in order"
+        )
     expected = _expected_schema(applied)
     if found != expected:
         extra = sorted(found.keys() - expected.keys())
         changed = sorted(key for key in found.keys() & expected.keys() if found[key] != expected[key])
         if extra:
             kind, name = extra[0]
-            raise ForeignSchemaError(f"its {kind} {name} is not the one git-intent writes"
-                                     if (kind, name) in _expected_schema(known)
-                                     else f"it holds a {kind} {name} git-intent does not write")
+            raise ForeignSchemaError(
+                f"its {kind} {name} is not the one git-intent writes"
+                if (kind, name) in _expected_schema(known)
+                else f"it holds a {kind} {name} git-intent does not write"
+            )
         if changed:
             raise ForeignSchemaError(f"its {changed[0][0]} {changed[0][1]} is not the one git-intent writes")
         missing = min(expected.keys() - found.keys())
@@ -140,11 +148,19 @@ def check_schema(db: Database) -> None:
 def _schema(conn: sqlite3.Connection) -> Schema:
     """The schema objects of `conn` other than SQLite's own."""
     try:
-        rows = conn.execute("SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' "
-                            "ESCAPE '\\'").fetchall()
-        return {(kind, name): tuple(conn.execute('SELECT name, upper(type), "notnull", pk, hidden '
-                                                 "FROM pragma_table_xinfo(?)", [name]).fetchall())
-                if kind == "table" else table for kind, name, table in rows}
+        rows = conn.execute(
+            "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        ).fetchall()
+        return {
+            (kind, name): tuple(
+                conn.execute(
+                    'SELECT name, upper(type), "notnull", pk, hidden FROM pragma_table_xinfo(?)', [name]
+                ).fetchall()
+            )
+            if kind == "table"
+            else table
+            for kind, name, table in rows
+        }
     except sqlite3.Error as exc:  # a virtual table of a module this SQLite lacks, say
         _raise_unless_foreign(exc)
         raise ForeignSchemaError(f"its schema cannot be read: {exc}") from None

@@ -2,10 +2,10 @@
 the full-text index.
 
 `messages_fts_vocab` (fts5vocab) lists terms, but reads every listed term's whole doclist to count it: one
-two-letter range cost 3-9 ms at 100k messages and ~10x that at 1M, paid by every rare or misspelt query. The terms
-of a range are kept in `fts_terms` with the FTS5 structure record they were read under (`messages_fts_data` row 10,
-which changes with every write to the index); a range read under another structure is read again. A bulk ingest
-reads every range in one pass (`warm`).
+two-letter range cost 3-9 ms at 100k messages and ~10x that at 1M, paid by every rare or misspelt query. The
+terms of a range are kept in `fts_terms` with the FTS5 structure record they were read under
+(`messages_fts_data` row 10, which changes with every write to the index); a range read under another
+structure is read again. A bulk ingest reads every range in one pass (`warm`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from .base import transaction
 __all__ = ["RANGE_LIMIT", "prefix_terms", "warm"]
 
 RANGE_LIMIT = 50000  # terms per two-letter range (bounds the cost on a huge vocabulary)
-_STRUCTURE_ROWID = 10  # FTS5_STRUCTURE_ROWID: the record listing the index's segments, rewritten on each write
+_STRUCTURE_ROWID = (
+    10  # FTS5_STRUCTURE_ROWID: the record listing the index's segments, rewritten on each write
+)
 
 
 def prefix_terms(db: Database, prefix: str) -> list[str]:
@@ -30,10 +32,17 @@ def prefix_terms(db: Database, prefix: str) -> list[str]:
     version = _structure(db)
     cached = db.execute("SELECT structure FROM fts_terms_state WHERE prefix = ?", [prefix]).fetchone()
     if cached is not None and cached[0] == version:
-        return [r[0] for r in db.execute("SELECT term FROM fts_terms WHERE prefix = ? ORDER BY term", [prefix])]
+        return [
+            r[0] for r in db.execute("SELECT term FROM fts_terms WHERE prefix = ? ORDER BY term", [prefix])
+        ]
     high = prefix[0] + chr(ord(prefix[1]) + 1)
-    terms = [r[0] for r in db.execute(
-        "SELECT term FROM messages_fts_vocab WHERE term >= ? AND term < ? LIMIT ?", [prefix, high, RANGE_LIMIT])]
+    terms = [
+        r[0]
+        for r in db.execute(
+            "SELECT term FROM messages_fts_vocab WHERE term >= ? AND term < ? LIMIT ?",
+            [prefix, high, RANGE_LIMIT],
+        )
+    ]
     conn = db.conn
     if conn.in_transaction:
         return terms
@@ -67,15 +76,21 @@ def warm(db: Database) -> int:
     return len(ranges)
 
 
-def _store(db: Database, ranges: dict[str, list[str]], version: bytes | None, replace_all: bool = False) -> None:
+def _store(
+    db: Database, ranges: dict[str, list[str]], version: bytes | None, replace_all: bool = False
+) -> None:
     if replace_all:
         db.execute("DELETE FROM fts_terms")
         db.execute("DELETE FROM fts_terms_state")
     for prefix, terms in ranges.items():
         if not replace_all:
             db.execute("DELETE FROM fts_terms WHERE prefix = ?", [prefix])
-        db.conn.executemany("INSERT INTO fts_terms (prefix, term) VALUES (?, ?)", [(prefix, t) for t in terms])
-        db.execute("INSERT OR REPLACE INTO fts_terms_state (prefix, structure) VALUES (?, ?)", [prefix, version])
+        db.conn.executemany(
+            "INSERT INTO fts_terms (prefix, term) VALUES (?, ?)", [(prefix, t) for t in terms]
+        )
+        db.execute(
+            "INSERT OR REPLACE INTO fts_terms_state (prefix, structure) VALUES (?, ?)", [prefix, version]
+        )
 
 
 def _structure(db: Database) -> bytes | None:

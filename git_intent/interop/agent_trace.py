@@ -1,13 +1,13 @@
-"""Agent Trace records (github cursor/agent-trace, spec v0.1.0, CC BY 4.0) written from and read into git-intent's
-notes: one trace record per commit, as JSON Lines.
+"""Agent Trace records (github cursor/agent-trace, spec v0.1.0, CC BY 4.0) written from and read into
+git-intent's notes: one trace record per commit, as JSON Lines.
 
-The models mirror the spec's `schemas.ts` (TraceRecord, File, Conversation, Range, Contributor, Vcs, Tool); their
-JSON Schema is docs/schemas/agent-trace.json. `schemas.ts` writes the version pattern with a doubled backslash
-(`/^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$/` in a regex literal matches a backslash, not a dot): the version is validated
-here as x.y.z, as the spec's README shows it. A conversation is one session's lines in one file; the spec has no
-field for a session id, so each conversation's agent and session id are kept under the record's
-`metadata["git-intent"]["conversations"]` (file path and conversation index), which `import --from agent-trace`
-reads back.
+The models mirror the spec's `schemas.ts` (TraceRecord, File, Conversation, Range, Contributor, Vcs, Tool);
+their JSON Schema is docs/schemas/agent-trace.json. `schemas.ts` writes the version pattern with a doubled
+backslash (`/^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$/` in a regex literal matches a backslash, not a dot): the version
+is validated here as x.y.z, as the spec's README shows it. A conversation is one session's lines in one file;
+the spec has no field for a session id, so each conversation's agent and session id are kept under the
+record's `metadata["git-intent"]["conversations"]` (file path and conversation index), which `import --from
+agent-trace` reads back.
 """
 
 from __future__ import annotations
@@ -27,8 +27,17 @@ from ..core.version import __version__
 from ..git.repo import Repository
 from ..transcripts.jsonl import loads
 
-__all__ = ["SPEC_VERSION", "TRACE_CONFIDENCE", "TRACE_TOOL", "TraceRecord", "TracedRange", "export_records",
-           "read_trace_records", "trace_ranges", "trace_sessions"]
+__all__ = [
+    "SPEC_VERSION",
+    "TRACE_CONFIDENCE",
+    "TRACE_TOOL",
+    "TraceRecord",
+    "TracedRange",
+    "export_records",
+    "read_trace_records",
+    "trace_ranges",
+    "trace_sessions",
+]
 
 SPEC_VERSION = "0.1.0"
 # A trace record of another tool names the tool and model that wrote a range, not the message: below a content
@@ -39,8 +48,15 @@ METADATA_KEY = "git-intent"
 # uuid5 namespace of the record ids: a commit's record keeps its id from one export to the next.
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/cursor/agent-trace#git-intent")
 # models.dev's provider prefixes for the model ids transcripts record (`claude-opus-4-5-20251101`).
-_PROVIDERS = (("claude", "anthropic"), ("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
-              ("codex", "openai"), ("gemini", "google"))
+_PROVIDERS = (
+    ("claude", "anthropic"),
+    ("gpt", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("codex", "openai"),
+    ("gemini", "google"),
+)
 
 
 def _optional_not_null(schema: dict[str, Any]) -> None:
@@ -67,7 +83,8 @@ class Tool(_Spec):
 
 
 class Contributor(_Spec):
-    """Who produced the ranges: `type` human | ai | mixed | unknown, and the model id (models.dev convention)."""
+    """Who produced the ranges: `type` human | ai | mixed | unknown, and the model id (models.dev
+    convention)."""
 
     type: Literal["human", "ai", "mixed", "unknown"]
     model_id: str | None = Field(default=None, max_length=250)
@@ -131,16 +148,21 @@ class TraceRecord(_Spec):
 
 
 def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[TraceRecord]:
-    """One record per commit of `revision_range` (newest first, as `git log`) with lines an agent wrote, classified
-    as every surface classifies them (`explain.classify`): the lines its note credits, or, for a commit without
-    one, those `record` would credit now, grouped per file and session (a run of one message's lines is one
-    range); lines only a trailer credits form a conversation of their own, naming the agent and no session.
-    Raises IntentError for a range git does not understand."""
+    """One record per commit of `revision_range` (newest first, as `git log`) with lines an agent wrote,
+    classified as every surface classifies them (`explain.classify`): the lines its note credits, or, for a
+    commit without one, those `record` would credit now, grouped per file and session (a run of one
+    message's lines is one range); lines only a trailer credits form a conversation of their own, naming
+    the agent and no session. Raises IntentError for a range git does not understand."""
     from ..explain.range_lines import classify_range
 
     found = classify_range(repo, revision_range)
-    stamps = dict(line.split(" ", 1) for line in repo.git(
-        "log", "--format=%H %cI", "--end-of-options", revision_range, "--", check=False).splitlines() if " " in line)
+    stamps = dict(
+        line.split(" ", 1)
+        for line in repo.git(
+            "log", "--format=%H %cI", "--end-of-options", revision_range, "--", check=False
+        ).splitlines()
+        if " " in line
+    )
     by_commit: dict[str, dict[str, dict[tuple[str, str, str], list[tuple[int, str]]]]] = {}
     models: dict[tuple[str, str, str], str | None] = {}  # the model each credited message was written with
     for line in found.lines(blank=True):
@@ -149,9 +171,12 @@ def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[T
             continue
         key = (attribution.agent, attribution.session_id, attribution.method)
         by_commit.setdefault(line.commit, {}).setdefault(line.path, {}).setdefault(key, []).append(
-            (line.line, attribution.message_id))
-        models.setdefault((attribution.agent, attribution.session_id, attribution.message_id),
-                          found.resolver.model(attribution) if attribution.session_id else None)
+            (line.line, attribution.message_id)
+        )
+        models.setdefault(
+            (attribution.agent, attribution.session_id, attribution.message_id),
+            found.resolver.model(attribution) if attribution.session_id else None,
+        )
     for commit in reversed([c.sha for c in found.commits]):
         if commit not in by_commit:
             continue
@@ -161,18 +186,28 @@ def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[T
             file = File(path=path, conversations=[])
             for index, ((agent, session_id, method), lines) in enumerate(by_session.items()):
                 model = _model_id(models[(agent, session_id, lines[0][1])])
-                file.conversations.append(Conversation(contributor=Contributor(type="ai", model_id=model),
-                                                       ranges=_ranges(lines)))
+                file.conversations.append(
+                    Conversation(contributor=Contributor(type="ai", model_id=model), ranges=_ranges(lines))
+                )
                 entry: dict[str, Any] = {"path": path, "conversation": index, "agent": agent}
                 if session_id:
-                    entry |= {"session_id": session_id, "message_ids": list(dict.fromkeys(m for _, m in lines))}
+                    entry |= {
+                        "session_id": session_id,
+                        "message_ids": list(dict.fromkeys(m for _, m in lines)),
+                    }
                 if method != "note":
                     entry["method"] = method
                 conversations.append(entry)
             files.append(file)
-        yield TraceRecord(version=SPEC_VERSION, id=uuid.uuid5(_NAMESPACE, commit), timestamp=datetime.fromisoformat(
-            stamps[commit]), vcs=Vcs(type="git", revision=commit), tool=Tool(name="git-intent", version=__version__),
-            files=files, metadata={METADATA_KEY: {"conversations": conversations}})
+        yield TraceRecord(
+            version=SPEC_VERSION,
+            id=uuid.uuid5(_NAMESPACE, commit),
+            timestamp=datetime.fromisoformat(stamps[commit]),
+            vcs=Vcs(type="git", revision=commit),
+            tool=Tool(name="git-intent", version=__version__),
+            files=files,
+            metadata={METADATA_KEY: {"conversations": conversations}},
+        )
 
 
 def _ranges(lines: list[tuple[int, str]]) -> list[Range]:
@@ -203,10 +238,15 @@ def read_trace_records(path: Path) -> Iterator[tuple[str, TraceRecord | str]]:
     a folder, in sorted order); a line that is not a valid trace record gives (where, why) instead. Raises
     IntentError when `path` does not exist."""
     if not path.exists():
-        raise IntentError(f"The Agent Trace file or folder {path} does not exist.",
-                          hint="Give a JSON Lines file of trace records, or a folder holding them.")
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")) if (
-        path.is_dir()) else [path]
+        raise IntentError(
+            f"The Agent Trace file or folder {path} does not exist.",
+            hint="Give a JSON Lines file of trace records, or a folder holding them.",
+        )
+    files = (
+        sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
+        if (path.is_dir())
+        else [path]
+    )
     for file in files:
         try:
             text = file.read_text(encoding="utf-8", errors="replace")
@@ -221,8 +261,14 @@ def read_trace_records(path: Path) -> Iterator[tuple[str, TraceRecord | str]]:
                 yield where, TraceRecord.model_validate(loads(line))
             except (ValueError, ValidationError) as exc:
                 first = exc.errors()[0] if isinstance(exc, ValidationError) else None
-                yield where, (f"not a trace record ({'.'.join(map(str, first['loc']))}: {first['msg']})" if first
-                              else "not JSON")
+                yield (
+                    where,
+                    (
+                        f"not a trace record ({'.'.join(map(str, first['loc']))}: {first['msg']})"
+                        if first
+                        else "not JSON"
+                    ),
+                )
 
 
 def trace_sessions(record: TraceRecord) -> list[tuple[str, str]]:
@@ -231,7 +277,11 @@ def trace_sessions(record: TraceRecord) -> list[tuple[str, str]]:
     conversations = ours.get("conversations") if isinstance(ours, dict) else None
     found: dict[tuple[str, str], None] = {}
     for item in conversations if isinstance(conversations, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("agent"), str) and isinstance(item.get("session_id"), str):
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("agent"), str)
+            and isinstance(item.get("session_id"), str)
+        ):
             found[(item["agent"], item["session_id"])] = None
     return list(found)
 
@@ -250,14 +300,20 @@ class TracedRange:
 
 
 def trace_ranges(record: TraceRecord, readable: set[tuple[str, str]]) -> list[TracedRange]:
-    """The AI-contributed ranges of `record` whose conversation names no session in `readable` ((agent, session
-    id) pairs on this machine): what another tool's trace says without a transcript to read. A range's own
-    contributor overrides its conversation's; human, mixed and unknown contributors credit nothing."""
+    """The AI-contributed ranges of `record` whose conversation names no session in `readable` ((agent,
+    session id) pairs on this machine): what another tool's trace says without a transcript to read. A
+    range's own contributor overrides its conversation's; human, mixed and unknown contributors credit
+    nothing."""
     named: dict[tuple[str, int], tuple[str, str]] = {}
     ours = (record.metadata or {}).get(METADATA_KEY)
     for item in (ours.get("conversations") if isinstance(ours, dict) else None) or []:
-        if isinstance(item, dict) and isinstance(item.get("path"), str) and isinstance(item.get("conversation"), int) \
-                and isinstance(item.get("agent"), str) and isinstance(item.get("session_id"), str):
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("path"), str)
+            and isinstance(item.get("conversation"), int)
+            and isinstance(item.get("agent"), str)
+            and isinstance(item.get("session_id"), str)
+        ):
             named[(item["path"], item["conversation"])] = (item["agent"], item["session_id"])
     tool = _agent_name(record.tool.name if record.tool else "")
     found: list[TracedRange] = []
@@ -275,6 +331,7 @@ def trace_ranges(record: TraceRecord, readable: set[tuple[str, str]]) -> list[Tr
 
 
 def _agent_name(name: str) -> str:
-    """A tool's name as an agent name (lowercase letters, digits, `.`, `_`, `-`), "agent" when nothing is left."""
+    """A tool's name as an agent name (lowercase letters, digits, `.`, `_`, `-`), "agent" when nothing is
+    left."""
     cleaned = re.sub(r"[^a-z0-9._-]+", "-", name.strip().lower()).strip("-._")[:64]
     return cleaned or "agent"

@@ -1,4 +1,5 @@
-"""`git intent import --from entire|git-ai|aider|agent-trace|specstory`: build on the records other tools keep.
+"""`git intent import --from entire|git-ai|aider|agent-trace|specstory`: build on the records other tools
+keep.
 
 - Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
   survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
@@ -6,7 +7,8 @@
 - git-ai: each `refs/notes/ai` note names agent sessions (`agent_id.id`); the ones whose transcripts are
   on this machine are used to record the commit line by line.
 - Aider: every `> Commit <hash>` line of `.aider.chat.history.md` links that commit to the chat.
-- Agent Trace: each trace record of a file or folder names a git revision and (under git-intent's metadata) the
+- Agent Trace: each trace record of a file or folder names a git revision and (under git-intent's metadata)
+  the
   sessions of its conversations; those whose transcripts are on this machine record the commit, as for git-ai.
 - SpecStory: the histories of `.specstory/history` become backup copies; the commits their edits produced are
   recorded against them (`interop.specstory`).
@@ -34,7 +36,14 @@ from ..peers.git_ai import read_gitai_notes
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported
 from ..sessions.discovery import SessionLookup
-from .agent_trace import TRACE_CONFIDENCE, TRACE_TOOL, TracedRange, read_trace_records, trace_ranges, trace_sessions
+from .agent_trace import (
+    TRACE_CONFIDENCE,
+    TRACE_TOOL,
+    TracedRange,
+    read_trace_records,
+    trace_ranges,
+    trace_sessions,
+)
 from .specstory import import_histories
 
 SOURCES = ("entire", "git-ai", "aider", "agent-trace", "specstory")
@@ -60,19 +69,22 @@ class ImportResult:
         self.lines_attributed += result.lines_attributed
 
 
-def import_records(repo: Repository, source: str, progress: Progress | None = None,
-                   path: Path | None = None) -> ImportResult:
-    """Import from `source` (one of SOURCES); `path` is the file or folder of trace records for "agent-trace", the
-    folder of histories for "specstory" (default `<work tree>/.specstory/history`). `progress` hears of each stage
-    (Entire: the checkpoints' sessions read, then the commits recorded; SpecStory: the histories read, then the
-    commits recorded; the others: the commits or records visited). Raises IntentError for an unknown source or
-    one with nothing to import here (no checkpoints branch, no refs/notes/ai, no chat history, no trace records
-    or SpecStory histories at `path`)."""
+def import_records(
+    repo: Repository, source: str, progress: Progress | None = None, path: Path | None = None
+) -> ImportResult:
+    """Import from `source` (one of SOURCES); `path` is the file or folder of trace records for
+    "agent-trace", the folder of histories for "specstory" (default `<work tree>/.specstory/history`).
+    `progress` hears of each stage (Entire: the checkpoints' sessions read, then the commits recorded;
+    SpecStory: the histories read, then the commits recorded; the others: the commits or records visited).
+    Raises IntentError for an unknown source or one with nothing to import here (no checkpoints branch, no
+    refs/notes/ai, no chat history, no trace records or SpecStory histories at `path`)."""
     tick = progress or Quiet()
     if source == "agent-trace":
         if path is None:
-            raise IntentError("`import --from agent-trace` needs the file or folder of trace records.",
-                              hint="git intent import --from agent-trace traces.jsonl")
+            raise IntentError(
+                "`import --from agent-trace` needs the file or folder of trace records.",
+                hint="git intent import --from agent-trace traces.jsonl",
+            )
         result = _agent_trace(repo, path, tick)
     elif source == "entire":
         result = _entire(repo, tick)
@@ -103,15 +115,17 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
     stats = ParseStats()
     checkpoints = read_checkpoints(repo, stats=stats)
     if not checkpoints:
-        raise IntentError("This repository has no Entire checkpoints (no entire/checkpoints/v1 branch or "
-                          "refs/entire/checkpoints).",
-                          hint="git fetch origin entire/checkpoints/v1:entire/checkpoints/v1")
+        raise IntentError(
+            "This repository has no Entire checkpoints (no entire/checkpoints/v1 branch or "
+            "refs/entire/checkpoints).",
+            hint="git fetch origin entire/checkpoints/v1:entire/checkpoints/v1",
+        )
     copies: dict[str, list[Path]] = {}
     # Reading and keeping every checkpoint's transcripts took 27 s of 97 on entireio/cli (590 checkpoints, 712
     # sessions) before the first commit was recorded: a stage of its own, so the bar moves from the start.
     tick.stage("Reading Entire checkpoints", sum(len(checkpoint.sessions) for checkpoint in checkpoints))
-    # A transcript several session folders name (the same blobs) is read once: 400 folders naming one 1 MiB blob
-    # were read, written and parsed 400 times.
+    # A transcript several session folders name (the same blobs) is read once: 400 folders naming one 1 MiB
+    # blob were read, written and parsed 400 times.
     stored: dict[tuple[str, ...], list[Path]] = {}
     with tempfile.TemporaryDirectory(prefix="git-intent-entire-") as tmp:
         for checkpoint in checkpoints:
@@ -123,12 +137,18 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
                     try:
                         sessions = entire_session.read_sessions(Path(tmp) / checkpoint.checkpoint_id)
                     except (OSError, GitError, TranscriptError) as exc:
-                        result.skipped.append(f"checkpoint {checkpoint.checkpoint_id} session "
-                                              f"{entire_session.index}: {exc}")
+                        result.skipped.append(
+                            f"checkpoint {checkpoint.checkpoint_id} session {entire_session.index}: {exc}"
+                        )
                         continue
                     for session in sessions:
-                        copy = store_transcript(repo, session.agent, session.session_id,
-                                                session.transcript.read_bytes(), session.transcript.suffix)
+                        copy = store_transcript(
+                            repo,
+                            session.agent,
+                            session.session_id,
+                            session.transcript.read_bytes(),
+                            session.transcript.suffix,
+                        )
                         if copy is not None:
                             stored[objects].append(copy)
                             result.sessions += 1
@@ -143,7 +163,9 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
         if transcripts:
             result.add(record_commit(repo, commit, transcripts=transcripts))
         else:
-            result.skipped.append(f"{commit[:12]}: checkpoint {', '.join(ids)} is not on the checkpoints branch")
+            result.skipped.append(
+                f"{commit[:12]}: checkpoint {', '.join(ids)} is not on the checkpoints branch"
+            )
         tick.advance(1)
     if stats.unreadable:
         result.skipped.append(f"{stats.unreadable} checkpoint folder(s) could not be read")
@@ -153,8 +175,10 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
 def _gitai(repo: Repository, tick: Progress) -> ImportResult:
     result = ImportResult(source="git-ai")
     if not repo.succeeds("rev-parse", "-q", "--verify", "refs/notes/ai"):
-        raise IntentError("This repository has no git-ai notes (refs/notes/ai).",
-                          hint="git fetch origin refs/notes/ai:refs/notes/ai")
+        raise IntentError(
+            "This repository has no git-ai notes (refs/notes/ai).",
+            hint="git fetch origin refs/notes/ai:refs/notes/ai",
+        )
     tick.stage("Importing from git-ai", _gitai_notes(repo))
     seen: set[tuple[str, str]] = set()
     sessions = SessionLookup(repo, shared=False)  # a session several notes name is read once
@@ -166,8 +190,9 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
             try:
                 session = sessions.find(record.session_id, record.agent)
             except SessionNotFoundError:
-                result.skipped.append(f"{commit[:12]}: the {record.agent} session {record.session_id} is not "
-                                      f"on this machine")
+                result.skipped.append(
+                    f"{commit[:12]}: the {record.agent} session {record.session_id} is not on this machine"
+                )
                 continue
             transcripts.append(session.transcript)
             if (session.agent, session.session_id) not in seen:
@@ -214,26 +239,46 @@ def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
         if transcripts or traced:
             result.add(record_commit(repo, commit, transcripts=transcripts, outside=traced))
         else:
-            result.skipped.append(f"{where}: credits no line an agent wrote (no AI contributor, no session here)")
+            result.skipped.append(
+                f"{where}: credits no line an agent wrote (no AI contributor, no session here)"
+            )
     return result
 
 
 def trace_edits(repo: Repository, commit: str, ranges: list[TracedRange]) -> list[CarriedEdit]:
-    """Session-less credits of `commit`'s lines from another tool's trace ranges (`record_commit`'s `outside`):
-    each range's lines as the commit has them (a range past the file's end is cut there; a path the commit does
-    not have gives nothing), credited to the range's agent and model with `TRACE_CONFIDENCE`."""
+    """Session-less credits of `commit`'s lines from another tool's trace ranges (`record_commit`'s
+    `outside`): each range's lines as the commit has them (a range past the file's end is cut there; a path
+    the commit does not have gives nothing), credited to the range's agent and model with
+    `TRACE_CONFIDENCE`."""
     edits: list[CarriedEdit] = []
     for span in ranges:
-        lines = repo.file_lines(commit, span.path)[span.start - 1:span.end]
+        lines = repo.file_lines(commit, span.path)[span.start - 1 : span.end]
         if not lines or lines == [""]:
             continue
-        credit = Credit(agent=span.agent, session_id="", message_id="", tool=TRACE_TOOL, match="exact",
-                        confidence=TRACE_CONFIDENCE, extra={"model_id": span.model} if span.model else {})
-        edit = Edit(path=span.path, tool=TRACE_TOOL, message_id="",
-                    added=tuple(AddedLine(text=t, line=span.start + i) for i, t in enumerate(lines)))
-        edits.append(CarriedEdit(credit=credit, session=SessionRecord(agent=span.agent, session_id="",
-                                                                      lines_attributed=0),
-                                 edit=edit, path=span.path, order=-2_000_000 + len(edits)))
+        credit = Credit(
+            agent=span.agent,
+            session_id="",
+            message_id="",
+            tool=TRACE_TOOL,
+            match="exact",
+            confidence=TRACE_CONFIDENCE,
+            extra={"model_id": span.model} if span.model else {},
+        )
+        edit = Edit(
+            path=span.path,
+            tool=TRACE_TOOL,
+            message_id="",
+            added=tuple(AddedLine(text=t, line=span.start + i) for i, t in enumerate(lines)),
+        )
+        edits.append(
+            CarriedEdit(
+                credit=credit,
+                session=SessionRecord(agent=span.agent, session_id="", lines_attributed=0),
+                edit=edit,
+                path=span.path,
+                order=-2_000_000 + len(edits),
+            )
+        )
     return edits
 
 
@@ -241,8 +286,10 @@ def _aider(repo: Repository, tick: Progress) -> ImportResult:
     result = ImportResult(source="aider")
     history = aider.history(repo.root)
     if history is None:
-        raise IntentError(f"There is no Aider chat history at {repo.root / aider.HISTORY} (it must be a regular file "
-                          f"inside the work tree).")
+        raise IntentError(
+            f"There is no Aider chat history at {repo.root / aider.HISTORY} (it must be a regular file "
+            f"inside the work tree)."
+        )
     links = aider.commit_links(history)
     tick.stage("Importing from aider", len(links))
     result.sessions = len({sid for sid, _, _ in links})

@@ -30,12 +30,18 @@ MAX_LINES = 4096  # lines answered alone while their file's whole answer was sti
 # of a commit without a note took 6.7 s (`git intent blame hooks_test.go:1`: blame matching it by content
 # against every transcript of the commit's window); a first answer should come within 1 s.
 LINE_BUDGET = 0.8
-READING = ("git-intent is still reading this repository's sessions for this line (its whole file is being "
-           "blamed in the background); hover again in a moment.")
-NOT_INSTALLED = ("git-intent has recorded nothing in this repository yet (it has no refs/notes/intent): run "
-                 "`git intent install` and commit, or `git intent backfill` for past commits.")
-NOT_COMMITTED = ("This line is not committed yet: the buffer added or changed it since the file was last saved or "
-                 "committed.")
+READING = (
+    "git-intent is still reading this repository's sessions for this line (its whole file is being blamed "
+    "in the background); hover again in a moment."
+)
+NOT_INSTALLED = (
+    "git-intent has recorded nothing in this repository yet (it has no refs/notes/intent): run `git intent "
+    "install` and commit, or `git intent backfill` for past commits."
+)
+NOT_COMMITTED = (
+    "This line is not committed yet: the buffer added or changed it since the file was last saved or "
+    "committed."
+)
 
 
 @dataclass(frozen=True)
@@ -73,15 +79,18 @@ class FileAnswer:
 class Answers:
     """Answers for every repository the editor opens, cached per (HEAD, notes ref, file on disk).
 
-    A file's whole blame runs on a background thread (on entireio/cli a 907-line file took 22-33 s, nearly all
-    of it blame matching the lines of commits without a note by content); until it is there, a hover blames
-    its own line alone (one `git blame -L`, one session read; four at a time, so a slow line does not hold up the
-others), so the first answer does not wait for the file. `didOpen` starts the whole file's blame.
-    Thread-safe: pygls runs code lenses on its thread pool."""
+        A file's whole blame runs on a background thread (on entireio/cli a 907-line file took 22-33 s, nearly
+        all of it blame matching the lines of commits without a note by content); until it is there, a hover
+        blames its own line alone (one `git blame -L`, one session read; four at a time, so a slow line does
+        not hold up the
+    others), so the first answer does not wait for the file. `didOpen` starts the whole file's blame.
+        Thread-safe: pygls runs code lenses on its thread pool."""
 
     def __init__(self) -> None:
         self._repos: dict[Path, Repository | None] = {}
-        self._files: OrderedDict[tuple[Path, str], tuple[tuple[str, ...], FileAnswer | Unanswered]] = OrderedDict()
+        self._files: OrderedDict[tuple[Path, str], tuple[tuple[str, ...], FileAnswer | Unanswered]] = (
+            OrderedDict()
+        )
         self._jobs: dict[tuple[Path, str, tuple[str, ...]], Future[FileAnswer | Unanswered]] = {}
         self._lines: dict[tuple[Path, str, tuple[str, ...], int], Future[LineAnswer | Unanswered]] = {}
         self._lock = threading.Lock()
@@ -124,7 +133,11 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
         refs = _refs(repo)
         if refs is None:
             return None
-        return repo, resolved.relative_to(repo.root).as_posix(), (*refs, str(info.st_mtime_ns), str(info.st_size))
+        return (
+            repo,
+            resolved.relative_to(repo.root).as_posix(),
+            (*refs, str(info.st_mtime_ns), str(info.st_size)),
+        )
 
     def file(self, path: Path, *, wait: bool = True) -> FileAnswer | Unanswered | None:
         """The whole-file answer for `path` (absolute); None outside a repository or for no such file, and
@@ -156,8 +169,9 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
             self._jobs.pop((repo.root, relative, key), None)
         return found
 
-    def line(self, path: Path, line: int, buffer: str | None = None, version: int | None = None
-             ) -> LineAnswer | Unanswered | None:
+    def line(
+        self, path: Path, line: int, buffer: str | None = None, version: int | None = None
+    ) -> LineAnswer | Unanswered | None:
         """The answer for buffer line `line` (1-based) of `path`: the blame of the disk line it shows, or
         `NOT_COMMITTED` for a line the buffer added; None outside a repository or past the buffer's end."""
         found = self.file(path, wait=False)
@@ -204,8 +218,9 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
         except TimeoutError:
             return Unanswered(READING)
 
-    def ranges(self, path: Path, buffer: str | None = None, version: int | None = None
-               ) -> list[Range] | Unanswered | None:
+    def ranges(
+        self, path: Path, buffer: str | None = None, version: int | None = None
+    ) -> list[Range] | Unanswered | None:
         """The buffer's runs of lines with one status and attribution (lines it added are "uncommitted");
         waits for the file's whole answer."""
         found = self.file(path)
@@ -218,8 +233,18 @@ others), so the first answer does not wait for the file. `didOpen` starts the wh
             if answer is not None:
                 rows.append(replace(answer, line=number))
             else:
-                rows.append(LineAnswer(path=found.path, line=number, content="", commit=None, attribution=None,
-                                       evidence=[], status="uncommitted", reason=NOT_COMMITTED))
+                rows.append(
+                    LineAnswer(
+                        path=found.path,
+                        line=number,
+                        content="",
+                        commit=None,
+                        attribution=None,
+                        evidence=[],
+                        status="uncommitted",
+                        reason=NOT_COMMITTED,
+                    )
+                )
         return group_ranges(rows)  # buffer line numbers: `rows` are numbered as the buffer's lines
 
 

@@ -63,29 +63,53 @@ def editor_config(editor: str) -> EditorConfig:
     config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     if editor == "neovim":
         text = _NEOVIM.replace("COMMAND", _lua_list(command))
-        return EditorConfig(editor, config / "nvim" / "plugin" / "git-intent.lua", text, "",
-                            "Restart Neovim: hover (K) shows why a line is there; :lua vim.lsp.codelens.refresh() "
-                            "shows the code lenses.")
+        return EditorConfig(
+            editor,
+            config / "nvim" / "plugin" / "git-intent.lua",
+            text,
+            "",
+            "Restart Neovim: hover (K) shows why a line is there; :lua vim.lsp.codelens.refresh() shows "
+            "the code lenses.",
+        )
     if editor == "helix":
-        text = (f"[language-server.git-intent]\ncommand = {json.dumps(command[0])}\n"
-                f"args = {json.dumps(command[1:])}\n")
-        return EditorConfig(editor, config / "helix" / "languages.toml", text, "#",
-                            'Helix attaches servers per language: add "git-intent" to a language\'s list, e.g.\n'
-                            '[[language]]\nname = "python"\nlanguage-servers = ["pylsp", "git-intent"]')
+        text = (
+            f"[language-server.git-intent]\ncommand = {json.dumps(command[0])}\n"
+            f"args = {json.dumps(command[1:])}\n"
+        )
+        return EditorConfig(
+            editor,
+            config / "helix" / "languages.toml",
+            text,
+            "#",
+            'Helix attaches servers per language: add "git-intent" to a language\'s list, e.g.\n'
+            '[[language]]\nname = "python"\nlanguage-servers = ["pylsp", "git-intent"]',
+        )
     if editor == "emacs":
         xdg = config / "emacs" / "init.el"
         path = xdg if xdg.is_file() else Path.home() / ".emacs.d" / "init.el"
         text = _EMACS.replace("COMMAND", " ".join(json.dumps(part) for part in command))
-        return EditorConfig(editor, path, text, ";;",
-                            "lsp-mode runs git-intent beside each language's server; with eglot (one server per "
-                            "buffer) use M-x git-intent-eglot where you want it.")
+        return EditorConfig(
+            editor,
+            path,
+            text,
+            ";;",
+            "lsp-mode runs git-intent beside each language's server; with eglot (one server per buffer) "
+            "use M-x git-intent-eglot where you want it.",
+        )
     if editor in ("zed", "vscode"):
         name = "Zed" if editor == "zed" else "VS Code"
         text = json.dumps({"command": command[0], "args": command[1:], "languages": ["*"]}, indent=2) + "\n"
-        return EditorConfig(editor, None, text, "",
-                            f"{name} starts language servers only from extensions: give this command to a generic "
-                            f"LSP-client extension (git-intent ships none yet), for every language you read.")
-    raise IntentError(f"git-intent does not know the editor {editor!r}.", hint=f"Known editors: {', '.join(EDITORS)}.")
+        return EditorConfig(
+            editor,
+            None,
+            text,
+            "",
+            f"{name} starts language servers only from extensions: give this command to a generic "
+            f"LSP-client extension (git-intent ships none yet), for every language you read.",
+        )
+    raise IntentError(
+        f"git-intent does not know the editor {editor!r}.", hint=f"Known editors: {', '.join(EDITORS)}."
+    )
 
 
 def install_editor(editor: str) -> Change:
@@ -98,8 +122,10 @@ def install_editor(editor: str) -> Change:
     if edited == current:
         return Change(f"{config.path}: already has git-intent; unchanged.", "")
     InstallRecord(_record_path()).write(editor, config.path, current, edited, new_mode=0o644)
-    return Change(f"{config.path}: {'created' if current is None else 'added git-intent'}.",
-                  config_diff(config.path, current, edited))
+    return Change(
+        f"{config.path}: {'created' if current is None else 'added git-intent'}.",
+        config_diff(config.path, current, edited),
+    )
 
 
 def uninstall_editor(editor: str) -> Change | None:
@@ -119,17 +145,22 @@ def uninstall_editor(editor: str) -> Change | None:
         edited = _without_block(config, current)
         if edited != current:
             write_config(path, edited)
-            change = Change(f"{path}: removed the git-intent block (the file changed since install, so the rest "
-                            f"of it is kept).", config_diff(path, current, edited))
+            change = Change(
+                f"{path}: removed the git-intent block (the file changed since install, so the rest of it "
+                f"is kept).",
+                config_diff(path, current, edited),
+            )
     record.save()
     return change
 
 
 def _writable(config: EditorConfig) -> EditorConfig:
     if config.path is None:
-        raise IntentError(f"{config.editor} has no configuration file git-intent can write a language server into.",
-                          hint=f"Run `git intent install --editor {config.editor}` without --write to see the "
-                               f"command to configure.")
+        raise IntentError(
+            f"{config.editor} has no configuration file git-intent can write a language server into.",
+            hint=f"Run `git intent install --editor {config.editor}` without --write to see the "
+            f"command to configure.",
+        )
     return config
 
 
@@ -143,7 +174,9 @@ def _with_block(config: EditorConfig, current: bytes | None) -> bytes:
     text = _decode(config, current)
     begin, end = _markers(config)
     start, stop = text.find(begin), text.find(end)
-    if start >= 0 and stop > start:  # installed before: the block is written again (the command may have moved)
+    if (
+        start >= 0 and stop > start
+    ):  # installed before: the block is written again (the command may have moved)
         return f"{text[:start]}{begin}\n{config.text}{text[stop:]}".encode()
     separator = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
     return f"{text}{separator}{begin}\n{config.text}{end}\n".encode()
@@ -157,7 +190,7 @@ def _without_block(config: EditorConfig, current: bytes) -> bytes | None:
     start, stop = text.find(begin), text.find(end)
     if start < 0 or stop < start:
         return current
-    stop += len(end) + (1 if text[stop + len(end):stop + len(end) + 1] == "\n" else 0)
+    stop += len(end) + (1 if text[stop + len(end) : stop + len(end) + 1] == "\n" else 0)
     head, rest = text[:start], text[stop:]
     if head.endswith("\n\n") and (not rest or rest.startswith("\n")):  # the blank line install put before it
         head = head[:-1]

@@ -25,7 +25,9 @@ class LineMap:
     @property
     def identical(self) -> bool:
         """Whether the buffer is the disk file, line for line."""
-        return all(disk == n for n, disk in enumerate(self.to_disk, 1)) and len(self.to_buffer) == len(self.to_disk)
+        return all(disk == n for n, disk in enumerate(self.to_disk, 1)) and len(self.to_buffer) == len(
+            self.to_disk
+        )
 
 
 def split_lines(text: str) -> list[str]:

@@ -2,9 +2,9 @@
 
 Transcript and note text is untrusted (a session can hold any markdown or HTML): it only ever appears inside a
 fenced code block whose fence is longer than any backtick run in it, or in code spans, so no link, image, raw
-tag or emphasis from a transcript can become live in the editor. git-intent's own words are
-plain markdown without backslash escapes, which Neovim 0.7 shows as written. Terminal controls are made visible
-as in every other output (`terminal_safe`).
+tag or emphasis from a transcript can become live in the editor. git-intent's own words are plain markdown
+without backslash escapes, which Neovim 0.7 shows as written. Terminal controls are made visible as in every
+other output (`terminal_safe`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from ..explain.blame import BlameAnswer, LineAnswer
 from ..explain.render import blame_text, names_message, short, trailer_credit
 
 # A word of prose that CommonMark (or a renderer that links bare URLs) could turn into markup: a backslash, a
-# backtick, emphasis, brackets, a tag or autolink, an entity, a table cell, strikethrough, a URL or an address.
+# backtick, emphasis, brackets, a tag or autolink, an entity, a table cell, strikethrough, a URL or an
+# address.
 _LIVE = re.compile(r"[\\`*_\[\]<>&!|~]|://|^www\.|@")
 # A block a line could open: a heading, a quote, a list item, a thematic break, a table, a setext underline.
 _BLOCK_START = re.compile(r"^(?:[#>+=|-]|\d+[.)])")
-# A code span written by git-intent into its own sentences (`git intent install`), between spaces: kept as it is.
+# A code span written by git-intent into its own sentences (`git intent install`), between spaces: kept as it
+# is.
 _SPAN = re.compile(r"(?:(?<=\s)|^)(`[^`<>\n]+`)(?=\s|$)")
 LENS_REQUEST = 60  # characters of the request in a code lens title
 
@@ -46,7 +48,9 @@ def prose(text: str) -> str:
         if n % 2:  # a code span the split captured
             out.append(piece)
             continue
-        out.append(" ".join(code_span(word) if word and _LIVE.search(word) else word for word in piece.split(" ")))
+        out.append(
+            " ".join(code_span(word) if word and _LIVE.search(word) else word for word in piece.split(" "))
+        )
     joined = "".join(out)
     first, _, rest = joined.partition(" ")
     if _BLOCK_START.match(first):  # a sentence never opens a heading, a list or a quote
@@ -64,9 +68,11 @@ def code_span(text: str) -> str:
     return f"{tick}{pad}{text}{pad}{tick}"
 
 
-_HEADS = {"unrecorded": "**Unrecorded**: git-intent does not know who wrote this line.",
-          "uncommitted": "**Not committed yet**.",
-          "unreadable": "**Unreadable note**: the record of this line's commit cannot be read."}
+_HEADS = {
+    "unrecorded": "**Unrecorded**: git-intent does not know who wrote this line.",
+    "uncommitted": "**Not committed yet**.",
+    "unreadable": "**Unreadable note**: the record of this line's commit cannot be read.",
+}
 
 
 def hover_markdown(answer: LineAnswer) -> str:
@@ -80,11 +86,16 @@ def hover_markdown(answer: LineAnswer) -> str:
         credit = trailer_credit([answer.commit] if answer.commit else [])
         head = f"**{prose(attribution.agent)}** wrote this line, {prose(credit)}."
     elif answer.status == "agent" and attribution is not None:
-        head = (f"**{prose(attribution.agent)}** wrote this line · session {code_span(attribution.session_id)}"
-                f" · message {code_span(short(attribution.message_id))}")
+        head = (
+            f"**{prose(attribution.agent)}** wrote this line · session {code_span(attribution.session_id)} "
+            f"· message {code_span(short(attribution.message_id))}"
+        )
     elif answer.status == "human":
-        head = "**No agent wrote this line**: a person did" + (
-            f" ({code_span(answer.author)})" if answer.author else "") + "."
+        head = (
+            "**No agent wrote this line**: a person did"
+            + (f" ({code_span(answer.author)})" if answer.author else "")
+            + "."
+        )
     else:
         head = _HEADS.get(answer.status, f"**{prose(answer.status)}**")
         if answer.status == "unreadable" and answer.reason:  # blame keeps this sentence for stderr

@@ -2,8 +2,8 @@
 `git-intent.showMessage` command and `git-intent:` documents for the repository of each document.
 
 Needs the `lsp` extra (pygls). Every handler answers None or one sentence rather than raising: a file outside
-any repository, a binary file, a line past the end, a repository without git-intent, a damaged note. The server
-exits on `shutdown`/`exit`, at the end of its stdin, and when its parent process dies.
+any repository, a binary file, a line past the end, a repository without git-intent, a damaged note. The
+server exits on `shutdown`/`exit`, at the end of its stdin, and when its parent process dies.
 """
 
 from __future__ import annotations
@@ -56,14 +56,19 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
 
     def guarded(handler: Handler) -> Handler:
         """Any unexpected failure becomes a logged warning and a null answer, never a dead server."""
+
         def run(*args: Any) -> Any:
             try:
                 return handler(*args)
             except Exception as exc:  # noqa: BLE001  (item 3: the editor must keep its server)
                 log.exception("git-intent lsp: %s failed", handler.__name__)
-                server.window_log_message(types.LogMessageParams(
-                    types.MessageType.Warning, f"git-intent: {handler.__name__} failed: {exc}"))
+                server.window_log_message(
+                    types.LogMessageParams(
+                        types.MessageType.Warning, f"git-intent: {handler.__name__} failed: {exc}"
+                    )
+                )
                 return None
+
         run.__name__ = handler.__name__
         return run  # type: ignore[return-value]
 
@@ -106,9 +111,13 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
         if not isinstance(found, list):
             return None
         # Titles are filled in by codeLens/resolve, for the lenses the editor shows (lazily).
-        return [types.CodeLens(range=_line_range(r), data={"uri": params.text_document.uri, "line": r.start,
-                                                           "version": version})
-                for r in agent_ranges(found)]
+        return [
+            types.CodeLens(
+                range=_line_range(r),
+                data={"uri": params.text_document.uri, "line": r.start, "version": version},
+            )
+            for r in agent_ranges(found)
+        ]
 
     @server.feature(types.CODE_LENS_RESOLVE)
     @guarded
@@ -119,12 +128,15 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
         if found is None or isinstance(found, Unanswered) or found.attribution is None:
             lens.command = types.Command(title="git-intent: no agent answer (the buffer changed)", command="")
             return lens
-        if not found.evidence:  # no message to open here (a trailer's credit, a transcript not on this machine)
+        if (
+            not found.evidence
+        ):  # no message to open here (a trailer's credit, a transcript not on this machine)
             lens.command = types.Command(title=lens_title(found), command="")
             return lens
         reference = f"{found.attribution.session_id}:{found.attribution.message_id}"
-        lens.command = types.Command(title=lens_title(found), command=SHOW_MESSAGE,
-                                     arguments=[data.get("uri"), reference])
+        lens.command = types.Command(
+            title=lens_title(found), command=SHOW_MESSAGE, arguments=[data.get("uri"), reference]
+        )
         return lens
 
     @server.command(SHOW_MESSAGE)
@@ -142,8 +154,11 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
             session, message = resolve_reference(repo, reference)
         except IntentError as exc:
             return {"uri": document.uri, "text": str(exc)}
-        body = (message_text(message, session) if message is not None
-                else f"session {session.agent} {session.session_id}")
+        body = (
+            message_text(message, session)
+            if message is not None
+            else f"session {session.agent} {session.session_id}"
+        )
         return {"uri": document.uri, "text": body}
 
     @server.feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)
@@ -161,8 +176,10 @@ def build_server(answers: Answers | None = None) -> LanguageServer:
 
 
 def _line_range(found: Range) -> types.Range:
-    return types.Range(start=types.Position(line=found.start - 1, character=0),
-                       end=types.Position(line=found.end - 1, character=0))
+    return types.Range(
+        start=types.Position(line=found.start - 1, character=0),
+        end=types.Position(line=found.end - 1, character=0),
+    )
 
 
 def watch_parent(process_id: int | None, poll: float = PARENT_POLL) -> threading.Thread:

@@ -24,13 +24,18 @@ from typing import Any, BinaryIO
 # The versions the SDK answers with the version asked for (mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS of
 # the pinned SDK, mcp>=2.3,<3); tests/mcp/test_mcp_early.py fails when the installed SDK disagrees.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-# What the SDK's MCPServer declares (it registers prompt, resource and tool handlers); checked by the same test.
-CAPABILITIES: dict[str, Any] = {"prompts": {"listChanged": False},
-                                "resources": {"listChanged": False, "subscribe": False},
-                                "tools": {"listChanged": False}}
+# What the SDK's MCPServer declares (it registers prompt, resource and tool handlers); checked by the same
+# test.
+CAPABILITIES: dict[str, Any] = {
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False, "subscribe": False},
+    "tools": {"listChanged": False},
+}
 
 
-def initialize_result(request: dict[str, Any], name: str, version: str, instructions: str) -> dict[str, Any] | None:
+def initialize_result(
+    request: dict[str, Any], name: str, version: str, instructions: str
+) -> dict[str, Any] | None:
     """The JSON-RPC response the SDK gives to `request`, or None when it is not an `initialize` this module
     may answer alone (a notification, another method, a version the SDK would counter-offer)."""
     if request.get("method") != "initialize" or "id" not in request or request.get("jsonrpc") != "2.0":
@@ -39,9 +44,16 @@ def initialize_result(request: dict[str, Any], name: str, version: str, instruct
     asked = params.get("protocolVersion") if isinstance(params, dict) else None
     if asked not in HANDSHAKE_VERSIONS:
         return None
-    return {"jsonrpc": "2.0", "id": request["id"],
-            "result": {"capabilities": CAPABILITIES, "instructions": instructions, "protocolVersion": asked,
-                       "serverInfo": {"name": name, "version": version}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request["id"],
+        "result": {
+            "capabilities": CAPABILITIES,
+            "instructions": instructions,
+            "protocolVersion": asked,
+            "serverInfo": {"name": name, "version": version},
+        },
+    }
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -80,8 +92,9 @@ def _filter(source: int, out: BinaryIO, drop: dict[str, Any] | None, mismatch: C
             out.flush()
 
 
-def serve_early(run: Callable[[], None], name: str, version: str, instructions: str,
-                mismatch: Callable[[str], None]) -> None:
+def serve_early(
+    run: Callable[[], None], name: str, version: str, instructions: str, mismatch: Callable[[str], None]
+) -> None:
     """Read the first message, answer it here when it is an `initialize` this module may answer, then call
     `run` (which loads the SDK and serves fds 0 and 1 until stdin closes) with stdin and stdout behind
     pipes as described in the module docstring. Returns when `run` returns and the output is drained."""
@@ -134,8 +147,8 @@ def _drain(fd: int, forward: threading.Thread) -> None:
 
 
 def serve(start: Path) -> None:
-    """`git intent mcp`: serve the repository containing `start` on stdin/stdout, answering `initialize` before
-    the SDK is loaded (the caller checks that the `mcp` extra is installed)."""
+    """`git intent mcp`: serve the repository containing `start` on stdin/stdout, answering `initialize`
+    before the SDK is loaded (the caller checks that the `mcp` extra is installed)."""
     from ..core.version import __version__
     from . import INSTRUCTIONS
 

@@ -80,8 +80,12 @@ def config_target(agent: str, project_root: Path | None) -> Target:
         return Target(path, "json", "mcpServers", {"type": "stdio", **stdio, "env": {}})
     if agent == "codex":
         base = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-        return Target(project_root / ".codex" / "config.toml" if project_root else base / "config.toml", "toml",
-                      "mcp_servers", stdio)
+        return Target(
+            project_root / ".codex" / "config.toml" if project_root else base / "config.toml",
+            "toml",
+            "mcp_servers",
+            stdio,
+        )
     if agent == "gemini-cli":
         base = Path(os.environ.get("GEMINI_CLI_HOME") or home) / ".gemini"
         path = (project_root / ".gemini" if project_root else base) / "settings.json"
@@ -95,7 +99,9 @@ def config_target(agent: str, project_root: Path | None) -> Target:
         base = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "opencode"
         path = project_root / "opencode.json" if project_root else base / "opencode.json"
         return Target(path, "json", "mcp", {"type": "local", "command": command, "enabled": True})
-    raise IntentError(f"git-intent does not know the agent {agent!r}.", hint=f"Known agents: {', '.join(AGENTS)}.")
+    raise IntentError(
+        f"git-intent does not know the agent {agent!r}.", hint=f"Known agents: {', '.join(AGENTS)}."
+    )
 
 
 def install_agent(agent: str, *, project: Repository | None = None, rules: bool = False) -> list[Change]:
@@ -104,14 +110,22 @@ def install_agent(agent: str, *, project: Repository | None = None, rules: bool 
     left untouched) or written."""
     targets = [config_target(agent, project.root if project else None)]
     if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("tomlkit") is None:
-        raise IntentError("The MCP server needs the mcp extra, which is not installed, so no agent could start it.",
-                          hint="pip install 'git-intent[mcp]', then run this again.")
+        raise IntentError(
+            "The MCP server needs the mcp extra, which is not installed, so no agent could start it.",
+            hint="pip install 'git-intent[mcp]', then run this again.",
+        )
     if rules:
         extra = rules_target(agent, project.root if project else None)
         if extra is None:
-            return [*_apply(agent, project, targets, adding=True),
-                    Change(Path(), f"{agent} keeps user rules in its settings, not in a file: use --project for "
-                                   f"a project rule, or rely on the server's own instructions.", "")]
+            return [
+                *_apply(agent, project, targets, adding=True),
+                Change(
+                    Path(),
+                    f"{agent} keeps user rules in its settings, not in a file: use --project for a project "
+                    f"rule, or rely on the server's own instructions.",
+                    "",
+                ),
+            ]
         targets.append(Target(extra.path, "text", "", extra))
     return _apply(agent, project, targets, adding=True)
 
@@ -130,15 +144,26 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
         current = read_config(target.path)
         restored, original = record.restore(str(target.path), target.path, current)
         if restored:
-            what = "restored as it was before install" if original is not None else "removed (install created it)"
-            changes.append(Change(target.path, f"{target.path}: {what}.", config_diff(target.path, current, original)))
+            what = (
+                "restored as it was before install"
+                if original is not None
+                else "removed (install created it)"
+            )
+            changes.append(
+                Change(target.path, f"{target.path}: {what}.", config_diff(target.path, current, original))
+            )
         elif current is not None:
             edited = _edit(target, current, adding=False)
             if edited != current:
                 write_config(target.path, edited)
-                changes.append(Change(target.path, f"{target.path}: removed the git-intent entry (the file changed "
-                                                   f"since install, so the rest of it is kept).",
-                                      config_diff(target.path, current, edited)))
+                changes.append(
+                    Change(
+                        target.path,
+                        f"{target.path}: removed the git-intent entry (the file changed since install, so "
+                        f"the rest of it is kept).",
+                        config_diff(target.path, current, edited),
+                    )
+                )
     _record_path(agent, project).unlink(missing_ok=True)
     return changes
 
@@ -155,8 +180,13 @@ def _apply(agent: str, project: Repository | None, targets: list[Target], *, add
             changes.append(Change(target.path, f"{target.path}: already has git-intent; unchanged.", ""))
             continue
         record.write(str(target.path), target.path, current, edited)
-        changes.append(Change(target.path, f"{target.path}: {'created' if current is None else 'added git-intent'}.",
-                              config_diff(target.path, current, edited)))
+        changes.append(
+            Change(
+                target.path,
+                f"{target.path}: {'created' if current is None else 'added git-intent'}.",
+                config_diff(target.path, current, edited),
+            )
+        )
     return changes
 
 
@@ -176,9 +206,11 @@ def _edit(target: Target, current: bytes | None, *, adding: bool) -> bytes | Non
             return _edit_toml(text, target, adding).encode("utf-8")
         return _edit_json(text, target, adding).encode("utf-8")
     except (ValueError, TypeError, AttributeError) as exc:
-        raise IntentError(f"{target.path} is not the {target.format.upper()} git-intent expects ({exc}); it was "
-                          f"left untouched.", hint=f"Add this under `{target.section}` by hand: "
-                          f"{json.dumps({SERVER: target.entry})}") from None
+        raise IntentError(
+            f"{target.path} is not the {target.format.upper()} git-intent expects ({exc}); it was left "
+            f"untouched.",
+            hint=f"Add this under `{target.section}` by hand: {json.dumps({SERVER: target.entry})}",
+        ) from None
 
 
 def _edit_json(text: str, target: Target, adding: bool) -> str:
@@ -243,12 +275,25 @@ def _edit_toml(text: str, target: Target, adding: bool) -> str:
 
 def _same_ending(out: str, text: str) -> str:
     """`out` ending in a blank line only if `text` did (the table's separator is not wanted at the end)."""
-    return out.rstrip("\n") + "\n" if out.endswith("\n\n") and not text.endswith("\n\n") and out.strip() else out
+    return (
+        out.rstrip("\n") + "\n" if out.endswith("\n\n") and not text.endswith("\n\n") and out.strip() else out
+    )
 
 
 def _record_path(agent: str, project: Repository | None) -> Path:
-    return project.state_dir / "agents" / f"{agent}.json" if project is not None else (
-        user_state_file("agents", f"{agent}.json"))
+    return (
+        project.state_dir / "agents" / f"{agent}.json"
+        if project is not None
+        else (user_state_file("agents", f"{agent}.json"))
+    )
 
 
-__all__ = ["AGENTS", "RULES_BEGIN", "RULES_END", "Change", "config_target", "install_agent", "uninstall_agent"]
+__all__ = [
+    "AGENTS",
+    "RULES_BEGIN",
+    "RULES_END",
+    "Change",
+    "config_target",
+    "install_agent",
+    "uninstall_agent",
+]

@@ -57,8 +57,11 @@ def rules_target(agent: str, project_root: Path | None) -> Rules | None:
     home = Path.home()
     block = f"{RULES_BEGIN}\n{GUIDANCE}{RULES_END}\n"
     if agent == "claude-code":
-        base = project_root / ".claude" if project_root else Path(os.environ.get("CLAUDE_CONFIG_DIR")
-                                                                  or home / ".claude")
+        base = (
+            project_root / ".claude"
+            if project_root
+            else Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+        )
         return Rules(base / "skills" / "git-intent" / "SKILL.md", _SKILL, whole=True)
     if agent == "codex":
         base = project_root or Path(os.environ.get("CODEX_HOME") or home / ".codex")
@@ -82,7 +85,7 @@ def with_rules(text: str, rules: Rules) -> str:
         return rules.text
     start, end = text.find(RULES_BEGIN), text.find(RULES_END)
     if start >= 0 and end > start:
-        return text[:start] + rules.text + text[end + len(RULES_END):].removeprefix("\n")
+        return text[:start] + rules.text + text[end + len(RULES_END) :].removeprefix("\n")
     separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
     return text + separator + rules.text
 
@@ -94,7 +97,7 @@ def without_rules(text: str, rules: Rules) -> str | None:
     start, end = text.find(RULES_BEGIN), text.find(RULES_END)
     if start < 0 or end < start:
         return text
-    before, after = text[:start], text[end + len(RULES_END):].removeprefix("\n")
+    before, after = text[:start], text[end + len(RULES_END) :].removeprefix("\n")
     if not after and before.endswith("\n\n"):
         before = before[:-1]  # the blank line install put before the block
     return before + after

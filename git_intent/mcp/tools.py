@@ -40,8 +40,9 @@ def show(repo: Repository, session_id: str, message_id: str | None = None) -> JS
     return shown
 
 
-def search(repo: Repository, query: str, agent: str | None = None, path: str | None = None,
-           limit: int = 20) -> JSON:
+def search(
+    repo: Repository, query: str, agent: str | None = None, path: str | None = None, limit: int = 20
+) -> JSON:
     """`git intent search QUERY --json`, after bringing the index up to date as the command does."""
     from ..index import ingest
     from ..index.search import search as run
@@ -60,13 +61,15 @@ def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
 
 
 def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> JSON:
-    """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or level."""
+    """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or
+    level."""
     from ..command_outputs import FidelityChange
     from ..fidelity.context import change_fidelity
 
     state = change_fidelity(repo, session_id, target, level)
-    return FidelityChange(session=session_id, target=target, level=level, topics=state.topics,
-                          messages=state.messages).model_dump(mode="json")
+    return FidelityChange(
+        session=session_id, target=target, level=level, topics=state.topics, messages=state.messages
+    ).model_dump(mode="json")
 
 
 def sessions(repo: Repository, agent: str | None = None) -> JSON:

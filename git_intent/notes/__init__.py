@@ -43,8 +43,13 @@ if TYPE_CHECKING:
 
 # Building and repairing notes is capture's work: imported when first asked for, so reading a note (blame)
 # does not load them.
-_LATER = {"CreditedLine": "build", "build_note": "build", "lines_record": "build", "SetAside": "repair",
-          "set_aside": "repair"}
+_LATER = {
+    "CreditedLine": "build",
+    "build_note": "build",
+    "lines_record": "build",
+    "SetAside": "repair",
+    "set_aside": "repair",
+}
 
 
 def __getattr__(name: str) -> Any:

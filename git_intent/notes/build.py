@@ -19,8 +19,12 @@ class CreditedLine:
     credit: Credit | None
 
 
-def build_note(commit: str, lines: Sequence[CreditedLine], sessions: Mapping[tuple[str, str], SessionRecord],
-               recorded_by: str) -> list[CommitRecord | SessionRecord | LinesRecord]:
+def build_note(
+    commit: str,
+    lines: Sequence[CreditedLine],
+    sessions: Mapping[tuple[str, str], SessionRecord],
+    recorded_by: str,
+) -> list[CommitRecord | SessionRecord | LinesRecord]:
     """The records of `commit`'s note: one commit record, one session record per credited session, one
     lines record per run of consecutive lines of one path with equal credits.
 
@@ -30,8 +34,13 @@ def build_note(commit: str, lines: Sequence[CreditedLine], sessions: Mapping[tup
     """
     written = [c for c in lines if c.text.strip()]
     records: list[CommitRecord | SessionRecord | LinesRecord] = [
-        CommitRecord(commit=commit, lines_added=len(written), lines_attributed=sum(1 for c in written if c.credit),
-                     recorded_by=recorded_by)]
+        CommitRecord(
+            commit=commit,
+            lines_added=len(written),
+            lines_attributed=sum(1 for c in written if c.credit),
+            recorded_by=recorded_by,
+        )
+    ]
     run: list[CreditedLine] = []
     for current in [*lines, None]:
         if run and (current is None or not _continues(run[-1], current)):
@@ -55,10 +64,19 @@ def lines_record(run: Sequence[CreditedLine]) -> LinesRecord:
     first = run[0]
     assert first.credit is not None
     credit = first.credit
-    return LinesRecord(**{f.name: getattr(credit, f.name) for f in fields(Credit)}, path=first.path,
-                       start=first.line, end=run[-1].line, sha=range_digest([c.text for c in run]))
+    return LinesRecord(
+        **{f.name: getattr(credit, f.name) for f in fields(Credit)},
+        path=first.path,
+        start=first.line,
+        end=run[-1].line,
+        sha=range_digest([c.text for c in run]),
+    )
 
 
 def _continues(last: CreditedLine, current: CreditedLine) -> bool:
-    return (current.credit is not None and current.path == last.path and current.line == last.line + 1
-            and current.credit == last.credit)
+    return (
+        current.credit is not None
+        and current.path == last.path
+        and current.line == last.line + 1
+        and current.credit == last.credit
+    )

@@ -103,7 +103,8 @@ def read_blob(repo: Repository, oid: str) -> str:
 
 
 def read_payload(repo: Repository, oid: str) -> dict[str, Any] | None:
-    """A session blob decoded, or None when it is not a readable git-intent evidence object (`load_payload`)."""
+    """A session blob decoded, or None when it is not a readable git-intent evidence object
+    (`load_payload`)."""
     return load_payload(repo, oid)[0]
 
 
@@ -142,8 +143,10 @@ def parse_payload(data: bytes) -> tuple[dict[str, Any], None] | tuple[None, str]
 def bad_objects(repo: Repository) -> list[tuple[str, str, str]]:
     """`(ref:path, blob oid, problem)` of every session blob on `refs/intent/evidence` and the fetched
     copies (`refs/intent/remotes/*/evidence`) that `load_payload` refuses, for `doctor`."""
-    refs = [EVIDENCE_REF, *repo.git("for-each-ref", "--format=%(refname)", "refs/intent/remotes/",
-                                    check=False).split()]
+    refs = [
+        EVIDENCE_REF,
+        *repo.git("for-each-ref", "--format=%(refname)", "refs/intent/remotes/", check=False).split(),
+    ]
     found: list[tuple[str, str, str]] = []
     checked: dict[str, str | None] = {}
     for ref in refs:
@@ -160,8 +163,9 @@ def bad_objects(repo: Repository) -> list[tuple[str, str, str]]:
 
 def _capped_blob(repo: Repository, oid: str) -> bytes | None:
     """At most MAX_BLOB_BYTES + 1 bytes of a blob (a longer one is never read whole), None when missing."""
-    with subprocess.Popen(["git", "cat-file", "blob", oid], cwd=repo.root, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL) as proc:
+    with subprocess.Popen(
+        ["git", "cat-file", "blob", oid], cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as proc:
         assert proc.stdout is not None
         data = proc.stdout.read(MAX_BLOB_BYTES + 1)
         if len(data) > MAX_BLOB_BYTES:
@@ -181,7 +185,9 @@ def write_ids(repo: Repository, lines: set[str] | list[str]) -> str:
     for line in lines:
         if not _ID_TEXT.fullmatch(line):
             raise ShareError(f"{line[:40]!r} is not an id; refusing to write it outside the redactor.")
-    return repo.git("hash-object", "-w", "--stdin", input_text="".join(f"{x}\n" for x in sorted(lines))).strip()
+    return repo.git(
+        "hash-object", "-w", "--stdin", input_text="".join(f"{x}\n" for x in sorted(lines))
+    ).strip()
 
 
 def id_lines(repo: Repository, oid: str | None) -> set[str]:
@@ -199,8 +205,10 @@ def commit_entries(repo: Repository, entries: dict[str, str], old: str | None, m
         tree = run_git(["write-tree"], repo.root, env=env).stdout.strip()
     new = repo.git(*_identity(repo), "commit-tree", tree, "-m", message).strip()
     if not repo.succeeds("update-ref", EVIDENCE_REF, new, old or "0" * 40):
-        raise ShareError(f"{EVIDENCE_REF} moved while it was being updated; nothing was lost.",
-                         hint="Run the command again.")
+        raise ShareError(
+            f"{EVIDENCE_REF} moved while it was being updated; nothing was lost.",
+            hint="Run the command again.",
+        )
     return new
 
 
@@ -230,8 +238,10 @@ def forget_sessions(repo: Repository, session_id: str) -> list[str]:
         exact = [k for k in keys if k.split("/", 1)[1] == _UNSAFE.sub("_", session_id)]
         found = exact or [k for k in keys if k.split("/", 1)[1].startswith(session_id)]
         if not found:
-            raise ShareError(f"No shared session {session_id} is on {EVIDENCE_REF}.",
-                             hint="`git intent share` lists what is shared.")
+            raise ShareError(
+                f"No shared session {session_id} is on {EVIDENCE_REF}.",
+                hint="`git intent share` lists what is shared.",
+            )
         if not exact and len(found) > 1:
             raise ShareError(f"The session id {session_id} is ambiguous: {', '.join(found)}.")
         gone = set(found)

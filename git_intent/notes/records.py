@@ -1,10 +1,10 @@
 """The note format: typed record kinds, the range digest, and note text (JSON Lines) in and out.
 
-A note is one JSON object per line (docs/design.md: git concatenates notes on squash and rewrite and merges them
-with `cat_sort_uniq`, which a single JSON document would not survive). Every git-intent line carries
-`"schema": "git-intent/1"` and a `kind`; lines that are not git-intent records (another tool's, or
-damaged ones) are kept verbatim, never raised. Notes hold ids, hashes and counts only, never transcript
-text, so no secret can enter a git object through them.
+A note is one JSON object per line (docs/design.md: git concatenates notes on squash and rewrite and merges
+them with `cat_sort_uniq`, which a single JSON document would not survive). Every git-intent line carries
+`"schema": "git-intent/1"` and a `kind`; lines that are not git-intent records (another tool's, or damaged
+ones) are kept verbatim, never raised. Notes hold ids, hashes and counts only, never transcript text, so no
+secret can enter a git object through them.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class LinesRecord(Credit):
         """Whether the range of `file_lines` (the file at the commit, split on "\\n") still hashes to `sha`:
         git copies notes onto amended and rebased commits (notes.rewriteRef), where the recorded line
         numbers may no longer fit."""
-        return range_digest(file_lines[self.start - 1:self.end]) == self.sha
+        return range_digest(file_lines[self.start - 1 : self.end]) == self.sha
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -170,7 +170,9 @@ class Note:
         return by_path
 
 
-MAX_DEPTH = 16  # a record nests 1 deep; deeper extra fields (another writer's, or hostile) cannot be written back
+MAX_DEPTH = (
+    16  # a record nests 1 deep; deeper extra fields (another writer's, or hostile) cannot be written back
+)
 
 
 def nesting(value: Any, limit: int) -> int:
@@ -194,7 +196,11 @@ def parse_record(value: Any) -> NoteRecord | None:
     pydantic decides: a record whose known fields already have exactly their types is built
     without it (every record git-intent writes), and any other goes to pydantic's lax validation, so a
     record is read the same either way (tests/notes/test_record_reader.py)."""
-    if not isinstance(value, dict) or value.get("schema") != NOTE_SCHEMA or nesting(value, MAX_DEPTH) > MAX_DEPTH:
+    if (
+        not isinstance(value, dict)
+        or value.get("schema") != NOTE_SCHEMA
+        or nesting(value, MAX_DEPTH) > MAX_DEPTH
+    ):
         return None
     named = value.get("kind")
     kind = _KINDS.get(named) if isinstance(named, str) else None  # a list there must not raise
@@ -218,8 +224,16 @@ def _spec(kind: type) -> dict[str, tuple[bool, tuple[type, ...]]]:
             if f.name != "extra":
                 hint = str(f.type)
                 required = f.default is MISSING and f.default_factory is MISSING
-                spec[f.name] = (required, (int,) if hint == "int" else (float, int) if hint == "float"
-                                else (str, type(None)) if hint == "str | None" else (str,))
+                spec[f.name] = (
+                    required,
+                    (int,)
+                    if hint == "int"
+                    else (float, int)
+                    if hint == "float"
+                    else (str, type(None))
+                    if hint == "str | None"
+                    else (str,),
+                )
         _FIELDS[kind] = spec
     return spec
 
@@ -278,7 +292,12 @@ def parse_note(commit: str, text: str) -> Note:
             continue
         try:
             record = parse_record(json.loads(line))
-        except (ValueError, RecursionError, TypeError, OverflowError):  # another writer's damage: kept as foreign
+        except (
+            ValueError,
+            RecursionError,
+            TypeError,
+            OverflowError,
+        ):  # another writer's damage: kept as foreign
             record = None
         if record is None:
             foreign.append(line)

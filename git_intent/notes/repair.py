@@ -61,13 +61,17 @@ def set_aside(repo: Repository) -> SetAside | None:
 
 
 def _last_readable(repo: Repository, damaged: str) -> str | None:
-    """The newest notes commit in the reflog of refs/notes/intent whose tree is there, other than `damaged`."""
+    """The newest notes commit in the reflog of refs/notes/intent whose tree is there, other than
+    `damaged`."""
     for n in range(REFLOG_LOOKS):
         sha = repo.git("rev-parse", "-q", "--verify", f"{NOTES_REF}@{{{n}}}", check=False).strip()
         if not sha:
             return None
-        if sha != damaged and repo.git("cat-file", "-t", sha, check=False).strip() == "commit" \
-                and repo.succeeds("cat-file", "-e", f"{sha}^{{tree}}"):
+        if (
+            sha != damaged
+            and repo.git("cat-file", "-t", sha, check=False).strip() == "commit"
+            and repo.succeeds("cat-file", "-e", f"{sha}^{{tree}}")
+        ):
             return sha
     return None
 

@@ -36,12 +36,16 @@ def notes_ref_damage(repo: Repository) -> str | None:
     A damaged ref makes every note write fail and, while notes.rewriteRef names it, git's own
     `commit --amend` and rebase die with "Failed to read notes tree".
     """
-    out = repo.git("cat-file", "--batch-check", input_text=f"{NOTES_REF}\n{NOTES_REF}^{{tree}}\n",
-                   check=False).splitlines()
+    out = repo.git(
+        "cat-file", "--batch-check", input_text=f"{NOTES_REF}\n{NOTES_REF}^{{tree}}\n", check=False
+    ).splitlines()
     first = out[0].split() if out else []
     if len(first) == 3 and first[1] == "commit":
-        return None if len(out) > 1 and out[1].split()[1:2] == ["tree"] else \
-            f"names a notes tree that is missing (commit {first[0][:12]})"
+        return (
+            None
+            if len(out) > 1 and out[1].split()[1:2] == ["tree"]
+            else f"names a notes tree that is missing (commit {first[0][:12]})"
+        )
     if len(first) == 3:
         return f"points at a {first[1]} ({first[0][:12]}), not a notes commit"
     sha = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()  # absent, or dangling?
@@ -53,8 +57,10 @@ def notes_ref_damage(repo: Repository) -> str | None:
 
 def damaged_ref_error(damage: str) -> NotesRefDamagedError:
     """The error every note write raises while refs/notes/intent is damaged."""
-    return NotesRefDamagedError(f"{NOTES_REF} {damage}; no note can be written until it is repaired.",
-                                hint="Run `git intent doctor` to set it aside and rebuild it from the local journal.")
+    return NotesRefDamagedError(
+        f"{NOTES_REF} {damage}; no note can be written until it is repaired.",
+        hint="Run `git intent doctor` to set it aside and rebuild it from the local journal.",
+    )
 
 
 def note_text(repo: Repository, commit: str) -> str:
@@ -72,9 +78,11 @@ def read_note(repo: Repository, commit: str) -> Note | None:
         return None
     note = parse_note(commit, text)
     if not note.records:
-        raise NoteError(f"The note on {commit[:12]} in {NOTES_REF} is not a git-intent record "
-                        f"(corrupt, or written by another tool).",
-                        hint=f"Run `git intent record {commit[:12]}` to record it again.")
+        raise NoteError(
+            f"The note on {commit[:12]} in {NOTES_REF} is not a git-intent record (corrupt, or written by "
+            f"another tool).",
+            hint=f"Run `git intent record {commit[:12]}` to record it again.",
+        )
     return note
 
 
@@ -98,7 +106,8 @@ def _note_texts(repo: Repository, commits: Iterable[str] | None = None) -> dict[
 
 
 def still_matches(repo: Repository, commit: str, record: LinesRecord) -> bool:
-    """Whether `record`'s lines of its path at `commit` still hash to its digest (see `LinesRecord.matches`)."""
+    """Whether `record`'s lines of its path at `commit` still hash to its digest (see
+    `LinesRecord.matches`)."""
     return record.matches(repo.file_lines(commit, record.path))
 
 
@@ -139,8 +148,10 @@ def write_note(repo: Repository, commit: str, records: Records) -> bool:
                 if note_text(repo, commit) != text:
                     raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
                 return True
-    raise NoteError(f"refs/notes/intent kept moving; the note on {commit[:12]} was not written.",
-                    hint="Run `git intent record --pending` again.")
+    raise NoteError(
+        f"refs/notes/intent kept moving; the note on {commit[:12]} was not written.",
+        hint="Run `git intent record --pending` again.",
+    )
 
 
 def _swap(repo: Repository, commit: str, text: str, old: str, attempt: int) -> bool:
@@ -174,20 +185,28 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
     with notes_lock(repo):
         old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
         current = _note_texts(repo, notes)
-        texts = {commit: render_note(records, parse_note(commit, current.get(commit, "")).foreign)
-                 for commit, records in notes.items()}
+        texts = {
+            commit: render_note(records, parse_note(commit, current.get(commit, "")).foreign)
+            for commit, records in notes.items()
+        }
         changed = {c: t for c, t in texts.items() if current.get(c) != t}
         if not changed:
             return 0
-        proc = subprocess.run(["git", "fast-import", "--quiet", "--date-format=raw"], cwd=repo.root,
-                              input=_fast_import_stream(changed, old), capture_output=True)
+        proc = subprocess.run(
+            ["git", "fast-import", "--quiet", "--date-format=raw"],
+            cwd=repo.root,
+            input=_fast_import_stream(changed, old),
+            capture_output=True,
+        )
         if proc.returncode != 0:
             damage = notes_ref_damage(repo)
             if damage:
                 raise damaged_ref_error(damage)
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise NoteError(f"git fast-import could not write {len(changed)} notes: "
-                            f"{message[-1] if message else 'exit ' + str(proc.returncode)}.")
+            raise NoteError(
+                f"git fast-import could not write {len(changed)} notes: "
+                f"{message[-1] if message else 'exit ' + str(proc.returncode)}."
+            )
         listed = note_blobs(repo)
         wrong = [c for c, text in changed.items() if listed.get(c) != _blob_id(text.encode("utf-8"))]
         if wrong:
@@ -207,9 +226,13 @@ def note_blobs(repo: Repository) -> dict[str, str]:
 
 def _fast_import_stream(notes: Mapping[str, str], old: str) -> bytes:
     message = f"git-intent: {len(notes)} notes".encode()
-    parts = [f"commit {NOTES_REF}\n".encode(),
-             f"committer git-intent <git-intent@localhost> {int(time.time())} +0000\n".encode(),
-             f"data {len(message)}\n".encode(), message, b"\n"]
+    parts = [
+        f"commit {NOTES_REF}\n".encode(),
+        f"committer git-intent <git-intent@localhost> {int(time.time())} +0000\n".encode(),
+        f"data {len(message)}\n".encode(),
+        message,
+        b"\n",
+    ]
     if old:
         parts.append(f"from {old}\n".encode())
     for commit, text in notes.items():
@@ -228,7 +251,7 @@ def remove_stale_scratch_refs(repo: Repository) -> int:
     out = repo.git("for-each-ref", "--format=%(refname)", SCRATCH_PREFIX.rsplit("/", 1)[0], check=False)
     removed = 0
     for ref in out.split():
-        pid = ref[len(SCRATCH_PREFIX):].split("-", 1)[0] if ref.startswith(SCRATCH_PREFIX) else ""
+        pid = ref[len(SCRATCH_PREFIX) :].split("-", 1)[0] if ref.startswith(SCRATCH_PREFIX) else ""
         if pid.isdigit() and not _alive(int(pid)):
             repo.git("update-ref", "-d", ref, check=False)
             removed += 1

@@ -33,8 +33,13 @@ from ..git.stream import blob_heads, blob_pieces
 TRAILER = "Entire-Checkpoint"
 BRANCH = "entire/checkpoints/v1"
 # Entire's agent labels -> git-intent agent names (compared case-insensitively).
-AGENT_LABELS = {"claude code": "claude-code", "codex": "codex", "gemini cli": "gemini-cli", "cursor": "cursor",
-                "opencode": "opencode"}
+AGENT_LABELS = {
+    "claude code": "claude-code",
+    "codex": "codex",
+    "gemini cli": "gemini-cli",
+    "cursor": "cursor",
+    "opencode": "opencode",
+}
 _ID = re.compile(r"[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}")
 _DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}-(?=.)", re.ASCII)
 _TRANSCRIPTS = ("full.jsonl", "full.log")
@@ -78,25 +83,29 @@ class EntireSession:
         return _DATE_PREFIX.sub("", self.session_id, count=1)
 
     def transcript_pieces(self) -> Iterator[bytes]:
-        """The transcript exactly as stored (chunks joined by newlines), in pieces of at most `PIECE` bytes read
-        from git as they are used: a transcript of any size is never whole in memory.
+        """The transcript exactly as stored (chunks joined by newlines), in pieces of at most `PIECE` bytes
+        read from git as they are used: a transcript of any size is never whole in memory.
 
         Raises TranscriptError when one object is named as two chunks (a real transcript's chunks differ; 400
-        chunks naming one 1 MiB blob made a 4 KiB pack a 400 MiB transcript), GitError when a transcript object
-        cannot be read (e.g. a partial clone without it).
+        chunks naming one 1 MiB blob made a 4 KiB pack a 400 MiB transcript), GitError when a transcript
+        object cannot be read (e.g. a partial clone without it).
         """
         objects = self.transcript_objects
         if len(set(objects)) != len(objects):
-            raise TranscriptError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
-                                  f"names one object as several of its {len(objects)} chunks.")
+            raise TranscriptError(
+                f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} names one "
+                f"object as several of its {len(objects)} chunks."
+            )
         for n, oid in enumerate(objects):
             if n:
                 yield b"\n"
             try:
                 yield from blob_pieces(self.repo, oid)
             except GitError:
-                raise GitError(f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
-                               f"cannot be read from the repository.") from None
+                raise GitError(
+                    f"The transcript of session {self.session_id} in checkpoint {self.checkpoint_id} "
+                    f"cannot be read from the repository."
+                ) from None
 
     def transcript_bytes(self) -> bytes:
         """`transcript_pieces` joined (b"" when the session has none); raises as it does."""
@@ -170,9 +179,15 @@ def checkpoint_trailers(repo: Repository, revision_range: str = "--all") -> dict
     """
     scope = ["--end-of-options", revision_range]
     if revision_range == "--all":
-        scope = ["--exclude=refs/heads/entire/*", "--exclude=refs/remotes/*/entire/*", "--exclude=refs/entire/*",
-                 "--all"]
-    out = repo.git("log", f"--format=%H%x00%(trailers:key={TRAILER},valueonly,separator=%x1f)%x1e", *scope, "--")
+        scope = [
+            "--exclude=refs/heads/entire/*",
+            "--exclude=refs/remotes/*/entire/*",
+            "--exclude=refs/entire/*",
+            "--all",
+        ]
+    out = repo.git(
+        "log", f"--format=%H%x00%(trailers:key={TRAILER},valueonly,separator=%x1f)%x1e", *scope, "--"
+    )
     found: dict[str, list[str]] = {}
     for record in out.split("\x1e"):
         sha, _, values = record.strip("\n").partition("\x00")
@@ -186,8 +201,14 @@ def checkpoint_refs(repo: Repository) -> list[str]:
     """Refs that may hold checkpoints, in the order they are trusted: the local branch, remote-tracking
     copies (origin first), Entire's `refs/entire/checkpoints/...` refs, the pre-v1 `entire/sessions`
     branch, then per-checkpoint refs."""
-    out = repo.git("for-each-ref", "--format=%(refname)", "refs/heads/entire/", "refs/remotes/",
-                   "refs/entire/", check=False)
+    out = repo.git(
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/heads/entire/",
+        "refs/remotes/",
+        "refs/entire/",
+        check=False,
+    )
 
     def rank(ref: str) -> tuple[int, str]:
         if ref == f"refs/heads/{BRANCH}":
@@ -205,7 +226,9 @@ def checkpoint_refs(repo: Repository) -> list[str]:
     return sorted((r for r in out.split() if rank(r)[0] < 9), key=rank)
 
 
-def read_checkpoints(repo: Repository, ref: str | None = None, *, stats: ParseStats | None = None) -> list[Checkpoint]:
+def read_checkpoints(
+    repo: Repository, ref: str | None = None, *, stats: ParseStats | None = None
+) -> list[Checkpoint]:
     """Every checkpoint in `ref`, or in every ref `checkpoint_refs` finds (a checkpoint found in two refs
     is read from the first). Metadata is read through `git ls-tree` and `git cat-file --batch`;
     transcripts are read only when asked for (`EntireSession.transcript_bytes`).
@@ -241,10 +264,15 @@ def checkpoint_session_ids(repo: Repository, ids: list[str]) -> dict[str, frozen
         own = _per_checkpoint(ref)
         if own is not None and own not in missing:
             continue
-        folders = {"": own} if own is not None else {
-            folder: i for i in missing for folder in (f"{i[:2]}/{i[2:]}", f"{i[:2]}/{i}")}
+        folders = (
+            {"": own}
+            if own is not None
+            else {folder: i for i in missing for folder in (f"{i[:2]}/{i[2:]}", f"{i[:2]}/{i}")}
+        )
         try:
-            out = repo.git("ls-tree", "-r", "-z", "--full-tree", ref, "--", *[f for f in folders if f], check=False)
+            out = repo.git(
+                "ls-tree", "-r", "-z", "--full-tree", ref, "--", *[f for f in folders if f], check=False
+            )
         except GitError:
             continue
         metadata: dict[str, list[str]] = {}
@@ -284,11 +312,19 @@ def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list
     if "metadata.json" in root.files or _per_checkpoint(ref):  # the root is the checkpoint
         folders = [("", root, _per_checkpoint(ref))]
     else:
-        folders = [(f"{shard}/{rest}", folder, _path_id(shard, rest))
-                   for shard, level in sorted(root.children.items()) if len(shard) == 2
-                   for rest, folder in sorted(level.children.items())]
-    small = [f.files[n][0] for _, top, _ in folders for f in (top, *top.children.values())
-             for n in ("metadata.json", "content_hash.txt") if n in f.files]
+        folders = [
+            (f"{shard}/{rest}", folder, _path_id(shard, rest))
+            for shard, level in sorted(root.children.items())
+            if len(shard) == 2
+            for rest, folder in sorted(level.children.items())
+        ]
+    small = [
+        f.files[n][0]
+        for _, top, _ in folders
+        for f in (top, *top.children.values())
+        for n in ("metadata.json", "content_hash.txt")
+        if n in f.files
+    ]
     blobs = dict(repo.cat_blobs(list(dict.fromkeys(small))))
     checkpoints: list[Checkpoint] = []
     pending: list[_Pending] = []
@@ -300,18 +336,35 @@ def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list
         if meta is None or checkpoint_id is None:
             stats.unreadable += 1
             continue
-        checkpoints.append(Checkpoint(
-            checkpoint_id=checkpoint_id, ref=ref, folder=path, strategy=_str(meta.get("strategy")),
-            branch=_str(meta.get("branch")) or None, files_touched=_strings(meta.get("files_touched")), sessions=(),
-            metadata=meta))
+        checkpoints.append(
+            Checkpoint(
+                checkpoint_id=checkpoint_id,
+                ref=ref,
+                folder=path,
+                strategy=_str(meta.get("strategy")),
+                branch=_str(meta.get("branch")) or None,
+                files_touched=_strings(meta.get("files_touched")),
+                sessions=(),
+                metadata=meta,
+            )
+        )
         numbered = ((n, c) for n, c in folder.children.items() if n.isascii() and n.isdigit())
         for name, child in sorted(numbered, key=lambda item: int(item[0])):
             child_meta = _json_object(blobs.get(child.files.get("metadata.json", ("", 0))[0]))
             if child_meta is None or not isinstance(child_meta.get("session_id"), str):
                 stats.unreadable += 1
                 continue
-            pending.append((path, checkpoint_id, int(name), f"{path}/{name}".lstrip("/"), child, child_meta,
-                            _text(blobs.get(child.files.get("content_hash.txt", ("", 0))[0]))))
+            pending.append(
+                (
+                    path,
+                    checkpoint_id,
+                    int(name),
+                    f"{path}/{name}".lstrip("/"),
+                    child,
+                    child_meta,
+                    _text(blobs.get(child.files.get("content_hash.txt", ("", 0))[0])),
+                )
+            )
     sessions = _sessions(repo, pending)
     return [replace(c, sessions=tuple(sessions.get(c.folder, ()))) for c in checkpoints]
 
@@ -320,8 +373,11 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
     """{checkpoint folder: sessions}; sessions with no usable agent label are named from their transcript's
     first bytes."""
     transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
-    unlabelled = [transcripts[folder][1][0] for _, _, _, folder, _, meta, _ in pending
-                  if _label_agent(meta) is None and transcripts[folder][1]]
+    unlabelled = [
+        transcripts[folder][1][0]
+        for _, _, _, folder, _, meta, _ in pending
+        if _label_agent(meta) is None and transcripts[folder][1]
+    ]
     heads = blob_heads(repo, unlabelled, _SNIFF_BYTES)
     result: dict[str, list[EntireSession]] = defaultdict(list)
     for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
@@ -332,15 +388,29 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
             agent = _sniff_agent(heads.get(objects[0], b"")) if objects else None
             agent = agent or (label if label and label.casefold() != "agent" else None)
         lines = meta.get("transcript_lines_at_start")
-        result[parent].append(EntireSession(
-            checkpoint_id=checkpoint_id, index=index, folder=folder, session_id=meta["session_id"], agent=agent,
-            agent_label=label, supported=agent in AGENT_LABELS.values(),
-            created_at=parse_timestamp(meta.get("created_at")), files_touched=_strings(meta.get("files_touched")),
-            model=_str(meta.get("model")), transcript_lines_at_start=lines if isinstance(lines, int) else None,
-            transcript_identifier_at_start=_str(meta.get("transcript_identifier_at_start"))
-            or _str(meta.get("transcript_uuid_at_start")),
-            content_hash=content_hash, transcript_file=path, transcript_size=size, transcript_objects=objects,
-            metadata=meta, repo=repo))
+        result[parent].append(
+            EntireSession(
+                checkpoint_id=checkpoint_id,
+                index=index,
+                folder=folder,
+                session_id=meta["session_id"],
+                agent=agent,
+                agent_label=label,
+                supported=agent in AGENT_LABELS.values(),
+                created_at=parse_timestamp(meta.get("created_at")),
+                files_touched=_strings(meta.get("files_touched")),
+                model=_str(meta.get("model")),
+                transcript_lines_at_start=lines if isinstance(lines, int) else None,
+                transcript_identifier_at_start=_str(meta.get("transcript_identifier_at_start"))
+                or _str(meta.get("transcript_uuid_at_start")),
+                content_hash=content_hash,
+                transcript_file=path,
+                transcript_size=size,
+                transcript_objects=objects,
+                metadata=meta,
+                repo=repo,
+            )
+        )
     return result
 
 
@@ -349,7 +419,7 @@ def _transcript(folder: _Folder) -> tuple[str | None, tuple[str, ...], int]:
     for base in _TRANSCRIPTS:
         if base not in folder.files:
             continue
-        suffixes = {name: name[len(base) + 1:] for name in folder.files if name.startswith(base + ".")}
+        suffixes = {name: name[len(base) + 1 :] for name in folder.files if name.startswith(base + ".")}
         chunks = sorted((int(n), name) for name, n in suffixes.items() if n.isascii() and n.isdigit())
         names = [base, *(name for _, name in chunks)]
         sizes = [folder.files[n][1] for n in names]

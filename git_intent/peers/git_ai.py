@@ -26,13 +26,25 @@ from ..git.repo import Repository
 
 NOTES_REF = "refs/notes/ai"
 # git-ai `agent_id.tool` -> git-intent agent name; other tools are kept as written and marked unsupported.
-TOOL_AGENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "opencode": "opencode",
-               "gemini": "gemini-cli", "amp": "amp", "droid": "droid", "pi": "pi"}
+TOOL_AGENTS = {
+    "claude": "claude-code",
+    "codex": "codex",
+    "cursor": "cursor",
+    "opencode": "opencode",
+    "gemini": "gemini-cli",
+    "amp": "amp",
+    "droid": "droid",
+    "pi": "pi",
+}
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
 _SPACE = re.compile(r"\s*")  # what str.lstrip strips
 _DECODER = json.JSONDecoder()
-_ROLES: dict[str, tuple[Role, PartKind]] = {"user": ("user", "text"), "assistant": ("assistant", "text"),
-                                             "thinking": ("assistant", "reasoning"), "plan": ("assistant", "text")}
+_ROLES: dict[str, tuple[Role, PartKind]] = {
+    "user": ("user", "text"),
+    "assistant": ("assistant", "text"),
+    "thinking": ("assistant", "reasoning"),
+    "plan": ("assistant", "text"),
+}
 
 LineRange = tuple[int, int]
 
@@ -143,7 +155,7 @@ def parse_gitai_note(text: str) -> GitAiNote:
             break
         consumed, document = _read_json(text, starts, end + 1)
         if document is None:
-            stats.unreadable += sum(1 for line in lines[end + 1:] if line.strip())
+            stats.unreadable += sum(1 for line in lines[end + 1 :] if line.strip())
             break
         stats.records += 1
         if isinstance(document, dict):
@@ -154,8 +166,11 @@ def parse_gitai_note(text: str) -> GitAiNote:
         i = end + 1 + consumed
     return GitAiNote(
         files={path: tuple(entries) for path, entries in files.items() if entries},
-        sessions=sessions, humans=humans, stats=stats,
-        schema_version=_str(meta.get("schema_version")), git_ai_version=_str(meta.get("git_ai_version")),
+        sessions=sessions,
+        humans=humans,
+        stats=stats,
+        schema_version=_str(meta.get("schema_version")),
+        git_ai_version=_str(meta.get("git_ai_version")),
         base_commit_sha=_str(meta.get("base_commit_sha")),
     )
 
@@ -223,8 +238,9 @@ def _read_json(text: str, starts: list[int], first: int) -> tuple[int, Any]:
     return bisect_right(starts, end) - first, value
 
 
-def _read_records(document: dict[str, Any], sessions: dict[str, GitAiSession], humans: dict[str, str],
-                  stats: ParseStats) -> None:
+def _read_records(
+    document: dict[str, Any], sessions: dict[str, GitAiSession], humans: dict[str, str], stats: ParseStats
+) -> None:
     for section, from_prompts in (("prompts", True), ("sessions", False)):
         records = document.get(section)
         if records is None:
@@ -258,12 +274,20 @@ def _read_session(key: str, record: Any, from_prompts: bool, stats: ParseStats) 
     agent, supported = agent_for_tool(tool)
     messages = record.get("messages")
     return GitAiSession(
-        key=key, tool=tool, agent=agent, supported=supported, session_id=session_id,
-        model=_str(agent_id.get("model")), human_author=_str(record.get("human_author")), from_prompts=from_prompts,
+        key=key,
+        tool=tool,
+        agent=agent,
+        supported=supported,
+        session_id=session_id,
+        model=_str(agent_id.get("model")),
+        human_author=_str(record.get("human_author")),
+        from_prompts=from_prompts,
         messages=_read_messages(key, messages, stats) if isinstance(messages, list) else (),
         messages_url=_str(record.get("messages_url")),
-        total_additions=_int(record.get("total_additions")), total_deletions=_int(record.get("total_deletions")),
-        accepted_lines=_int(record.get("accepted_lines")), overriden_lines=_int(record.get("overriden_lines")),
+        total_additions=_int(record.get("total_additions")),
+        total_deletions=_int(record.get("total_deletions")),
+        accepted_lines=_int(record.get("accepted_lines")),
+        overriden_lines=_int(record.get("overriden_lines")),
     )
 
 
@@ -279,13 +303,25 @@ def _read_messages(key: str, items: list[Any], stats: ParseStats) -> tuple[Messa
         if kind == "tool_use":
             name = _str(item.get("name"))
             arguments = json.dumps(item.get("input"), ensure_ascii=False, sort_keys=True)
-            messages.append(Message(message_id=f"{prefix}.{n}", role="assistant", timestamp=stamp,
-                                    parts=(Part(kind="tool_call", text=arguments, tool=name),)))
+            messages.append(
+                Message(
+                    message_id=f"{prefix}.{n}",
+                    role="assistant",
+                    timestamp=stamp,
+                    parts=(Part(kind="tool_call", text=arguments, tool=name),),
+                )
+            )
         elif kind in _ROLES:
             role, part = _ROLES[kind]
-            messages.append(Message(message_id=f"{prefix}.{n}", role=role, timestamp=stamp,
-                                    parts=(Part(kind=part, text=_str(item.get("text")) or ""),),
-                                    is_prompt=kind == "user"))
+            messages.append(
+                Message(
+                    message_id=f"{prefix}.{n}",
+                    role=role,
+                    timestamp=stamp,
+                    parts=(Part(kind=part, text=_str(item.get("text")) or ""),),
+                    is_prompt=kind == "user",
+                )
+            )
         else:
             stats.unknown(kind)
     return tuple(messages)

@@ -1,7 +1,7 @@
-"""The sessions a commit names itself: through its `Entire-Checkpoint:` trailer (the checkpoint's sessions on the
-checkpoints branch), its `Claude-Session:` trailer, its git-ai note (refs/notes/ai) and Aider's `> Commit <hash>`
-lines. When several sessions wrote the same line, a session the commit names wins (docs/design.md, "How a line is
-attributed": the checkpoint's own trailer first), whichever route records the commit.
+"""The sessions a commit names itself: through its `Entire-Checkpoint:` trailer (the checkpoint's sessions on
+the checkpoints branch), its `Claude-Session:` trailer, its git-ai note (refs/notes/ai) and Aider's `> Commit
+<hash>` lines. When several sessions wrote the same line, a session the commit names wins (docs/design.md,
+"How a line is attributed": the checkpoint's own trailer first), whichever route records the commit.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ Named = dict[str, frozenset[str]]
 
 
 def named_sessions(repo: Repository, commits: Sequence[str]) -> Named:
-    """{commit: the session ids it names} for those of `commits` (40-hex ids) that name any, from one `git log`
-    of their trailers, the checkpoints their trailers name, their git-ai notes and the Aider chat history.
-    Ids are the agents' own (Entire's date prefix removed). Never raises: a record that cannot be read names
-    nothing."""
+    """{commit: the session ids it names} for those of `commits` (40-hex ids) that name any, from one `git
+    log` of their trailers, the checkpoints their trailers name, their git-ai notes and the Aider chat
+    history. Ids are the agents' own (Entire's date prefix removed). Never raises: a record that cannot be
+    read names nothing."""
     wanted = list(dict.fromkeys(commits))
     if not wanted:
         return {}
@@ -51,8 +51,14 @@ def named_sessions(repo: Repository, commits: Sequence[str]) -> Named:
 
 def _trailers(repo: Repository, commits: list[str]) -> list[tuple[str, str, str]]:
     """(commit, trailer key lowercased, value) of every trailer of `commits`."""
-    out = repo.git("log", "--no-walk=unsorted", "--format=%x00%H%x00%(trailers:unfold,only)", "--end-of-options",
-                   *commits, check=False)
+    out = repo.git(
+        "log",
+        "--no-walk=unsorted",
+        "--format=%x00%H%x00%(trailers:unfold,only)",
+        "--end-of-options",
+        *commits,
+        check=False,
+    )
     parts = out.split("\0")[1:]
     rows: list[tuple[str, str, str]] = []
     for commit, body in zip(parts[0::2], parts[1::2], strict=False):
@@ -69,7 +75,9 @@ def _gitai_sessions(repo: Repository, commits: list[str]) -> dict[str, set[str]]
         return {}
     wanted = set(commits)
     listing = repo.git("notes", "--ref", GITAI_REF, "list", check=False)
-    pairs = [row for row in (line.split() for line in listing.splitlines()) if len(row) == 2 and row[1] in wanted]
+    pairs = [
+        row for row in (line.split() for line in listing.splitlines()) if len(row) == 2 and row[1] in wanted
+    ]
     found: dict[str, set[str]] = {}
     for (_, commit), (_, data) in zip(pairs, repo.cat_blobs([blob for blob, _ in pairs]), strict=True):
         if data is None:

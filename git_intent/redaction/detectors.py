@@ -25,13 +25,17 @@ import re2  # google-re2: linear time, Go RE2 syntax (the rules are written for 
 from ..core.errors import RedactionError
 from . import normalise
 
-# A value after a secret's name: quoted (any characters but the quote, spaces included: `"password":
-# "correct horse battery staple"`), quoted inside a JSON string (a tool call's arguments: `\"amber falcon river.\"`,
+# A value after a secret's name: quoted (any characters but the quote, spaces included: `"password": "correct
+# horse battery staple"`), quoted inside a JSON string (a tool call's arguments: `\"amber falcon river.\"`,
 # escapes but `\"` and `\n` allowed), else a bare run. Groups: double-quoted, single-quoted, escaped, bare.
-_VALUE = r"""(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|\\"((?:[^"\\\n]|\\[^"n\n]){4,200})\\"|([^\s'"`,;)\]}>]{6,}))"""
+_VALUE = (
+    r"""(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|\\"((?:[^"\\\n]|\\[^"n\n]){4,200})\\"|([^\s'"`,;)\]}>]{6,}))"""
+)
 # A variable or key naming a secret, whatever its prefix (PGPASSWORD, MYSQL_PWD, WEBHOOK_SECRET, x-api-key).
-_NAME = (r"(?i:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api_?key|apikey|access_?key|private_?key|"
-         r"_pass|_pwd|credentials?))")
+_NAME = (
+    r"(?i:[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api_?key|apikey|access_?key|private_?key|"
+    r"_pass|_pwd|credentials?))"
+)
 # Own rules: what must never pass even when a gitleaks rule's entropy or allowlist would let it.
 # (rule id, pattern, secret group: 0 = the first non-empty group, else the whole match)
 OWN_RULES: tuple[tuple[str, str, int], ...] = (
@@ -40,35 +44,81 @@ OWN_RULES: tuple[tuple[str, str, int], ...] = (
     ("credentialed-url", r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_~.-]*[0-9][A-Za-z0-9_~.-]*)@", 1),
     ("secret-assignment", _NAME + r"\b(?:\\?['\"])?[ \t]*(?:=|:=|=>|:)[ \t]*" + _VALUE, 0),
     # Command-line options: `--password <pw>`, `--password=<pw>`, `--token "<pw>"`; `mysql -p<pw>`.
-    ("password-option", r"(?:^|[\s'\"])--?(?i:password|passwd|pass|pwd|token|secret|api-key|apikey)(?:=|[ \t]+)"
-     + _VALUE, 0),
-    ("password-option", r"\bmysql(?:dump|admin|import|show|check|sh)?\b[^\n|;&]*?[ \t]-p([^\s'\"`;|&]{3,})", 1),
+    (
+        "password-option",
+        r"(?:^|[\s'\"])--?(?i:password|passwd|pass|pwd|token|secret|api-key|apikey)(?:=|[ \t]+)" + _VALUE,
+        0,
+    ),
+    (
+        "password-option",
+        r"\bmysql(?:dump|admin|import|show|check|sh)?\b[^\n|;&]*?[ \t]-p([^\s'\"`;|&]{3,})",
+        1,
+    ),
     # Prose: `my ssh passphrase is 'correct horse'`, `the password was hunter22`.
-    ("secret-in-prose", r"(?i:\b(?:password|passphrase|passwd|pass phrase|secret|token|api key)\b)[ \t]+"
-     r"(?i:is|was|is set to|was set to|reads)[ \t]+(?:“([^”\n]{4,200})”|‘([^’\n]{4,200})’|" + _VALUE[3:], 0),
-    ("private-key",
-     r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}"
-     r"PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)", 0),
+    (
+        "secret-in-prose",
+        r"(?i:\b(?:password|passphrase|passwd|pass phrase|secret|token|api key)\b)[ \t]+"
+        r"(?i:is|was|is set to|was set to|reads)[ \t]+(?:“([^”\n]{4,200})”|‘([^’\n]{4,200})’|" + _VALUE[3:],
+        0,
+    ),
+    (
+        "private-key",
+        r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ "
+        r"A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)",
+        0,
+    ),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0),
-    ("provider-key",
-     r"\b(?:sk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|"
-     r"sk-[A-Za-z0-9]{32,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}|"
-     r"gl(?:dt|ft|rt|soat|ptt|cbt)-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|"
-     r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|"
-     r"AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{40,}|hf_[A-Za-z0-9]{30,}|"
-     r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|dop_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})", 0),
+    (
+        "provider-key",
+        r"\b(?:sk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|"
+        r"sk-[A-Za-z0-9]{32,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|glpat-[A-Za-z0-9_-]{20,}|"
+        r"gl(?:dt|ft|rt|soat|ptt|cbt)-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|"
+        r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|"
+        r"AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{40,}|hf_[A-Za-z0-9]{30,}|"
+        r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|dop_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})",
+        0,
+    ),
 )
 # Substrings one of which must occur before an own rule's regex is worth running (like gitleaks' keywords;
 # matched case-sensitively, except the assignment names, matched in the lower-cased text).
 OWN_PREFILTER: dict[str, tuple[str, ...]] = {
     "credentialed-url": ("://",),
-    "secret-assignment": ("pass", "secret", "token", "api_key", "apikey", "access", "private", "_pwd", "credential"),
+    "secret-assignment": (
+        "pass",
+        "secret",
+        "token",
+        "api_key",
+        "apikey",
+        "access",
+        "private",
+        "_pwd",
+        "credential",
+    ),
     "password-option": ("--pass", "-pass", "--pwd", "-pwd", "token", "secret", "api-key", "apikey", "mysql"),
     "secret-in-prose": ("pass", "secret", "token", "api key"),
     "private-key": ("PRIVATE KEY",),
     "jwt": ("eyJ",),
-    "provider-key": ("sk-", "gh", "github_pat_", "gl", "xox", "_live_", "_test_", "whsec_", "AKIA", "ASIA", "ABIA",
-                     "ACCA", "AIza", "npm_", "pypi-", "hf_", "SG.", "dop_v1_", "shp"),
+    "provider-key": (
+        "sk-",
+        "gh",
+        "github_pat_",
+        "gl",
+        "xox",
+        "_live_",
+        "_test_",
+        "whsec_",
+        "AKIA",
+        "ASIA",
+        "ABIA",
+        "ACCA",
+        "AIza",
+        "npm_",
+        "pypi-",
+        "hf_",
+        "SG.",
+        "dop_v1_",
+        "shp",
+    ),
 }
 # A data: URI or a long base64 run of an image: never shared, whatever its content.
 IMAGE = r"data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\]{16,}"
@@ -119,7 +169,9 @@ def _compile(pattern: str) -> Any:
     try:
         return re2.compile(pattern)
     except Exception as exc:  # a rule that does not compile would silently share what it should catch
-        raise RedactionError(f"The redaction rule {pattern[:60]!r} does not compile under RE2: {exc}.") from exc
+        raise RedactionError(
+            f"The redaction rule {pattern[:60]!r} does not compile under RE2: {exc}."
+        ) from exc
 
 
 def _allowlists(spec: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], Any]:
@@ -131,8 +183,8 @@ def _allowlists(spec: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...]
         target = entry.get("regexTarget", "secret")
         allow += [(target, _compile(pattern)) for pattern in entry.get("regexes", [])]
         stopwords += [word.lower() for word in entry.get("stopwords", [])]
-    # One search for any of them: testing each word in turn (generic-api-key has 1,500) was most of the redaction time
-    # on text full of assignments.
+    # One search for any of them: testing each word in turn (generic-api-key has 1,500) was most of the
+    # redaction time on text full of assignments.
     return tuple(allow), _compile("|".join(re2.escape(word) for word in stopwords)) if stopwords else None
 
 
@@ -146,7 +198,9 @@ def _keyword_index() -> tuple[Any, tuple[tuple[int, ...], ...], tuple[int, ...]]
     for keyword in keywords:
         index.Add(re2.escape(keyword))
     index.Compile()
-    enables = tuple(tuple(i for i, rule in enumerate(rules) if keyword in rule.keywords) for keyword in keywords)
+    enables = tuple(
+        tuple(i for i, rule in enumerate(rules) if keyword in rule.keywords) for keyword in keywords
+    )
     return index, enables, tuple(i for i, rule in enumerate(rules) if not rule.keywords)
 
 
@@ -157,8 +211,11 @@ def gitleaks_rules() -> tuple[tuple[_Rule, ...], tuple[tuple[str, Any], ...], An
     Raises RedactionError when the data is missing or a rule does not compile (fail closed).
     """
     try:
-        data = tomllib.loads(resources.files("git_intent").joinpath("data", "gitleaks", "gitleaks.toml")
-                             .read_text(encoding="utf-8"))
+        data = tomllib.loads(
+            resources.files("git_intent")
+            .joinpath("data", "gitleaks", "gitleaks.toml")
+            .read_text(encoding="utf-8")
+        )
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise RedactionError(f"The gitleaks rule set shipped with git-intent cannot be read: {exc}.") from exc
     rules = []
@@ -166,9 +223,17 @@ def gitleaks_rules() -> tuple[tuple[_Rule, ...], tuple[tuple[str, Any], ...], An
         if "regex" not in spec:
             continue  # path-only rules (file names such as *.p12) say nothing about text
         allow, stopwords = _allowlists(spec.get("allowlists", []))
-        rules.append(_Rule(rule_id=spec["id"], regex=_compile(spec["regex"]), group=int(spec.get("secretGroup", 0)),
-                           keywords=tuple(k.lower() for k in spec.get("keywords", [])),
-                           entropy=float(spec.get("entropy", 0.0)), allow=allow, stopwords=stopwords))
+        rules.append(
+            _Rule(
+                rule_id=spec["id"],
+                regex=_compile(spec["regex"]),
+                group=int(spec.get("secretGroup", 0)),
+                keywords=tuple(k.lower() for k in spec.get("keywords", [])),
+                entropy=float(spec.get("entropy", 0.0)),
+                allow=allow,
+                stopwords=stopwords,
+            )
+        )
     allow, stopwords = _allowlists([data.get("allowlist", {})])
     return tuple(rules), allow, stopwords
 
@@ -195,9 +260,9 @@ def _span(match: Any, group: int) -> tuple[int, int]:
 
 
 class _Lines:
-    """The line around each match of a text, and whether an allowlist regex holds on it, each line searched once
-    per regex: slicing and searching a line for every match on it was quadratic (one 2 MB line of secret
-    assignments took 37 s)."""
+    """The line around each match of a text, and whether an allowlist regex holds on it, each line searched
+    once per regex: slicing and searching a line for every match on it was quadratic (one 2 MB line of
+    secret assignments took 37 s)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -210,21 +275,33 @@ class _Lines:
             self._newlines = [m.start() for m in re.finditer("\n", self.text)]
         newlines = self._newlines
         before, after = bisect_left(newlines, start), bisect_left(newlines, end)
-        return newlines[before - 1] + 1 if before else 0, newlines[after] if after < len(newlines) else len(self.text)
+        return newlines[before - 1] + 1 if before else 0, newlines[after] if after < len(newlines) else len(
+            self.text
+        )
 
     def holds(self, span: tuple[int, int], regex: Any) -> bool:
         key = (*span, id(regex))
         if key not in self._verdicts:
-            self._verdicts[key] = regex.search(self.text[span[0]:span[1]]) is not None
+            self._verdicts[key] = regex.search(self.text[span[0] : span[1]]) is not None
         return self._verdicts[key]
 
 
-def _allowed(secret: str, match: str, line: tuple[int, int], lines: _Lines, allow: tuple[tuple[str, Any], ...],
-             stopwords: Any) -> bool:
+def _allowed(
+    secret: str,
+    match: str,
+    line: tuple[int, int],
+    lines: _Lines,
+    allow: tuple[tuple[str, Any], ...],
+    stopwords: Any,
+) -> bool:
     if stopwords is not None and stopwords.search(secret.lower()):
         return True
     for target, regex in allow:
-        if lines.holds(line, regex) if target == "line" else regex.search(match if target == "match" else secret):
+        if (
+            lines.holds(line, regex)
+            if target == "line"
+            else regex.search(match if target == "match" else secret)
+        ):
             return True
     return False
 
@@ -249,8 +326,9 @@ def gitleaks_findings(text: str) -> list[Finding]:
                 continue
             whole = match.group(0)
             line = lines.around(*match.span(0))
-            if _allowed(secret, whole, line, lines, rule.allow, rule.stopwords) or \
-                    _allowed(secret, whole, line, lines, global_allow, global_stop):
+            if _allowed(secret, whole, line, lines, rule.allow, rule.stopwords) or _allowed(
+                secret, whole, line, lines, global_allow, global_stop
+            ):
                 continue
             found.append(Finding(rule.rule_id, start, end, f"[REDACTED:{rule.rule_id}]"))
     return found
@@ -263,8 +341,10 @@ _FINAL_PUNCTUATION = ".!?…;:,"
 # A one-word value that is one of these words, or made of them ("test-token", "your_key"), is a placeholder.
 # Whole words only: as substrings they spared "Yourkiddo9" and "my latest horse" ; a
 # phrase with spaces is a passphrase, so the words do not spare it ("none of yours").
-_PLACEHOLDER_WORDS = re.compile(r"(?<![a-z])(?:example|test|dummy|fake|placeholder|changeme|change_me|your|redacted|"
-                                r"mock|sample|none|null|undefined)(?![a-z])")
+_PLACEHOLDER_WORDS = re.compile(
+    r"(?<![a-z])(?:example|test|dummy|fake|placeholder|changeme|change_me|your|redacted|"
+    r"mock|sample|none|null|undefined)(?![a-z])"
+)
 
 
 def own_findings(text: str) -> list[Finding]:
@@ -284,13 +364,15 @@ def own_findings(text: str) -> list[Finding]:
             if end > start:
                 found.append(Finding(rule_id, start, end, f"[REDACTED:{rule_id}]"))
     if "data:image/" in text:
-        found += [Finding("image", m.start(), m.end(), "[image omitted]") for m in _patterns()[0].finditer(text)]
+        found += [
+            Finding("image", m.start(), m.end(), "[image omitted]") for m in _patterns()[0].finditer(text)
+        ]
     return found
 
 
 def _literal(match: Any, value: str) -> bool:
-    """Whether a secret-named value is a literal secret: a quoted one unless it is a placeholder (`"test-token"`,
-    `"<your key>"`); a bare one unless it reads as code (`_looks_like_code`)."""
+    """Whether a secret-named value is a literal secret: a quoted one unless it is a placeholder
+    (`"test-token"`, `"<your key>"`); a bare one unless it reads as code (`_looks_like_code`)."""
     groups = match.groups()
     quoted = len(groups) > 1 and not groups[-1]  # the last group is the bare value
     if quoted:
@@ -310,7 +392,9 @@ def _looks_like_code(value: str) -> bool:
     """An assigned value that is a name, a call, an index or a variable (`os.environ[...]`, `$TOKEN`,
     `input()`, `encoded[:idx]`), not a literal secret: brackets, or letters and dots only, or a placeholder.
     Letters only but long and random (40 letters after "session token:") is a secret."""
-    if value.startswith(("$", "%", "{", "<", "[REDACTED", "process.env", "os.")) or any(c in "()[]{}" for c in value):
+    if value.startswith(("$", "%", "{", "<", "[REDACTED", "process.env", "os.")) or any(
+        c in "()[]{}" for c in value
+    ):
         return True
     if value.isascii() and value.isalpha() and len(value) >= 24 and _random_letters(value):
         return False
@@ -373,6 +457,7 @@ def secret_findings(text: str) -> list[Finding]:
 def hidden_findings(text: str) -> list[Finding]:
     """Secrets that show only once `text` is normalised (`normalise.py`): with its invisible characters
     deleted, or in a run of %XX, hex or \\xNN escapes decoded. Spans are of `text`."""
+
     def find(view: str) -> list[tuple[str, int, int]]:
         return [(f.rule, f.start, f.end) for f in secret_findings(view) if f.rule != "image"]
 

@@ -12,18 +12,26 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 
-import re2  # google-re2: the "is there any?" scans, ~5x faster than `re` on text with no match (the common case)
+# google-re2: the "is there any?" scans, ~5x faster than `re` on text with no match (the common case)
+import re2
 
 from ..core.terminal import INVISIBLE as _INVISIBLE
 
-# The format characters a reader does not see (`terminal.INVISIBLE`, which text output shows as escapes) and the
-# bidi overrides and isolates. Deleted before matching: a token with one inside is still the token.
-INVISIBLE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(
-    {*_INVISIBLE, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})) + "]")
+# The format characters a reader does not see (`terminal.INVISIBLE`, which text output shows as escapes) and
+# the bidi overrides and isolates. Deleted before matching: a token with one inside is still the token.
+INVISIBLE = re.compile(
+    "["
+    + "".join(
+        re.escape(chr(c)) for c in sorted({*_INVISIBLE, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})
+    )
+    + "]"
+)
 # Runs start only where a run can start (the lookbehind): a scan from every position would be quadratic.
-_PERCENT = re.compile(r"(?<![A-Za-z0-9._~+/=%-])(?:[A-Za-z0-9._~+/=-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+/=-]*")
-# Printable ASCII is 0x20-0x7e: each byte's first hex digit is 2-7 (a SHA fails within a few bytes).
-# No lookbehind: a pattern that starts with a character class is scanned for fast; the edges are checked after.
+_PERCENT = re.compile(
+    r"(?<![A-Za-z0-9._~+/=%-])(?:[A-Za-z0-9._~+/=-]*%[0-9A-Fa-f]{2}){3,}[A-Za-z0-9._~+/=-]*"
+)
+# Printable ASCII is 0x20-0x7e: each byte's first hex digit is 2-7 (a SHA fails within a few bytes). No
+# lookbehind: a pattern that starts with a character class is scanned for fast; the edges are checked after.
 _HEX = re.compile(r"(?:[2-7][0-9A-Fa-f]){12,}")
 _BACKSLASH_X = re.compile(r"(?:\\x[2-7][0-9A-Fa-f]){6,}")
 _PRINTABLE = re.compile(r"[\x20-\x7e\t\n\r]+")
@@ -42,7 +50,7 @@ def without_invisible(text: str) -> tuple[str, list[int]] | None:
     out: list[str] = []
     at = 0
     for match in INVISIBLE.finditer(text):
-        out.append(text[at:match.start()])
+        out.append(text[at : match.start()])
         kept += range(at, match.start())
         at = match.end()
     out.append(text[at:])
@@ -65,15 +73,18 @@ def invisible_spans(text: str, find: Finder) -> list[tuple[str, int, int]]:
 
 
 def encoded_runs(text: str) -> Iterator[tuple[int, int, str]]:
-    """`(start, end, decoded text)` of each run of `text` written as %XX escapes, hex digits or `\\xNN` escapes
-    that decodes to printable ASCII (a SHA or a digest decodes to bytes that are not: it is not a run)."""
+    """`(start, end, decoded text)` of each run of `text` written as %XX escapes, hex digits or `\\xNN`
+    escapes that decodes to printable ASCII (a SHA or a digest decodes to bytes that are not: it is not a
+    run)."""
     if "%" in text:
         for match in _PERCENT.finditer(text):
             decoded = urllib.parse.unquote(match.group(0), errors="replace")
             if decoded != match.group(0):
                 yield match.start(), match.end(), decoded
     for pattern, decode in ((_HEX, _from_hex), (_BACKSLASH_X, _from_backslash_x)):
-        if (pattern is _BACKSLASH_X and "\\x" not in text) or (pattern is _HEX and _ANY_HEX.search(text) is None):
+        if (pattern is _BACKSLASH_X and "\\x" not in text) or (
+            pattern is _HEX and _ANY_HEX.search(text) is None
+        ):
             continue
         for match in pattern.finditer(text):
             if pattern is _HEX and not _alone(text, match.start(), match.end()):
@@ -99,4 +110,6 @@ def _from_backslash_x(run: str) -> str | None:
 
 def encoded_spans(text: str, find: Finder) -> list[tuple[str, int, int]]:
     """Encoded runs of `text` whose decoded text holds a secret `find` reports: the whole run is the span."""
-    return [(rules[0][0], start, end) for start, end, decoded in encoded_runs(text) if (rules := find(decoded))]
+    return [
+        (rules[0][0], start, end) for start, end, decoded in encoded_runs(text) if (rules := find(decoded))
+    ]

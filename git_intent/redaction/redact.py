@@ -19,9 +19,25 @@ from typing import Any
 from ..core.errors import RedactionError
 
 # Fields that hold ids, times and enumerations git-intent itself wrote into a payload: never prose.
-ID_KEYS = frozenset({"schema", "level", "agent", "session_id", "message_id", "call_id", "parent_session_id",
-                     "timestamp", "commits", "role", "kind", "topic_id", "agent_version", "first_message_id",
-                     "last_message_id"})
+ID_KEYS = frozenset(
+    {
+        "schema",
+        "level",
+        "agent",
+        "session_id",
+        "message_id",
+        "call_id",
+        "parent_session_id",
+        "timestamp",
+        "commits",
+        "role",
+        "kind",
+        "topic_id",
+        "agent_version",
+        "first_message_id",
+        "last_message_id",
+    }
+)
 _SEAL = object()
 
 
@@ -81,7 +97,7 @@ def _apply(text: str, findings: list[Any]) -> str:
     out: list[str] = []
     at = 0
     for found in findings:
-        out += [text[at:found.start], found.replacement]
+        out += [text[at : found.start], found.replacement]
         at = found.end
     out.append(text[at:])
     return "".join(out)
@@ -110,7 +126,9 @@ def redact_text(text: str, keep: frozenset[str] = frozenset()) -> Redacted:
 
     try:
         if _is_binary(text):
-            return Redacted("[binary output omitted]", (Finding("binary", 0, len(text), "[binary output omitted]"),))
+            return Redacted(
+                "[binary output omitted]", (Finding("binary", 0, len(text), "[binary output omitted]"),)
+            )
         if not keep:
             return _chunk(text, 0)
         out: list[str] = []
@@ -136,8 +154,10 @@ def redact_text(text: str, keep: frozenset[str] = frozenset()) -> Redacted:
     except RedactionError:
         raise
     except Exception as exc:  # fail closed: an unexpected detector error must not let text through
-        raise RedactionError(f"Redaction failed ({type(exc).__name__}: {exc}); nothing was shared.",
-                             hint="Report this with `git intent redact --check FILE` on the text, if you can.") from exc
+        raise RedactionError(
+            f"Redaction failed ({type(exc).__name__}: {exc}); nothing was shared.",
+            hint="Report this with `git intent redact --check FILE` on the text, if you can.",
+        ) from exc
 
 
 def _walk(value: Any, keep: frozenset[str], counts: Counter[str]) -> tuple[Any, bool]:
@@ -173,8 +193,9 @@ _JOINED = frozenset({"text", "reasoning"})  # the prose parts a message's writer
 def _is_parts(value: list[Any]) -> bool:
     """A message's parts: two or more objects, each with a `kind` and a `text` string (an edit's `added`
     lines have no kind: each is a line of the diff, kept or redacted alone)."""
-    return len(value) > 1 and all(isinstance(v, dict) and isinstance(v.get("text"), str) and "kind" in v
-                                  for v in value)
+    return len(value) > 1 and all(
+        isinstance(v, dict) and isinstance(v.get("text"), str) and "kind" in v for v in value
+    )
 
 
 def _walk_parts(parts: list[dict[str, Any]], keep: frozenset[str], counts: Counter[str]) -> tuple[Any, bool]:
@@ -186,7 +207,9 @@ def _walk_parts(parts: list[dict[str, Any]], keep: frozenset[str], counts: Count
     out_texts: list[str] = []
     touched_parts: list[bool] = []
     at = 0
-    while at < len(texts):  # runs of text and reasoning parts are joined; a tool call, a result, binary: alone
+    while at < len(
+        texts
+    ):  # runs of text and reasoning parts are joined; a tool call, a result, binary: alone
         end = at + 1
         while not alone[at] and end < len(texts) and not alone[end]:
             end += 1
@@ -194,8 +217,9 @@ def _walk_parts(parts: list[dict[str, Any]], keep: frozenset[str], counts: Count
         counts.update(f.rule for f in findings)
         out_texts += pieces
         bounds = [0, *_cumulative(texts[at:end])]
-        touched_parts += [any(f.start < bounds[i + 1] and f.end > bounds[i] for f in findings)
-                          for i in range(end - at)]
+        touched_parts += [
+            any(f.start < bounds[i + 1] and f.end > bounds[i] for f in findings) for i in range(end - at)
+        ]
         at = end
     out: list[Any] = []
     touched = False
@@ -216,7 +240,8 @@ def _cumulative(texts: list[str]) -> list[int]:
 
 
 def _split_redacted(texts: list[str], keep: frozenset[str]) -> tuple[list[str], tuple[Any, ...]]:
-    """`texts` redacted as one joined text, split back at the boundaries (each mapped through the replacements)."""
+    """`texts` redacted as one joined text, split back at the boundaries (each mapped through the
+    replacements)."""
     done = redact_text("".join(texts), keep)
     if len(texts) == 1:
         return [done.text], done.findings
@@ -228,9 +253,11 @@ def _split_redacted(texts: list[str], keep: frozenset[str]) -> tuple[list[str], 
             delta += len(found.replacement) - (found.end - found.start)
             index += 1
         inside = index < len(findings) and findings[index].start < boundary
-        mapped.append(findings[index].start + delta + len(findings[index].replacement) if inside else boundary + delta)
+        mapped.append(
+            findings[index].start + delta + len(findings[index].replacement) if inside else boundary + delta
+        )
     cuts = [0, *mapped, len(done.text)]
-    return [done.text[cuts[i]:cuts[i + 1]] for i in range(len(texts))], done.findings
+    return [done.text[cuts[i] : cuts[i + 1]] for i in range(len(texts))], done.findings
 
 
 def seal(payload: dict[str, Any], keep: frozenset[str] = frozenset()) -> Sealed:
@@ -247,8 +274,9 @@ def seal(payload: dict[str, Any], keep: frozenset[str] = frozenset()) -> Sealed:
     except RedactionError:
         raise
     except Exception as exc:
-        raise RedactionError(f"Sealing shared evidence failed ({type(exc).__name__}: {exc}); nothing was shared."
-                             ) from exc
+        raise RedactionError(
+            f"Sealing shared evidence failed ({type(exc).__name__}: {exc}); nothing was shared."
+        ) from exc
     return Sealed(data=data, rules=dict(counts), token=_SEAL)
 
 

@@ -11,5 +11,12 @@ from .summaries import Summariser, summarise_sessions
 from .text import review_text
 from .values import ReviewAnswer
 
-__all__ = ["RangeError", "ReviewAnswer", "Summariser", "review_markdown", "review_range", "review_text",
-           "summarise_sessions"]
+__all__ = [
+    "RangeError",
+    "ReviewAnswer",
+    "Summariser",
+    "review_markdown",
+    "review_range",
+    "review_text",
+    "summarise_sessions",
+]

@@ -78,21 +78,32 @@ def review_markdown(answer: ReviewAnswer, limit: int = GITHUB_LIMIT) -> str:
 
 
 def _trailer(answer: ReviewAnswer, shown: int) -> str:
-    return (f"\n> <b>Truncated</b> to fit GitHub's 65,536-character comment limit: {shown} of "
-            f"{len(answer.files)} files shown. Run {_code('git intent review ' + answer.range)} to see the "
-            f"whole review.\n")
+    return (
+        f"\n> <b>Truncated</b> to fit GitHub's 65,536-character comment limit: {shown} of "
+        f"{len(answer.files)} files shown. Run {_code('git intent review ' + answer.range)} to see the "
+        f"whole review.\n"
+    )
 
 
 def _header(answer: ReviewAnswer) -> str:
     t = answer.totals
-    out = [f"### git-intent review of {_code(answer.range)}", "",
-           f"<sub>base {_code(answer.base[:12])} → end {_code(answer.end[:12])} · {len(answer.files)} files · "
-           f"{t.agent} agent, {t.human} person, {t.unrecorded} unrecorded lines (non-blank added lines)</sub>", "",
-           "| file | agent | person | unrecorded | sessions |", "|---|--:|--:|--:|---|"]
+    out = [
+        f"### git-intent review of {_code(answer.range)}",
+        "",
+        f"<sub>base {_code(answer.base[:12])} → end {_code(answer.end[:12])} · {len(answer.files)} files · "
+        f"{t.agent} agent, {t.human} person, {t.unrecorded} unrecorded lines (non-blank added lines)</sub>",
+        "",
+        "| file | agent | person | unrecorded | sessions |",
+        "|---|--:|--:|--:|---|",
+    ]
     for row in answer.summary[:TABLE_ROWS]:
         changed = f" ({row.changed_by_person} changed an agent's)" if row.changed_by_person else ""
-        sessions = ", ".join(f"{inline(s.split(':', 1)[0])} {_code(short(s.split(':', 1)[1]))}" for s in row.sessions)
-        out.append(f"| {_code(row.path)} | {row.agent} | {row.human}{changed} | {row.unrecorded} | {sessions} |")
+        sessions = ", ".join(
+            f"{inline(s.split(':', 1)[0])} {_code(short(s.split(':', 1)[1]))}" for s in row.sessions
+        )
+        out.append(
+            f"| {_code(row.path)} | {row.agent} | {row.human}{changed} | {row.unrecorded} | {sessions} |"
+        )
     if len(answer.summary) > TABLE_ROWS:
         out.append(f"| … {len(answer.summary) - TABLE_ROWS} more files | | | | |")
     out.append(f"| <b>total</b> | {t.agent} | {t.human} | {t.unrecorded} | {len(answer.sessions)} sessions |")
@@ -111,15 +122,24 @@ def _sessions(answer: ReviewAnswer) -> str:
 
 
 def _session(session: SessionReview) -> str:
-    out = [f"<details><summary>{inline(session.agent)} {_code(short(session.session_id))} · {session.lines} "
-           f"lines in {len(session.files)} files</summary>", ""]
+    out = [
+        f"<details><summary>{inline(session.agent)} {_code(short(session.session_id))} · {session.lines} "
+        f"lines in {len(session.files)} files</summary>",
+        "",
+    ]
     if session.summary is not None:
         out += [inline(session.summary.text), ""]
     asked = [item for item in session.requests if item.kind == "request"]
-    for item in session.requests[:session.requests.index(asked[3])] if len(asked) > 3 else session.requests:
+    for item in session.requests[: session.requests.index(asked[3])] if len(asked) > 3 else session.requests:
         pointer = f"{session.session_id}:{item.message_id}"
-        label, text = ("asked", item.text) if item.kind == "request" else (item.kind, item.passage or item.text)
-        out += [f"{label} {_cite(item.session_id, item.message_id)}:", "", fenced(text, REQUEST_CHARS, pointer)]
+        label, text = (
+            ("asked", item.text) if item.kind == "request" else (item.kind, item.passage or item.text)
+        )
+        out += [
+            f"{label} {_cite(item.session_id, item.message_id)}:",
+            "",
+            fenced(text, REQUEST_CHARS, pointer),
+        ]
     out.append("</details>\n")
     return "\n".join(out)
 
@@ -129,14 +149,20 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
     human = sum(g.counted for h in review_file.hunks for g in h.groups if g.status == "human")
     other = sum(g.counted for h in review_file.hunks for g in h.groups) - agent - human
     renamed = f" from {_code(review_file.old_path)}" if review_file.old_path else ""
-    out = [f"<details><summary>{_code(review_file.path)} · {review_file.change}{renamed} · {agent} agent, "
-           f"{human} person, {other} unrecorded</summary>", ""]
+    out = [
+        f"<details><summary>{_code(review_file.path)} · {review_file.change}{renamed} · {agent} agent, "
+        f"{human} person, {other} unrecorded</summary>",
+        "",
+    ]
     if review_file.binary:
         out.append("Binary file: no lines to explain.\n")
     quoted: dict[tuple[str, str], int] = {}
     for hunk in review_file.hunks:
-        out.append(f"<b>@@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@</b>"
-                   + ("" if hunk.groups else f" ({counted(hunk.removed, 'line')} removed)") + "\n")
+        out.append(
+            f"<b>@@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@</b>"
+            + ("" if hunk.groups else f" ({counted(hunk.removed, 'line')} removed)")
+            + "\n"
+        )
         for group in hunk.groups:
             out.append(_group(group, quotes, quoted))
     if not quotes and any(g.status == "agent" for h in review_file.hunks for g in h.groups):
@@ -147,19 +173,25 @@ def _file(review_file: ReviewFile, quotes: bool) -> str:
 
 def _quoted(label: str, item: Evidence, text: str, limit: int) -> list[str]:
     """`label [S:M]:` and `text` fenced, cut to `limit` characters with a pointer to the whole message."""
-    return [f"{label} {_cite(item.session_id, item.message_id)}:\n",
-            fenced(text, limit, f"{item.session_id}:{item.message_id}")]
+    return [
+        f"{label} {_cite(item.session_id, item.message_id)}:\n",
+        fenced(text, limit, f"{item.session_id}:{item.message_id}"),
+    ]
 
 
 def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int]) -> str:
     where = f"{'line' if group.start == group.end else 'lines'} {span(group)}" + (
-        f" in {inline(group.symbol)}" if group.symbol else "")
+        f" in {inline(group.symbol)}" if group.symbol else ""
+    )
     a = group.attribution
     if group.status == "agent" and a is not None and not names_message(a):  # a trailer's: no session to cite
         return f"{where} · {inline(a.agent)}, {inline(trailer_credit(group.commits))}\n"
     if group.status == "agent" and a is not None:
-        out = [f"{where} · {inline(a.agent)} {_cite(a.session_id, a.message_id)} · {inline(a.tool)}"
-               + (f" · matched by {inline(a.method)}" if a.method != "note" else "") + "\n"]
+        out = [
+            f"{where} · {inline(a.agent)} {_cite(a.session_id, a.message_id)} · {inline(a.tool)}"
+            + (f" · matched by {inline(a.method)}" if a.method != "note" else "")
+            + "\n"
+        ]
         requests, confirmed, reason = requests_of(group), confirmed_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
         if quotes and earlier is not None:
@@ -179,7 +211,9 @@ def _group(group: ReviewGroup, quotes: bool, quoted: dict[tuple[str, str], int])
         for line in group.changed[:10]:
             p = line.previous
             assert p is not None
-            out.append(f"⚠️ line {line.line} changed a line {inline(p.attribution.agent)} wrote "
-                       f"{_cite(p.attribution.session_id, p.attribution.message_id)}\n")
+            out.append(
+                f"⚠️ line {line.line} changed a line {inline(p.attribution.agent)} wrote "
+                f"{_cite(p.attribution.session_id, p.attribution.message_id)}\n"
+            )
         return "\n".join(out)
     return f"{where} · {group.status}: {inline(group.reason or 'no record')}\n"

@@ -26,14 +26,19 @@ def model_summariser(repo: Repository, model: str | None = None) -> Summariser |
 
     def summarise(session: SessionReview, groups: list[ReviewGroup]) -> ModelSummary | None:
         files = ", ".join(session.files[:5])
-        question = (f"What was {session.agent} session {session.session_id} asked, and what did it do in "
-                    f"{files}? Answer in one paragraph.")
-        answer = ask(repo, question, path=session.files[0] if len(session.files) == 1 else None,
-                     model=settings.model)
+        question = (
+            f"What was {session.agent} session {session.session_id} asked, and what did it do in {files}? "
+            f"Answer in one paragraph."
+        )
+        answer = ask(
+            repo, question, path=session.files[0] if len(session.files) == 1 else None, model=settings.model
+        )
         if answer.mode != "model":
             raise IntentError(answer.model_error or "the model did not answer.")
-        return ModelSummary(text=answer.answer,
-                            citations=[f"{c.session_id}:{c.message_id}" for c in answer.citations],
-                            dropped=[f"{d.session_id}:{d.message_id} ({d.reason})" for d in answer.dropped_citations])
+        return ModelSummary(
+            text=answer.answer,
+            citations=[f"{c.session_id}:{c.message_id}" for c in answer.citations],
+            dropped=[f"{d.session_id}:{d.message_id} ({d.reason})" for d in answer.dropped_citations],
+        )
 
     return summarise

@@ -16,8 +16,14 @@ from ..git.repo import EMPTY_TREE, Repository
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 Change = Literal["added", "modified", "deleted", "renamed", "copied", "type-changed"]
-_CHANGES: dict[str, Change] = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied",
-                               "T": "type-changed"}
+_CHANGES: dict[str, Change] = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "copied",
+    "T": "type-changed",
+}
 _DIFF = ("diff", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/")
 
 
@@ -73,8 +79,10 @@ def resolve_range(repo: Repository, spec: str) -> Range:
             end = repo.resolve(right)
             base = repo.git("merge-base", repo.resolve(left), end, check=False).strip()
             if not base:
-                raise RangeError(f"{left} and {right} have no common ancestor, so {spec!r} names no changes.",
-                                 hint=f"Compare them directly: git intent review {left}..{right}")
+                raise RangeError(
+                    f"{left} and {right} have no common ancestor, so {spec!r} names no changes.",
+                    hint=f"Compare them directly: git intent review {left}..{right}",
+                )
             return Range(spec, base, end)
         if ".." in spec:
             left, right = (side or "HEAD" for side in spec.split("..", 1))
@@ -83,8 +91,10 @@ def resolve_range(repo: Repository, spec: str) -> Range:
     except RangeError:
         raise
     except IntentError as exc:
-        raise RangeError(f"{spec!r} is not a range of this repository: {exc}",
-                         hint="Examples: main..feature, HEAD~3.., a1b2c3d (one commit)") from exc
+        raise RangeError(
+            f"{spec!r} is not a range of this repository: {exc}",
+            hint="Examples: main..feature, HEAD~3.., a1b2c3d (one commit)",
+        ) from exc
     parents = repo.parents(end)
     return Range(spec, parents[0] if parents else EMPTY_TREE, end)
 

@@ -18,9 +18,15 @@ Summariser = Callable[[SessionReview, list[ReviewGroup]], ModelSummary | None]
 
 def session_groups(answer: ReviewAnswer, session: SessionReview) -> list[ReviewGroup]:
     """The groups of `answer` whose lines `session` wrote, in diff order."""
-    return [group for review_file in answer.files for hunk in review_file.hunks for group in hunk.groups
-            if group.status == "agent" and group.attribution is not None
-            and (group.attribution.agent, group.attribution.session_id) == (session.agent, session.session_id)]
+    return [
+        group
+        for review_file in answer.files
+        for hunk in review_file.hunks
+        for group in hunk.groups
+        if group.status == "agent"
+        and group.attribution is not None
+        and (group.attribution.agent, group.attribution.session_id) == (session.agent, session.session_id)
+    ]
 
 
 def summarise_sessions(answer: ReviewAnswer, summariser: Summariser | None) -> ReviewAnswer:

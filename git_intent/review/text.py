@@ -21,8 +21,10 @@ def cite(session_id: str, message_id: str) -> str:
 
 def quote(item: Evidence, width: int = QUOTE_CHARS) -> str:
     """An evidence item's text on one line, shortened, in quotes, then its citation."""
-    text = textwrap.shorten(" ".join((item.passage or item.text).split()), width=width, placeholder=" …") \
+    text = (
+        textwrap.shorten(" ".join((item.passage or item.text).split()), width=width, placeholder=" …")
         or "(no text)"
+    )
     return f"“{text}” {cite(item.session_id, item.message_id)}"
 
 
@@ -33,8 +35,8 @@ def reason_of(group: ReviewGroup) -> Evidence | None:
 
 
 def requests_of(group: ReviewGroup) -> list[Evidence]:
-    """The user's requests that led to a group's edit: the prompt that opened the turn, then any the user typed
-    while the agent worked."""
+    """The user's requests that led to a group's edit: the prompt that opened the turn, then any the user
+    typed while the agent worked."""
     return [e for e in group.evidence if e.kind == "request"]
 
 
@@ -50,15 +52,20 @@ def span(group: ReviewGroup) -> str:
 
 def review_text(answer: ReviewAnswer) -> str:
     """The whole review for a terminal (transcript text escaped: no control characters survive)."""
-    out = [f"review {answer.range} · base {answer.base[:12]} · end {answer.end[:12]} · "
-           f"{counted(len(answer.files), 'file')}, {counted(len(answer.sessions), 'session')}", ""]
+    out = [
+        f"review {answer.range} · base {answer.base[:12]} · end {answer.end[:12]} · "
+        f"{counted(len(answer.files), 'file')}, {counted(len(answer.sessions), 'session')}",
+        "",
+    ]
     width = max([len(row.path) for row in answer.summary] + [10])
     out.append(f"  {'file':<{width}}  {'agent':>6}  {'person':>6}  {'unrecorded':>10}  sessions")
     for row in [*answer.summary, answer.totals]:
         sessions = ", ".join(f"{s.split(':', 1)[0]} {short(s.split(':', 1)[1])}" for s in row.sessions)
         changed = f"{row.changed_by_person} changed an agent's lines" if row.changed_by_person else ""
         listed = "; ".join(x for x in (sessions if row.path != "total" else "", changed) if x)
-        out.append(f"  {row.path:<{width}}  {row.agent:>6}  {row.human:>6}  {row.unrecorded:>10}  {listed}".rstrip())
+        out.append(
+            f"  {row.path:<{width}}  {row.agent:>6}  {row.human:>6}  {row.unrecorded:>10}  {listed}".rstrip()
+        )
     if not answer.files:
         out += ["", f"No changes between {answer.base[:12]} and {answer.end[:12]}."]
     if answer.sessions:
@@ -73,12 +80,14 @@ def review_text(answer: ReviewAnswer) -> str:
 
 
 def _session(session: SessionReview) -> list[str]:
-    out = [f"  {session.agent} {session.session_id}  {counted(session.lines, 'line')} in "
-           f"{counted(len(session.files), 'file')}, {counted(len(session.messages), 'message')}"]
+    out = [
+        f"  {session.agent} {session.session_id}  {counted(session.lines, 'line')} in "
+        f"{counted(len(session.files), 'file')}, {counted(len(session.messages), 'message')}"
+    ]
     if session.summary is not None:
         out += [f"    {line}" for line in textwrap.wrap(session.summary.text, 96)]
     asked = [item for item in session.requests if item.kind == "request"]
-    shown = session.requests[:session.requests.index(asked[5])] if len(asked) > 5 else session.requests
+    shown = session.requests[: session.requests.index(asked[5])] if len(asked) > 5 else session.requests
     out += [f"    {'asked' if item.kind == 'request' else item.kind:<9} {quote(item)}" for item in shown]
     if len(asked) > 5:
         out.append(f"    … {len(asked) - 5} more requests")
@@ -92,8 +101,10 @@ def _file(review_file: ReviewFile) -> list[str]:
         return out + ["  binary file: no lines to explain"]
     quoted: dict[tuple[str, str], int] = {}  # (session, message) -> first line quoted for it in this file
     for hunk in review_file.hunks:
-        out.append(f"  @@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@"
-                   + ("" if hunk.groups else f"  ({counted(hunk.removed, 'line')} removed)"))
+        out.append(
+            f"  @@ -{hunk.old_start},{hunk.old_lines} +{hunk.new_start},{hunk.new_lines} @@"
+            + ("" if hunk.groups else f"  ({counted(hunk.removed, 'line')} removed)")
+        )
         for group in hunk.groups:
             out += _group(group, quoted)
     return out
@@ -117,11 +128,17 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
     a = group.attribution
     if group.status == "agent" and a is not None and not names_message(a):  # a trailer's: no session to quote
         symbol = f" · in {group.symbol}" if group.symbol else ""
-        out = [f"{head}{a.agent} · {counted(group.counted, 'line')}{symbol}", f"{pad}{trailer_credit(group.commits)}"]
+        out = [
+            f"{head}{a.agent} · {counted(group.counted, 'line')}{symbol}",
+            f"{pad}{trailer_credit(group.commits)}",
+        ]
     elif group.status == "agent" and a is not None:
-        out = [f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
-               + (f" · {a.method}" if a.method != "note" else "") + f" · {counted(group.counted, 'line')}"
-               + (f" · in {group.symbol}" if group.symbol else "")]
+        out = [
+            f"{head}{a.agent} · session {short(a.session_id)} · message {short(a.message_id)} · {a.tool}"
+            + (f" · {a.method}" if a.method != "note" else "")
+            + f" · {counted(group.counted, 'line')}"
+            + (f" · in {group.symbol}" if group.symbol else "")
+        ]
         requests, confirmed, reason = requests_of(group), confirmed_of(group), reason_of(group)
         earlier = first_quote(group, quoted)
         if earlier is not None:
@@ -137,12 +154,16 @@ def _group(group: ReviewGroup, quoted: dict[tuple[str, str], int]) -> list[str]:
             out.append(f"{pad}{group.reason or 'the session is not on this machine: no words to quote'}")
     elif group.status == "human":
         commits = ", ".join(c[:12] for c in group.commits)
-        out = [f"{head}person {group.author or 'unknown'} · commit {commits} · {counted(group.counted, 'line')}"]
+        out = [
+            f"{head}person {group.author or 'unknown'} · commit {commits} · {counted(group.counted, 'line')}"
+        ]
         for line in group.changed[:5]:
             p = line.previous
             assert p is not None
-            out.append(f"{pad}! line {line.line} changed a line {p.attribution.agent} wrote "
-                       f"{cite(p.attribution.session_id, p.attribution.message_id)}: {p.content.strip()[:80]}")
+            out.append(
+                f"{pad}! line {line.line} changed a line {p.attribution.agent} wrote "
+                f"{cite(p.attribution.session_id, p.attribution.message_id)}: {p.content.strip()[:80]}"
+            )
     else:
         out = [f"{head}{group.status} · {group.reason or ''}".rstrip(" ·")]
     shown = [line for line in group.lines if line.content.strip()][:SHOWN_LINES]

@@ -80,8 +80,8 @@ class ReviewFile(BaseModel):
 
 
 class FileTally(BaseModel):
-    """A row of the summary table: non-blank added lines by status (`unrecorded` includes unreadable
-    notes; `agent` splits into `agent_with_evidence` and `agent_without_evidence`, the classes `audit` and `stats`
+    """A row of the summary table: non-blank added lines by status (`unrecorded` includes unreadable notes;
+    `agent` splits into `agent_with_evidence` and `agent_without_evidence`, the classes `audit` and `stats`
     count), and the sessions involved as `agent:session_id`."""
 
     path: str

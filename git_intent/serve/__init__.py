@@ -1,5 +1,5 @@
-"""`git intent serve`: a local web view of the repository's intent (starlette + uvicorn, the `serve`
-extra, imported only by this command), bound to 127.0.0.1 only and open only to whoever holds this run's key."""
+"""`git intent serve`: a local web view of the repository's intent (starlette + uvicorn, the `serve` extra,
+imported only by this command), bound to 127.0.0.1 only and open only to whoever holds this run's key."""
 
 from __future__ import annotations
 
@@ -39,15 +39,18 @@ def bind(port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno in (errno.EADDRINUSE, errno.EACCES):
-            raise PortBusyError(f"Port {port} on {HOST} is already in use or not allowed; choose another with "
-                                f"--port (for example --port 0 for any free port).") from exc
+            raise PortBusyError(
+                f"Port {port} on {HOST} is already in use or not allowed; choose another with --port (for "
+                f"example --port 0 for any free port)."
+            ) from exc
         raise
     sock.listen(128)
     return sock
 
 
-def run_server(repo: Repository, port: int, *, open_browser: bool = False,
-               echo: Callable[[str], object] = print) -> None:
+def run_server(
+    repo: Repository, port: int, *, open_browser: bool = False, echo: Callable[[str], object] = print
+) -> None:
     """Serve `repo` on 127.0.0.1:`port` until interrupted; say the address through `echo` first: it carries
     this run's key (`http://127.0.0.1:PORT/?token=KEY`), made here with `secrets.token_urlsafe(32)`, without
     which every request gets 401. `open_browser` opens it through a file only this user can read.
@@ -58,14 +61,17 @@ def run_server(repo: Repository, port: int, *, open_browser: bool = False,
 
         from .app import create_app
     except ImportError as exc:
-        raise IntentError(f"git intent serve needs the serve extra ({exc.name or 'starlette'} is not installed).",
-                          hint="pip install 'git-intent[serve]'") from exc
+        raise IntentError(
+            f"git intent serve needs the serve extra ({exc.name or 'starlette'} is not installed).",
+            hint="pip install 'git-intent[serve]'",
+        ) from exc
     sock = bind(port)
     key = secrets.token_urlsafe(32)
     url = f"http://{HOST}:{sock.getsockname()[1]}/?token={key}"
     app = create_app(repo, secrets.token_urlsafe(32), key)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                           server_header=False))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    )
     echo(f"Serving the intent of {repo.root} at {url} (Ctrl-C stops it).")
     folder = Path(tempfile.mkdtemp(prefix="git-intent-serve-")) if open_browser else None  # 0700
     if folder is not None and threading.current_thread() is threading.main_thread():
@@ -74,7 +80,9 @@ def run_server(repo: Repository, port: int, *, open_browser: bool = False,
         signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     try:
         if folder is not None:
-            threading.Thread(target=_open_when_started, args=(server, opening_page(folder, url)), daemon=True).start()
+            threading.Thread(
+                target=_open_when_started, args=(server, opening_page(folder, url)), daemon=True
+            ).start()
         server.run(sockets=[sock])
     finally:
         if folder is not None:
@@ -82,13 +90,17 @@ def run_server(repo: Repository, port: int, *, open_browser: bool = False,
 
 
 def opening_page(folder: Path, url: str) -> str:
-    """The `file:` address of a page in `folder` (created 0600) that goes on to `url`: a browser started with the
-    key in its arguments would show it to every account on the machine (`ps`); this page shows it to no one
-    else (Jupyter's servers open their address the same way)."""
+    """The `file:` address of a page in `folder` (created 0600) that goes on to `url`: a browser started
+    with the key in its arguments would show it to every account on the machine (`ps`); this page shows it
+    to no one else (Jupyter's servers open their address the same way)."""
     page = folder / "open.html"
     target = escape(url)
-    write_text(page, f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
-                     f'<title>git intent</title><p><a href="{target}">Open git intent serve</a></p>\n')
+    write_text(
+        page,
+        f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" '
+        f'content="0;url={target}"><title>git intent</title><p><a href="{target}">Open git intent '
+        f"serve</a></p>\n",
+    )
     return page.as_uri()
 
 

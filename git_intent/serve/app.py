@@ -47,9 +47,9 @@ def visible(value: Any) -> Any:
 
 
 def readable_sessions(repo: Repository, named: dict[str, tuple[str, bool]]) -> set[str]:
-    """Of the sessions `named` (id -> (agent, whether its words were quoted: readable for sure)), the ids that can
-    be read on this machine: only they are linked, so no link opens a page that says "not found" (an imported
-    note's session whose transcript is not here)."""
+    """Of the sessions `named` (id -> (agent, whether its words were quoted: readable for sure)), the ids
+    that can be read on this machine: only they are linked, so no link opens a page that says "not found"
+    (an imported note's session whose transcript is not here)."""
     from ..sessions.discovery import find_session
 
     readable = set()
@@ -75,26 +75,41 @@ def review_sessions(answer: ReviewAnswer) -> dict[str, tuple[str, bool]]:
                     named[group.attribution.session_id] = (group.attribution.agent, quoted)
                 for line in group.changed:
                     if line.previous is not None:
-                        named.setdefault(line.previous.attribution.session_id, (line.previous.attribution.agent, False))
+                        named.setdefault(
+                            line.previous.attribution.session_id, (line.previous.attribution.agent, False)
+                        )
     return named
 
 
 def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
-    """The whole application for `repo`, behind the guard (local Host, `key` on every request, `token` on every
-    POST)."""
-    env = Environment(loader=PackageLoader("git_intent.serve", "templates"), autoescape=True, finalize=visible,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    """The whole application for `repo`, behind the guard (local Host, `key` on every request, `token` on
+    every POST)."""
+    env = Environment(
+        loader=PackageLoader("git_intent.serve", "templates"),
+        autoescape=True,
+        finalize=visible,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.globals.update(token=token, token_field=TOKEN_FIELD, repo_name=repo.root.name, levels=LEVELS)
     env.filters.update(short=short, when=when, url=lambda text: quote(str(text), safe="/"))
-    env.globals.update(requests_of=requests_of, confirmed_of=confirmed_of, reason_of=reason_of,
-                       names_message=names_message, trailer_credit=trailer_credit)
+    env.globals.update(
+        requests_of=requests_of,
+        confirmed_of=confirmed_of,
+        reason_of=reason_of,
+        names_message=names_message,
+        trailer_credit=trailer_credit,
+    )
     templates = Jinja2Templates(env=env)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
         return templates.TemplateResponse(request, name, context, status_code=status)
 
     def head_files() -> frozenset[str]:
-        return repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
+        return (
+            repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
+        )
 
     def index(request: Request) -> Response:
         from ..explain.log import log_commits
@@ -109,12 +124,14 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
         if entries is None:
             raise HTTPException(404, f"{folder or 'The repository'} has no files at HEAD.")
         parts = folder.split("/") if folder else []
-        crumbs = [("/".join(parts[:i + 1]), name) for i, name in enumerate(parts)]
+        crumbs = [("/".join(parts[: i + 1]), name) for i, name in enumerate(parts)]
         return page(request, "files.html", folder=folder, entries=entries, crumbs=crumbs)
 
     def file(request: Request) -> Response:
         path = request.path_params["path"]
-        if path not in head_files():  # only files of the tree: no path from the URL reaches the disk otherwise
+        if (
+            path not in head_files()
+        ):  # only files of the tree: no path from the URL reaches the disk otherwise
             raise HTTPException(404, f"{path} is not a file of HEAD.")
         view = file_view(repo, path)
         line = request.query_params.get("line", "")
@@ -133,8 +150,15 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
         budget_text = request.query_params.get("budget", "")
         budget = max(int(budget_text), 100) if budget_text.isdigit() else DEFAULT_BUDGET
         rendered, commits = session_context(repo, request.path_params["session_id"], budget)
-        return page(request, "session.html", rendered=rendered, commits=commits, bar=topic_bar(rendered),
-                    digest=rendered.digest, budget=budget)
+        return page(
+            request,
+            "session.html",
+            rendered=rendered,
+            commits=commits,
+            bar=topic_bar(rendered),
+            digest=rendered.digest,
+            budget=budget,
+        )
 
     async def fidelity(request: Request) -> Response:
         from ..fidelity.context import change_fidelity
@@ -149,8 +173,9 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
     def message(request: Request) -> Response:
         from ..sessions.discovery import resolve_reference
 
-        found, text = resolve_reference(repo, f"{request.path_params['session_id']}:"
-                                              f"{request.path_params['message_id']}")
+        found, text = resolve_reference(
+            repo, f"{request.path_params['session_id']}:{request.path_params['message_id']}"
+        )
         if text is None:  # the route always names a message; resolve_reference raises for a missing one
             raise HTTPException(404, "No message is named.")
         return page(request, "message.html", session=found, message=text, parts=message_parts(found, text))
@@ -163,8 +188,15 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
         from ..explain.log import log_commits
 
         commits = log_commits(repo, "HEAD", 10) if head_files() else []
-        return page(request, "review.html", spec=spec, answer=answer, commits=commits, head_files=head_files(),
-                    readable=readable_sessions(repo, review_sessions(answer)) if answer else set())
+        return page(
+            request,
+            "review.html",
+            spec=spec,
+            answer=answer,
+            commits=commits,
+            head_files=head_files(),
+            readable=readable_sessions(repo, review_sessions(answer)) if answer else set(),
+        )
 
     def search(request: Request) -> Response:
         from ..index import ingest
@@ -187,11 +219,16 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
         return page(request, "error.html", status, message=detail, hint=None)
 
     routes = [
-        Route("/", index), Route("/files/", files), Route("/files/{path:path}", files),
-        Route("/file/{path:path}", file), Route("/sessions", sessions),
+        Route("/", index),
+        Route("/files/", files),
+        Route("/files/{path:path}", files),
+        Route("/file/{path:path}", file),
+        Route("/sessions", sessions),
         Route("/session/{session_id}", session),
         Route("/session/{session_id}/fidelity", fidelity, methods=["POST"]),
-        Route("/message/{session_id}/{message_id}", message), Route("/review", review), Route("/search", search),
+        Route("/message/{session_id}/{message_id}", message),
+        Route("/review", review),
+        Route("/search", search),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={IntentError: known_error, HTTPException: http_error})

@@ -37,15 +37,16 @@ def list_folder(files: frozenset[str], folder: str) -> list[Entry] | None:
     for path in files:
         if not path.startswith(prefix):
             continue
-        rest = path[len(prefix):]
+        rest = path[len(prefix) :]
         if "/" in rest:
             folders.add(rest.split("/", 1)[0])
         else:
             entries.append(Entry(rest, path, False))
     if not folders and not entries:
         return None
-    return ([Entry(name, prefix + name, True) for name in sorted(folders)]
-            + sorted(entries, key=lambda e: e.name))
+    return [Entry(name, prefix + name, True) for name in sorted(folders)] + sorted(
+        entries, key=lambda e: e.name
+    )
 
 
 @dataclass
@@ -140,12 +141,25 @@ def _panel(line: LineAnswer, panels: dict[str, Panel], colours: dict[str, str]) 
     elif line.status == "human":
         key, css, title = f"human:{line.commit}", "person", f"a person: {line.author or 'unknown'}"
     else:
-        key, css, title = f"{line.status}:{line.commit}", line.status if line.status == "uncommitted" \
-            else "unrecorded", line.status
+        key, css, title = (
+            f"{line.status}:{line.commit}",
+            line.status if line.status == "uncommitted" else "unrecorded",
+            line.status,
+        )
     if key not in panels:
-        panels[key] = Panel(panel_id=f"p{len(panels)}", css=css, status=line.status, title=title,
-                            first_line=line.line, attribution=a, evidence=line.evidence, commit=line.commit,
-                            author=line.author, reason=line.reason, symbol=line.symbol)
+        panels[key] = Panel(
+            panel_id=f"p{len(panels)}",
+            css=css,
+            status=line.status,
+            title=title,
+            first_line=line.line,
+            attribution=a,
+            evidence=line.evidence,
+            commit=line.commit,
+            author=line.author,
+            reason=line.reason,
+            symbol=line.symbol,
+        )
     return panels[key]
 
 
@@ -162,7 +176,8 @@ def _legend_label(line: LineAnswer) -> str:
 
 @dataclass(frozen=True)
 class DiffLine:
-    """One line of an edit's diff on the message page, with its class: `add`, `del`, `hunk`, `head` or `ctx`."""
+    """One line of an edit's diff on the message page, with its class: `add`, `del`, `hunk`, `head` or
+    `ctx`."""
 
     css: str
     text: str
@@ -218,7 +233,10 @@ def topic_bar(rendered: RenderedContext) -> list[BarSegment]:
     start = 0.0
     for n, entry in enumerate(rendered.topic_map):
         width = max(entry.share * 100, 0.0)
-        segments.append(BarSegment(entry.topic_id, entry.label, f"s{n % SESSION_COLOURS}", round(start, 3),
-                                   round(width, 3)))
+        segments.append(
+            BarSegment(
+                entry.topic_id, entry.label, f"s{n % SESSION_COLOURS}", round(start, 3), round(width, 3)
+            )
+        )
         start += width
     return segments

@@ -30,14 +30,19 @@ LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 TOKEN_FIELD = "token"
 TOKEN_HEADER = b"x-intent-token"
 KEY_PARAMETER = "token"  # `?token=KEY` in the address serve prints, as Jupyter's servers name theirs
-UNAUTHORIZED = ("Unauthorized: this view is private to whoever started git intent serve; open the address it "
-                "printed (it carries this run's key), or start it again with --open.")
+UNAUTHORIZED = (
+    "Unauthorized: this view is private to whoever started git intent serve; open the address it printed "
+    "(it carries this run's key), or start it again with --open."
+)
 MAX_BODY = 1 << 20  # bytes of a POST body: the forms here send a few dozen
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _HOST = re.compile(r"^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$")
 HEADERS = [
-    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                                 b"form-action 'self'; base-uri 'none'; frame-ancestors 'none'; connect-src 'self'"),
+    (
+        b"content-security-policy",
+        b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        b"base-uri 'none'; frame-ancestors 'none'; connect-src 'self'",
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
@@ -75,7 +80,9 @@ def cookie_name(scope: Scope) -> str:
 
 def cookie_value(header: str | None, name: str) -> str | None:
     """The value of cookie `name` in a `Cookie` header (`a=1; b=2`), None when absent or given twice."""
-    values = [v.strip() for k, _, v in (c.partition("=") for c in (header or "").split(";")) if k.strip() == name]
+    values = [
+        v.strip() for k, _, v in (c.partition("=") for c in (header or "").split(";")) if k.strip() == name
+    ]
     return values[0] if len(values) == 1 else None
 
 
@@ -100,8 +107,11 @@ class Guard:
             return
         headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         if not host_is_local(headers.get(b"host")):
-            await _plain(send, 403, "Forbidden: git intent serve answers only requests to localhost, "
-                                    "127.0.0.1 or [::1].")
+            await _plain(
+                send,
+                403,
+                "Forbidden: git intent serve answers only requests to localhost, 127.0.0.1 or [::1].",
+            )
             return
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         in_query = [value for name, value in query if name == KEY_PARAMETER]
@@ -110,8 +120,11 @@ class Guard:
             await _admit(send, scope, [(n, v) for n, v in query if n != KEY_PARAMETER], self.key)
             return
         bearer = headers.get(b"authorization", "")
-        if not (key_in_query or same_secret(cookie_value(headers.get(b"cookie"), cookie_name(scope)), self.key)
-                or (bearer[:7].lower() == "bearer " and same_secret(bearer[7:].strip(), self.key))):
+        if not (
+            key_in_query
+            or same_secret(cookie_value(headers.get(b"cookie"), cookie_name(scope)), self.key)
+            or (bearer[:7].lower() == "bearer " and same_secret(bearer[7:].strip(), self.key))
+        ):
             await _plain(send, 401, UNAUTHORIZED, [(b"www-authenticate", b'Bearer realm="git intent serve"')])
             return
         if scope["method"] not in SAFE_METHODS:
@@ -124,9 +137,15 @@ class Guard:
                     return
                 if not message.get("more_body", False):
                     break
-            if not token_matches(self.token, headers.get(TOKEN_HEADER), body, headers.get(b"content-type", "")):
-                await _plain(send, 403, "Forbidden: this form is not from this run of git intent serve "
-                                        "(missing or wrong token); reload the page and try again.")
+            if not token_matches(
+                self.token, headers.get(TOKEN_HEADER), body, headers.get(b"content-type", "")
+            ):
+                await _plain(
+                    send,
+                    403,
+                    "Forbidden: this form is not from this run of git intent serve (missing or wrong "
+                    "token); reload the page and try again.",
+                )
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, _with_headers(send))
@@ -150,15 +169,23 @@ def _with_headers(send: Send) -> Send:
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
             names = {k.lower() for k, _ in message.get("headers", [])}
-            message["headers"] = [*message.get("headers", []), *[(k, v) for k, v in HEADERS if k not in names]]
+            message["headers"] = [
+                *message.get("headers", []),
+                *[(k, v) for k, v in HEADERS if k not in names],
+            ]
         await send(message)
 
     return wrapped
 
 
 async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    await _with_headers(send)({"type": "http.response.start", "status": status,
-                               "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(extra or [])]})
+    await _with_headers(send)(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(extra or [])],
+        }
+    )
     await send({"type": "http.response.body", "body": (text + "\n").encode("utf-8")})
 
 
@@ -168,10 +195,20 @@ async def _admit(send: Send, scope: Scope, query: list[tuple[str, str]], key: st
     site (the `--open` file, a link in a chat) started, and the page's own navigation starts here."""
     path = "/" + quote(scope.get("path", "/")).lstrip("/")  # one leading slash: never `//host`
     target = escape(path + (f"?{urlencode(query)}" if query else ""))
-    body = (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
-            f'<title>git intent</title><p><a href="{target}">Continue to git intent serve</a></p>\n')
+    body = (
+        f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" '
+        f'content="0;url={target}"><title>git intent</title><p><a href="{target}">Continue to git intent '
+        f"serve</a></p>\n"
+    )
     cookie = f"{cookie_name(scope)}={key}; HttpOnly; SameSite=Strict; Path=/"
-    await _with_headers(send)({"type": "http.response.start", "status": 200,
-                               "headers": [(b"content-type", b"text/html; charset=utf-8"),
-                                           (b"set-cookie", cookie.encode("latin-1"))]})
+    await _with_headers(send)(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"text/html; charset=utf-8"),
+                (b"set-cookie", cookie.encode("latin-1")),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body.encode("utf-8")})

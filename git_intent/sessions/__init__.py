@@ -1,1 +1,2 @@
-"""Sessions: finding transcripts of a repository, caching their parses, mapping their paths, the local backup."""
+"""Sessions: finding transcripts of a repository, caching their parses, mapping their paths, the local
+backup."""

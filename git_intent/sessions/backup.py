@@ -23,9 +23,9 @@ from ..git.repo import Repository
 
 EXCLUDE_LINE = "/.opencode/intent/"
 SUFFIXES = (".jsonl", ".json", ".md")
-# Copied from an agent's own transcript after each record. A Markdown history (`.md`, SpecStory's) is kept only by
-# an import (`store_transcript`): Aider's history holds every session of the work tree in one file, so a copy of
-# it made for one session would vouch for all of them (sessions/brought_in.py).
+# Copied from an agent's own transcript after each record. A Markdown history (`.md`, SpecStory's) is kept
+# only by an import (`store_transcript`): Aider's history holds every session of the work tree in one file, so
+# a copy of it made for one session would vouch for all of them (sessions/brought_in.py).
 COPIED = (".jsonl", ".json")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
 # A temporary copy untouched this long was left by a killed process (a live copy writes all the time).
@@ -85,7 +85,7 @@ def append_journal(repo: Repository, *entries: dict[str, Any]) -> bool:
     try:
         view = memoryview(data)
         while view:  # O_APPEND: each write lands at the end, whole, even with another writer
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     return True
@@ -96,7 +96,11 @@ def journal_commits(repo: Repository) -> list[str]:
     backup). Lines that are not JSON objects with a 40- or 64-hex `commit` are skipped."""
     base = trusted_backup(repo)
     try:
-        lines = (base / "journal.jsonl").read_text(encoding="utf-8", errors="replace").splitlines() if base else []
+        lines = (
+            (base / "journal.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+            if base
+            else []
+        )
     except OSError:
         return []
     commits: dict[str, None] = {}
@@ -111,8 +115,9 @@ def journal_commits(repo: Repository) -> list[str]:
     return list(commits)
 
 
-def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl",
-                      trusted: Path | None = None) -> Path | None:
+def session_copy_path(
+    repo: Repository, agent: str, session_id: str, suffix: str = ".jsonl", trusted: Path | None = None
+) -> Path | None:
     """Where the copy of a session lives (`.jsonl`; `.json` for single-document formats such as legacy Gemini
     CLI sessions; `.md` for an imported SpecStory history): the existing copy of any of those suffixes, else
     the path with `suffix`. None when the id is not a safe file name or the backup is not trusted. `trusted`:
@@ -127,8 +132,9 @@ def session_copy_path(repo: Repository, agent: str, session_id: str, suffix: str
     return next((other for other in others if other.is_file()), path)
 
 
-def copy_session(repo: Repository, session: Session, commit: str | None = None, trusted: Path | None = None
-                 ) -> Path | None:
+def copy_session(
+    repo: Repository, session: Session, commit: str | None = None, trusted: Path | None = None
+) -> Path | None:
     """Copy the session's transcript into the backup when it is new or has grown; returns the copy.
     Only single-file transcripts are copied (a SQLite store such as OpenCode's is not). When writing the
     copy fails (a full disk), the temporary file is removed, the copy is marked pending for
@@ -137,8 +143,14 @@ def copy_session(repo: Repository, session: Session, commit: str | None = None, 
     return copy_transcript(repo, session.agent, session.session_id, session.transcript, commit, trusted)
 
 
-def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path, commit: str | None = None,
-                    trusted: Path | None = None) -> Path | None:
+def copy_transcript(
+    repo: Repository,
+    agent: str,
+    session_id: str,
+    source: Path,
+    commit: str | None = None,
+    trusted: Path | None = None,
+) -> Path | None:
     """`copy_session` for a session known by its agent, id and transcript path (a `.md` history is not copied:
     `COPIED`; its copy, made by an import, is returned when `source` is that copy)."""
     if source.suffix not in SUFFIXES:
@@ -158,8 +170,9 @@ def copy_transcript(repo: Repository, agent: str, session_id: str, source: Path,
         try:
             _write_copy(repo, agent, source, dest)
         except OSError:
-            _mark_pending(repo, {"agent": agent, "session_id": session_id, "transcript": str(source),
-                                 "commit": commit})
+            _mark_pending(
+                repo, {"agent": agent, "session_id": session_id, "transcript": str(source), "commit": commit}
+            )
             return None
     with contextlib.suppress(OSError):
         _pending_path(repo, agent, session_id).unlink(missing_ok=True)
@@ -225,13 +238,23 @@ def retry_backups(repo: Repository, say: Callable[[str], None] | None = None) ->
             marker.unlink(missing_ok=True)
             say(f"backup of {agent}:{session_id} given up: its transcript {transcript} is gone")
             continue
-        copy = copy_transcript(repo, str(agent), str(session_id), transcript, data.get("commit"), trusted=base)
+        copy = copy_transcript(
+            repo, str(agent), str(session_id), transcript, data.get("commit"), trusted=base
+        )
         if copy is None:
             say(f"backup of {agent}:{session_id} failed again; it stays pending")
             continue
-        entries.append({"commit": data.get("commit"), "agent": agent, "session_id": session_id,
-                        "transcript": str(transcript), "backup": str(copy), "retried": True,
-                        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())})
+        entries.append(
+            {
+                "commit": data.get("commit"),
+                "agent": agent,
+                "session_id": session_id,
+                "transcript": str(transcript),
+                "backup": str(copy),
+                "retried": True,
+                "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+            }
+        )
     if entries:  # one check of the backup folder (a `git ls-files`) and one append for them all
         append_journal(repo, *entries)
     return len(entries)
@@ -253,11 +276,17 @@ def session_copies(repo: Repository) -> list[tuple[str, Path]]:
     base = trusted_backup(repo)
     if base is None or not (base / "sessions").is_dir():
         return []
-    return [(folder.name, path) for folder in sorted((base / "sessions").iterdir()) if folder.is_dir()
-            for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES)]
+    return [
+        (folder.name, path)
+        for folder in sorted((base / "sessions").iterdir())
+        if folder.is_dir()
+        for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES)
+    ]
 
 
-def store_transcript(repo: Repository, agent: str, session_id: str, data: bytes, suffix: str = ".jsonl") -> Path | None:
+def store_transcript(
+    repo: Repository, agent: str, session_id: str, data: bytes, suffix: str = ".jsonl"
+) -> Path | None:
     """Keep transcript bytes read from elsewhere (an Entire checkpoint) as the session's backup copy,
     unless a copy at least as long is there; returns the copy, or None when the backup is not trusted."""
     dest = session_copy_path(repo, agent, session_id, suffix)

@@ -1,5 +1,5 @@
-"""Chat logs the clone brought in: a transcript inside the work tree that git tracks is someone's commit, not a
-record this user's agent kept.
+"""Chat logs the clone brought in: a transcript inside the work tree that git tracks is someone's commit, not
+a record this user's agent kept.
 
 Aider keeps its history in the work tree (`.aider.chat.history.md`), and any transcript or backup copy can be
 committed there (`git add -f`). A teammate, or anyone whose branch is merged, can then write a "session" that
@@ -61,8 +61,11 @@ class BroughtIn:
         """True when `path` is a tracked file whose content is byte for byte its committed form: nothing in it
         is this user's agent's, so it need not be read."""
         blob = self.blob(path)
-        return blob is not None and ("blob", blob) not in self._imported_sessions() and (
-            self._content_id(path) == blob)
+        return (
+            blob is not None
+            and ("blob", blob) not in self._imported_sessions()
+            and (self._content_id(path) == blob)
+        )
 
     def local(self, path: Path, agent: str, session_id: str) -> bool:
         """Whether the session `session_id` of `agent` read from `path` may be this user's agent's: always for
@@ -110,7 +113,11 @@ class BroughtIn:
         for entry in out.split("\0"):
             meta, tab, name = entry.partition("\t")
             fields = meta.split()
-            if tab and len(fields) == 3 and "/" not in name.removeprefix(relative + "/" if spec != "." else ""):
+            if (
+                tab
+                and len(fields) == 3
+                and "/" not in name.removeprefix(relative + "/" if spec != "." else "")
+            ):
                 found[root / name] = fields[1]
         return found
 
@@ -132,4 +139,3 @@ class BroughtIn:
                 return frozenset(s.session_id for s in reader.read(copy))
             except Exception:  # a damaged committed form proves nothing local
                 return None
-

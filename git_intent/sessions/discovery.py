@@ -59,8 +59,10 @@ def transcript_files(paths: Iterable[Path]) -> tuple[list[Path], list[SkippedFil
     passed_over: list[SkippedFile] = []
     for path in paths:
         if not path.exists():
-            raise TranscriptError(f"The transcript file or folder {path} does not exist.",
-                                  hint="Give a transcript file, or a folder holding transcripts.")
+            raise TranscriptError(
+                f"The transcript file or folder {path} does not exist.",
+                hint="Give a transcript file, or a folder holding transcripts.",
+            )
         if not path.is_dir():
             files.append(path)
             continue
@@ -90,8 +92,12 @@ def skip_reason(path: Path) -> str:
     if path.suffix not in (".jsonl", ".json", ".md", ".db", ".sqlite"):
         return f"not a transcript format ({path.suffix or 'no extension'})"
     heads = head_records(path, limit=5) if path.suffix in (".jsonl", ".json") else []
-    if heads and isinstance(heads[0].get("v"), int) and isinstance(heads[0].get("agent"), str) and (
-            "cli_version" in heads[0]):
+    if (
+        heads
+        and isinstance(heads[0].get("v"), int)
+        and isinstance(heads[0].get("agent"), str)
+        and ("cli_version" in heads[0])
+    ):
         # entireio/git-sync keeps one beside the native `full.jsonl` of the same session, which is read.
         return f"Entire's condensed copy of a {heads[0]['agent']} session, not the agent's own transcript"
     label = {".json": "JSON", ".jsonl": "JSON Lines"}.get(path.suffix, "text")
@@ -99,9 +105,16 @@ def skip_reason(path: Path) -> str:
     return f"{label} in no known agent's format" + (f" (record types: {', '.join(kinds)})" if kinds else "")
 
 
-def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable[Path] = (), *,
-                       containing: Sequence[bytes] = (), problems: list[str] | None = None,
-                       keep: bool = False, read: list[tuple[str, Path]] | None = None) -> list[Session]:
+def candidate_sessions(
+    repo: Repository,
+    since: datetime | None,
+    extra: Iterable[Path] = (),
+    *,
+    containing: Sequence[bytes] = (),
+    problems: list[str] | None = None,
+    keep: bool = False,
+    read: list[tuple[str, Path]] | None = None,
+) -> list[Session]:
     """Sessions that may have written lines of this work tree since `since`.
 
     Unions the agents' own transcripts (discovered, written at or after `since`), the `extra` files
@@ -133,9 +146,16 @@ def candidate_sessions(repo: Repository, since: datetime | None, extra: Iterable
         if read is not None:
             read.append((source.agent, source.path))
         try:  # a store of many projects' sessions (OpenCode) parses only this repository's
-            merge_copies(found, source.keep(read_transcript(
-                source.path, source.agent, keep=True) if keep and source.adapter.file_scoped else
-                source.adapter.read_project(source.path, project_id=root_commit, root=repo.root, since=since)))
+            merge_copies(
+                found,
+                source.keep(
+                    read_transcript(source.path, source.agent, keep=True)
+                    if keep and source.adapter.file_scoped
+                    else source.adapter.read_project(
+                        source.path, project_id=root_commit, root=repo.root, since=since
+                    )
+                ),
+            )
         except Exception as exc:  # one odd file must not stop the others
             _report(problems, source.path, exc)
     return list(found.values())
@@ -172,8 +192,13 @@ def session_sources(repo: Repository, since: datetime | None) -> Iterator[Sessio
     for adapter in all_adapters().values():
         for path in adapter.discover(repo.root, since):
             if not brought.whole(path):
-                yield SessionSource(adapter.NAME, path, adapter, copy=False,
-                                    brought=brought if brought.tracked(path) else None)
+                yield SessionSource(
+                    adapter.NAME,
+                    path,
+                    adapter,
+                    copy=False,
+                    brought=brought if brought.tracked(path) else None,
+                )
     for agent, path in session_copies(repo):
         if any(written_since([path], since)):
             yield SessionSource(agent, path, named_adapter(agent), copy=True)
@@ -185,8 +210,9 @@ def root_commit_of(repo: Repository) -> str | None:
     return roots[-1] if roots else None
 
 
-def find_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False,
-                 shared: bool = True) -> Session:
+def find_session(
+    repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = False, shared: bool = True
+) -> Session:
     """The session with this id (or unique id prefix, unless `exact`), from the backup first, then the
     agents' folders, then (when `shared`) the redacted evidence on refs/intent/evidence, as a
     `sessions/shared.py`.SharedSession`. Ids read from notes are looked up `exact`: a short or empty id in a
@@ -208,17 +234,40 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     known = named_adapter(agent) if agent else None
     adapters = {agent: known} if agent and known is not None else {} if agent else all_adapters()
     matches: dict[tuple[str, str], Session] = {}
-    copies: list[tuple[str | None, Path]] = [(a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)]
-    # Most agents name a transcript, or its folder (Copilot CLI's `<id>/events.jsonl`, Cline's `tasks/<id>/`), after
-    # its session; a file holding many sessions (Aider's history, OpenCode's database, Gemini's chats) is read whole.
-    discovered = [(n, p) for n in names if n in adapters for p in adapters[n].discover(repo.root)
-                  if session_id in p.name or session_id in p.parent.name or adapters[n].MULTI_SESSION]
+    copies: list[tuple[str | None, Path]] = [
+        (a, p) for a, p in session_copies(repo) if p.stem.startswith(session_id)
+    ]
+    # Most agents name a transcript, or its folder (Copilot CLI's `<id>/events.jsonl`, Cline's `tasks/<id>/`),
+    # after its session; a file holding many sessions (Aider's history, OpenCode's database, Gemini's chats)
+    # is read whole.
+    discovered = [
+        (n, p)
+        for n in names
+        if n in adapters
+        for p in adapters[n].discover(repo.root)
+        if session_id in p.name or session_id in p.parent.name or adapters[n].MULTI_SESSION
+    ]
     brought = BroughtIn(repo)  # the backup is never tracked (`trusted_backup`); a discovered file may be
-    readable = [*read_readable(copies, keep=True), *(
-        s for agent_name, path in discovered if not brought.whole(path)
-        for s in read_readable([(agent_name, path)], keep=True) if brought.local(path, s.agent, s.session_id))]
-    merge_copies(matches, (s for s in readable if s.session_id == session_id
-                            or (not exact and s.session_id.startswith(session_id)) or session_id in s.aliases))
+    readable = [
+        *read_readable(copies, keep=True),
+        *(
+            s
+            for agent_name, path in discovered
+            if not brought.whole(path)
+            for s in read_readable([(agent_name, path)], keep=True)
+            if brought.local(path, s.agent, s.session_id)
+        ),
+    ]
+    merge_copies(
+        matches,
+        (
+            s
+            for s in readable
+            if s.session_id == session_id
+            or (not exact and s.session_id.startswith(session_id))
+            or session_id in s.aliases
+        ),
+    )
     if len(matches) == 1:
         return next(iter(matches.values()))
     if not matches and shared:
@@ -230,20 +279,21 @@ def find_session(repo: Repository, session_id: str, agent: str | None = None, *,
     if not matches:
         # What is known first: the id matches nothing here; why that may be comes after, as a hint.
         raise SessionNotFoundError(
-            f"No session matches {session_id}: no transcript of it is in the backup or the agents' folders, and "
-            f"none is shared on refs/intent/evidence.",
-            hint="Check the id: `git intent sessions` lists this repository's sessions. If a note names it, its "
-                 "transcript was deleted or made on another machine: `git intent fetch` brings what its author "
-                 "shared (`git config intent.share evidence` there).")
+            f"No session matches {session_id}: no transcript of it is in the backup or the agents' "
+            f"folders, and none is shared on refs/intent/evidence.",
+            hint="Check the id: `git intent sessions` lists this repository's sessions. If a note names it, "
+            "its transcript was deleted or made on another machine: `git intent fetch` brings what its "
+            "author shared (`git config intent.share evidence` there).",
+        )
     listed = ", ".join(sorted(f"{a}:{s}" for a, s in matches))
     raise SessionNotFoundError(f"The session id {session_id} is ambiguous: {listed}.")
 
 
 class SessionLookup:
-    """`find_session` by exact id, each (agent, id) looked up once per instance: the session, or the IntentError
-    saying why it is not here. One per command or answer (its transcripts do not change under it): blame's
-    resolver, the answer reading the sessions blame found, and importers share one rather than each keeping a
-    memo. `shared=False` looks in this machine's transcripts and backup only."""
+    """`find_session` by exact id, each (agent, id) looked up once per instance: the session, or the
+    IntentError saying why it is not here. One per command or answer (its transcripts do not change under
+    it): blame's resolver, the answer reading the sessions blame found, and importers share one rather than
+    each keeping a memo. `shared=False` looks in this machine's transcripts and backup only."""
 
     def __init__(self, repo: Repository, *, shared: bool = True) -> None:
         self.repo = repo
@@ -298,8 +348,9 @@ def _file_mentions(path: Path, needles: list[bytes]) -> bool:
         return False
 
 
-def read_readable(paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None, *,
-                  keep: bool = False) -> Iterator[Session]:
+def read_readable(
+    paths: Iterable[tuple[str | None, Path]], problems: list[str] | None = None, *, keep: bool = False
+) -> Iterator[Session]:
     """Sessions of every (agent or None to sniff, path) that reads as a transcript; the others are skipped
     (discovery is best effort). `keep` as for `read_transcript`."""
     for agent, path in paths:
@@ -319,7 +370,9 @@ def _report(problems: list[str] | None, path: Path, exc: Exception) -> None:
     if isinstance(exc, DamagedTranscriptError):
         problems.append(str(exc))
     elif not isinstance(exc, TranscriptError):
-        problems.append(f"The transcript {path} could not be read ({type(exc).__name__}: {exc}); it is skipped.")
+        problems.append(
+            f"The transcript {path} could not be read ({type(exc).__name__}: {exc}); it is skipped."
+        )
 
 
 def resolve_reference(repo: Repository, reference: str) -> tuple[Session, Message | None]:
@@ -337,5 +390,6 @@ def resolve_reference(repo: Repository, reference: str) -> tuple[Session, Messag
     if message is None:
         raise SessionNotFoundError(
             f"Session {session.session_id} has no message {message_id} (or the prefix is ambiguous).",
-            hint=f"`git intent show {session.session_id}` lists its messages.")
+            hint=f"`git intent show {session.session_id}` lists its messages.",
+        )
     return session, message

@@ -33,10 +33,12 @@ class NotRead:
     newer: bool = False
 
     def text(self) -> str:
-        """"Claude Code 2.1.143: not read: last-prompt (42), permission-mode (14)", with a note when the
+        """ "Claude Code 2.1.143: not read: last-prompt (42), permission-mode (14)", with a note when the
         version is newer than the fixtures'."""
-        types = ", ".join(f"{kind} ({count})" for kind, count in sorted(
-            self.record_types.items(), key=lambda kv: (-kv[1], kv[0])))
+        types = ", ".join(
+            f"{kind} ({count})"
+            for kind, count in sorted(self.record_types.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
         line = f"{self.agent} {self.version or '(no version)'}: not read: {types or 'nothing'}"
         if self.newer:
             line += f" (newer than {self.newest_tested}, the newest version git-intent's fixtures cover)"
@@ -54,13 +56,19 @@ def not_read(sessions: Iterable[Session]) -> list[NotRead]:
         if entry is None:
             registered = named_adapter(session.agent)
             tested = registered.NEWEST_TESTED if registered is not None else None
-            entry = found[key] = NotRead(session.agent, session.agent_version, newest_tested=tested,
-                                         newer=version_newer(session.agent_version, tested))
+            entry = found[key] = NotRead(
+                session.agent,
+                session.agent_version,
+                newest_tested=tested,
+                newer=version_newer(session.agent_version, tested),
+            )
         entry.sessions += 1
         for kind, count in session.stats.unknown_types.items():
             entry.record_types[kind] = entry.record_types.get(kind, 0) + count
-    return sorted((e for e in found.values() if e.record_types or e.newer),
-                  key=lambda e: (e.agent, _version_key(e.version or "")))
+    return sorted(
+        (e for e in found.values() if e.record_types or e.newer),
+        key=lambda e: (e.agent, _version_key(e.version or "")),
+    )
 
 
 def version_newer(version: str | None, tested: str | None) -> bool:
@@ -80,8 +88,10 @@ def describe(entries: list[NotRead], skipped: list[SkippedFile]) -> list[str]:
     with the first `NAMED` of them and their reasons."""
     lines = [entry.text() for entry in entries]
     if skipped:
-        lines.append(f"{len(skipped)} files below the --transcript folders are no transcript; skipped"
-                     + (" (all listed by --json):" if len(skipped) > NAMED else ":"))
+        lines.append(
+            f"{len(skipped)} files below the --transcript folders are no transcript; skipped"
+            + (" (all listed by --json):" if len(skipped) > NAMED else ":")
+        )
         lines += [f"  {item.path}: {item.reason}" for item in skipped[:NAMED]]
     return lines
 

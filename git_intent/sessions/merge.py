@@ -43,9 +43,14 @@ def merge_session(one: Session, other: Session) -> Session:
     if not extra and not edits and aliases == sorted(longer.aliases):
         return longer
     messages = _in_time_order([*longer.messages, *extra])
-    return replace(longer, messages=messages, edits=[*longer.edits, *edits], aliases=aliases,
-                   cwds=[*longer.cwds, *(c for c in shorter.cwds if c not in longer.cwds)],
-                   stats=_stats(longer.stats, shorter.stats))
+    return replace(
+        longer,
+        messages=messages,
+        edits=[*longer.edits, *edits],
+        aliases=aliases,
+        cwds=[*longer.cwds, *(c for c in shorter.cwds if c not in longer.cwds)],
+        stats=_stats(longer.stats, shorter.stats),
+    )
 
 
 def _edit_key(edit: Edit) -> tuple[str, str | None, str, str]:
@@ -90,5 +95,9 @@ def _stats(one: ParseStats, other: ParseStats) -> ParseStats:
     types = dict(one.unknown_types)
     for kind, count in other.unknown_types.items():
         types[kind] = max(types.get(kind, 0), count)
-    return ParseStats(records=max(one.records, other.records), unreadable=max(one.unreadable, other.unreadable),
-                      duplicates=max(one.duplicates, other.duplicates), unknown_types=types)
+    return ParseStats(
+        records=max(one.records, other.records),
+        unreadable=max(one.unreadable, other.unreadable),
+        duplicates=max(one.duplicates, other.duplicates),
+        unknown_types=types,
+    )

@@ -40,7 +40,9 @@ from ..core.state_files import private_dir, replace_file
 from ..core.values import Session
 from ..core.version import __version__
 
-DISK_MIN_BYTES = 16 * 1024  # loading a pickle costs well under a ms; parsing imports the adapter (~5 ms) first
+DISK_MIN_BYTES = (
+    16 * 1024
+)  # loading a pickle costs well under a ms; parsing imports the adapter (~5 ms) first
 KEEP_FILES = 200
 KEEP_BYTES = 512 * 1024 * 1024
 MEMO_ENTRIES = 16
@@ -66,8 +68,18 @@ def cached_sessions(path: Path, agent: str, parse: Callable[[], list[Session]]) 
     except OSError:
         pass
     # Parsed times are turned into local time by some adapters (Aider's history), so the zone counts too.
-    key = hashlib.sha256("\0".join((parser_fingerprint(), str(path.resolve()), agent, os.environ.get("TZ", ""),
-                                    str(time.timezone), *stamps)).encode("utf-8", "surrogateescape")).hexdigest()
+    key = hashlib.sha256(
+        "\0".join(
+            (
+                parser_fingerprint(),
+                str(path.resolve()),
+                agent,
+                os.environ.get("TZ", ""),
+                str(time.timezone),
+                *stamps,
+            )
+        ).encode("utf-8", "surrogateescape")
+    ).hexdigest()
     with _memo_lock:
         found = _memo.get(key)
         if found is not None:
@@ -91,8 +103,11 @@ def parser_fingerprint() -> str:
     """A digest of the package version and the state of every file that parses a transcript (the adapters,
     the shared readers and the models): a parse kept under another fingerprint is never read (the version
     alone does not change between a developer's edits). This cache and the record cache key on it."""
-    files = [_PACKAGE / "core" / "values.py", *sorted(_PACKAGE.glob("adapters/**/*.py")),
-             *sorted(_PACKAGE.glob("transcripts/**/*.py"))]
+    files = [
+        _PACKAGE / "core" / "values.py",
+        *sorted(_PACKAGE.glob("adapters/**/*.py")),
+        *sorted(_PACKAGE.glob("transcripts/**/*.py")),
+    ]
     state = "\0".join([__version__, *(f"{f}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)])
     return hashlib.sha256(state.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
@@ -125,10 +140,11 @@ def _store(key: str, sessions: list[Session]) -> None:
 
 def load_kept(folder: Path, key: str) -> Any:
     """The value `keep` stored in `folder` under `key`, or None when there is no usable file. Format: a
-    pickle (protocol 5: loading a session back through pydantic cost blame its ~100 ms import,
-    pickle loads it in C). A pickle runs code when loaded, so only a regular file of this user's, in a folder
-    of this user's that no one else may enter, both reached without following a link, is unpickled; the keys
-    hold the parser fingerprint (core/values.py included), so a pickle never meets another definition of its types."""
+    pickle (protocol 5: loading a session back through pydantic cost blame its ~100 ms import, pickle loads
+    it in C). A pickle runs code when loaded, so only a regular file of this user's, in a folder of this
+    user's that no one else may enter, both reached without following a link, is unpickled; the keys hold
+    the parser fingerprint (core/values.py included), so a pickle never meets another definition of its
+    types."""
     try:
         where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:

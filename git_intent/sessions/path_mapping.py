@@ -1,9 +1,9 @@
 """Mapping paths recorded in transcripts onto the work tree, including paths from other machines.
 
-A recorded path is credited to the work tree when it lies inside it on this machine, or, when it was
-recorded on a machine where it does not exist here, when its suffix matches a tracked file (absolute paths from
-another machine are never compared literally). A path that exists on this machine
-outside the work tree belongs to another repository and is never mapped.
+A recorded path is credited to the work tree when it lies inside it on this machine, or, when it was recorded
+on a machine where it does not exist here, when its suffix matches a tracked file (absolute paths from another
+machine are never compared literally). A path that exists on this machine outside the work tree belongs to
+another repository and is never mapped.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ MappingCache = dict[tuple[str, str | None, tuple[str, ...]], str | None]
 
 
 def file_name(recorded: str) -> str:
-    """The file name of a recorded path (a Windows path's too): a path maps only onto tracked files of this name."""
+    """The file name of a recorded path (a Windows path's too): a path maps only onto tracked files of this
+    name."""
     return posix_path(recorded).rsplit("/", 1)[-1]
 
 
@@ -28,19 +29,26 @@ class PathMapper:
     mappers of several trees (one per commit: each commit's paths are mapped against its own tree, whichever
     route records it) may share one `cache`, keyed by those files."""
 
-    def __init__(self, root: Path, tracked: Iterable[str], worktrees: Iterable[Path] = (),
-                 cache: MappingCache | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        tracked: Iterable[str],
+        worktrees: Iterable[Path] = (),
+        cache: MappingCache | None = None,
+    ) -> None:
         self.root = root
         self.roots = {os.path.normpath(str(root)), os.path.realpath(str(root))}
         # Other worktrees of the same repository: their paths map onto this tree by relative path.
-        self.roots |= {os.path.normpath(str(w)) for w in worktrees} | {os.path.realpath(str(w)) for w in worktrees}
+        self.roots |= {os.path.normpath(str(w)) for w in worktrees} | {
+            os.path.realpath(str(w)) for w in worktrees
+        }
         self.tracked = frozenset(tracked)
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for path in sorted(self.tracked):
             self.by_name[path.rsplit("/", 1)[-1]].append(path)
-        # Sessions edit few distinct paths many times, and each mapping asks the file system (realpath, isdir):
-        # backfill called realpath once per edit per commit, so every (recorded, cwd) is
-        # mapped once per set of tracked files of its name.
+        # Sessions edit few distinct paths many times, and each mapping asks the file system (realpath,
+        # isdir): backfill called realpath once per edit per commit, so every (recorded, cwd) is mapped once
+        # per set of tracked files of its name.
         self._mapped: MappingCache = {} if cache is None else cache
 
     def to_repo(self, recorded: str, cwd: str | None = None) -> str | None:
@@ -70,7 +78,7 @@ class PathMapper:
         for candidate in {os.path.normpath(path), os.path.realpath(path)}:
             for root in self.roots:
                 if candidate.startswith(root + os.sep):
-                    rel = candidate[len(root) + 1:].replace(os.sep, "/")
+                    rel = candidate[len(root) + 1 :].replace(os.sep, "/")
                     return rel if ".." not in rel.split("/") else None
         return None
 
@@ -85,7 +93,7 @@ class PathMapper:
         if cwd:
             base = os.path.normpath(cwd)
             if path.startswith(base + "/"):
-                rel = path[len(base) + 1:]
+                rel = path[len(base) + 1 :]
                 if rel in self.tracked:
                     return rel
                 below = [t for t in self.by_name.get(rel.rsplit("/", 1)[-1], []) if t.endswith("/" + rel)]

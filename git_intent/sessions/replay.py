@@ -46,8 +46,13 @@ def rebuild(session: Session) -> Rebuild:
         pre.setdefault(edit.path, edit.before)
         post[edit.path] = edit.after
         stamps.append(edit.timestamp.isoformat() if edit.timestamp else "")
-    return Rebuild(pre=pre, post=post, first_edit_at=stamps[0] if stamps else "",
-                   last_edit_at=stamps[-1] if stamps else "", edits_applied=len(stamps))
+    return Rebuild(
+        pre=pre,
+        post=post,
+        first_edit_at=stamps[0] if stamps else "",
+        last_edit_at=stamps[-1] if stamps else "",
+        edits_applied=len(stamps),
+    )
 
 
 def write_replayed(root: Path, files: dict[str, str], cwd: str) -> list[str]:
@@ -58,7 +63,7 @@ def write_replayed(root: Path, files: dict[str, str], cwd: str) -> list[str]:
     for recorded, text in files.items():
         if not recorded.startswith(base):
             raise ValueError(f"{recorded} is not below the session's folder {cwd}.")
-        relative = recorded[len(base):]
+        relative = recorded[len(base) :]
         target = (root / relative).resolve()
         if not target.is_relative_to(root.resolve()):
             raise ValueError(f"{recorded} would be written outside {root}.")
@@ -68,14 +73,24 @@ def write_replayed(root: Path, files: dict[str, str], cwd: str) -> list[str]:
     return written
 
 
-def commit_replayed(root: Path, message: str, when: datetime, author: str = "A Person <person@example.com>") -> str:
+def commit_replayed(
+    root: Path, message: str, when: datetime, author: str = "A Person <person@example.com>"
+) -> str:
     """Commit everything in `root` at `when` as `author` (no hooks, no signing); returns the commit's sha."""
     name, _, email = author.partition(" <")
     stamp = when.isoformat()
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_NAME": name,
-           "GIT_AUTHOR_EMAIL": email.rstrip(">"), "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email.rstrip(">")}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": stamp,
+        "GIT_COMMITTER_DATE": stamp,
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email.rstrip(">"),
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email.rstrip(">"),
+    }
     options = ["-c", "commit.gpgsign=false", "-c", f"core.hooksPath={root / '.git' / 'no-hooks'}"]
     for args in (["add", "-A"], ["commit", "-q", "--allow-empty", "-m", message]):
         subprocess.run(["git", *options, *args], cwd=root, env=env, check=True, capture_output=True)
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()

@@ -46,8 +46,9 @@ def _shared(repo: Repository) -> dict[str, dict[str, str]]:
     return _CACHE[key]
 
 
-def shared_session(repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = True
-                   ) -> SharedSession | None:
+def shared_session(
+    repo: Repository, session_id: str, agent: str | None = None, *, exact: bool = True
+) -> SharedSession | None:
     """The shared session with this id (or unique id prefix unless `exact`), the most complete level
     first; None when nothing matching is shared or its blob cannot be read."""
     if not session_id:
@@ -81,7 +82,13 @@ def readable_session(payload: dict[str, Any], where: str) -> SharedSession | Non
     """`session_from_payload`, or None when the payload does not hold a readable session (never raises)."""
     try:
         return session_from_payload(payload, where)
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):  # pydantic's ValidationError too
+    except (
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        RecursionError,
+    ):  # pydantic's ValidationError too
         return None
 
 
@@ -89,43 +96,83 @@ def _warn(oid: str, where: str, problem: str) -> None:
     if oid in _WARNED:
         return
     _WARNED.add(oid)
-    sys.stderr.write(terminal_safe(f"warning: The shared blob {oid[:12]} ({where}) {problem}; it is ignored "
-                                   f"(`git intent doctor` lists such objects).") + "\n")
+    sys.stderr.write(
+        terminal_safe(
+            f"warning: The shared blob {oid[:12]} ({where}) {problem}; it is ignored (`git intent doctor` "
+            f"lists such objects)."
+        )
+        + "\n"
+    )
 
 
 def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
-    """Build a SharedSession from a decoded blob, shape-checked by pydantic (`models.validate`: someone
+    """Build a SharedSession from a decoded blob, shape-checked by pydantic (`values.validate`: someone
     else wrote it). Raises ValueError (pydantic's ValidationError is one) or KeyError/TypeError/
     AttributeError for a malformed one."""
     messages, edits, redacted = [], [], []
     for item in payload.get("messages", []):
-        parts = [{"kind": p["kind"], "text": capped(p.get("text") or ""), "tool": p.get("tool"),
-                  "call_id": p.get("call_id"), "is_error": bool(p.get("is_error"))} for p in item.get("parts", [])]
-        messages.append({"message_id": item["message_id"], "role": item["role"], "timestamp": _when(item),
-                         "parts": parts, "is_prompt": bool(item.get("is_prompt")),
-                         "is_summary": bool(item.get("is_summary"))})
+        parts = [
+            {
+                "kind": p["kind"],
+                "text": capped(p.get("text") or ""),
+                "tool": p.get("tool"),
+                "call_id": p.get("call_id"),
+                "is_error": bool(p.get("is_error")),
+            }
+            for p in item.get("parts", [])
+        ]
+        messages.append(
+            {
+                "message_id": item["message_id"],
+                "role": item["role"],
+                "timestamp": _when(item),
+                "parts": parts,
+                "is_prompt": bool(item.get("is_prompt")),
+                "is_summary": bool(item.get("is_summary")),
+            }
+        )
         if item.get("redacted"):
             redacted.append(item["message_id"])
     for item in payload.get("edits", []):
-        edits.append({"path": item["path"], "tool": item["tool"], "message_id": item["message_id"],
-                      "call_id": item.get("call_id"), "timestamp": _when(item), "kind": item.get("kind", "update"),
-                      "old_text": capped(item.get("old_text")), "new_text": capped(item.get("new_text") or ""),
-                      "added": [{"text": a["text"], "line": a.get("line")} for a in item.get("added", [])]})
+        edits.append(
+            {
+                "path": item["path"],
+                "tool": item["tool"],
+                "message_id": item["message_id"],
+                "call_id": item.get("call_id"),
+                "timestamp": _when(item),
+                "kind": item.get("kind", "update"),
+                "old_text": capped(item.get("old_text")),
+                "new_text": capped(item.get("new_text") or ""),
+                "added": [{"text": a["text"], "line": a.get("line")} for a in item.get("added", [])],
+            }
+        )
         if item.get("redacted"):
             redacted.append(item["message_id"])
-    return validate(SharedSession, {
-        "agent": payload["agent"], "session_id": payload["session_id"], "transcript": Path(where),
-        "agent_version": payload.get("agent_version"), "messages": messages, "edits": edits,
-        "level": str(payload.get("level", "evidence")), "redacted_ids": sorted(set(redacted)),
-        "topics": [t for t in payload.get("topics", []) if isinstance(t, dict)]})
+    return validate(
+        SharedSession,
+        {
+            "agent": payload["agent"],
+            "session_id": payload["session_id"],
+            "transcript": Path(where),
+            "agent_version": payload.get("agent_version"),
+            "messages": messages,
+            "edits": edits,
+            "level": str(payload.get("level", "evidence")),
+            "redacted_ids": sorted(set(redacted)),
+            "topics": [t for t in payload.get("topics", []) if isinstance(t, dict)],
+        },
+    )
 
 
 def capped(text: Any) -> Any:
     """`text` cut to MAX_PART_CHARS characters, with a line saying how many were left out."""
     if not isinstance(text, str) or len(text) <= MAX_PART_CHARS:
         return text
-    return f"{text[:MAX_PART_CHARS]}\n[… {len(text) - MAX_PART_CHARS:,} more characters of this shared message " \
-           f"left out]"
+    return (
+        f"{text[:MAX_PART_CHARS]}\n[… {len(text) - MAX_PART_CHARS:,} more characters of this shared "
+        f"message left out]"
+    )
 
 
 def _when(item: dict[str, Any]) -> datetime | None:
@@ -138,4 +185,3 @@ def mark_shared(session: Session, evidence: list[Any]) -> list[Any]:
         return evidence
     redacted = set(session.redacted_ids)
     return [replace(e, source="shared", redacted=e.message_id in redacted) for e in evidence]
-

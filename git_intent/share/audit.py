@@ -1,11 +1,11 @@
 """`git intent audit RANGE`: the added lines of a range by class, for CI gates on provenance coverage.
 
 Over the non-blank lines each commit of the range added, classified as every surface classifies them
-(`explain.range_lines`, `explain.classify`): `agent_with_evidence` (an agent session wrote it, and its message can
-be read here — a transcript, the backup, or the shared evidence), `agent_without_evidence` (a trailer names the
-agent, or the session is not here), `human` (recorded, no agent edit wrote it), `unrecorded`. `coverage` = (agent
-+ human) / total; `evidence_coverage` = agent lines with evidence / agent lines; both are 1.0 when their
-denominator is 0.
+(`explain.range_lines`, `explain.classify`): `agent_with_evidence` (an agent session wrote it, and its message
+can be read here — a transcript, the backup, or the shared evidence), `agent_without_evidence` (a trailer
+names the agent, or the session is not here), `human` (recorded, no agent edit wrote it), `unrecorded`.
+`coverage` = (agent + human) / total; `evidence_coverage` = agent lines with evidence / agent lines; both are
+1.0 when their denominator is 0.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ class AgentAudit(BaseModel):
 
 
 class AuditLine(BaseModel):
-    """One counted line (`audit --lines`): line `line` of `path` as `commit` added it, its class, and who wrote it
-    when an agent did (`method`: note, content or trailer; no session for a trailer's line)."""
+    """One counted line (`audit --lines`): line `line` of `path` as `commit` added it, its class, and who
+    wrote it when an agent did (`method`: note, content or trailer; no session for a trailer's line)."""
 
     commit: str
     path: str
@@ -89,16 +89,18 @@ class AuditReport(BaseModel):
 
 
 def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> AuditReport:
-    """Count the non-blank added lines of every commit of `revision_range` (`git rev-list` syntax); with `listed`,
-    list them too.
+    """Count the non-blank added lines of every commit of `revision_range` (`git rev-list` syntax); with
+    `listed`, list them too.
 
     Raises IntentError when the range names no commits git knows.
     """
     try:
         found = classify_range(repo, revision_range)
     except IntentError as exc:
-        raise IntentError(f"{revision_range!r} is not a revision range of this repository.",
-                          hint="Example: git intent audit origin/main..HEAD") from exc
+        raise IntentError(
+            f"{revision_range!r} is not a revision range of this repository.",
+            hint="Example: git intent audit origin/main..HEAD",
+        ) from exc
     total, files, agents = LineCounts(), dict[str, LineCounts](), dict[str, AgentAudit]()
     rows: list[AuditLine] | None = [] if listed else None
     for line in found.lines():
@@ -111,12 +113,28 @@ def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> Aud
             agent.with_evidence += line.line_class == "agent_with_evidence"
         if rows is not None:
             who = attribution if line.resolution.status == "agent" else None
-            rows.append(AuditLine(commit=line.commit, path=line.path, line=line.line, line_class=line.line_class,
-                                  agent=who.agent if who else None, session_id=who.session_id or None if who else None,
-                                  message_id=who.message_id or None if who else None,
-                                  method=who.method if who else None))
-    return AuditReport(range=revision_range, commits=len(found.commits), lines=total, coverage=total.coverage(),
-                       evidence_coverage=total.evidence_coverage(),
-                       files=[FileAudit(path=p, lines=c, coverage=c.coverage(), evidence_coverage=c.evidence_coverage())
-                              for p, c in sorted(files.items())],
-                       agents=dict(sorted(agents.items())), listed=rows)
+            rows.append(
+                AuditLine(
+                    commit=line.commit,
+                    path=line.path,
+                    line=line.line,
+                    line_class=line.line_class,
+                    agent=who.agent if who else None,
+                    session_id=who.session_id or None if who else None,
+                    message_id=who.message_id or None if who else None,
+                    method=who.method if who else None,
+                )
+            )
+    return AuditReport(
+        range=revision_range,
+        commits=len(found.commits),
+        lines=total,
+        coverage=total.coverage(),
+        evidence_coverage=total.evidence_coverage(),
+        files=[
+            FileAudit(path=p, lines=c, coverage=c.coverage(), evidence_coverage=c.evidence_coverage())
+            for p, c in sorted(files.items())
+        ],
+        agents=dict(sorted(agents.items())),
+        listed=rows,
+    )

@@ -43,8 +43,10 @@ def share_level(repo: Repository) -> str:
     Raises IntentError for any other value."""
     level = (setting(repo, "share") or "notes").strip().lower()
     if level not in LEVELS:
-        raise IntentError(f"intent.share must be one of {', '.join(LEVELS)}, not {level!r}.",
-                          hint="git config intent.share evidence")
+        raise IntentError(
+            f"intent.share must be one of {', '.join(LEVELS)}, not {level!r}.",
+            hint="git config intent.share evidence",
+        )
     return level
 
 
@@ -62,7 +64,9 @@ def diff_lines(repo: Repository, commits: list[str]) -> frozenset[str]:
     """Stripped added and removed lines of each commit's diff (commits absent here are skipped)."""
     lines: set[str] = set()
     for commit in commits:
-        proc = repo.git("diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--root", commit, check=False)
+        proc = repo.git(
+            "diff-tree", "-p", "-U0", "--no-color", "--no-ext-diff", "--root", commit, check=False
+        )
         for line in proc.splitlines():
             if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip():
                 lines.add(line[1:].strip())
@@ -79,21 +83,39 @@ def local_session(repo: Repository, agent: str, session_id: str) -> Session | No
 
 
 def _message(message: Message, kinds: tuple[str, ...]) -> dict[str, Any]:
-    return {"message_id": message.message_id, "role": message.role,
-            "timestamp": message.timestamp.isoformat() if message.timestamp else None,
-            "is_prompt": message.is_prompt, "is_summary": message.is_summary, "redacted": False,
-            "parts": [{"kind": p.kind, "text": p.text, "tool": p.tool, "call_id": p.call_id, "is_error": p.is_error}
-                      for p in message.parts if p.kind in kinds]}
+    return {
+        "message_id": message.message_id,
+        "role": message.role,
+        "timestamp": message.timestamp.isoformat() if message.timestamp else None,
+        "is_prompt": message.is_prompt,
+        "is_summary": message.is_summary,
+        "redacted": False,
+        "parts": [
+            {"kind": p.kind, "text": p.text, "tool": p.tool, "call_id": p.call_id, "is_error": p.is_error}
+            for p in message.parts
+            if p.kind in kinds
+        ],
+    }
 
 
 def _edit(edit: Edit, path: str | None) -> dict[str, Any]:
-    return {"message_id": edit.message_id, "call_id": edit.call_id, "tool": edit.tool, "path": path or edit.path,
-            "kind": edit.kind, "timestamp": edit.timestamp.isoformat() if edit.timestamp else None,
-            "old_text": edit.old_text, "new_text": edit.new_text, "redacted": False,
-            "added": [{"text": a.text, "line": a.line} for a in edit.added]}
+    return {
+        "message_id": edit.message_id,
+        "call_id": edit.call_id,
+        "tool": edit.tool,
+        "path": path or edit.path,
+        "kind": edit.kind,
+        "timestamp": edit.timestamp.isoformat() if edit.timestamp else None,
+        "old_text": edit.old_text,
+        "new_text": edit.new_text,
+        "redacted": False,
+        "added": [{"text": a.text, "line": a.line} for a in edit.added],
+    }
 
 
-def build_payload(session: Session, records: list[LinesRecord], commits: list[str], level: str) -> dict[str, Any]:
+def build_payload(
+    session: Session, records: list[LinesRecord], commits: list[str], level: str
+) -> dict[str, Any]:
     """The unsealed blob content of `session` at `level` for the lines `records` credit to it."""
     from ..fidelity.topics import segment_topics
 
@@ -114,13 +136,28 @@ def build_payload(session: Session, records: list[LinesRecord], commits: list[st
     else:
         messages = [_message(m, ("text", "reasoning")) for m in session.messages if m.message_id in wanted]
     shared = {m["message_id"] for m in messages}
-    topics = [{"topic_id": t.topic_id, "label": t.label, "summary": t.summary,
-               "first_message_id": t.message_ids[0] if t.message_ids else None,
-               "last_message_id": t.message_ids[-1] if t.message_ids else None}
-              for t in segment_topics(session) if shared & set(t.message_ids)]
-    return {"schema": SCHEMA, "level": level, "agent": session.agent, "session_id": session.session_id,
-            "agent_version": session.agent_version, "commits": sorted(set(commits)), "topics": topics,
-            "messages": messages, "edits": list(edits.values())}
+    topics = [
+        {
+            "topic_id": t.topic_id,
+            "label": t.label,
+            "summary": t.summary,
+            "first_message_id": t.message_ids[0] if t.message_ids else None,
+            "last_message_id": t.message_ids[-1] if t.message_ids else None,
+        }
+        for t in segment_topics(session)
+        if shared & set(t.message_ids)
+    ]
+    return {
+        "schema": SCHEMA,
+        "level": level,
+        "agent": session.agent,
+        "session_id": session.session_id,
+        "agent_version": session.agent_version,
+        "commits": sorted(set(commits)),
+        "topics": topics,
+        "messages": messages,
+        "edits": list(edits.values()),
+    }
 
 
 def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResult:
@@ -142,8 +179,10 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
             marker = entries.get(store.commit_path(commit))
             if marker is None:
                 return True
-            return level == "sessions" and any("sessions" not in shared.get(k, {}) and k not in forgotten
-                                               for k in store.id_lines(repo, marker))
+            return level == "sessions" and any(
+                "sessions" not in shared.get(k, {}) and k not in forgotten
+                for k in store.id_lines(repo, marker)
+            )
 
         todo = [c for c in dict.fromkeys(commits) if c in notes and pending(c)]
         if not todo:
@@ -173,10 +212,16 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
                 all_commits |= set(payload.get("commits", [])) if payload else set()
             all_commits &= set(notes)
             more = note_records(repo, {c: notes[c] for c in all_commits if c not in records})
-            wanted = [r for c in sorted(all_commits) for r in {**records, **more}.get(c, [])
-                      if r.session_id == session_id and r.agent == agent]
-            sealed = seal(build_payload(session, wanted, sorted(all_commits), level),
-                          keep=diff_lines(repo, sorted(all_commits)))
+            wanted = [
+                r
+                for c in sorted(all_commits)
+                for r in {**records, **more}.get(c, [])
+                if r.session_id == session_id and r.agent == agent
+            ]
+            sealed = seal(
+                build_payload(session, wanted, sorted(all_commits), level),
+                keep=diff_lines(repo, sorted(all_commits)),
+            )
             for rule, count in sealed.rules.items():
                 result.redactions[rule] = result.redactions.get(rule, 0) + count
             for other in store.LEVEL_DIRS:

@@ -26,19 +26,28 @@ def merge_payloads(first: dict[str, Any], second: dict[str, Any]) -> dict[str, A
     extra = [m for m in second.get("messages", []) if m.get("message_id") not in ids]
     merged["messages"] = sorted([*first.get("messages", []), *extra], key=lambda m: m.get("timestamp") or "")
     edit_ids = {(e.get("message_id"), e.get("call_id"), e.get("path")) for e in first.get("edits", [])}
-    merged["edits"] = [*first.get("edits", []), *(e for e in second.get("edits", [])
-                                                 if (e.get("message_id"), e.get("call_id"), e.get("path"))
-                                                 not in edit_ids)]
+    merged["edits"] = [
+        *first.get("edits", []),
+        *(
+            e
+            for e in second.get("edits", [])
+            if (e.get("message_id"), e.get("call_id"), e.get("path")) not in edit_ids
+        ),
+    ]
     topic_ids = {t.get("topic_id") for t in first.get("topics", [])}
-    merged["topics"] = [*first.get("topics", []), *(t for t in second.get("topics", [])
-                                                   if t.get("topic_id") not in topic_ids)]
+    merged["topics"] = [
+        *first.get("topics", []),
+        *(t for t in second.get("topics", []) if t.get("topic_id") not in topic_ids),
+    ]
     merged["commits"] = sorted({*first.get("commits", []), *second.get("commits", [])})
     return merged
 
 
 def merge_entries(repo: Repository, ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:
     """The merged tree entries of two stores. Raises RedactionError when a merged blob cannot be sealed."""
-    forgotten = store.id_lines(repo, ours.get(store.FORGOTTEN)) | store.id_lines(repo, theirs.get(store.FORGOTTEN))
+    forgotten = store.id_lines(repo, ours.get(store.FORGOTTEN)) | store.id_lines(
+        repo, theirs.get(store.FORGOTTEN)
+    )
     out: dict[str, str] = {}
     if forgotten:
         out[store.FORGOTTEN] = store.write_ids(repo, forgotten)
@@ -60,7 +69,9 @@ def merge_entries(repo: Repository, ours: dict[str, str], theirs: dict[str, str]
             merged = merge_payloads(merged, payload)
         level = str(merged.get("level", level))
         commits = [c for c in merged.get("commits", []) if isinstance(c, str)]
-        out[store.session_path(level, key)] = store.write_sealed(repo, seal(merged, keep=diff_lines(repo, commits)))
+        out[store.session_path(level, key)] = store.write_sealed(
+            repo, seal(merged, keep=diff_lines(repo, commits))
+        )
     for path in sorted({p for p in (*ours, *theirs) if p.startswith("commits/")}):
         mine_oid, their_oid = ours.get(path), theirs.get(path)
         if mine_oid == their_oid or (not forgotten and (not mine_oid or not their_oid)):

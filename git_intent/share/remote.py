@@ -78,14 +78,18 @@ def default_remote(repo: Repository) -> str:
 def check_remote(repo: Repository, remote: str) -> str:
     """`remote` when it names a configured remote; raises ShareError otherwise."""
     if not repo.succeeds("remote", "get-url", "--end-of-options", remote):
-        raise ShareError(f"This repository has no remote named {remote!r}.",
-                         hint="`git remote -v` lists the remotes; pass one: git intent push REMOTE")
+        raise ShareError(
+            f"This repository has no remote named {remote!r}.",
+            hint="`git remote -v` lists the remotes; pass one: git intent push REMOTE",
+        )
     return remote
 
 
 def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
     """`{ref: oid}` of git-intent's refs on `remote`. Raises ShareError when the remote cannot be read."""
-    proc = run_git(["ls-remote", "--end-of-options", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False)
+    proc = run_git(
+        ["ls-remote", "--end-of-options", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False
+    )
     if proc.returncode != 0:
         raise ShareError(f"The remote {remote} cannot be read: {_last_line(proc.stderr)}.")
     pairs = (line.split() for line in proc.stdout.splitlines())
@@ -132,16 +136,19 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> Non
         for ref, temp in scratch.items():
             kind = repo.git("cat-file", "-t", temp, check=False).strip() or "missing object"
             if kind != "commit":
-                raise ShareError(f"The remote {remote} has a {ref} that points at a {kind}, not a commit: "
-                                 f"nothing was fetched.",
-                                 hint=f"Ask whoever can push to {remote} to repair {ref}; your refs are unchanged.")
+                raise ShareError(
+                    f"The remote {remote} has a {ref} that points at a {kind}, not a commit: nothing was "
+                    f"fetched.",
+                    hint=f"Ask whoever can push to {remote} to repair {ref}; your refs are unchanged.",
+                )
         # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
         # squashed or rebased must be here for their records to be carried.
         branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
         if branches:
             _git_fetch(repo, remote, branches)
         for ref, temp in scratch.items():
-            # Forced, but only into the remote-tracking refs: they mirror the remote; local records are merged.
+            # Forced, but only into the remote-tracking refs: they mirror the remote; local records are
+            # merged.
             repo.git("update-ref", wanted[ref], repo.git("rev-parse", "--verify", temp).strip())
     finally:
         for temp in scratch.values():
@@ -149,8 +156,11 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> Non
 
 
 def _git_fetch(repo: Repository, remote: str, specs: list[str]) -> None:
-    proc = run_git(["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, *specs],
-                   repo.root, check=False)
+    proc = run_git(
+        ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--end-of-options", remote, *specs],
+        repo.root,
+        check=False,
+    )
     if proc.returncode != 0:
         raise ShareError(f"git fetch from {remote} failed: {_last_line(proc.stderr)}.")
 
@@ -165,11 +175,16 @@ def merge_notes(repo: Repository, ref: str) -> bool:
         if not before:
             repo.git("update-ref", NOTES_REF, theirs, "0" * 40)
             return True
-        proc = run_git([*_identity(repo), "notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", ref],
-                       repo.root, check=False)
+        proc = run_git(
+            [*_identity(repo), "notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", ref],
+            repo.root,
+            check=False,
+        )
         if proc.returncode != 0:
-            raise ShareError(f"Merging {ref} into {NOTES_REF} failed: {_last_line(proc.stderr)}.",
-                             hint="Your notes are unchanged; run `git intent fetch` again.")
+            raise ShareError(
+                f"Merging {ref} into {NOTES_REF} failed: {_last_line(proc.stderr)}.",
+                hint="Your notes are unchanged; run `git intent fetch` again.",
+            )
         return repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip() != before
 
 
@@ -194,9 +209,12 @@ def push(repo: Repository, remote: str | None = None, tips: list[str] | tuple[st
         if not outcome.rejected or attempt == MAX_RETRIES:
             break
         fetch(repo, remote)
-    raise ShareError(f"Pushing git-intent's refs to {remote} failed"
-                     + (f" after {MAX_RETRIES} retries" if outcome.rejected else "") + f": {outcome.message}.",
-                     hint="Your records are safe locally; run `git intent push` again.")
+    raise ShareError(
+        f"Pushing git-intent's refs to {remote} failed"
+        + (f" after {MAX_RETRIES} retries" if outcome.rejected else "")
+        + f": {outcome.message}.",
+        hint="Your records are safe locally; run `git intent push` again.",
+    )
 
 
 def published(repo: Repository, remote: str, tips: list[str] | tuple[str, ...] = ()) -> list[str]:

@@ -30,10 +30,13 @@ def sharing_status(repo: Repository) -> SharingStatus:
     """The level and the counts of the local refs/intent/evidence."""
     _, entries = store.read_entries(repo)
     sessions = store.sessions_in(entries)
-    return SharingStatus(level=share_level(repo), sessions=len(sessions),
-                         sessions_full=sum(1 for levels in sessions.values() if "sessions" in levels),
-                         commits=sum(1 for path in entries if path.startswith("commits/")),
-                         forgotten=len(store.id_lines(repo, entries.get(store.FORGOTTEN))))
+    return SharingStatus(
+        level=share_level(repo),
+        sessions=len(sessions),
+        sessions_full=sum(1 for levels in sessions.values() if "sessions" in levels),
+        commits=sum(1 for path in entries if path.startswith("commits/")),
+        forgotten=len(store.id_lines(repo, entries.get(store.FORGOTTEN))),
+    )
 
 
 def forget_session(repo: Repository, session_id: str) -> list[str]:

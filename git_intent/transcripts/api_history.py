@@ -1,12 +1,14 @@
-"""Anthropic-style message arrays as Cline and Roo Code keep them: `[{"role": "user"|"assistant", "content": str |
-[blocks], "ts": epoch ms, "id"?, "modelInfo"?}, …]` (Cline's and Roo Code's `api_conversation_history.json`,
-Cline's SDK `<id>.messages.json`), read into messages and the edits their tool calls made.
+"""Anthropic-style message arrays as Cline and Roo Code keep them: `[{"role": "user"|"assistant", "content":
+str | [blocks], "ts": epoch ms, "id"?, "modelInfo"?}, …]` (Cline's and Roo Code's
+`api_conversation_history.json`, Cline's SDK `<id>.messages.json`), read into messages and the edits their
+tool calls made.
 
-Blocks are Anthropic's `text`, `thinking`, `tool_use {id, name, input}` and `tool_result {tool_use_id, content,
-is_error}`; before native tool calls both agents had the model write its calls as XML in its text
+Blocks are Anthropic's `text`, `thinking`, `tool_use {id, name, input}` and `tool_result {tool_use_id,
+content, is_error}`; before native tool calls both agents had the model write its calls as XML in its text
 (`transcripts.xml_tools`). What a person typed comes wrapped (`<task>`, `<feedback>`, `<answer>`,
-`<user_message>`) among text the agent adds (tool results, and `<environment_details>`, which is left out): each
-adapter says how to find it. The tools differ per agent: each adapter turns one call into edits (`EditsOf`).
+`<user_message>`) among text the agent adds (tool results, and `<environment_details>`, which is left out):
+each adapter says how to find it. The tools differ per agent: each adapter turns one call into edits
+(`EditsOf`).
 """
 
 from __future__ import annotations
@@ -57,8 +59,9 @@ class XmlTools:
     params: frozenset[str]
 
 
-def read_history(items: list[Any], *, edits_of: EditsOf, prompt_of: PromptOf,
-                 xml: XmlTools | None = None) -> History:
+def read_history(
+    items: list[Any], *, edits_of: EditsOf, prompt_of: PromptOf, xml: XmlTools | None = None
+) -> History:
     """Every message of `items`, a record that is not one skipped and counted. A message's id is its own `id`
     when it has a unique one, else its ordinal (`m3`); its time its `ts`, else the time before it (a user
     message often has none). A call whose result is an error (`is_error`, `"success": false`) or was
@@ -78,35 +81,44 @@ def read_history(items: list[Any], *, edits_of: EditsOf, prompt_of: PromptOf,
                 history.stats.unknown(f"role:{role}")
                 continue
             own = item.get("id")
-            message_id = own.replace(":", "-") if isinstance(own, str) and own and own not in seen else f"m{index}"
+            message_id = (
+                own.replace(":", "-") if isinstance(own, str) and own and own not in seen else f"m{index}"
+            )
             seen.add(message_id)
             when = epoch_timestamp(item.get("ts")) or when
             content = item.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (
-                content if isinstance(content, list) else [])
-            message = (_assistant(item, blocks, message_id, when, results, edits_of, xml, history)
-                       if role == "assistant" else _user(blocks, message_id, when, prompt_of, history.stats))
+            blocks = (
+                [{"type": "text", "text": content}]
+                if isinstance(content, str)
+                else (content if isinstance(content, list) else [])
+            )
+            message = (
+                _assistant(item, blocks, message_id, when, results, edits_of, xml, history)
+                if role == "assistant"
+                else _user(blocks, message_id, when, prompt_of, history.stats)
+            )
             if message is not None:
                 history.messages.append(message)
     return history
 
 
 def tagged(text: str, tags: tuple[str, ...]) -> str | None:
-    """The text inside the first of `tags` that `text` holds (`<task>…</task>`), stripped; None when none does."""
+    """The text inside the first of `tags` that `text` holds (`<task>…</task>`), stripped; None when none
+    does."""
     for tag in tags:
         start = text.find(f"<{tag}>")
         if start < 0:
             continue
         start += len(tag) + 2
         end = text.find(f"</{tag}>", start)
-        return text[start:end if end >= 0 else len(text)].strip()
+        return text[start : end if end >= 0 else len(text)].strip()
     return None
 
 
 def listed_folder(items: list[Any], heading: str) -> str | None:
-    """The folder the agent listed for the model under `# <heading> (<folder>) Files` in the first user message
-    that has one (Cline: "Current Working Directory", Roo Code: "Current Workspace Directory"); None when none
-    names a folder (a multi-root task says `(Primary: name)`)."""
+    """The folder the agent listed for the model under `# <heading> (<folder>) Files` in the first user
+    message that has one (Cline: "Current Working Directory", Roo Code: "Current Workspace Directory");
+    None when none names a folder (a multi-root task says `(Primary: name)`)."""
     marker = f"# {heading} ("
     for item in items:
         content = item.get("content") if isinstance(item, dict) and item.get("role") == "user" else None
@@ -122,45 +134,77 @@ def listed_folder(items: list[Any], heading: str) -> str | None:
     return None
 
 
-def _assistant(item: dict[str, Any], blocks: list[Any], message_id: str, when: datetime | None,
-               results: dict[str, str | None], edits_of: EditsOf, xml: XmlTools | None, history: History
-               ) -> Message | None:
+def _assistant(
+    item: dict[str, Any],
+    blocks: list[Any],
+    message_id: str,
+    when: datetime | None,
+    results: dict[str, str | None],
+    edits_of: EditsOf,
+    xml: XmlTools | None,
+    history: History,
+) -> Message | None:
     parts: list[Part] = []
     for number, block in enumerate(blocks, start=1):
-        if xml is not None and isinstance(block, dict) and block.get("type") == "text" and isinstance(
-                block.get("text"), str):
-            parts += _xml_parts(block["text"], f"{message_id}.{number}", message_id, when, edits_of, xml, history)
+        if (
+            xml is not None
+            and isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        ):
+            parts += _xml_parts(
+                block["text"], f"{message_id}.{number}", message_id, when, edits_of, xml, history
+            )
             continue
         part = block_part(block, f"{message_id}.{number}")
-        if part is None and isinstance(block, dict) and block.get("type") == "reasoning":  # Roo Code's own block
+        if (
+            part is None and isinstance(block, dict) and block.get("type") == "reasoning"
+        ):  # Roo Code's own block
             part = Part(kind="reasoning", text=str(block.get("text") or ""))
         if part is None:
-            history.stats.unknown(f"block:{block.get('type') if isinstance(block, dict) else type(block).__name__}")
+            history.stats.unknown(
+                f"block:{block.get('type') if isinstance(block, dict) else type(block).__name__}"
+            )
             continue
         parts.append(part)
         call_id = str(part.call_id)
         if part.kind == "tool_call" and isinstance(block, dict) and results.get(call_id, "") is not None:
             args = block.get("input")
             args = loads(args) if isinstance(args, str) and args.startswith("{") else args
-            history.edits += edits_of(str(part.tool), args if isinstance(args, dict) else {},
-                                      Call(message_id, call_id, when, results.get(call_id)))
+            history.edits += edits_of(
+                str(part.tool),
+                args if isinstance(args, dict) else {},
+                Call(message_id, call_id, when, results.get(call_id)),
+            )
     parts = [p for p in parts if p.kind not in ("text", "reasoning") or p.text.strip()]
     if not parts:
         return None
     info = item.get("modelInfo")
     model = (info.get("modelId") or info.get("id")) if isinstance(info, dict) else None
-    return Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts),
-                   model=model if isinstance(model, str) else None)
+    return Message(
+        message_id=message_id,
+        role="assistant",
+        timestamp=when,
+        parts=tuple(parts),
+        model=model if isinstance(model, str) else None,
+    )
 
 
-def _xml_parts(text: str, call_prefix: str, message_id: str, when: datetime | None, edits_of: EditsOf,
-               xml: XmlTools, history: History) -> list[Part]:
+def _xml_parts(
+    text: str,
+    call_prefix: str,
+    message_id: str,
+    when: datetime | None,
+    edits_of: EditsOf,
+    xml: XmlTools,
+    history: History,
+) -> list[Part]:
     """A text with the tool calls written in it: the words around them, then each call (and its edits)."""
     calls = xml_calls(text, xml.names, xml.params)
     parts: list[Part] = []
     words, at = [], 0
     for call in calls:
-        words.append(text[at:call.start])
+        words.append(text[at : call.start])
         at = call.end
     words.append(text[at:])
     prose = "".join(words).strip()
@@ -173,8 +217,9 @@ def _xml_parts(text: str, call_prefix: str, message_id: str, when: datetime | No
     return parts
 
 
-def _user(blocks: list[Any], message_id: str, when: datetime | None, prompt_of: PromptOf,
-          stats: ParseStats) -> Message | None:
+def _user(
+    blocks: list[Any], message_id: str, when: datetime | None, prompt_of: PromptOf, stats: ParseStats
+) -> Message | None:
     parts: list[Part] = []
     prompt = False
     for number, block in enumerate(blocks, start=1):
@@ -196,8 +241,13 @@ def _user(blocks: list[Any], message_id: str, when: datetime | None, prompt_of: 
     if not parts:
         return None
     tool = all(p.kind == "tool_result" for p in parts)
-    return Message(message_id=message_id, role="tool" if tool else "user", timestamp=when, parts=tuple(parts),
-                   is_prompt=prompt)
+    return Message(
+        message_id=message_id,
+        role="tool" if tool else "user",
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=prompt,
+    )
 
 
 def _xml_result(text: str) -> bool:
@@ -234,7 +284,9 @@ def _outcome(text: str) -> str | None:
             data = json.loads(head)
         except ValueError:
             return text
-        if isinstance(data, dict) and (data.get("success") is False or data.get("status") in ("denied", "error")):
+        if isinstance(data, dict) and (
+            data.get("success") is False or data.get("status") in ("denied", "error")
+        ):
             return None
         if isinstance(data, dict) and isinstance(data.get("result"), str):
             return str(data["result"])

@@ -22,13 +22,20 @@ def block_part(block: Any, fallback_call_id: str) -> Part | None:
     if kind in ("tool_use", "tool_call"):
         args = block.get("input", block.get("arguments"))
         call_id = block.get("id")
-        return Part(kind="tool_call", tool=str(block.get("name") or ""),
-                    call_id=call_id if isinstance(call_id, str) and call_id else fallback_call_id,
-                    text=args if isinstance(args, str) else json.dumps(args))
+        return Part(
+            kind="tool_call",
+            tool=str(block.get("name") or ""),
+            call_id=call_id if isinstance(call_id, str) and call_id else fallback_call_id,
+            text=args if isinstance(args, str) else json.dumps(args),
+        )
     if kind == "tool_result":
         call_id = block.get("tool_use_id")
-        return Part(kind="tool_result", call_id=call_id if isinstance(call_id, str) and call_id else None,
-                    is_error=block.get("is_error") is True, text=result_text(block.get("content")))
+        return Part(
+            kind="tool_result",
+            call_id=call_id if isinstance(call_id, str) and call_id else None,
+            is_error=block.get("is_error") is True,
+            text=result_text(block.get("content")),
+        )
     return None
 
 
@@ -39,4 +46,3 @@ def result_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
     return ""
-

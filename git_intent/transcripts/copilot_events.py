@@ -1,14 +1,15 @@
-"""GitHub Copilot's session event log, JSON Lines written by its agent (`"producer": "copilot-agent"`): Copilot CLI
-keeps one per session (`~/.copilot/session-state/<id>/events.jsonl`), and VS Code's Copilot Chat writes the same
-format for its agent sessions (`GitHub.copilot-chat/transcripts/<id>.jsonl`; SessionTranscriptService,
-src/extension/chat/vscode-node/sessionTranscriptService.ts, microsoft/vscode-copilot-chat 0.42).
+"""GitHub Copilot's session event log, JSON Lines written by its agent (`"producer": "copilot-agent"`):
+Copilot CLI keeps one per session (`~/.copilot/session-state/<id>/events.jsonl`), and VS Code's Copilot Chat
+writes the same format for its agent sessions (`GitHub.copilot-chat/transcripts/<id>.jsonl`;
+SessionTranscriptService, src/extension/chat/vscode-node/sessionTranscriptService.ts,
+microsoft/vscode-copilot-chat 0.42).
 
 A record is `{"type", "data", "id", "timestamp", "parentId"}`. Read: `session.start` (`sessionId`,
-`copilotVersion`, `vscodeVersion` in VS Code, `context.cwd`), `user.message` (`content`: what the person typed),
-`assistant.message` (`content`, `toolRequests[{toolCallId, name, arguments}]`, `reasoningText`, `model`) and
-`tool.execution_complete` (`toolCallId`, `success`, `result.content`). The other types the writers name
-(`TYPES_PASSED`) carry nothing a session needs; any other type is counted as unknown. A message's id is its
-record's `id`.
+`copilotVersion`, `vscodeVersion` in VS Code, `context.cwd`), `user.message` (`content`: what the person
+typed), `assistant.message` (`content`, `toolRequests[{toolCallId, name, arguments}]`, `reasoningText`,
+`model`) and `tool.execution_complete` (`toolCallId`, `success`, `result.content`). The other types the
+writers name (`TYPES_PASSED`) carry nothing a session needs; any other type is counted as unknown. A message's
+id is its record's `id`.
 
 Edits: Copilot CLI's `create {path, file_text}`, `edit`/`str_replace {path, old_str, new_str}`, `insert {path,
 new_str}`, `str_replace_editor {command, …}` and `apply_patch {input}`; Copilot Chat's `create_file {filePath,
@@ -16,8 +17,8 @@ content}`, `replace_string_in_file {filePath, oldString, newString}`, `multi_rep
 {replacements}`, `insert_edit_into_file {filePath, code}` (its `...existing code...` lines left out) and
 `apply_patch {input}`; `bash` (`shell` in early versions) and `run_in_terminal {command}` through the shell
 reader. A call whose execution did not succeed wrote nothing. Tool names and arguments as
-src/extension/chatSessions/copilotcli/common/copilotCLITools.ts and src/extension/tools/common/toolNames.ts name
-them.
+src/extension/chatSessions/copilotcli/common/copilotCLITools.ts and src/extension/tools/common/toolNames.ts
+name them.
 """
 
 from __future__ import annotations
@@ -35,12 +36,31 @@ from .jsonl import iter_records, loads, one_record
 
 __all__ = ["EventLog", "read_events", "shaped"]
 
-# Types the writers log that hold nothing a session is read for (turn bounds, usage, hooks, subagent bookkeeping).
-TYPES_PASSED = frozenset({
-    "session.model_change", "session.info", "session.error", "session.usage_checkpoint", "session.shutdown",
-    "session.auto_mode_resolved", "session.truncation", "session.resume", "system.message", "assistant.turn_start",
-    "assistant.turn_end", "tool.execution_start", "hook.start", "hook.end", "subagent.started",
-    "subagent.completed", "session.compaction_start", "session.compaction_complete", "assistant.usage"})
+# Types the writers log that hold nothing a session is read for (turn bounds, usage, hooks, subagent
+# bookkeeping).
+TYPES_PASSED = frozenset(
+    {
+        "session.model_change",
+        "session.info",
+        "session.error",
+        "session.usage_checkpoint",
+        "session.shutdown",
+        "session.auto_mode_resolved",
+        "session.truncation",
+        "session.resume",
+        "system.message",
+        "assistant.turn_start",
+        "assistant.turn_end",
+        "tool.execution_start",
+        "hook.start",
+        "hook.end",
+        "subagent.started",
+        "subagent.completed",
+        "session.compaction_start",
+        "session.compaction_complete",
+        "assistant.usage",
+    }
+)
 SHELL_TOOLS = frozenset({"bash", "shell", "run_in_terminal"})
 
 
@@ -62,12 +82,17 @@ class EventLog:
 def shaped(record: dict[str, Any]) -> bool:
     """Whether a record is shaped as an event: a dotted string `type`, a `data` object, a `timestamp`."""
     kind = record.get("type")
-    return isinstance(kind, str) and "." in kind and isinstance(record.get("data"), dict) and "timestamp" in record
+    return (
+        isinstance(kind, str)
+        and "." in kind
+        and isinstance(record.get("data"), dict)
+        and "timestamp" in record
+    )
 
 
 def read_events(path: Path) -> EventLog:
-    """The event log in `path`. Raises OSError when it cannot be opened; a record that cannot be read is skipped
-    and counted."""
+    """The event log in `path`. Raises OSError when it cannot be opened; a record that cannot be read is
+    skipped and counted."""
     log = EventLog()
     records = list(iter_records(path, log.stats))
     done = _outcomes(records)
@@ -96,7 +121,9 @@ def _record(record: dict[str, Any], done: dict[str, bool], log: EventLog) -> Non
     when = parse_timestamp(record.get("timestamp"))
     record_id = record.get("id")
     message_id = record_id.replace(":", "-") if isinstance(record_id, str) and record_id else ""
-    if not message_id or message_id in log.seen:  # ids are the writer's uuids; a copied or trimmed log repeats them
+    if (
+        not message_id or message_id in log.seen
+    ):  # ids are the writer's uuids; a copied or trimmed log repeats them
         message_id = f"r{log.stats.records}"
     log.seen.add(message_id)
     if kind == "session.start":
@@ -107,22 +134,44 @@ def _record(record: dict[str, Any], done: dict[str, bool], log: EventLog) -> Non
         log.version = _text(data.get("copilotVersion")) or log.version
         log.vscode_version = _text(data.get("vscodeVersion")) or log.vscode_version
     elif kind == "user.message" and _text(data.get("content")):
-        log.messages.append(Message(message_id=message_id, role="user", timestamp=when,
-                                    parts=(Part(kind="text", text=str(data["content"])),), is_prompt=True))
+        log.messages.append(
+            Message(
+                message_id=message_id,
+                role="user",
+                timestamp=when,
+                parts=(Part(kind="text", text=str(data["content"])),),
+                is_prompt=True,
+            )
+        )
     elif kind == "assistant.message":
         _assistant(data, message_id, when, done, log)
     elif kind == "tool.execution_complete":
         result = data.get("result")
-        text = result.get("content", result.get("text_result_for_llm")) if isinstance(result, dict) else result
-        log.messages.append(Message(message_id=message_id, role="tool", timestamp=when, parts=(Part(
-            kind="tool_result", call_id=_text(data.get("toolCallId")), text=text if isinstance(text, str) else "",
-            is_error=data.get("success") is False),)))
+        text = (
+            result.get("content", result.get("text_result_for_llm")) if isinstance(result, dict) else result
+        )
+        log.messages.append(
+            Message(
+                message_id=message_id,
+                role="tool",
+                timestamp=when,
+                parts=(
+                    Part(
+                        kind="tool_result",
+                        call_id=_text(data.get("toolCallId")),
+                        text=text if isinstance(text, str) else "",
+                        is_error=data.get("success") is False,
+                    ),
+                ),
+            )
+        )
     elif kind not in TYPES_PASSED:
         log.stats.unknown(kind)
 
 
-def _assistant(data: dict[str, Any], message_id: str, when: datetime | None, done: dict[str, bool],
-               log: EventLog) -> None:
+def _assistant(
+    data: dict[str, Any], message_id: str, when: datetime | None, done: dict[str, bool], log: EventLog
+) -> None:
     parts: list[Part] = []
     if _text(data.get("reasoningText")):
         parts.append(Part(kind="reasoning", text=str(data["reasoningText"])))
@@ -132,7 +181,10 @@ def _assistant(data: dict[str, Any], message_id: str, when: datetime | None, don
     for number, request in enumerate(requests if isinstance(requests, list) else [], start=1):
         if not isinstance(request, dict):
             continue
-        name, call_id = str(request.get("name") or ""), _text(request.get("toolCallId")) or f"{message_id}.{number}"
+        name, call_id = (
+            str(request.get("name") or ""),
+            _text(request.get("toolCallId")) or f"{message_id}.{number}",
+        )
         args = request.get("arguments")
         args = loads(args) if isinstance(args, str) and args.lstrip().startswith("{") else args
         args = args if isinstance(args, dict) else {}
@@ -141,12 +193,20 @@ def _assistant(data: dict[str, Any], message_id: str, when: datetime | None, don
             log.edits += _edits(name, args, message_id, call_id, when, log.cwd)
     if parts:
         model = data.get("model")
-        log.messages.append(Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts),
-                                    model=model if isinstance(model, str) else None))
+        log.messages.append(
+            Message(
+                message_id=message_id,
+                role="assistant",
+                timestamp=when,
+                parts=tuple(parts),
+                model=model if isinstance(model, str) else None,
+            )
+        )
 
 
-def _edits(name: str, args: dict[str, Any], message_id: str, call_id: str, when: datetime | None,
-           cwd: str | None) -> list[Edit]:
+def _edits(
+    name: str, args: dict[str, Any], message_id: str, call_id: str, when: datetime | None, cwd: str | None
+) -> list[Edit]:
     """The edits one call made; [] for a tool that writes no file."""
     where: dict[str, Any] = {"tool": name, "message_id": message_id, "call_id": call_id, "timestamp": when}
     if name == "str_replace_editor":  # the older CLI's one editor tool, its operation in `command`
@@ -179,13 +239,17 @@ def _multi(items: Any, where: dict[str, Any]) -> list[Edit]:
     """`multi_replace_string_in_file`: one edit per file, its replacements in order."""
     by_path: dict[str, list[tuple[str, str]]] = {}
     for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("filePath"), str) and isinstance(item.get("newString"), str):
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("filePath"), str)
+            and isinstance(item.get("newString"), str)
+        ):
             old = item.get("oldString")
-            by_path.setdefault(item["filePath"], []).append((old if isinstance(old, str) else "", item["newString"]))
+            by_path.setdefault(item["filePath"], []).append(
+                (old if isinstance(old, str) else "", item["newString"])
+            )
     return [replacements(path, pairs, **where) for path, pairs in by_path.items()]
 
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
-
-

@@ -1,5 +1,5 @@
-"""Google GenAI `Content` as Gemini CLI and its fork Qwen Code record it: parts (text, thoughts, function calls
-and responses) and the `FileDiff` their edit tools report, for both adapters.
+"""Google GenAI `Content` as Gemini CLI and its fork Qwen Code record it: parts (text, thoughts, function
+calls and responses) and the `FileDiff` their edit tools report, for both adapters.
 
 A part is `{"text": …, "thought"?: true}`, `{"functionCall": {"id", "name", "args"}}` or
 `{"functionResponse": {"id", "name", "response": {"output" | "error" | …}}}` (`@google/genai`'s `Part`); a
@@ -32,12 +32,25 @@ def parts_of(content: Any) -> list[Part]:
         elif isinstance(item.get("functionResponse"), dict):
             response = item["functionResponse"]
             body = response.get("response")
-            parts.append(Part(kind="tool_result", tool=str_of(response.get("name")), call_id=str_of(response.get("id")),
-                              text=response_text(body), is_error=isinstance(body, dict) and "error" in body))
+            parts.append(
+                Part(
+                    kind="tool_result",
+                    tool=str_of(response.get("name")),
+                    call_id=str_of(response.get("id")),
+                    text=response_text(body),
+                    is_error=isinstance(body, dict) and "error" in body,
+                )
+            )
         elif isinstance(item.get("functionCall"), dict):
             call = item["functionCall"]
-            parts.append(Part(kind="tool_call", tool=str_of(call.get("name")), call_id=str_of(call.get("id")),
-                              text=json.dumps(call.get("args"))))
+            parts.append(
+                Part(
+                    kind="tool_call",
+                    tool=str_of(call.get("name")),
+                    call_id=str_of(call.get("id")),
+                    text=json.dumps(call.get("args")),
+                )
+            )
     return parts
 
 

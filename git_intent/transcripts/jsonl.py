@@ -85,8 +85,8 @@ def _mend(value: Any) -> Any:
     return value
 
 
-# What reading a malformed record raises: a field of the wrong type (`"type": {}` is unhashable, `"content": 5`
-# is not iterable), a missing key, or nesting too deep to walk. Anything else is a bug and is not hidden.
+# What reading a malformed record raises: a field of the wrong type (`"type": {}` is unhashable, `"content":
+# 5` is not iterable), a missing key, or nesting too deep to walk. Anything else is a bug and is not hidden.
 RECORD_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 
 
@@ -118,8 +118,8 @@ def written_since(paths: Iterable[Path], since: datetime | None) -> Iterator[Pat
 
 
 def head_text(path: Path, size: int = 4096) -> str | None:
-    """The first `size` characters of a text file, less a byte-order mark and leading white space, for sniffing a
-    whole-document format; None when it cannot be read."""
+    """The first `size` characters of a text file, less a byte-order mark and leading white space, for
+    sniffing a whole-document format; None when it cannot be read."""
     try:
         with path.open("r", encoding="utf-8", errors="replace") as handle:
             return handle.read(size).lstrip("\ufeff \t\r\n")
@@ -151,7 +151,9 @@ def head_records(path: Path, limit: int = 20, max_bytes: int = 1 << 20) -> list[
                     budget -= len(line)
                     found.extend(records)
                 else:
-                    skipped += len(line)  # a damaged line says nothing of the format: it does not end the sniff
+                    skipped += len(
+                        line
+                    )  # a damaged line says nothing of the format: it does not end the sniff
     except OSError:
         return []
     return found[:limit]
@@ -168,7 +170,8 @@ def _skip_line(handle: Any) -> int:
 
 
 def mostly(records: list[dict[str, Any]], looks_right: Callable[[dict[str, Any]], bool]) -> bool:
-    """Whether the first records of a file look like one agent's: all of them but at most one, and at least one.
+    """Whether the first records of a file look like one agent's: all of them but at most one, and at least
+    one.
 
     For sniffing: one damaged record among the first few must not make a whole transcript unrecognised
     (its session would be lost for one bad record).
@@ -177,9 +180,12 @@ def mostly(records: list[dict[str, Any]], looks_right: Callable[[dict[str, Any]]
     return good >= 1 and good >= len(records) - 1
 
 
-def recognised(records: list[dict[str, Any]], shaped: Callable[[dict[str, Any]], bool],
-               marked: Callable[[dict[str, Any]], bool],
-               foreign: Callable[[dict[str, Any]], bool] | None = None) -> bool:
+def recognised(
+    records: list[dict[str, Any]],
+    shaped: Callable[[dict[str, Any]], bool],
+    marked: Callable[[dict[str, Any]], bool],
+    foreign: Callable[[dict[str, Any]], bool] | None = None,
+) -> bool:
     """Whether the first records of a file are one agent's by their structure, not by a list of types: all
     but one (one may be damaged) `shaped` as the agent's records of any type, and more of them `marked` as
     surely the agent's (a message with its ids) than `foreign`, marked as another agent's (at least one). An

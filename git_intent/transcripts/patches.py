@@ -54,7 +54,7 @@ def parse_apply_patch(text: str) -> list[FilePatch]:
         if current is None:
             continue
         if line.startswith("*** Move to: "):
-            current.move_to = line[len("*** Move to: "):].strip()
+            current.move_to = line[len("*** Move to: ") :].strip()
         elif line.startswith("*** End of File") or line.startswith("@@"):
             continue
         elif line.startswith("+"):
@@ -69,10 +69,13 @@ def parse_apply_patch(text: str) -> list[FilePatch]:
 
 
 def _section_header(line: str) -> tuple[str, str] | None:
-    for prefix, kind in (("*** Add File: ", "create"), ("*** Update File: ", "update"),
-                         ("*** Delete File: ", "delete")):
+    for prefix, kind in (
+        ("*** Add File: ", "create"),
+        ("*** Update File: ", "update"),
+        ("*** Delete File: ", "delete"),
+    ):
         if line.startswith(prefix):
-            return kind, line[len(prefix):].strip()
+            return kind, line[len(prefix) :].strip()
     return None
 
 
@@ -163,7 +166,7 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int, int]:
         trail = min(trail, short - lead)
     else:
         lead = min(lead, short - trail)
-    middle = set(new[lead:m - trail])
+    middle = set(new[lead : m - trail])
     if leading_first:
         # Leading block first (it wins ties), then the trailing one within old[lead:] x new[lead:].
         if _has_run(old, middle, lead + 1):
@@ -180,14 +183,22 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int, int]:
     return lead, n - trail, m - trail
 
 
-def _has_run_near(old: list[str], low: int, high: int, middle: set[str], end: int, limit: int, *,
-                  end_span: int | None = None) -> bool:
+def _has_run_near(
+    old: list[str],
+    low: int,
+    high: int,
+    middle: set[str],
+    end: int,
+    limit: int,
+    *,
+    end_span: int | None = None,
+) -> bool:
     """Whether `limit` consecutive lines of `old[low:high]` each occur in `middle` or among the end lines
     `old[end:end + end_span]` (`end_span` defaults to `limit`) at another position than their own.
 
     Probed as `_has_run` does: only positions p with (p - low) % limit == limit - 1, each widened."""
     span = limit if end_span is None else end_span
-    ends = Counter(old[end:end + span])
+    ends = Counter(old[end : end + span])
 
     def qualifies(i: int) -> bool:
         line = old[i]

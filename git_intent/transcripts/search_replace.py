@@ -23,7 +23,8 @@ __all__ = ["Block", "blocks"]
 
 @dataclass(frozen=True)
 class Block:
-    """One block: `old` text replaced by `new`, found from line `start_line` of the file when the block says."""
+    """One block: `old` text replaced by `new`, found from line `start_line` of the file when the block
+    says."""
 
     old: str
     new: str
@@ -31,8 +32,8 @@ class Block:
 
 
 def blocks(diff: str) -> list[Block]:
-    """Every complete block of `diff`, in order; a block cut off before its REPLACE marker is left out (the tool
-    applies none of it). Lines are compared with trailing white space (and a Windows `\\r`) removed."""
+    """Every complete block of `diff`, in order; a block cut off before its REPLACE marker is left out (the
+    tool applies none of it). Lines are compared with trailing white space (and a Windows `\\r`) removed."""
     found: list[Block] = []
     state = "outside"
     old: list[str] = []
@@ -69,6 +70,7 @@ def blocks(diff: str) -> list[Block]:
 
 
 def _marker(line: str, chars: str, word: str) -> bool:
-    """Whether `line` is three or more of one of `chars`, a space and `word`, with an optional `>` after it."""
+    """Whether `line` is three or more of one of `chars`, a space and `word`, with an optional `>` after
+    it."""
     head, _, tail = line.partition(" ")
     return len(head) >= 3 and len(set(head)) == 1 and head[0] in chars and tail in (word, word + ">")

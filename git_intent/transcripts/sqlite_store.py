@@ -50,7 +50,8 @@ def _connect(path: Path, immutable: bool = False) -> sqlite3.Connection:
 
 
 def table_columns(conn: sqlite3.Connection, *tables: str) -> dict[str, set[str]]:
-    """The column names of each of `tables` (an empty set for a table the store lacks). Raises sqlite3.Error."""
+    """The column names of each of `tables` (an empty set for a table the store lacks). Raises
+    sqlite3.Error."""
     return {table: {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")} for table in tables}
 
 
@@ -60,8 +61,9 @@ def damaged(exc: sqlite3.Error) -> bool:
 
 
 def sniff_store(path: Path, schema: Callable[[sqlite3.Connection], Any], name: str) -> bool:
-    """Whether `path` is a SQLite store whose tables `schema` recognises (returns non-None), or a damaged database
-    named `name` (a damaged store shows no tables: its name says whose it is to report). Never raises."""
+    """Whether `path` is a SQLite store whose tables `schema` recognises (returns non-None), or a damaged
+    database named `name` (a damaged store shows no tables: its name says whose it is to report). Never
+    raises."""
     if not is_sqlite(path):
         return False
     try:
@@ -73,12 +75,14 @@ def sniff_store(path: Path, schema: Callable[[sqlite3.Connection], Any], name: s
 
 @contextmanager
 def reading(path: Path, agent: str) -> Iterator[None]:
-    """Read a store inside this block: when SQLite says it is damaged, DamagedTranscriptError (said once, never a
-    crash: the caller skips the store); when it is locked or unreadable just now, the block ends quietly and
-    what was read so far stands."""
+    """Read a store inside this block: when SQLite says it is damaged, DamagedTranscriptError (said once,
+    never a crash: the caller skips the store); when it is locked or unreadable just now, the block ends
+    quietly and what was read so far stands."""
     try:
         yield
     except sqlite3.Error as exc:
         if damaged(exc):
-            raise DamagedTranscriptError(f"The {agent} store {path} is damaged ({exc}); its sessions are skipped.",
-                                         hint="`sqlite3 FILE .recover` may save what it holds.") from exc
+            raise DamagedTranscriptError(
+                f"The {agent} store {path} is damaged ({exc}); its sessions are skipped.",
+                hint="`sqlite3 FILE .recover` may save what it holds.",
+            ) from exc

@@ -1,11 +1,12 @@
-"""Where VS Code and the editors built on it keep an extension's files: each flavour's user folder on Linux, macOS
-and Windows, an extension's `globalStorage/<publisher.name>/`, and the `workspaceStorage/<hash>/` folders of the
-workspaces that opened a given work tree (each names its folder in `workspace.json`).
+"""Where VS Code and the editors built on it keep an extension's files: each flavour's user folder on Linux,
+macOS and Windows, an extension's `globalStorage/<publisher.name>/`, and the `workspaceStorage/<hash>/`
+folders of the workspaces that opened a given work tree (each names its folder in `workspace.json`).
 
 User folders: `$XDG_CONFIG_HOME/<flavour>/User` (default `~/.config`) on Linux, `~/Library/Application
-Support/<flavour>/User` on macOS, `%APPDATA%\\<flavour>\\User` on Windows, and `$VSCODE_PORTABLE/user-data/User`
-for a portable install; flavours: Code, Code - Insiders, VSCodium, Cursor, Windsurf (Cline and Roo Code run in
-all of them). Reads only small JSON files; never raises for a missing or odd folder.
+Support/<flavour>/User` on macOS, `%APPDATA%\\<flavour>\\User` on Windows, and
+`$VSCODE_PORTABLE/user-data/User` for a portable install; flavours: Code, Code - Insiders, VSCodium, Cursor,
+Windsurf (Cline and Roo Code run in all of them). Reads only small JSON files; never raises for a missing or
+odd folder.
 """
 
 from __future__ import annotations
@@ -16,13 +17,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-__all__ = ["FLAVOURS", "file_uri_path", "global_storage", "user_dirs", "workspace_folder", "workspace_storage"]
+__all__ = [
+    "FLAVOURS",
+    "file_uri_path",
+    "global_storage",
+    "user_dirs",
+    "workspace_folder",
+    "workspace_storage",
+]
 
 FLAVOURS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 
 
 def user_dirs() -> list[Path]:
-    """Every flavour's `User` folder this machine may have, in the order listed above (whether or not it exists)."""
+    """Every flavour's `User` folder this machine may have, in the order listed above (whether or not it
+    exists)."""
     bases: list[Path] = []
     xdg = os.environ.get("XDG_CONFIG_HOME")
     bases.append(Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config")
@@ -43,9 +52,9 @@ def global_storage(extension: str) -> list[Path]:
 
 
 def workspace_storage(root: Path) -> Iterator[Path]:
-    """The `workspaceStorage/<hash>` folders, in every flavour, of workspaces whose folder is `root`, holds it or
-    lies inside it; a multi-root workspace (a `.code-workspace` file) or one whose folder is unknown is kept too
-    (over-selecting is fine: what is read from it must still name the work tree)."""
+    """The `workspaceStorage/<hash>` folders, in every flavour, of workspaces whose folder is `root`, holds
+    it or lies inside it; a multi-root workspace (a `.code-workspace` file) or one whose folder is unknown
+    is kept too (over-selecting is fine: what is read from it must still name the work tree)."""
     here = _resolved(root)
     for user in user_dirs():
         storage = user / "workspaceStorage"
@@ -60,8 +69,8 @@ def workspace_storage(root: Path) -> Iterator[Path]:
 
 
 def workspace_folder(folder: Path) -> str | None:
-    """The local folder a `workspaceStorage/<hash>` folder belongs to (`workspace.json`'s `file://` folder), or
-    None when it names none (a multi-root workspace, a remote one, no file)."""
+    """The local folder a `workspaceStorage/<hash>` folder belongs to (`workspace.json`'s `file://`
+    folder), or None when it names none (a multi-root workspace, a remote one, no file)."""
     try:
         data = json.loads((folder / "workspace.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

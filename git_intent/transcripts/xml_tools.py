@@ -1,4 +1,5 @@
-"""Tool calls written as XML in an assistant's text, as Cline and Roo Code asked models to before native tool calls:
+"""Tool calls written as XML in an assistant's text, as Cline and Roo Code asked models to before native tool
+calls:
 
     <write_to_file>
     <path>src/app.py</path>
@@ -25,8 +26,8 @@ BODIES = frozenset({"content", "diff"})
 
 @dataclass(frozen=True)
 class XmlCall:
-    """One tool call found in a text: its tool `name`, the string value of each parameter it gave, and where it
-    stands in the text (`text[start:end]`, its tags included)."""
+    """One tool call found in a text: its tool `name`, the string value of each parameter it gave, and
+    where it stands in the text (`text[start:end]`, its tags included)."""
 
     name: str
     args: dict[str, str] = field(default_factory=dict)
@@ -45,7 +46,7 @@ def xml_calls(text: str, tools: frozenset[str], params: frozenset[str]) -> list[
             end = text.find(closing, at + len(opening))
             if end < 0:
                 break
-            body = text[at + len(opening):end]
+            body = text[at + len(opening) : end]
             found.append((at, XmlCall(name, _args(body, params), at, end + len(closing))))
             at = text.find(opening, end + len(closing))
     return [call for _, call in sorted(found, key=lambda item: item[0])]

@@ -62,7 +62,9 @@ def test_session_ids_and_message_ids_are_stable_and_colon_free() -> None:
     first = aider.read(corpus(EXCERPT))
     again = aider.read(corpus(EXCERPT))
     assert [s.session_id for s in first] == [s.session_id for s in again]
-    assert [[m.message_id for m in s.messages] for s in first] == [[m.message_id for m in s.messages] for s in again]
+    assert [[m.message_id for m in s.messages] for s in first] == [
+        [m.message_id for m in s.messages] for s in again
+    ]
     assert first[0].session_id == "aider-2024-08-05T193302"
     assert first[-1].session_id == "aider-2024-08-07T074637"
     assert len({s.session_id for s in first}) == 60
@@ -74,10 +76,18 @@ def test_search_replace_edit_of_the_first_aider_commit() -> None:
     session = _sessions()["aider-2024-08-05T193332"]
     [edit] = session.edits
     assert (edit.path, edit.tool, edit.message_id, edit.call_id, edit.kind) == (
-        "aider/utils.py", "search_replace", "m3", "m3.b1", "update")
+        "aider/utils.py",
+        "search_replace",
+        "m3",
+        "m3.b1",
+        "update",
+    )
     assert [(a.text, a.line) for a in edit.added] == [
-        ('        spinner = Spinner("Installing...")', None), ("            spinner.step()", None),
-        ("        spinner.end()", None), ('            print("Installation complete.")', None)]
+        ('        spinner = Spinner("Installing...")', None),
+        ("            spinner.step()", None),
+        ("        spinner.end()", None),
+        ('            print("Installation complete.")', None),
+    ]
     assert edit.old_text is not None and edit.old_text.startswith("def run_install(cmd):\n")
     prompt, answer = session.message("m2"), session.message("m3")
     assert prompt is not None and prompt.is_prompt
@@ -125,9 +135,15 @@ def test_partly_applied_reply_keeps_the_blocks_that_matched() -> None:
     session = _sessions()["aider-2024-08-06T141301"]
     assert [e.call_id for e in session.edits] == ["m11.b1", "m11.b2", "m11.b3"]
     assert [p.call_id for p in session.messages[10].parts if p.kind == "tool_call"] == [
-        "m11.b1", "m11.b2", "m11.b3", "m11.b4"]
+        "m11.b1",
+        "m11.b2",
+        "m11.b3",
+        "m11.b4",
+    ]
     assert [a.text for e in session.edits for a in e.added] == [
-        "        self.cache_threshold = 0.95", "        if len(self.TAGS_CACHE) < self.cache_threshold * len(fnames):"]
+        "        self.cache_threshold = 0.95",
+        "        if len(self.TAGS_CACHE) < self.cache_threshold * len(fnames):",
+    ]
 
 
 def test_replies_whose_blocks_failed_yield_no_edits() -> None:
@@ -162,13 +178,21 @@ def test_multi_line_outputs_stay_in_their_tool_message() -> None:
     commit = _sessions()["aider-2024-08-06T094424"].message("m11")
     assert commit is not None and commit.role == "tool"
     assert "\n\nThe changes in this commit add a function" in commit.parts[0].text
-    assert not any(m.text.startswith(("platform darwin", "The changes in this commit"))
-                   for s in _sessions().values() for m in s.messages if m.role == "assistant")
+    assert not any(
+        m.text.startswith(("platform darwin", "The changes in this commit"))
+        for s in _sessions().values()
+        for m in s.messages
+        if m.role == "assistant"
+    )
 
 
 def test_ask_request_logged_twice_is_one_prompt() -> None:
     messages = _sessions()["aider-2024-08-06T094424"].messages
-    assert [(m.role, m.is_prompt) for m in messages[1:4]] == [("user", True), ("user", False), ("assistant", False)]
+    assert [(m.role, m.is_prompt) for m in messages[1:4]] == [
+        ("user", True),
+        ("user", False),
+        ("assistant", False),
+    ]
     assert messages[1].text == "/ask is there a portable way to know the user's preferred language?"
 
 
@@ -192,8 +216,11 @@ def test_header_time_is_local_time_and_every_message_carries_it(minus_three: Non
     assert first.started_at == first.ended_at == start
     committed = datetime.fromisoformat(_commits()[0]["date"])  # d0ffbf1, made by that session
     assert timedelta(0) <= committed - start < timedelta(seconds=10)
-    assert all(e.timestamp is not None and e.timestamp.utcoffset() is not None
-               for s in aider.read(corpus(EXCERPT)) for e in s.edits)
+    assert all(
+        e.timestamp is not None and e.timestamp.utcoffset() is not None
+        for s in aider.read(corpus(EXCERPT))
+        for e in s.edits
+    )
 
 
 def test_sniff_and_the_other_formats() -> None:
@@ -240,9 +267,14 @@ START = said("aider --model x", "Aider v0.50.0", "Model: x with diff edit format
 
 def test_markdown_markers_inside_a_reply_do_not_split_it(tmp_path: Path) -> None:
     edit = block("docs/a.md", "old\n", "#### New header\n> a quote\n\n#### Another\n")
-    path = write(tmp_path, header("2024-01-02 03:04:05") + START + typed("edit the doc") +
-                 reply("Here:\n\n" + edit + "\n#### Not a prompt either\n\nDone.") +
-                 said("Tokens: 1 sent", "Applied edit to docs/a.md", "Commit abc1234 docs: edit"))
+    path = write(
+        tmp_path,
+        header("2024-01-02 03:04:05")
+        + START
+        + typed("edit the doc")
+        + reply("Here:\n\n" + edit + "\n#### Not a prompt either\n\nDone.")
+        + said("Tokens: 1 sent", "Applied edit to docs/a.md", "Commit abc1234 docs: edit"),
+    )
     [session] = aider.read(path)
     assert [m.role for m in session.messages] == ["tool", "user", "assistant", "tool"]
     [e] = session.edits
@@ -254,9 +286,17 @@ def test_markdown_markers_inside_a_reply_do_not_split_it(tmp_path: Path) -> None
 def test_whole_file_fence_counts_only_when_aider_applied_it(tmp_path: Path) -> None:
     # The first fence's last line looks like a path: its closing fence must not open a "file".
     fence = "src/app.py\n```\nimport os\n\nprint(os.name)\n```"
-    path = write(tmp_path, header("2024-01-02 03:04:05") + START + typed("write app") +
-                 reply("Sure:\n\n```\nos.name\n```\n\n" + fence) + said("Applied edit to src/app.py") +
-                 typed("show it again") + reply("Like this:\n\n" + fence) + said("Tokens: 1 sent"))
+    path = write(
+        tmp_path,
+        header("2024-01-02 03:04:05")
+        + START
+        + typed("write app")
+        + reply("Sure:\n\n```\nos.name\n```\n\n" + fence)
+        + said("Applied edit to src/app.py")
+        + typed("show it again")
+        + reply("Like this:\n\n" + fence)
+        + said("Tokens: 1 sent"),
+    )
     [session] = aider.read(path)
     [edit] = session.edits
     assert (edit.tool, edit.path, edit.message_id, edit.old_text) == ("whole_file", "src/app.py", "m3", None)
@@ -266,10 +306,20 @@ def test_whole_file_fence_counts_only_when_aider_applied_it(tmp_path: Path) -> N
 
 def test_skipped_dry_run_and_unconfirmed_replies_yield_no_edits(tmp_path: Path) -> None:
     two = block("a.py", "x\n", "y\n") + "\n" + block("b.py", "x\n", "y\n")
-    path = write(tmp_path, header("2024-01-02 03:04:05") + START +
-                 typed("one") + reply(two) + said("Skipping edits to b.py", "Applied edit to a.py") +
-                 typed("two") + reply(block("c.py", "x\n", "y\n")) + said("Did not apply edit to c.py (--dry-run)") +
-                 typed("three") + reply(block("d.py", "x\n", "y\n")) + said("^C again to exit"))
+    path = write(
+        tmp_path,
+        header("2024-01-02 03:04:05")
+        + START
+        + typed("one")
+        + reply(two)
+        + said("Skipping edits to b.py", "Applied edit to a.py")
+        + typed("two")
+        + reply(block("c.py", "x\n", "y\n"))
+        + said("Did not apply edit to c.py (--dry-run)")
+        + typed("three")
+        + reply(block("d.py", "x\n", "y\n"))
+        + said("^C again to exit"),
+    )
     assert [(e.path, e.message_id) for e in aider.read(path)[0].edits] == [("a.py", "m3")]
 
 
@@ -279,54 +329,111 @@ def test_logs_that_never_confirm_edits_keep_every_block(tmp_path: Path) -> None:
 
 
 def test_block_without_path_uses_previous_file_and_empty_search_creates(tmp_path: Path) -> None:
-    text = (block("new.py", "", "a = 1\nb = 2\n") + "\n```python\n<<<<<<< SEARCH\na = 1\n=======\na = 3\n"
-            ">>>>>>> REPLACE\n```\n\nSee the note:\n```python\n<<<<<<< SEARCH\nunterminated\n")
-    path = write(tmp_path, header("2024-01-02 03:04:05") + typed("go") + reply(text) + said("Applied edit to new.py"))
+    text = (
+        block("new.py", "", "a = 1\nb = 2\n") + "\n```python\n<<<<<<< SEARCH\na = 1\n=======\na = 3\n"
+        ">>>>>>> REPLACE\n```\n\nSee the note:\n```python\n<<<<<<< SEARCH\nunterminated\n"
+    )
+    path = write(
+        tmp_path, header("2024-01-02 03:04:05") + typed("go") + reply(text) + said("Applied edit to new.py")
+    )
     [session] = aider.read(path)
     assert [(e.path, e.kind, [a.text for a in e.added]) for e in session.edits] == [
-        ("new.py", "create", ["a = 1", "b = 2"]), ("new.py", "update", ["a = 3"])]
+        ("new.py", "create", ["a = 1", "b = 2"]),
+        ("new.py", "update", ["a = 3"]),
+    ]
     assert session.stats.unreadable == 1
 
 
 def test_commit_link_rules(tmp_path: Path) -> None:
     edit = block("a.py", "x\n", "y\n")
-    path = write(tmp_path, header("2024-01-02 03:04:05") + said("aider --commit", "Commit 0000001 dirty at start") +
-                 typed("one") + reply(edit) +
-                 said("Tokens: 1", "Committing a.py before applying edits.", "Commit 0000002 the person's work",
-                      "Applied edit to a.py", "Commit 0000003 feat: one", "Commit 0000004 style: lint") +
-                 typed("/commit") + said("Commit 0000005 the person's later work") +
-                 typed("two") + reply(edit) + said("Applied edit to a.py") +
-                 typed("three") + reply(edit) + said("Applied edit to a.py") +
-                 typed("/commit") + said("Commit 0000006 both replies (--no-auto-commits)"))
+    path = write(
+        tmp_path,
+        header("2024-01-02 03:04:05")
+        + said("aider --commit", "Commit 0000001 dirty at start")
+        + typed("one")
+        + reply(edit)
+        + said(
+            "Tokens: 1",
+            "Committing a.py before applying edits.",
+            "Commit 0000002 the person's work",
+            "Applied edit to a.py",
+            "Commit 0000003 feat: one",
+            "Commit 0000004 style: lint",
+        )
+        + typed("/commit")
+        + said("Commit 0000005 the person's later work")
+        + typed("two")
+        + reply(edit)
+        + said("Applied edit to a.py")
+        + typed("three")
+        + reply(edit)
+        + said("Applied edit to a.py")
+        + typed("/commit")
+        + said("Commit 0000006 both replies (--no-auto-commits)"),
+    )
     sid = "aider-2024-01-02T030405"
-    assert aider.commit_links(path) == [(sid, "m1", "0000001"), (sid, "m4", "0000002"), (sid, "m3", "0000003"),
-                                        (sid, "m3", "0000004"), (sid, "m6", "0000005"), (sid, "m11", "0000006")]
+    assert aider.commit_links(path) == [
+        (sid, "m1", "0000001"),
+        (sid, "m4", "0000002"),
+        (sid, "m3", "0000003"),
+        (sid, "m3", "0000004"),
+        (sid, "m6", "0000005"),
+        (sid, "m11", "0000006"),
+    ]
 
 
 def test_sessions_ids_repeat_preamble_and_empty_headers(tmp_path: Path) -> None:
-    text = ("stray line from a cut file  \n" + header("2024-01-02 03:04:05") + typed("a") +
-            header("2024-01-02 03:04:05") + typed("b") + header("2024-01-02 03:04:06") +
-            header("2024-01-02 03:04:05") + typed("c") + header("2024-13-45 03:04:05") + typed("d"))
+    text = (
+        "stray line from a cut file  \n"
+        + header("2024-01-02 03:04:05")
+        + typed("a")
+        + header("2024-01-02 03:04:05")
+        + typed("b")
+        + header("2024-01-02 03:04:06")
+        + header("2024-01-02 03:04:05")
+        + typed("c")
+        + header("2024-13-45 03:04:05")
+        + typed("d")
+    )
     sessions = aider.read(write(tmp_path, text))
-    assert [s.session_id for s in sessions] == ["aider-before-first-header", "aider-2024-01-02T030405",
-                                                "aider-2024-01-02T030405-2", "aider-2024-01-02T030405-3",
-                                                "aider-2024-13-45T030405"]
+    assert [s.session_id for s in sessions] == [
+        "aider-before-first-header",
+        "aider-2024-01-02T030405",
+        "aider-2024-01-02T030405-2",
+        "aider-2024-01-02T030405-3",
+        "aider-2024-13-45T030405",
+    ]
     assert sessions[0].started_at is None and sessions[-1].started_at is None
     assert [[m.text for m in s.messages] for s in sessions[1:]] == [["a"], ["b"], ["c"], ["d"]]
 
 
 def test_multi_line_prompt_is_one_message_and_commands_are_not_prompts(tmp_path: Path) -> None:
-    text = header("2024-01-02 03:04:05") + typed("first line\n\nthird line") + typed("/undo") + typed(
-        "/ask why?") + typed("<blank>") + typed("/code do it")
+    text = (
+        header("2024-01-02 03:04:05")
+        + typed("first line\n\nthird line")
+        + typed("/undo")
+        + typed("/ask why?")
+        + typed("<blank>")
+        + typed("/code do it")
+    )
     messages = aider.read(write(tmp_path, text))[0].messages
-    assert [(m.text, m.is_prompt) for m in messages] == [("first line\n\nthird line", True), ("/undo", False),
-                                                         ("/ask why?", True), ("<blank>", False),
-                                                         ("/code do it", True)]
+    assert [(m.text, m.is_prompt) for m in messages] == [
+        ("first line\n\nthird line", True),
+        ("/undo", False),
+        ("/ask why?", True),
+        ("<blank>", False),
+        ("/code do it", True),
+    ]
 
 
 def test_crlf_history_reads_the_same(tmp_path: Path) -> None:
-    text = header("2024-01-02 03:04:05") + START + typed("go") + reply(block("a.py", "x\n", "y\n")) + said(
-        "Applied edit to a.py", "Commit 1234567 feat: go")
+    text = (
+        header("2024-01-02 03:04:05")
+        + START
+        + typed("go")
+        + reply(block("a.py", "x\n", "y\n"))
+        + said("Applied edit to a.py", "Commit 1234567 feat: go")
+    )
     plain = aider.read(write(tmp_path, text))[0]
     crlf = aider.read(write(tmp_path, text.replace("\n", "\r\n"), "crlf.md"))[0]
     assert [m.text for m in crlf.messages] == [m.text for m in plain.messages]
@@ -335,9 +442,11 @@ def test_crlf_history_reads_the_same(tmp_path: Path) -> None:
 
 
 def test_history_without_trailing_spaces_is_split_like_aider_does(tmp_path: Path) -> None:
-    text = ("# aider chat started at 2024-01-02 03:04:05\n\n> Aider v0.9.0\n\n#### go\n\nSure.\n\n"
-            "a.md\n```\n<<<<<<< SEARCH\nx\n=======\n> quoted\n#### heading\n>>>>>>> REPLACE\n```\n\n"
-            "> Applied edit to a.md\n> Commit 89abcde feat: go\n")
+    text = (
+        "# aider chat started at 2024-01-02 03:04:05\n\n> Aider v0.9.0\n\n#### go\n\nSure.\n\n"
+        "a.md\n```\n<<<<<<< SEARCH\nx\n=======\n> quoted\n#### heading\n>>>>>>> REPLACE\n```\n\n"
+        "> Applied edit to a.md\n> Commit 89abcde feat: go\n"
+    )
     session = aider.read(write(tmp_path, text))[0]
     assert [m.role for m in session.messages] == ["tool", "user", "assistant", "tool"]
     assert [a.text for a in session.edits[0].added] == ["> quoted", "#### heading"]
@@ -370,7 +479,7 @@ def test_shuffled_and_cut_history_never_raises(tmp_path: Path) -> None:
     lines = corpus(EXCERPT).read_text(encoding="utf-8").splitlines(keepends=True)
     rng = random.Random(7)
     for attempt in range(5):
-        sample = rng.sample(lines, 2000) if attempt % 2 else lines[rng.randrange(len(lines)):][:3000]
+        sample = rng.sample(lines, 2000) if attempt % 2 else lines[rng.randrange(len(lines)) :][:3000]
         path = write(tmp_path, "".join(sample) + "<<<<<<< SEARCH\n\x00\ufffd", f"h{attempt}.md")
         sessions = aider.read(path)
         links = aider.commit_links(path)

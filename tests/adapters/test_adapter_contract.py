@@ -38,14 +38,24 @@ from git_intent.transcripts import vscode_storage
 T = CORPUS / "transcripts"
 L = CORPUS / "linked"
 FILES: dict[str, list[Path]] = {
-    "claude-code": [*sorted((T / "claude-code").rglob("*.jsonl")),
-                    *(L / "entire-cli" / "checkpoints" / p / "full.jsonl" for p in
-                      ("8e/ce5fc12e98/0", "ac/3f02a3c337/0", "ac/3f02a3c337/2"))],
+    "claude-code": [
+        *sorted((T / "claude-code").rglob("*.jsonl")),
+        *(
+            L / "entire-cli" / "checkpoints" / p / "full.jsonl"
+            for p in ("8e/ce5fc12e98/0", "ac/3f02a3c337/0", "ac/3f02a3c337/2")
+        ),
+    ],
     "codex": [*sorted((T / "codex").glob("*.jsonl")), L / "git-sync/checkpoints/8f/eaf84a600f/0/full.jsonl"],
-    "gemini-cli": [*sorted((T / "gemini").glob("*.json*")), L / "entire-cli/checkpoints/ab/2b9748b105/0/full.jsonl"],
+    "gemini-cli": [
+        *sorted((T / "gemini").glob("*.json*")),
+        L / "entire-cli/checkpoints/ab/2b9748b105/0/full.jsonl",
+    ],
     "cursor": sorted((T / "cursor").glob("*.jsonl")),
     "aider": sorted(p for p in (T / "aider").glob("*.md") if p.name != "README.md"),
-    "opencode": [T / "opencode/synthetic__opencode-sqlite/opencode.db", T / "opencode/synthetic__opencode-storage"],
+    "opencode": [
+        T / "opencode/synthetic__opencode-sqlite/opencode.db",
+        T / "opencode/synthetic__opencode-storage",
+    ],
     "specstory": sorted(p for p in (T / "specstory").glob("*.md") if p.name != "README.md"),
     "qwen-code": sorted((T / "qwen-code").glob("*.jsonl")),
     "amp": sorted((T / "amp").glob("*.json")),
@@ -55,12 +65,16 @@ FILES: dict[str, list[Path]] = {
     "goose": [T / "goose/documented__schema-13/sessions.db"],
     "copilot-cli": sorted((T / "copilot-cli").glob("*.jsonl")),
     "copilot-chat": sorted((T / "copilot-chat").glob("*.json*")),
-    "cline": [*sorted((T / "cline").rglob("api_conversation_history.json")),
-              *sorted((T / "cline").rglob("*.messages.json"))],
+    "cline": [
+        *sorted((T / "cline").rglob("api_conversation_history.json")),
+        *sorted((T / "cline").rglob("*.messages.json")),
+    ],
     "roo-code": sorted((T / "roo-code").rglob("api_conversation_history.json")),
     "continue": sorted((T / "continue").glob("*.json")),
 }
-CASES = [pytest.param(agent, path, id=f"{agent}:{path.name}") for agent, paths in FILES.items() for path in paths]
+CASES = [
+    pytest.param(agent, path, id=f"{agent}:{path.name}") for agent, paths in FILES.items() for path in paths
+]
 
 
 def test_every_adapter_has_corpus_files() -> None:
@@ -94,11 +108,19 @@ def _claude(root: Path, home: Path, source: Path) -> Path:
 
 
 def _codex(root: Path, home: Path, source: Path) -> Path:
-    return codex.codex_home() / "sessions/2026/01/02" / f"rollout-2026-01-02T00-00-00-{source.stem[:20]}.jsonl"
+    return (
+        codex.codex_home() / "sessions/2026/01/02" / f"rollout-2026-01-02T00-00-00-{source.stem[:20]}.jsonl"
+    )
 
 
 def _gemini(root: Path, home: Path, source: Path) -> Path:
-    return gemini_cli.gemini_dir() / "tmp" / gemini_cli.project_hash(root) / "chats" / f"session-x{source.suffix}"
+    return (
+        gemini_cli.gemini_dir()
+        / "tmp"
+        / gemini_cli.project_hash(root)
+        / "chats"
+        / f"session-x{source.suffix}"
+    )
 
 
 def _cursor(root: Path, home: Path, source: Path) -> Path:
@@ -155,8 +177,14 @@ def _cline(root: Path, home: Path, source: Path) -> Path:
 
 
 def _roo(root: Path, home: Path, source: Path) -> Path:
-    return vscode_storage.user_dirs()[0] / "globalStorage" / roo_code.EXTENSION / "tasks" / source.parent.name / (
-        source.name)
+    return (
+        vscode_storage.user_dirs()[0]
+        / "globalStorage"
+        / roo_code.EXTENSION
+        / "tasks"
+        / source.parent.name
+        / (source.name)
+    )
 
 
 def _continue(root: Path, home: Path, source: Path) -> Path:
@@ -164,19 +192,41 @@ def _continue(root: Path, home: Path, source: Path) -> Path:
 
 
 PLACES: dict[str, Callable[[Path, Path, Path], Path]] = {
-    "claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "cursor": _cursor, "aider": _aider,
-    "opencode": _opencode, "qwen-code": _qwen, "amp": _amp, "droid": _droid, "pi": _pi, "crush": _crush,
-    "goose": _goose, "copilot-cli": _copilot_cli, "copilot-chat": _copilot_chat, "cline": _cline, "roo-code": _roo,
-    "continue": _continue}
+    "claude-code": _claude,
+    "codex": _codex,
+    "gemini-cli": _gemini,
+    "cursor": _cursor,
+    "aider": _aider,
+    "opencode": _opencode,
+    "qwen-code": _qwen,
+    "amp": _amp,
+    "droid": _droid,
+    "pi": _pi,
+    "crush": _crush,
+    "goose": _goose,
+    "copilot-cli": _copilot_cli,
+    "copilot-chat": _copilot_chat,
+    "cline": _cline,
+    "roo-code": _roo,
+    "continue": _continue,
+}
 
 
 # The synthetic OpenCode storage sample has no storage/session/ files, which discovery keys on; SpecStory's
 # histories are read by `import --from specstory` alone (tests/adapters/test_adapter_specstory.py).
-@pytest.mark.parametrize(("agent", "path"), [c for c in CASES if "linked" not in str(c.values[1])
-                                             and "opencode-storage" not in str(c.values[1])
-                                             and c.values[0] != "specstory"])
-def test_discover_finds_a_transcript_where_the_agent_keeps_it(agent: str, path: Path, tmp_path: Path,
-                                                              isolated_env: Path) -> None:
+@pytest.mark.parametrize(
+    ("agent", "path"),
+    [
+        c
+        for c in CASES
+        if "linked" not in str(c.values[1])
+        and "opencode-storage" not in str(c.values[1])
+        and c.values[0] != "specstory"
+    ],
+)
+def test_discover_finds_a_transcript_where_the_agent_keeps_it(
+    agent: str, path: Path, tmp_path: Path, isolated_env: Path
+) -> None:
     root = tmp_path / "work tree"
     root.mkdir()
     target = PLACES[agent](root, isolated_env, path)

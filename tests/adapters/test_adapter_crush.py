@@ -1,6 +1,6 @@
-"""The Crush adapter on its documented sample (a store built with Crush's own migrations) and hand-built stores:
-counts, exact lines from the tools' metadata, failed calls, a read-only open, discovery of `.crush/crush.db`,
-and lines Crush wrote blamed to their messages through a real commit."""
+"""The Crush adapter on its documented sample (a store built with Crush's own migrations) and hand-built
+stores: counts, exact lines from the tools' metadata, failed calls, a read-only open, discovery of
+`.crush/crush.db`, and lines Crush wrote blamed to their messages through a real commit."""
 
 from __future__ import annotations
 
@@ -35,15 +35,29 @@ def test_store_counts() -> None:
     path = corpus(STORE)
     assert crush.sniff(path)
     sessions = crush.read(path)
-    assert [(s.session_id, s.parent_session_id, s.stats.records, len(s.messages), len(s.edits),
-             sum(m.is_prompt for m in s.messages), sum(len(e.added) for e in s.edits)) for s in sessions] == [
-        (SESSION, None, 10, 10, 2, 1, 20), (CHILD, SESSION, 2, 2, 0, 1, 0)]
+    assert [
+        (
+            s.session_id,
+            s.parent_session_id,
+            s.stats.records,
+            len(s.messages),
+            len(s.edits),
+            sum(m.is_prompt for m in s.messages),
+            sum(len(e.added) for e in s.edits),
+        )
+        for s in sessions
+    ] == [(SESSION, None, 10, 10, 2, 1, 20), (CHILD, SESSION, 2, 2, 0, 1, 0)]
     assert all(s.stats.unreadable == 0 and s.stats.unknown_types == {} for s in sessions)
     assert sessions[0].cwd == str(path.parent.parent.resolve())
     assert crush.read(path) == sessions
-    # An independent reading: ten messages, one edit and one write, 11 + 9 lines added (the tools' own counts).
-    metadata = [json.loads(part["data"]["metadata"]) for (parts,) in rows(path, "SELECT parts FROM messages")
-                for part in json.loads(parts) if part["type"] == "tool_result" and part["data"]["name"] != "view"]
+    # An independent reading: ten messages, one edit and one write, 11 + 9 lines added (the tools' own
+    # counts).
+    metadata = [
+        json.loads(part["data"]["metadata"])
+        for (parts,) in rows(path, "SELECT parts FROM messages")
+        for part in json.loads(parts)
+        if part["type"] == "tool_result" and part["data"]["name"] != "view"
+    ]
     assert sum(m.get("additions", 0) for m in metadata) == 20
 
 
@@ -51,12 +65,26 @@ def test_edit_and_write_take_the_metadata_lines_and_numbers() -> None:
     session = crush.read(corpus(STORE))[0]
     edit, write = session.edits
     assert (edit.path, edit.tool, edit.kind, edit.message_id, edit.call_id) == (
-        f"{PROJECT}/main.go", "edit", "update", mid(4), "toolu_02")
-    assert [(a.line, a.text) for a in edit.added][:4] == [(3, "import ("), (4, '\t"flag"'), (5, '\t"fmt"'), (6, ")")]
+        f"{PROJECT}/main.go",
+        "edit",
+        "update",
+        mid(4),
+        "toolu_02",
+    )
+    assert [(a.line, a.text) for a in edit.added][:4] == [
+        (3, "import ("),
+        (4, '\t"flag"'),
+        (5, '\t"fmt"'),
+        (6, ")"),
+    ]
     assert (edit.added[-1].line, edit.added[-1].text) == (16, "}")
     assert edit.before is not None and edit.after is not None and "greeting(*name)" in edit.after
-    assert (write.path, write.tool, write.kind, write.message_id) == (f"{PROJECT}/main_test.go", "write", "create",
-                                                                      mid(6))
+    assert (write.path, write.tool, write.kind, write.message_id) == (
+        f"{PROJECT}/main_test.go",
+        "write",
+        "create",
+        mid(6),
+    )
     assert [a.line for a in write.added] == list(range(1, 10))
 
 
@@ -65,7 +93,10 @@ def test_messages_roles_times_and_models() -> None:
     assert [m.role for m in session.messages] == ["user", *["assistant", "tool"] * 4, "assistant"]
     first = session.messages[0]
     assert (first.message_id, first.is_prompt, first.timestamp) == (
-        mid(1), True, datetime(2026, 7, 15, 9, 0, tzinfo=timezone.utc))
+        mid(1),
+        True,
+        datetime(2026, 7, 15, 9, 0, tzinfo=timezone.utc),
+    )
     assert [p.kind for p in session.messages[1].parts] == ["reasoning", "text", "tool_call"]
     assert session.messages[1].model == "claude-sonnet-4-5-20250929"
 
@@ -87,37 +118,70 @@ def store_with(tmp_path: Path, parts: list[list[dict[str, Any]]], roles: list[st
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM messages")
         for n, (role, items) in enumerate(zip(roles, parts, strict=True)):
-            conn.execute("INSERT INTO messages (id, session_id, role, parts, created_at, updated_at) VALUES "
-                         "(?, ?, ?, ?, ?, ?)", (f"m{n}", SESSION, role, json.dumps(items), 1784106000 + n, 1784106000))
+            conn.execute(
+                "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at) VALUES (?, ?, "
+                "?, ?, ?, ?)",
+                (f"m{n}", SESSION, role, json.dumps(items), 1784106000 + n, 1784106000),
+            )
     return Path(path)
 
 
 def call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_call", "data": {"id": call_id, "name": name, "input": json.dumps(args), "finished": True}}
+    return {
+        "type": "tool_call",
+        "data": {"id": call_id, "name": name, "input": json.dumps(args), "finished": True},
+    }
 
 
-def result(call_id: str, name: str, metadata: dict[str, Any] | None = None, error: bool = False) -> dict[str, Any]:
-    return {"type": "tool_result", "data": {"tool_call_id": call_id, "name": name, "content": "",
-                                            "metadata": json.dumps(metadata) if metadata else "", "is_error": error}}
+def result(
+    call_id: str, name: str, metadata: dict[str, Any] | None = None, error: bool = False
+) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "data": {
+            "tool_call_id": call_id,
+            "name": name,
+            "content": "",
+            "metadata": json.dumps(metadata) if metadata else "",
+            "is_error": error,
+        },
+    }
 
 
 def test_failed_calls_write_nothing_and_inputs_stand_in_for_missing_metadata(tmp_path: Path) -> None:
-    path = store_with(tmp_path, [
-        [{"type": "text", "data": {"text": "go"}}],
-        [call("a", "edit", {"file_path": "/w/a.go", "old_string": "x", "new_string": "y"}),
-         call("b", "write", {"file_path": "/w/b.go", "content": "one\ntwo\n"}),
-         call("c", "multiedit", {"file_path": "/w/c.go", "edits": [{"old_string": "p", "new_string": "p\nq"}]}),
-         call("d", "bash", {"command": "echo hi > out.txt", "working_dir": "/w"}),
-         {"type": "future_part", "data": {}}],
-        [result("a", "edit", error=True), result("b", "write"), result("c", "multiedit"), result("d", "bash")],
-        [],
-    ], ["user", "assistant", "tool", "assistant"])
+    path = store_with(
+        tmp_path,
+        [
+            [{"type": "text", "data": {"text": "go"}}],
+            [
+                call("a", "edit", {"file_path": "/w/a.go", "old_string": "x", "new_string": "y"}),
+                call("b", "write", {"file_path": "/w/b.go", "content": "one\ntwo\n"}),
+                call(
+                    "c",
+                    "multiedit",
+                    {"file_path": "/w/c.go", "edits": [{"old_string": "p", "new_string": "p\nq"}]},
+                ),
+                call("d", "bash", {"command": "echo hi > out.txt", "working_dir": "/w"}),
+                {"type": "future_part", "data": {}},
+            ],
+            [
+                result("a", "edit", error=True),
+                result("b", "write"),
+                result("c", "multiedit"),
+                result("d", "bash"),
+            ],
+            [],
+        ],
+        ["user", "assistant", "tool", "assistant"],
+    )
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE messages SET parts = 'not json' WHERE id = 'm3'")
     session = [s for s in crush.read(path) if s.session_id == SESSION][0]
     assert [(e.path, e.tool, e.kind, [(a.line, a.text) for a in e.added]) for e in session.edits] == [
-        ("/w/b.go", "write", "create", [(1, "one"), (2, "two")]), ("/w/c.go", "multiedit", "update", [(None, "q")]),
-        ("/w/out.txt", "bash", "create", [(1, "hi")])]
+        ("/w/b.go", "write", "create", [(1, "one"), (2, "two")]),
+        ("/w/c.go", "multiedit", "update", [(None, "q")]),
+        ("/w/out.txt", "bash", "create", [(1, "hi")]),
+    ]
     assert session.stats.unknown_types == {"part:future_part": 1} and session.stats.unreadable == 1
 
 
@@ -168,17 +232,24 @@ def test_lines_crush_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
     store = Path(shutil.copy(corpus(STORE), repo / ".crush" / "crush.db"))
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE messages SET parts = replace(parts, ?, ?)", (PROJECT, str(repo)))
-    tools = {(part["type"], part["data"]["name"]): part["data"]
-             for (parts,) in rows(store, "SELECT parts FROM messages")
-             for part in json.loads(parts) if part["type"] in ("tool_call", "tool_result")}
+    tools = {
+        (part["type"], part["data"]["name"]): part["data"]
+        for (parts,) in rows(store, "SELECT parts FROM messages")
+        for part in json.loads(parts)
+        if part["type"] in ("tool_call", "tool_result")
+    }
     edited = json.loads(tools["tool_result", "edit"]["metadata"])
     test = json.loads(tools["tool_call", "write"]["input"])["content"]
-    sha = agent_commit(repo, {"main.go": edited["old_content"]}, {"main.go": edited["new_content"],
-                                                                  "main_test.go": test},
-                       datetime(2026, 7, 15, 9, 0, tzinfo=timezone.utc),
-                       datetime(2026, 7, 15, 9, 0, 24, tzinfo=timezone.utc))
+    sha = agent_commit(
+        repo,
+        {"main.go": edited["old_content"]},
+        {"main.go": edited["new_content"], "main_test.go": test},
+        datetime(2026, 7, 15, 9, 0, tzinfo=timezone.utc),
+        datetime(2026, 7, 15, 9, 0, 24, tzinfo=timezone.utc),
+    )
     for path, text, message, tool in (
-            ("main.go", '\tname := flag.String("name", "world", "who to greet")', mid(4), "edit"),
-            ("main_test.go", "func TestGreetingUsesTheName(t *testing.T) {", mid(6), "write")):
+        ("main.go", '\tname := flag.String("name", "world", "who to greet")', mid(4), "edit"),
+        ("main_test.go", "func TestGreetingUsesTheName(t *testing.T) {", mid(6), "write"),
+    ):
         assert blamed(repo, path, text) == (sha, "agent", "crush", SESSION, message, tool, "user", mid(1))
     assert blamed(repo, "main.go", "package main")[1:3] == ("unrecorded", None)

@@ -33,8 +33,14 @@ def test_corpus_counts(rel: str) -> None:
     path = corpus(rel)
     assert cursor.sniff(path)
     [session] = cursor.read(path)
-    assert (session.session_id, session.stats.records, len(session.messages), len(session.edits),
-            sum(m.is_prompt for m in session.messages), sum(len(e.added) for e in session.edits)) == TABLE[rel]
+    assert (
+        session.session_id,
+        session.stats.records,
+        len(session.messages),
+        len(session.edits),
+        sum(m.is_prompt for m in session.messages),
+        sum(len(e.added) for e in session.edits),
+    ) == TABLE[rel]
     assert session.agent == "cursor"
     assert session.stats.unreadable == 0 and session.stats.unknown_types == {}
 
@@ -47,8 +53,12 @@ def test_table_covers_every_cursor_transcript() -> None:
 def test_corpus_counts_match_an_independent_reading() -> None:
     path = corpus(SIMPLE)
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    writes = [b for r in records for b in r["message"]["content"] if b.get("type") == "tool_use"
-              and b["name"] == "Write"]
+    writes = [
+        b
+        for r in records
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_use" and b["name"] == "Write"
+    ]
     assert len(records) == 11 and len(writes) == 1
     assert len(writes[0]["input"]["contents"].splitlines()) == 104
 
@@ -56,8 +66,12 @@ def test_corpus_counts_match_an_independent_reading() -> None:
 def test_write_edit_is_the_whole_file_with_exact_lines() -> None:
     [session] = cursor.read(corpus(SIMPLE))
     [edit] = session.edits
-    assert (edit.path, edit.tool, edit.message_id, edit.kind) == (f"{WORKSPACE}/hbo-shows-1990s.txt", "Write", "r9",
-                                                                  "create")
+    assert (edit.path, edit.tool, edit.message_id, edit.kind) == (
+        f"{WORKSPACE}/hbo-shows-1990s.txt",
+        "Write",
+        "r9",
+        "create",
+    )
     assert edit.added[0].text == "HBO shows that aired during the 1990s (1990–1999)"
     assert [a.line for a in edit.added] == list(range(1, 105))
     assert edit.added[-1].text == "Boxing After Dark (from 1996)"
@@ -80,7 +94,11 @@ def test_every_message_has_the_file_time_and_ids_are_stable() -> None:
     stamp = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
     first, second = cursor.read(path)[0], cursor.read(path)[0]
     assert [m.timestamp for m in first.messages] == [stamp] * 3
-    assert [m.message_id for m in first.messages] == [m.message_id for m in second.messages] == ["r1", "r2", "r3"]
+    assert (
+        [m.message_id for m in first.messages]
+        == [m.message_id for m in second.messages]
+        == ["r1", "r2", "r3"]
+    )
     assert all(":" not in m.message_id for m in first.messages)
     assert first.started_at == first.ended_at == stamp
 
@@ -96,8 +114,10 @@ def test_shell_call_is_a_tool_call_not_an_edit() -> None:
 def test_other_formats_do_not_take_cursor_files_and_cursor_takes_none_of_theirs() -> None:
     for rel in TABLE:
         assert not claude_code.sniff(corpus(rel)) and not codex.sniff(corpus(rel))
-    for other in ("transcripts/claude-code/git-ai__example-claude-code.jsonl",
-                  "transcripts/codex/git-sync__8feaf84a600f__apply-patch.jsonl"):
+    for other in (
+        "transcripts/claude-code/git-ai__example-claude-code.jsonl",
+        "transcripts/codex/git-sync__8feaf84a600f__apply-patch.jsonl",
+    ):
         assert not cursor.sniff(corpus(other))
 
 
@@ -116,22 +136,40 @@ def call(name: str, args: Any) -> dict[str, Any]:
 
 def test_str_replace_multi_edit_delete_and_apply_patch(tmp_path: Path) -> None:
     patch = "*** Begin Patch\n*** Add File: src/new.py\n+one\n+two\n*** End Patch\n"
-    path = write_records(tmp_path / "t.jsonl", [
-        user("<user_query>\nfix it\n</user_query>"),
-        call("StrReplace", {"path": "/w/a.py", "old_string": "x = 1\ny = 2\n", "new_string": "x = 1\ny = 3\n"}),
-        call("MultiEdit", {"path": "/w/b.py", "edits": [{"old_string": "a", "new_string": "b"},
-                                                       {"old_string": "c", "new_string": "c\nd"}]}),
-        call("Delete", {"path": "/w/old.py"}),
-        call("ApplyPatch", patch),
-        call("ApplyPatch", {"patch": patch}),
-        call("Write", {"path": "/w/empty.txt"}),
-        call("StrReplace", {"old_string": "no path"}),
-    ])
+    path = write_records(
+        tmp_path / "t.jsonl",
+        [
+            user("<user_query>\nfix it\n</user_query>"),
+            call(
+                "StrReplace",
+                {"path": "/w/a.py", "old_string": "x = 1\ny = 2\n", "new_string": "x = 1\ny = 3\n"},
+            ),
+            call(
+                "MultiEdit",
+                {
+                    "path": "/w/b.py",
+                    "edits": [
+                        {"old_string": "a", "new_string": "b"},
+                        {"old_string": "c", "new_string": "c\nd"},
+                    ],
+                },
+            ),
+            call("Delete", {"path": "/w/old.py"}),
+            call("ApplyPatch", patch),
+            call("ApplyPatch", {"patch": patch}),
+            call("Write", {"path": "/w/empty.txt"}),
+            call("StrReplace", {"old_string": "no path"}),
+        ],
+    )
     edits = cursor.read(path)[0].edits
     assert [(e.tool, e.path, e.kind, e.message_id) for e in edits] == [
-        ("StrReplace", "/w/a.py", "update", "r2"), ("MultiEdit", "/w/b.py", "update", "r3"),
-        ("Delete", "/w/old.py", "delete", "r4"), ("ApplyPatch", "src/new.py", "create", "r5"),
-        ("ApplyPatch", "src/new.py", "create", "r6"), ("Write", "/w/empty.txt", "create", "r7")]
+        ("StrReplace", "/w/a.py", "update", "r2"),
+        ("MultiEdit", "/w/b.py", "update", "r3"),
+        ("Delete", "/w/old.py", "delete", "r4"),
+        ("ApplyPatch", "src/new.py", "create", "r5"),
+        ("ApplyPatch", "src/new.py", "create", "r6"),
+        ("Write", "/w/empty.txt", "create", "r7"),
+    ]
     assert [(a.text, a.line) for a in edits[0].added] == [("y = 3", None)]
     assert [a.text for a in edits[1].added] == ["b", "d"]
     assert edits[2].added == ()
@@ -140,37 +178,72 @@ def test_str_replace_multi_edit_delete_and_apply_patch(tmp_path: Path) -> None:
 
 
 def test_messy_lines_and_unknown_roles_are_counted_not_raised(tmp_path: Path) -> None:
-    path = write_records(tmp_path / "t.jsonl", [
-        user("<user_query>go</user_query>"),
-        '{"role": "assistant", "message": {"content": [{"type": "text", "te',
-        '{"role": "assistant", "message": {"content": "plain string"}}{"role": "user", "message": {}}',
-        {"type": "turn_ended"},
-        {"role": "narrator", "message": {"content": []}},
-        [1, 2],
-        {"role": "assistant", "message": {"content": [{"type": "thinking", "thinking": "hmm"}, "junk",
-                                                      {"type": "tool_result", "content": "x"}]}},
-    ])
+    path = write_records(
+        tmp_path / "t.jsonl",
+        [
+            user("<user_query>go</user_query>"),
+            '{"role": "assistant", "message": {"content": [{"type": "text", "te',
+            '{"role": "assistant", "message": {"content": "plain string"}}{"role": "user", "message": {}}',
+            {"type": "turn_ended"},
+            {"role": "narrator", "message": {"content": []}},
+            [1, 2],
+            {
+                "role": "assistant",
+                "message": {
+                    "content": [
+                        {"type": "thinking", "thinking": "hmm"},
+                        "junk",
+                        {"type": "tool_result", "content": "x"},
+                    ]
+                },
+            },
+        ],
+    )
     session = cursor.read(path)[0]
     assert session.stats.unreadable == 2
     assert session.stats.unknown_types == {"turn_ended": 1, "narrator": 1}
-    assert [(m.message_id, m.role) for m in session.messages] == [("r1", "user"), ("r2", "assistant"),
-                                                                   ("r6", "assistant")]
+    assert [(m.message_id, m.role) for m in session.messages] == [
+        ("r1", "user"),
+        ("r2", "assistant"),
+        ("r6", "assistant"),
+    ]
     assert session.messages[1].text == "plain string"
     assert [p.kind for p in session.messages[2].parts] == ["reasoning", "tool_result"]
 
 
 def test_injected_context_is_not_a_prompt(tmp_path: Path) -> None:
-    path = write_records(tmp_path / "t.jsonl", [user("<user_info>OS: linux</user_info>"), user("plain request")])
+    path = write_records(
+        tmp_path / "t.jsonl", [user("<user_info>OS: linux</user_info>"), user("plain request")]
+    )
     assert [m.is_prompt for m in cursor.read(path)[0].messages] == [False, True]
 
 
 def test_tool_result_only_record_is_a_tool_message(tmp_path: Path) -> None:
-    path = write_records(tmp_path / "t.jsonl", [
-        {"role": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": True,
-                                                  "content": [{"type": "text", "text": "denied"}]}]}}])
+    path = write_records(
+        tmp_path / "t.jsonl",
+        [
+            {
+                "role": "user",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "c1",
+                            "is_error": True,
+                            "content": [{"type": "text", "text": "denied"}],
+                        }
+                    ]
+                },
+            }
+        ],
+    )
     [message] = cursor.read(path)[0].messages
     assert message.role == "tool" and not message.is_prompt
-    assert (message.parts[0].call_id, message.parts[0].is_error, message.parts[0].text) == ("c1", True, "denied")
+    assert (message.parts[0].call_id, message.parts[0].is_error, message.parts[0].text) == (
+        "c1",
+        True,
+        "denied",
+    )
 
 
 def test_unreadable_file_raises_oserror(tmp_path: Path) -> None:
@@ -199,10 +272,13 @@ def test_discover_finds_all_three_layouts_of_the_work_tree(tmp_path: Path) -> No
     flat = write_records(folder / "a1.jsonl", [user("hi")])
     nested = write_records(folder / "b2" / "b2.jsonl", [user("hi")])
     sub = write_records(folder / "b2" / "subagents" / "c3.jsonl", [user("hi")])
-    below = write_records(_projects() / cursor.encode_project(root / "pkg") / "agent-transcripts" / "d4.jsonl",
-                          [user("hi")])
-    write_records(_projects() / cursor.encode_project(tmp_path / "other") / "agent-transcripts" / "e5.jsonl",
-                  [user("hi")])
+    below = write_records(
+        _projects() / cursor.encode_project(root / "pkg") / "agent-transcripts" / "d4.jsonl", [user("hi")]
+    )
+    write_records(
+        _projects() / cursor.encode_project(tmp_path / "other") / "agent-transcripts" / "e5.jsonl",
+        [user("hi")],
+    )
     write_records(folder.parent / "agent-tools" / "f6.jsonl", [user("hi")])
     assert sorted(cursor.discover(root)) == sorted([flat, nested, sub, below])
 
@@ -234,17 +310,22 @@ def test_subagent_file_gets_parent_and_workspace_from_layout(tmp_path: Path) -> 
 
 
 def test_apply_patch_move_and_shell_mv_are_move_edits(tmp_path: Path) -> None:
-    """Issue 28: a moved file keeps the credit of its earlier edits, so the move itself is an edit: ApplyPatch's
-    `*** Move to:` and the Shell tool's `mv` (no result is recorded, as for every Cursor tool)."""
+    """Issue 28: a moved file keeps the credit of its earlier edits, so the move itself is an edit:
+    ApplyPatch's `*** Move to:` and the Shell tool's `mv` (no result is recorded, as for every Cursor
+    tool)."""
     patch = "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-x\n+y\n*** End Patch\n"
-    path = write_records(tmp_path / "t.jsonl", [
-        user("<user_query>\nrename it\n</user_query>"),
-        call("ApplyPatch", {"patch": patch}),
-        call("Shell", {"command": "mv src/b.py lib/", "working_directory": "/w", "description": "Move"}),
-        call("Shell", {"command": "ls -la /tmp", "description": "List"}),
-    ])
+    path = write_records(
+        tmp_path / "t.jsonl",
+        [
+            user("<user_query>\nrename it\n</user_query>"),
+            call("ApplyPatch", {"patch": patch}),
+            call("Shell", {"command": "mv src/b.py lib/", "working_directory": "/w", "description": "Move"}),
+            call("Shell", {"command": "ls -la /tmp", "description": "List"}),
+        ],
+    )
     edits = cursor.read(path)[0].edits
     assert [(e.tool, e.kind, e.source, e.path, e.message_id, [a.text for a in e.added]) for e in edits] == [
         ("ApplyPatch", "move", "src/a.py", "src/b.py", "r2", []),
         ("ApplyPatch", "update", None, "src/b.py", "r2", ["y"]),
-        ("Shell", "move", "/w/src/b.py", "/w/lib", "r3", [])]
+        ("Shell", "move", "/w/src/b.py", "/w/lib", "r3", []),
+    ]

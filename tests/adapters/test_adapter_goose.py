@@ -31,14 +31,27 @@ def test_store_counts() -> None:
     path = corpus(STORE)
     assert goose.sniff(path)
     sessions = goose.read(path)
-    assert [(s.session_id, s.cwd, s.stats.records, len(s.messages), len(s.edits), sum(m.is_prompt for m in s.messages),
-             sum(len(e.added) for e in s.edits)) for s in sessions] == [
-        (SITE, "/home/dev/website", 6, 6, 2, 1, 2), (NOTES, WORK, 11, 11, 2, 1, 11)]
+    assert [
+        (
+            s.session_id,
+            s.cwd,
+            s.stats.records,
+            len(s.messages),
+            len(s.edits),
+            sum(m.is_prompt for m in s.messages),
+            sum(len(e.added) for e in s.edits),
+        )
+        for s in sessions
+    ] == [(SITE, "/home/dev/website", 6, 6, 2, 1, 2), (NOTES, WORK, 11, 11, 2, 1, 11)]
     assert all(s.stats.unreadable == 0 and s.stats.unknown_types == {} for s in sessions)
     assert goose.read(path) == sessions
     # An independent reading: 17 rows; the notes session asks for three edits and one shell command.
-    requests = [c["toolCall"]["value"]["name"] for (content,) in rows(path, "SELECT content_json FROM messages "
-                "WHERE session_id = ?", NOTES) for c in json.loads(content) if c["type"] == "toolRequest"]
+    requests = [
+        c["toolCall"]["value"]["name"]
+        for (content,) in rows(path, "SELECT content_json FROM messages WHERE session_id = ?", NOTES)
+        for c in json.loads(content)
+        if c["type"] == "toolRequest"
+    ]
     assert (len(rows(path, "SELECT id FROM messages")), requests) == (17, ["shell", "edit", "write", "edit"])
 
 
@@ -46,8 +59,16 @@ def test_edits_of_the_developer_extension_old_and_new() -> None:
     site, notes = goose.read(corpus(STORE))
     edit, write = notes.edits  # the third edit's response is an error: it wrote nothing
     assert (edit.path, edit.tool, edit.message_id, [a.text for a in edit.added][:2]) == (
-        f"{WORK}/notes.py", "edit", f"msg_{NOTES}_3", ["def word_count(text):", "    return len(text.split())"])
-    assert (write.path, write.kind, [a.line for a in write.added]) == ("test_notes.py", "create", [1, 2, 3, 4, 5])
+        f"{WORK}/notes.py",
+        "edit",
+        f"msg_{NOTES}_3",
+        ["def word_count(text):", "    return len(text.split())"],
+    )
+    assert (write.path, write.kind, [a.line for a in write.added]) == (
+        "test_notes.py",
+        "create",
+        [1, 2, 3, 4, 5],
+    )
     replaced, inserted = site.edits
     assert [(a.line, a.text) for a in replaced.added] == [(None, "<p>&copy; 2025 Example</p>")]
     assert [(a.line, a.text) for a in inserted.added] == [(4, "<p>Contact: hello@example.com</p>")]
@@ -57,7 +78,10 @@ def test_edits_of_the_developer_extension_old_and_new() -> None:
 def test_messages_prompts_and_times() -> None:
     notes = goose.read(corpus(STORE))[1]
     assert [(m.message_id, m.role, m.is_prompt) for m in notes.messages[:3]] == [
-        (f"msg_{NOTES}_0", "user", True), (f"msg_{NOTES}_1", "assistant", False), (f"msg_{NOTES}_2", "tool", False)]
+        (f"msg_{NOTES}_0", "user", True),
+        (f"msg_{NOTES}_1", "assistant", False),
+        (f"msg_{NOTES}_2", "tool", False),
+    ]
     hidden = notes.messages[-1]
     assert (hidden.role, hidden.is_prompt) == ("user", False)  # not visible to the user: injected, not typed
     assert notes.messages[0].timestamp == datetime(2026, 7, 16, 10, 0, tzinfo=timezone.utc)
@@ -85,9 +109,13 @@ def test_only_goose_takes_the_store() -> None:
 def test_odd_rows_are_counted_and_a_damaged_store_reported(tmp_path: Path) -> None:
     path = Path(shutil.copy(corpus(STORE), tmp_path / "sessions.db"))
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE messages SET content_json = 'not json' WHERE message_id = ?", (f"msg_{NOTES}_9",))
-        conn.execute("UPDATE messages SET content_json = ? WHERE message_id = ?",
-                     (json.dumps([{"type": "futureContent"}, {"type": "text", "text": "hi"}]), f"msg_{NOTES}_10"))
+        conn.execute(
+            "UPDATE messages SET content_json = 'not json' WHERE message_id = ?", (f"msg_{NOTES}_9",)
+        )
+        conn.execute(
+            "UPDATE messages SET content_json = ? WHERE message_id = ?",
+            (json.dumps([{"type": "futureContent"}, {"type": "text", "text": "hi"}]), f"msg_{NOTES}_10"),
+        )
         conn.execute("UPDATE messages SET role = 'system' WHERE message_id = ?", (f"msg_{NOTES}_0",))
     notes = goose.read(path)[1]
     assert notes.stats.unreadable == 1
@@ -135,17 +163,34 @@ def test_lines_goose_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE sessions SET working_dir = ? WHERE working_dir = ?", (str(repo), WORK))
         conn.execute("UPDATE messages SET content_json = replace(content_json, ?, ?)", (WORK, str(repo)))
-    content = {c["id"] + ":" + c["type"]: c for (raw,) in rows(store, "SELECT content_json FROM messages "
-               "WHERE session_id = ?", NOTES) for c in json.loads(raw) if c["type"] in ("toolRequest", "toolResponse")}
+    content = {
+        c["id"] + ":" + c["type"]: c
+        for (raw,) in rows(store, "SELECT content_json FROM messages WHERE session_id = ?", NOTES)
+        for c in json.loads(raw)
+        if c["type"] in ("toolRequest", "toolResponse")
+    }
     before = content["toolu_g1:toolResponse"]["toolResult"]["value"]["content"][0]["text"]  # `cat notes.py`
     change = content["toolu_g2:toolRequest"]["toolCall"]["value"]["arguments"]
     test = content["toolu_g3:toolRequest"]["toolCall"]["value"]["arguments"]["content"]
-    sha = agent_commit(repo, {"notes.py": before}, {"notes.py": before.replace(change["before"], change["after"]),
-                                                    "test_notes.py": test},
-                       datetime(2026, 7, 16, 10, 0, tzinfo=timezone.utc),
-                       datetime(2026, 7, 16, 10, 0, 23, tzinfo=timezone.utc))
+    sha = agent_commit(
+        repo,
+        {"notes.py": before},
+        {"notes.py": before.replace(change["before"], change["after"]), "test_notes.py": test},
+        datetime(2026, 7, 16, 10, 0, tzinfo=timezone.utc),
+        datetime(2026, 7, 16, 10, 0, 23, tzinfo=timezone.utc),
+    )
     for path, text, message, tool in (
-            ("notes.py", "def word_count(text):", f"msg_{NOTES}_3", "edit"),
-            ("test_notes.py", "def test_word_count_splits_on_whitespace():", f"msg_{NOTES}_5", "write")):
-        assert blamed(repo, path, text) == (sha, "agent", "goose", NOTES, message, tool, "user", f"msg_{NOTES}_0")
+        ("notes.py", "def word_count(text):", f"msg_{NOTES}_3", "edit"),
+        ("test_notes.py", "def test_word_count_splits_on_whitespace():", f"msg_{NOTES}_5", "write"),
+    ):
+        assert blamed(repo, path, text) == (
+            sha,
+            "agent",
+            "goose",
+            NOTES,
+            message,
+            tool,
+            "user",
+            f"msg_{NOTES}_0",
+        )
     assert blamed(repo, "notes.py", "import sys")[1:3] == ("unrecorded", None)

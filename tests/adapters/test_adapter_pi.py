@@ -37,8 +37,14 @@ def test_session_counts(rel: str) -> None:
     path = corpus(rel)
     assert pi.sniff(path)
     [session] = pi.read(path)
-    assert (session.session_id, session.stats.records, len(session.messages), len(session.edits),
-            sum(m.is_prompt for m in session.messages), sum(len(e.added) for e in session.edits)) == TABLE[rel]
+    assert (
+        session.session_id,
+        session.stats.records,
+        len(session.messages),
+        len(session.edits),
+        sum(m.is_prompt for m in session.messages),
+        sum(len(e.added) for e in session.edits),
+    ) == TABLE[rel]
     assert session.stats.unreadable == 0 and session.stats.unknown_types == {}
     assert pi.read(path) == [session]
 
@@ -49,8 +55,13 @@ def test_table_covers_every_session() -> None:
 
 def test_counts_match_an_independent_reading() -> None:
     records = [json.loads(line) for line in corpus(REAL).read_text(encoding="utf-8").splitlines()]
-    calls = [b for r in records if r["type"] == "message" for b in r["message"]["content"]
-             if isinstance(b, dict) and b.get("type") == "toolCall" and b["name"] in ("edit", "write")]
+    calls = [
+        b
+        for r in records
+        if r["type"] == "message"
+        for b in r["message"]["content"]
+        if isinstance(b, dict) and b.get("type") == "toolCall" and b["name"] in ("edit", "write")
+    ]
     written = calls[0]["arguments"]["content"]
     diffs = [r["message"]["details"]["diff"] for r in records[1:] if r["message"].get("toolName") == "edit"]
     added = [line for diff in diffs for line in diff.splitlines() if line.startswith("+")]
@@ -65,8 +76,18 @@ def test_edits_take_the_numbered_diff_and_the_whole_written_file() -> None:
     assert [(e.message_id, [(a.line, a.text) for a in e.added]) for e in edits] == [
         ("r7", [(87, EDITED)]),
         ("r7", [(232, "  get messages(): AppMessage[] { return this.agent.state.messages; }")]),
-        ("r7", [(198, 'import type { Agent, AgentEvent, AgentState, AppMessage, ThinkingLevel } from '
-                      '"@mariozechner/pi-agent-core";'), (199, 'import type { Model } from "@mariozechner/pi-ai";')])]
+        (
+            "r7",
+            [
+                (
+                    198,
+                    "import type { Agent, AgentEvent, AgentState, AppMessage, ThinkingLevel } from "
+                    '"@mariozechner/pi-agent-core";',
+                ),
+                (199, 'import type { Model } from "@mariozechner/pi-ai";'),
+            ],
+        ),
+    ]
     prompt = session.message("r5")
     assert prompt is not None and prompt.is_prompt
     assert prompt.text == "get messages(): Message[]; not AppMessage with our extension?"
@@ -76,17 +97,26 @@ def test_edits_take_the_numbered_diff_and_the_whole_written_file() -> None:
 def test_format_3_ids_and_edits_array() -> None:
     [session] = pi.read(corpus(TOOL))
     assert [(m.message_id, m.role) for m in session.messages] == [
-        ("aaaa1111", "user"), ("bbbb2222", "assistant"), ("cccc3333", "tool")]
+        ("aaaa1111", "user"),
+        ("bbbb2222", "assistant"),
+        ("cccc3333", "tool"),
+    ]
     [edit] = session.edits
-    assert (edit.path, edit.message_id, [a.text for a in edit.added]) == ("src/main.rs", "bbbb2222", ["after"])
+    assert (edit.path, edit.message_id, [a.text for a in edit.added]) == (
+        "src/main.rs",
+        "bbbb2222",
+        ["after"],
+    )
 
 
 def test_other_agents_do_not_take_pi_files_and_pi_takes_none_of_theirs() -> None:
     for rel in TABLE:
         assert [name for name, a in ADAPTERS.items() if a.sniff(corpus(rel))] == ["pi"]
-    for other in ("transcripts/droid/git-ai__droid-session.jsonl",
-                  "transcripts/claude-code/git-ai__example-claude-code.jsonl",
-                  "transcripts/cursor/git-ai__cursor-session-simple.jsonl"):
+    for other in (
+        "transcripts/droid/git-ai__droid-session.jsonl",
+        "transcripts/claude-code/git-ai__example-claude-code.jsonl",
+        "transcripts/cursor/git-ai__cursor-session-simple.jsonl",
+    ):
         assert not pi.sniff(corpus(other))
 
 
@@ -96,31 +126,81 @@ def test_other_agents_do_not_take_pi_files_and_pi_takes_none_of_theirs() -> None
 
 
 def entry(n: int, message: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "message", "id": f"e{n}", "parentId": f"e{n - 1}" if n > 1 else None,
-            "timestamp": f"2026-03-31T10:10:0{n}.000Z", "message": {"timestamp": 1774951800000 + n, **message}}
+    return {
+        "type": "message",
+        "id": f"e{n}",
+        "parentId": f"e{n - 1}" if n > 1 else None,
+        "timestamp": f"2026-03-31T10:10:0{n}.000Z",
+        "message": {"timestamp": 1774951800000 + n, **message},
+    }
 
 
 def test_failed_calls_write_nothing_and_other_messages_are_told_apart(tmp_path: Path) -> None:
-    path = write_records(tmp_path / "2026-03-31T10-10-00-000Z_s.jsonl", [
-        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-03-31T10:10:00.000Z", "cwd": "/w",
-         "parentSession": "/home/me/.pi/agent/sessions/--w--/2026-03-30T09-00-00-000Z_p0.jsonl"},
-        entry(1, {"role": "user", "content": "fix it"}),
-        entry(2, {"role": "assistant", "content": [
-            {"type": "toolCall", "id": "a", "name": "write", "arguments": {"path": "new.txt", "content": "x\ny\n"}},
-            {"type": "toolCall", "id": "b", "name": "edit", "arguments": {"path": "old.txt", "oldText": "p",
-                                                                          "newText": "p\nq"}},
-            {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "echo z > z.txt"}}]}),
-        entry(3, {"role": "toolResult", "toolCallId": "a", "toolName": "write", "content": [], "isError": True}),
-        entry(4, {"role": "bashExecution", "command": "ls", "output": "", "exitCode": 0}),
-        entry(5, {"role": "compactionSummary", "summary": "earlier work", "tokensBefore": 10}),
-        {"type": "label", "id": "l1", "targetId": "e1", "label": "start"},
-        {"type": "future_kind", "id": "f1"},
-    ])
+    path = write_records(
+        tmp_path / "2026-03-31T10-10-00-000Z_s.jsonl",
+        [
+            {
+                "type": "session",
+                "version": 3,
+                "id": "s",
+                "timestamp": "2026-03-31T10:10:00.000Z",
+                "cwd": "/w",
+                "parentSession": "/home/me/.pi/agent/sessions/--w--/2026-03-30T09-00-00-000Z_p0.jsonl",
+            },
+            entry(1, {"role": "user", "content": "fix it"}),
+            entry(
+                2,
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "toolCall",
+                            "id": "a",
+                            "name": "write",
+                            "arguments": {"path": "new.txt", "content": "x\ny\n"},
+                        },
+                        {
+                            "type": "toolCall",
+                            "id": "b",
+                            "name": "edit",
+                            "arguments": {"path": "old.txt", "oldText": "p", "newText": "p\nq"},
+                        },
+                        {
+                            "type": "toolCall",
+                            "id": "c",
+                            "name": "bash",
+                            "arguments": {"command": "echo z > z.txt"},
+                        },
+                    ],
+                },
+            ),
+            entry(
+                3,
+                {
+                    "role": "toolResult",
+                    "toolCallId": "a",
+                    "toolName": "write",
+                    "content": [],
+                    "isError": True,
+                },
+            ),
+            entry(4, {"role": "bashExecution", "command": "ls", "output": "", "exitCode": 0}),
+            entry(5, {"role": "compactionSummary", "summary": "earlier work", "tokensBefore": 10}),
+            {"type": "label", "id": "l1", "targetId": "e1", "label": "start"},
+            {"type": "future_kind", "id": "f1"},
+        ],
+    )
     [session] = pi.read(path)
     assert [(e.path, e.tool, [(a.line, a.text) for a in e.added]) for e in session.edits] == [
-        ("old.txt", "edit", [(None, "q")]), ("z.txt", "bash", [(1, "z")])]
+        ("old.txt", "edit", [(None, "q")]),
+        ("z.txt", "bash", [(1, "z")]),
+    ]
     assert [(m.message_id, m.role, m.is_summary) for m in session.messages] == [
-        ("e1", "user", False), ("e2", "assistant", False), ("e3", "tool", False), ("e5", "user", True)]
+        ("e1", "user", False),
+        ("e2", "assistant", False),
+        ("e3", "tool", False),
+        ("e5", "user", True),
+    ]
     assert session.stats.unknown_types == {"role:bashExecution": 1, "future_kind": 1}
     assert (session.parent_session_id, session.cwd) == ("p0", "/w")
 
@@ -130,7 +210,9 @@ def test_failed_calls_write_nothing_and_other_messages_are_told_apart(tmp_path: 
 # --------------------------------------------------------------------------------------------------
 
 
-def test_discover_honours_the_agent_and_session_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_discover_honours_the_agent_and_session_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "work" / "proj"
     assert pi.encode_project("/Users/a/proj") == "--Users-a-proj--"
     assert pi.encode_project("C:\\Users\\a\\proj") == "--C--Users-a-proj--"
@@ -156,8 +238,13 @@ def test_lines_pi_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     text = corpus(REAL).read_text(encoding="utf-8")
     records = [json.loads(line) for line in text.splitlines()]
-    calls = [b["arguments"] for r in records if r["type"] == "message" for b in r["message"]["content"]
-             if isinstance(b, dict) and b.get("type") == "toolCall" and b["name"] in ("edit", "write")]
+    calls = [
+        b["arguments"]
+        for r in records
+        if r["type"] == "message"
+        for b in r["message"]["content"]
+        if isinstance(b, dict) and b.get("type") == "toolCall" and b["name"] in ("edit", "write")
+    ]
     document = calls[0]["content"]
     for change in calls[1:]:
         document = document.replace(change["oldText"], change["newText"], 1)
@@ -167,5 +254,13 @@ def test_lines_pi_wrote_are_blamed_to_their_messages(tmp_path: Path) -> None:
     started, ended = (datetime.fromisoformat(records[i]["timestamp"]) for i in (1, -1))
     sha = agent_commit(repo, {"README.md": "# pi-mono\n"}, {DOC: document}, started, ended)
     assert blamed(repo, DOC, EDITED) == (sha, "agent", "pi", SESSION, "r7", "edit", "user", "r5")
-    assert blamed(repo, DOC, "# Coding Agent Refactoring Plan") == (sha, "agent", "pi", SESSION, "r3", "write", "user",
-                                                                     "r2")
+    assert blamed(repo, DOC, "# Coding Agent Refactoring Plan") == (
+        sha,
+        "agent",
+        "pi",
+        SESSION,
+        "r3",
+        "write",
+        "user",
+        "r2",
+    )

@@ -65,9 +65,11 @@ def read(path):
                               new_text=text, added=tuple(AddedLine(text=t, line=i + 1)
                                                          for i, t in enumerate(text.splitlines()))))
         else:
-            messages.append(Message(message_id=record["id"], role=record["role"], is_prompt=record["role"] == "user",
+            messages.append(Message(message_id=record["id"], role=record["role"],
+                                    is_prompt=record["role"] == "user",
                                     parts=(Part(kind="text", text=record["text"]),)))
-    return [Session(agent=NAME, session_id=head["session"], transcript=path, cwd=head["cwd"], cwds=[head["cwd"]],
+    return [Session(agent=NAME, session_id=head["session"], transcript=path, cwd=head["cwd"],
+                    cwds=[head["cwd"]],
                     messages=messages, edits=edits, stats=stats)]
 '''
 
@@ -82,9 +84,11 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     site = tmp_path / "site"
     (site / "notes_agent_dist-1.0.dist-info").mkdir(parents=True)
     (site / "notes_agent_dist-1.0.dist-info" / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: notes-agent-dist\nVersion: 1.0\n", encoding="utf-8")
+        "Metadata-Version: 2.1\nName: notes-agent-dist\nVersion: 1.0\n", encoding="utf-8"
+    )
     (site / "notes_agent_dist-1.0.dist-info" / "entry_points.txt").write_text(
-        "[git_intent.adapters]\nnotes-agent = notes_agent_adapter\n", encoding="utf-8")
+        "[git_intent.adapters]\nnotes-agent = notes_agent_adapter\n", encoding="utf-8"
+    )
     (site / "notes_agent_adapter.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
     home = tmp_path / "notes-home"
     home.mkdir()
@@ -96,11 +100,15 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 @pytest.mark.slow
 def test_a_plugin_adapter_is_registered_and_blamed_end_to_end(repo: Path, plugin: Path) -> None:
     assert run_cli("install", cwd=repo).returncode == 0
-    records = [{"notes_agent": 1, "session": SESSION, "cwd": str(repo)},
-               {"id": "m1", "role": "user", "text": "add a greet function to greet.py"},
-               {"id": "m2", "role": "assistant", "text": "Adding greet() now."},
-               {"id": "m3", "write": str(repo / "greet.py"), "content": CONTENT}]
-    (plugin / f"{SESSION}.notes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    records = [
+        {"notes_agent": 1, "session": SESSION, "cwd": str(repo)},
+        {"id": "m1", "role": "user", "text": "add a greet function to greet.py"},
+        {"id": "m2", "role": "assistant", "text": "Adding greet() now."},
+        {"id": "m3", "write": str(repo / "greet.py"), "content": CONTENT},
+    ]
+    (plugin / f"{SESSION}.notes.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
+    )
     (repo / "greet.py").write_text(CONTENT, encoding="utf-8")
     git(repo, "add", "greet.py")
     git(repo, "commit", "-q", "-m", "greet")
@@ -110,7 +118,11 @@ def test_a_plugin_adapter_is_registered_and_blamed_end_to_end(repo: Path, plugin
     (line,) = answer["lines"]
     assert line["content"] == "    return f'hello {name}, from the notes agent'"
     assert {k: line["attribution"][k] for k in ("agent", "session_id", "message_id", "tool")} == {
-        "agent": "notes-agent", "session_id": SESSION, "message_id": "m3", "tool": "write_note"}
+        "agent": "notes-agent",
+        "session_id": SESSION,
+        "message_id": "m3",
+        "tool": "write_note",
+    }
     assert [e["message_id"] for e in line["evidence"]][:1] == ["m1"]  # the request that asked for it
     shown = run_cli("show", f"{SESSION}:m1", cwd=repo)
     assert shown.returncode == 0 and "add a greet function" in shown.stdout
@@ -119,7 +131,9 @@ def test_a_plugin_adapter_is_registered_and_blamed_end_to_end(repo: Path, plugin
 
 
 def registered(monkeypatch: pytest.MonkeyPatch, *points: EntryPoint) -> dict[str, adapters.Adapter]:
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [p for p in points if p.group == group])
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group: [p for p in points if p.group == group]
+    )
     adapters.all_adapters.cache_clear()
     try:
         return adapters.all_adapters()
@@ -127,8 +141,9 @@ def registered(monkeypatch: pytest.MonkeyPatch, *points: EntryPoint) -> dict[str
         adapters.all_adapters.cache_clear()
 
 
-def test_a_registered_adapter_gets_the_optional_members(monkeypatch: pytest.MonkeyPatch, plugin: Path,
-                                                        tmp_path: Path) -> None:
+def test_a_registered_adapter_gets_the_optional_members(
+    monkeypatch: pytest.MonkeyPatch, plugin: Path, tmp_path: Path
+) -> None:
     point = EntryPoint("notes-agent", "notes_agent_adapter", adapters.ENTRY_POINT_GROUP)
     monkeypatch.syspath_prepend(os.environ["PYTHONPATH"].split(os.pathsep)[0])
     found = registered(monkeypatch, point)
@@ -142,11 +157,13 @@ def test_a_registered_adapter_gets_the_optional_members(monkeypatch: pytest.Monk
 
 def test_broken_or_misnamed_plugins_are_left_out(monkeypatch: pytest.MonkeyPatch, plugin: Path) -> None:
     monkeypatch.syspath_prepend(os.environ["PYTHONPATH"].split(os.pathsep)[0])
-    found = registered(monkeypatch,
-                       EntryPoint("gone", "no_such_module_anywhere", adapters.ENTRY_POINT_GROUP),
-                       EntryPoint("other-name", "notes_agent_adapter", adapters.ENTRY_POINT_GROUP),
-                       EntryPoint("codex", "notes_agent_adapter", adapters.ENTRY_POINT_GROUP),
-                       EntryPoint("half", "json", adapters.ENTRY_POINT_GROUP))  # no NAME, no read
+    found = registered(
+        monkeypatch,
+        EntryPoint("gone", "no_such_module_anywhere", adapters.ENTRY_POINT_GROUP),
+        EntryPoint("other-name", "notes_agent_adapter", adapters.ENTRY_POINT_GROUP),
+        EntryPoint("codex", "notes_agent_adapter", adapters.ENTRY_POINT_GROUP),
+        EntryPoint("half", "json", adapters.ENTRY_POINT_GROUP),
+    )  # no NAME, no read
     assert list(found) == list(adapters.ADAPTERS)
     assert found["codex"] is adapters.ADAPTERS["codex"]  # a plug-in cannot take a built-in's name
 
@@ -185,8 +202,14 @@ def test_a_plugins_sessions_are_validated_and_its_lists_made_tuples(tmp_path: Pa
 
         def read(self, path: Path) -> list[Session]:
             parts = [Part(kind="text", text="hi")]
-            return [Session(agent="loose", session_id="s", transcript=path,
-                            messages=[Message(message_id="m", role=self.role, parts=parts)])]  # type: ignore[arg-type]
+            return [
+                Session(
+                    agent="loose",
+                    session_id="s",
+                    transcript=path,
+                    messages=[Message(message_id="m", role=self.role, parts=parts)],
+                )
+            ]  # type: ignore[arg-type]
 
     loose = Loose()
     (session,) = adapters.Registered(loose, plugin=True).read(tmp_path / "x.jsonl")
@@ -199,10 +222,19 @@ def test_a_plugins_sessions_are_validated_and_its_lists_made_tuples(tmp_path: Pa
 def test_agent_names_are_open_but_shaped() -> None:
     """A note may name an agent this machine has no adapter for (a teammate's plug-in): it validates, where
     it is read from outside (pydantic, through `models.validate`; and a note's records)."""
-    assert validate(Session, {"agent": "notes-agent", "session_id": "s", "transcript": "x"}).agent == "notes-agent"
+    assert (
+        validate(Session, {"agent": "notes-agent", "session_id": "s", "transcript": "x"}).agent
+        == "notes-agent"
+    )
     for bad in ("Not A Name!", "", "../../etc", "a" * 65):
         with pytest.raises(ValidationError):
             validate(Session, {"agent": bad, "session_id": "s", "transcript": "x"})
-        record = {"schema": "git-intent/1", "kind": "session", "agent": bad, "session_id": "s", "lines_attributed": 1}
+        record = {
+            "schema": "git-intent/1",
+            "kind": "session",
+            "agent": bad,
+            "session_id": "s",
+            "lines_attributed": 1,
+        }
         assert parse_record(record) is None
     assert parse_record({**record, "agent": "notes-agent"}) is not None

@@ -38,14 +38,24 @@ def test_the_best_matching_session_comes_first_and_every_citation_is_verified(pa
     for answer in (chunking, gemini):
         assert answer.mode == "offline" and answer.dropped_citations == [] and answer.citations
         assert answer.answer.startswith(f"The best match is claude-code session {answer.sessions[0]} (")
-    assert Citation(session_id=SESSION, message_id=REQUEST, quote=(
-        "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84 - A single JSONL line "
-        "larger than MaxChunkSize passes through without validation or error")) in chunking.citations
+    assert (
+        Citation(
+            session_id=SESSION,
+            message_id=REQUEST,
+            quote=(
+                "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84 - A single "
+                "JSONL line larger than MaxChunkSize passes through without validation or error"
+            ),
+        )
+        in chunking.citations
+    )
     assert gemini.citations[0].session_id == OTHER_SESSION
     assert any(c.message_id == OTHER_REQUEST for c in gemini.citations)
     # the identifier ChunkJSONL was found in the code, blamed, and its agent-written lines explained
     assert chunking.lines and {line.path for line in chunking.lines} <= {
-        "cmd/entire/cli/agent/chunking.go", "cmd/entire/cli/agent/chunking_test.go"}
+        "cmd/entire/cli/agent/chunking.go",
+        "cmd/entire/cli/agent/chunking_test.go",
+    }
     assert all(line.attribution and line.attribution.session_id == SESSION for line in chunking.lines)
     assert 0 < chunking.usage.transcript_tokens_read < chunking.usage.session_tokens_total
 
@@ -54,7 +64,9 @@ def test_a_quoted_line_is_answered_from_the_turn_whose_edit_wrote_it(pair: Path)
     """Issue 20, item 3: the session whose edit wrote the quoted line comes first, and the answer's first
     citation is the request that opened that edit's turn, quoted."""
     path = "cmd/entire/cli/agent/chunking.go"
-    answer = question(pair, f"Why does {path} have the line `if len(lineWithNewline) > maxSize {{`?", path=path)
+    answer = question(
+        pair, f"Why does {path} have the line `if len(lineWithNewline) > maxSize {{`?", path=path
+    )
     assert answer.sessions[0] == SESSION
     assert [line.line for line in answer.lines] == [86]
     assert answer.citations[0].message_id == REQUEST and answer.citations[0].quote
@@ -62,13 +74,16 @@ def test_a_quoted_line_is_answered_from_the_turn_whose_edit_wrote_it(pair: Path)
 
 
 def test_path_and_since_limit_the_sessions(pair: Path) -> None:
-    only_gemini = question(pair, "why does it return an error or log a warning?", path="cmd/entire/cli/agent/geminicli")
+    only_gemini = question(
+        pair, "why does it return an error or log a warning?", path="cmd/entire/cli/agent/geminicli"
+    )
     assert only_gemini.sessions == [OTHER_SESSION]
     nothing = question(pair, CHUNKING, since=datetime(2030, 1, 1))
     assert nothing.sessions == [] and nothing.citations == []
-    assert nothing.answer.startswith("I could not find out: no session of this repository matches the question "
-                                     "(searched the session index for “ChunkJSONL return error single exceeds "
-                                     "maxSize” and the code for ChunkJSONL, maxSize).")
+    assert nothing.answer.startswith(
+        "I could not find out: no session of this repository matches the question (searched the session "
+        "index for “ChunkJSONL return error single exceeds maxSize” and the code for ChunkJSONL, maxSize)."
+    )
     with pytest.raises(BadLocationError):
         question(pair, CHUNKING, path="../elsewhere")
     with pytest.raises(IntentError):
@@ -76,16 +91,25 @@ def test_path_and_since_limit_the_sessions(pair: Path) -> None:
 
 
 def test_a_model_answers_from_search_and_message_detail(pair: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    script = [call("search", query="marshal Gemini message", session_id=OTHER_SESSION[:8]),
-              call("message_detail", session_id=OTHER_SESSION[:8], message_id=OTHER_REQUEST[:8]),
-              say(f'The user asked to "Add error handling/logging for Gemini message marshaling failures" '
-                  f"[{OTHER_SESSION[:8]}:{OTHER_REQUEST[:8]}], so a failed marshal is logged and skipped.")]
+    script = [
+        call("search", query="marshal Gemini message", session_id=OTHER_SESSION[:8]),
+        call("message_detail", session_id=OTHER_SESSION[:8], message_id=OTHER_REQUEST[:8]),
+        say(
+            f'The user asked to "Add error handling/logging for Gemini message marshaling failures" '
+            f"[{OTHER_SESSION[:8]}:{OTHER_REQUEST[:8]}], so a failed marshal is logged and skipped."
+        ),
+    ]
     with scripted(script) as server:
         use_model(monkeypatch, server.url)
         answer = question(pair, GEMINI)
     assert (answer.mode, answer.steps, answer.dropped_citations) == ("model", 3, [])
-    assert answer.citations == [Citation(session_id=OTHER_SESSION, message_id=OTHER_REQUEST, quote=(
-        "Add error handling/logging for Gemini message marshaling failures"))]
+    assert answer.citations == [
+        Citation(
+            session_id=OTHER_SESSION,
+            message_id=OTHER_REQUEST,
+            quote=("Add error handling/logging for Gemini message marshaling failures"),
+        )
+    ]
     assert answer.sessions[0] == OTHER_SESSION
     seed = server.requests[0]["messages"][1]["content"]
     assert f"topic map of session {OTHER_SESSION}" in seed and "search hits" in seed
@@ -99,8 +123,21 @@ def test_cli_ask_json_has_the_why_shape_and_text_lists_references(demo: Path) ->
     out = run_cli("ask", CHUNKING, "--json", cwd=demo)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert list(data) == ["question", "mode", "model", "answer", "citations", "dropped_citations", "lines",
-                          "sessions", "steps", "usage", "limits", "model_error", "hint"]
+    assert list(data) == [
+        "question",
+        "mode",
+        "model",
+        "answer",
+        "citations",
+        "dropped_citations",
+        "lines",
+        "sessions",
+        "steps",
+        "usage",
+        "limits",
+        "model_error",
+        "hint",
+    ]
     assert data["question"] == CHUNKING and data["sessions"] == [SESSION]
     text = run_cli("ask", CHUNKING, "--offline", "--since", "2026-01-01", cwd=demo)
     assert text.returncode == 0 and "\nReferences\n  [1] git intent show " in text.stdout
@@ -117,7 +154,8 @@ def four_sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_ask_ranks_as_search_ranks_the_same_words_and_quotes_a_question_with_its_answer(
-        four_sessions: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    four_sessions: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name, value in isolated_env(four_sessions / "home").items():
         monkeypatch.setenv(name, value)
     repo = Repository(four_sessions / "repo")
@@ -126,12 +164,15 @@ def test_ask_ranks_as_search_ranks_the_same_words_and_quotes_a_question_with_its
     ingest(repo)
     assert search(repo, question, limit=1)[0].session_id == S8
     lines = ask(repo, question, offline=True, cwd=repo.root).answer.splitlines()
-    # Before: stop words dropped and hits summed per session put session 1ed1f046 first, and S8's question came
-    # last, without its answer.
+    # Before: stop words dropped and hits summed per session put session 1ed1f046 first, and S8's question
+    # came last, without its answer.
     assert lines[0].startswith(f"The best match is claude-code session {S8} ")
     assert lines[1] == (
         f'The user asked "why this method does only work on unix and not windows?" '
-        f"[{S8}:61093b85-4012-442a-8903-455fb388e9be]; the agent answered \"1. **`syscall.SysProcAttr` differs by OS** "
-        "- The `SysProcAttr` struct has completely different fields on Unix vs Windows. On Unix it has `Setpgid`, "
-        "`Setsid`, `Pgid`, etc. On Windows it has `HideWindow`, `CreationFlags`, `Token`, etc.\" "
-        f"[{S8}:00276e82-7bf9-49d2-8076-08b3f1dfd8b2].")
+        f'[{S8}:61093b85-4012-442a-8903-455fb388e9be]; the agent answered "1. **`syscall.SysProcAttr` '
+        f"differs by OS** "
+        "- The `SysProcAttr` struct has completely different fields on Unix vs Windows. On Unix it has "
+        "`Setpgid`, "
+        '`Setsid`, `Pgid`, etc. On Windows it has `HideWindow`, `CreationFlags`, `Token`, etc." '
+        f"[{S8}:00276e82-7bf9-49d2-8076-08b3f1dfd8b2]."
+    )

@@ -1,5 +1,5 @@
-"""`git intent backfill`: recall on the real linked corpus, idempotence, resuming, a bad range, and the bulk path
-against recording each commit."""
+"""`git intent backfill`: recall on the real linked corpus, idempotence, resuming, a bad range, and the
+bulk path against recording each commit."""
 
 from __future__ import annotations
 
@@ -44,17 +44,23 @@ def backfill(repo: Path, *args: str) -> dict[str, object]:
 
 def _linked_history(tmp_path: Path) -> tuple[Path, list[Path]]:
     """One history holding all four linked commits, no hooks run, and the four transcripts that wrote them."""
-    t8, t0, t2, tg = (corpus("linked", *ENTIRE_8ECE), corpus("linked", *ENTIRE_AC3F_S0),
-                      corpus("linked", *ENTIRE_AC3F_S2), corpus("linked", *GITSYNC_8FEA))
+    t8, t0, t2, tg = (
+        corpus("linked", *ENTIRE_8ECE),
+        corpus("linked", *ENTIRE_AC3F_S0),
+        corpus("linked", *ENTIRE_AC3F_S2),
+        corpus("linked", *GITSYNC_8FEA),
+    )
     repo = make_repo(tmp_path / "repo")
-    steps = [(t8, rebuild_claude(t8), "fix test"), (t2, rebuild_claude(t2), "log error when marshalling fails"),
-             (t0, rebuild_claude(t0), "handle if a single jsonl line is bigger then chunk size"),
-             (tg, rebuild_codex(tg), "even more general url validation")]
+    steps = [
+        (t8, rebuild_claude(t8), "fix test"),
+        (t2, rebuild_claude(t2), "log error when marshalling fails"),
+        (t0, rebuild_claude(t0), "handle if a single jsonl line is bigger then chunk size"),
+        (tg, rebuild_codex(tg), "even more general url validation"),
+    ]
     steps.sort(key=lambda s: at(s[1].first_edit_at))
     for transcript, rebuild, subject in steps:
         cwd = session_cwd(transcript)
-        fresh = {p: t for p, t in rebuild.pre.items()
-                 if not (repo / p[len(cwd.rstrip('/')) + 1:]).exists()}
+        fresh = {p: t for p, t in rebuild.pre.items() if not (repo / p[len(cwd.rstrip("/")) + 1 :]).exists()}
         write_replayed(repo, fresh, cwd)
         commit_replayed(repo, f"baseline for {subject}", at(rebuild.first_edit_at) - timedelta(minutes=30))
         write_replayed(repo, rebuild.post, cwd)
@@ -76,8 +82,10 @@ def test_backfill_recall_on_the_linked_corpus(tmp_path: Path) -> None:
     repo, transcripts = _linked_history(tmp_path)
     args = [a for t in transcripts for a in ("--transcript", str(t))]
     result = backfill(repo, *args)
-    print(f"backfill recall on the linked corpus: {result['lines_attributed']}/{result['lines_added']} "
-          f"(including the baselines' lines, which no agent wrote); sessions {result['sessions']}")
+    print(
+        f"backfill recall on the linked corpus: {result['lines_attributed']}/{result['lines_added']} "
+        f"(including the baselines' lines, which no agent wrote); sessions {result['sessions']}"
+    )
     assert result["commits"] == 8 and result["recorded"] == 8
     assert result["sessions"] == LINKED_SESSIONS
     assert result["transcripts_skipped"] == 0
@@ -106,7 +114,9 @@ def test_backfill_reads_every_transcript_below_a_folder(tmp_path: Path) -> None:
     assert "2 files below the --transcript folders are no transcript; skipped:" in text.stdout
     assert f"  {elsewhere / 'README.txt'}: not a transcript format (.txt)" in text.stdout.splitlines()
     assert [f["path"] for f in result["skipped_files"]] == [
-        str(elsewhere / "README.txt"), str(elsewhere / "project-1" / "settings.json")]
+        str(elsewhere / "README.txt"),
+        str(elsewhere / "project-1" / "settings.json"),
+    ]
 
 
 def test_backfill_of_a_missing_transcript_path_is_one_sentence(repo: Path) -> None:
@@ -157,7 +167,9 @@ def _generated_history(repo: Path) -> None:
     files = [f"src/mod_{i}.py" for i in range(6)]
     for step in range(36):
         session = sessions[step % 3]
-        name = files[rng.randrange(len(files))] if not 24 < step <= 28 else "src/side.py"  # no conflict to merge
+        name = (
+            files[rng.randrange(len(files))] if not 24 < step <= 28 else "src/side.py"
+        )  # no conflict to merge
         path = repo / name
         if step % 7 == 3:  # a person's commit: a new line, and sometimes a reworded agent line
             text = path.read_text() if path.exists() else ""
@@ -170,7 +182,10 @@ def _generated_history(repo: Path) -> None:
             session.write(f"Create {name}", path, f"def f{step}(value):\n    return value + {step}\n")
         else:
             old = path.read_text().splitlines()[-1] + "\n"
-            new = f"{old}def g{step}(value):\n    return value * {step}  # step {step}\n    return None  # {step}\n"
+            new = (
+                f"{old}def g{step}(value):\n    return value * {step}  # step {step}\n    return None  # "
+                f"{step}\n"
+            )
             session.edit(f"Extend {name}", path, old, new)
         _commit(repo, clock, f"step {step}")
         if step == 20:
@@ -179,7 +194,16 @@ def _generated_history(repo: Path) -> None:
             git(repo, "checkout", "-q", "-b", "side")
         if step == 28:
             git(repo, "checkout", "-q", "main")
-    git(repo, "merge", "-q", "--no-ff", "side", "-m", "merge side", env={"GIT_COMMITTER_DATE": clock.tick(20_000)})
+    git(
+        repo,
+        "merge",
+        "-q",
+        "--no-ff",
+        "side",
+        "-m",
+        "merge side",
+        env={"GIT_COMMITTER_DATE": clock.tick(20_000)},
+    )
     path = repo / "src" / "amended.py"
     sessions[0].write("Add amended.py", path, "def amended(value):\n    return value - 1\n")
     for session in sessions:
@@ -192,13 +216,24 @@ def _generated_history(repo: Path) -> None:
 
 
 def _notes_and_backup(repo: Path) -> tuple[dict[str, str], list[dict[str, object]], list[str]]:
-    notes = {c: git(repo, "notes", "--ref", "refs/notes/intent", "show", c)
-             for _, c in (line.split() for line in git(repo, "notes", "--ref", "refs/notes/intent",
-                                                       "list").splitlines())}
+    notes = {
+        c: git(repo, "notes", "--ref", "refs/notes/intent", "show", c)
+        for _, c in (
+            line.split() for line in git(repo, "notes", "--ref", "refs/notes/intent", "list").splitlines()
+        )
+    }
     journal = repo / ".opencode" / "intent" / "journal.jsonl"
-    entries = [{k: v for k, v in json.loads(line).items() if k != "recorded_at"}
-               for line in journal.read_text().splitlines()] if journal.exists() else []
-    copies = sorted(str(p.relative_to(repo)) for p in (repo / ".opencode" / "intent" / "sessions").rglob("*.jsonl"))
+    entries = (
+        [
+            {k: v for k, v in json.loads(line).items() if k != "recorded_at"}
+            for line in journal.read_text().splitlines()
+        ]
+        if journal.exists()
+        else []
+    )
+    copies = sorted(
+        str(p.relative_to(repo)) for p in (repo / ".opencode" / "intent" / "sessions").rglob("*.jsonl")
+    )
     return notes, entries, copies
 
 
@@ -209,7 +244,9 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
     repo = make_repo(tmp_path / "repo")
     _generated_history(repo)
     start_notes = git(repo, "rev-parse", "refs/notes/intent").strip()
-    shutil.copytree(repo / ".opencode" / "intent", tmp_path / "backup")  # record_commit's, of the replaced commit
+    shutil.copytree(
+        repo / ".opencode" / "intent", tmp_path / "backup"
+    )  # record_commit's, of the replaced commit
     # The per-commit path, as backfill ran it before issue 14.
     slow = InProcessRepository.of(Repository(repo))
     commits = git(repo, "rev-list", "--reverse", "HEAD").split()
@@ -230,7 +267,11 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
     shutil.rmtree(repo / ".opencode" / "intent")
     shutil.copytree(tmp_path / "backup", repo / ".opencode" / "intent")
     result = backfill_commits(Repository(repo))
-    assert (result.commits, result.recorded, result.skipped) == (len(commits), len(commits) - len(own), len(own))
+    assert (result.commits, result.recorded, result.skipped) == (
+        len(commits),
+        len(commits) - len(own),
+        len(own),
+    )
     notes, journal, copies = _notes_and_backup(repo)
     assert len(notes) == len(commits) + 1  # and the replaced commit's
     assert sum(1 for text in notes.values() if '"derived_from"' in text) == 1  # the amend carried its credits
@@ -241,7 +282,9 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
     assert copies == expected[2] and len(copies) == 3
 
 
-def test_backfill_starts_a_fixed_number_of_git_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_backfill_starts_a_fixed_number_of_git_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 14, item 2: the history is read in bulk, so the git processes a backfill starts do not grow with
     its commits (before: 2.8 per commit with pygit2 reads, 8.9 without)."""
     repo = make_repo(tmp_path / "repo")
@@ -267,13 +310,16 @@ def test_backfill_starts_a_fixed_number_of_git_processes(tmp_path: Path, monkeyp
     assert len(started) <= 23, started
 
 
-def test_backfill_credits_a_file_deleted_before_head_from_a_transcript_of_another_machine(repo: Path,
-                                                                                          tmp_path: Path) -> None:
+def test_backfill_credits_a_file_deleted_before_head_from_a_transcript_of_another_machine(
+    repo: Path, tmp_path: Path
+) -> None:
     # The transcript names its author's checkout, so its paths map onto this one by suffix, against the files
     # of the history: a file deleted before HEAD was missed (637 of 23,717 lines of entireio/cli's history).
     clock = Clock(datetime.now(timezone.utc) - timedelta(days=1))
     session = claude_session(repo, clock)
-    session.write("Add the helper", repo / "tools" / "helper.py", "def helper(value):\n    return value * 2\n")
+    session.write(
+        "Add the helper", repo / "tools" / "helper.py", "def helper(value):\n    return value * 2\n"
+    )
     written = _commit(repo, clock, "add helper")
     git(repo, "rm", "-q", "tools/helper.py")
     _commit(repo, clock, "remove helper")
@@ -283,10 +329,19 @@ def test_backfill_credits_a_file_deleted_before_head_from_a_transcript_of_anothe
     shutil.rmtree(session.save().parent)
 
     assert backfill(repo, "--transcript", str(elsewhere))["lines_attributed"] == 2
-    (credit,) = [r for r in map(json.loads, git(repo, "notes", "--ref", "refs/notes/intent", "show",
-                                                 written).splitlines()) if r["kind"] == "lines"]
+    (credit,) = [
+        r
+        for r in map(
+            json.loads, git(repo, "notes", "--ref", "refs/notes/intent", "show", written).splitlines()
+        )
+        if r["kind"] == "lines"
+    ]
     assert (credit["path"], credit["start"], credit["end"], credit["session_id"]) == (
-        "tools/helper.py", 1, 2, session.session_id)
+        "tools/helper.py",
+        1,
+        2,
+        session.session_id,
+    )
 
 
 def test_a_backfill_that_credits_nobody_says_how_to_bring_transcripts_in(repo: Path) -> None:
@@ -296,5 +351,6 @@ def test_a_backfill_that_credits_nobody_says_how_to_bring_transcripts_in(repo: P
     proc = run_cli("backfill", cwd=repo)
     assert proc.returncode == 0
     assert proc.stdout.splitlines()[-1] == (
-        "No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere (another "
-        "checkout, a teammate's) come in with: git intent backfill --transcript DIR")
+        "No transcript on this machine credits a line of these commits. Transcripts recorded elsewhere "
+        "(another checkout, a teammate's) come in with: git intent backfill --transcript DIR"
+    )

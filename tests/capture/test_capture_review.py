@@ -29,7 +29,9 @@ def test_files_in_the_work_tree_never_shadow_python_modules(repo: Path) -> None:
     assert not marker.exists()
 
 
-def test_a_commit_in_a_linked_worktree_is_credited_to_that_worktrees_session(repo: Path, tmp_path: Path) -> None:
+def test_a_commit_in_a_linked_worktree_is_credited_to_that_worktrees_session(
+    repo: Path, tmp_path: Path
+) -> None:
     root = repo.resolve()
     assert run_cli("install", cwd=root).returncode == 0
     tree = (tmp_path / "elsewhere" / "feature").resolve()
@@ -41,19 +43,27 @@ def test_a_commit_in_a_linked_worktree_is_credited_to_that_worktrees_session(rep
     git(tree, "add", "f.py")
     git(tree, "commit", "-q", "-m", "f", env={"GIT_INTENT": "0"})  # queue it by hand, drain from main
     sha = git(tree, "rev-parse", "HEAD").strip()
-    hook = subprocess.run(["sh", str(root / ".git" / "hooks" / "post-commit")], cwd=tree, capture_output=True,
-                          env={**__import__("os").environ, "GIT_INTENT_CRASH_AT": "after-journal", **SYNC})
+    hook = subprocess.run(
+        ["sh", str(root / ".git" / "hooks" / "post-commit")],
+        cwd=tree,
+        capture_output=True,
+        env={**__import__("os").environ, "GIT_INTENT_CRASH_AT": "after-journal", **SYNC},
+    )
     assert hook.returncode == 0
     assert run_cli("record", "--pending", cwd=root).returncode == 0
-    record = [json.loads(line) for line in wait_for_note(root, sha).splitlines() if '"kind":"commit"' in line][0]
+    record = [
+        json.loads(line) for line in wait_for_note(root, sha).splitlines() if '"kind":"commit"' in line
+    ][0]
     assert record["lines_attributed"] == 2
 
 
 def test_reflog_noise_is_not_taken_for_a_commit(tmp_path: Path) -> None:
     job = tmp_path / "1-x.job"
     sha = "a" * 40
-    job.write_text(f"hook post-commit\nworktree /w\ncherry-pick \nreflog\nGood \"git\" signature for x\n"
-                   f"{sha} commit: x\nend\n")
+    job.write_text(
+        f'hook post-commit\nworktree /w\ncherry-pick \nreflog\nGood "git" signature for x\n'
+        f"{sha} commit: x\nend\n"
+    )
     parsed = parse_job(job)
     assert parsed is not None and (parsed.commit, parsed.subject, parsed.worktree) == (sha, "commit: x", "/w")
 
@@ -75,6 +85,11 @@ def test_a_rerun_backs_up_a_session_even_when_the_note_is_already_written(repo: 
 
 def test_amend_right_after_install_prints_no_notes_warning(repo: Path) -> None:
     assert run_cli("install", cwd=repo).returncode == 0
-    proc = subprocess.run(["git", "commit", "-q", "--amend", "-m", "reworded"], cwd=repo, capture_output=True,
-                          text=True, env={**__import__("os").environ, "GIT_INTENT": "0"})
+    proc = subprocess.run(
+        ["git", "commit", "-q", "--amend", "-m", "reworded"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "GIT_INTENT": "0"},
+    )
     assert proc.returncode == 0 and proc.stderr == ""

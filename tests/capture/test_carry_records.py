@@ -91,11 +91,18 @@ def test_message_only_amend_keeps_the_fuzzy_match_and_its_confidence(repo: Path)
     assert_carried(repo, first, amended)
     (session,) = by_kind(note_records(repo, amended), "session")
     assert (session["session_id"], session["lines_attributed"], len(session["transcript_sha256"])) == (
-        agent.session_id, 3, 64)
+        agent.session_id,
+        3,
+        64,
+    )
     got = blame_json(repo, f"app.py:{line_of(repo / 'app.py', TWEAKED)}")["lines"][0]
     assert (got["status"], got["commit"]) == ("agent", amended)
     assert {k: got["attribution"][k] for k in ("session_id", "method", "confidence", "derived_from")} == {
-        "session_id": agent.session_id, "method": "note", "confidence": confidence, "derived_from": first}
+        "session_id": agent.session_id,
+        "method": "note",
+        "confidence": confidence,
+        "derived_from": first,
+    }
     assert_manual_record_writes_the_same_note(repo)
 
 
@@ -107,7 +114,14 @@ def test_squash_keeps_the_fuzzy_match_and_its_confidence(repo: Path, tmp_path: P
     editor = tmp_path / "squash.sh"
     editor.write_text("#!/bin/sh\nsed -i '2s/^pick/squash/' \"$1\"\n", encoding="utf-8")
     editor.chmod(0o755)
-    git(repo, "rebase", "-q", "-i", "HEAD~2", env={**at(200), "GIT_SEQUENCE_EDITOR": str(editor), "GIT_EDITOR": "true"})
+    git(
+        repo,
+        "rebase",
+        "-q",
+        "-i",
+        "HEAD~2",
+        env={**at(200), "GIT_SEQUENCE_EDITOR": str(editor), "GIT_EDITOR": "true"},
+    )
     squashed = git(repo, "rev-parse", "HEAD").strip()
     assert squashed not in (first, second)
     assert_carried(repo, first, squashed)
@@ -115,6 +129,8 @@ def test_squash_keeps_the_fuzzy_match_and_its_confidence(repo: Path, tmp_path: P
     assert (commit["commit"], commit["lines_added"], commit["lines_attributed"]) == (squashed, 4, 3)
     got = blame_json(repo, f"app.py:{line_of(repo / 'app.py', TWEAKED)}")["lines"][0]
     assert (got["attribution"]["confidence"], got["attribution"]["derived_from"]) == (
-        next(r["confidence"] for r in note_records(repo, first) if r.get("match") == "fuzzy"), first)
+        next(r["confidence"] for r in note_records(repo, first) if r.get("match") == "fuzzy"),
+        first,
+    )
     assert blame_json(repo, "NOTES.md:1")["lines"][0]["status"] == "human"
     assert_manual_record_writes_the_same_note(repo)

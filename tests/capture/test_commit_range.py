@@ -23,8 +23,8 @@ def _write(repo: Path, name: str, text: str) -> None:
 def _merges(repo: Path) -> None:
     """A history of merges of every kind: a conflict resolved by hand with evil lines (lines no parent has,
     in a CRLF file, and in a new file with a space in its name) beside a binary file and a file one side
-    deleted; an octopus merge with a line of its own; a merge whose tree equals its first parent's (`-s ours`),
-    and one whose tree equals both parents' (git prints no diff for it at all)."""
+    deleted; an octopus merge with a line of its own; a merge whose tree equals its first parent's (`-s
+    ours`), and one whose tree equals both parents' (git prints no diff for it at all)."""
     _write(repo, "a.txt", "one\ntwo\nthree\n")
     _write(repo, "crlf.txt", "x\r\ny\r\nz\r\n")
     _write(repo, "calm.txt", "calm\n")
@@ -80,8 +80,11 @@ def test_streamed_hunks_equal_added_hunks_on_merges(tmp_path: Path) -> None:
     assert list(streamed) == [c.sha for c in commits]
     assert streamed == {c.sha: handle.added_hunks(c.sha) for c in commits}
     resolved, octopus, ours, nothing = (streamed[c.sha] for c in merges)
-    assert resolved == [Hunk("a.txt", 3, ("resolved by hand",)), Hunk("crlf.txt", 4, ("evil\r",)),
-                        Hunk("my notes.txt", 1, ("an evil file, a space in its name",))]
+    assert resolved == [
+        Hunk("a.txt", 3, ("resolved by hand",)),
+        Hunk("crlf.txt", 4, ("evil\r",)),
+        Hunk("my notes.txt", 1, ("an evil file, a space in its name",)),
+    ]
     assert sum(len(h.lines) for h in streamed[commits[2].sha]) == 60_002  # and a.txt's and crlf.txt's
     assert octopus == [Hunk("calm.txt", 2, ("octopus's own",))]
     assert ours == nothing == []

@@ -18,6 +18,7 @@ LINKED = CORPUS / "linked"
 ENTIRE = LINKED / "entire-cli"
 GITSYNC = LINKED / "git-sync"
 
+
 def relative_to_repo(recorded_path: str, repo_paths: Iterable[str]) -> str | None:
     """The repository path that is the longest whole-component suffix of a recorded path, or None
     (a test helper: the product maps paths with git_intent.sessions.path_mapping.PathMapper)."""
@@ -29,7 +30,6 @@ def relative_to_repo(recorded_path: str, repo_paths: Iterable[str]) -> str | Non
         if parts and len(parts) > best_len and recorded[-len(parts) :] == parts:
             best, best_len = repo_path, len(parts)
     return best
-
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -58,9 +58,23 @@ def diff_stats(pre: str, post: str, tmp: Path) -> dict[str, Any]:
     (tmp / "pre").write_text(pre, encoding="utf-8", newline="")
     (tmp / "post").write_text(post, encoding="utf-8", newline="")
     proc = subprocess.run(
-        ["git", "-c", "diff.algorithm=myers", "diff", "--no-index", "--no-color", "--no-ext-diff", "-U0",
-         "--", str(tmp / "pre"), str(tmp / "post")],
-        capture_output=True, text=True, encoding="utf-8", check=False,
+        [
+            "git",
+            "-c",
+            "diff.algorithm=myers",
+            "diff",
+            "--no-index",
+            "--no-color",
+            "--no-ext-diff",
+            "-U0",
+            "--",
+            str(tmp / "pre"),
+            str(tmp / "post"),
+        ],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
     )
     assert proc.returncode in (0, 1), proc.stderr
     stats: dict[str, Any] = {"new_hunks": [], "old_hunks": [], "added": 0, "deleted": 0}
@@ -146,8 +160,12 @@ def test_relative_to_repo_longest_suffix() -> None:
 
 def test_codex_synthetic_fills_pre_image_from_later_patches(tmp_path: Path) -> None:
     def end(call_id: str, diff: str, ts: str, success: bool = True) -> str:
-        payload = {"type": "patch_apply_end", "call_id": call_id, "success": success,
-                   "changes": {"/r/a.txt": {"type": "update", "unified_diff": diff, "move_path": None}}}
+        payload = {
+            "type": "patch_apply_end",
+            "call_id": call_id,
+            "success": success,
+            "changes": {"/r/a.txt": {"type": "update", "unified_diff": diff, "move_path": None}},
+        }
         return json.dumps({"timestamp": ts, "type": "event_msg", "payload": payload})
 
     lines = [
@@ -169,8 +187,11 @@ def test_codex_synthetic_fills_pre_image_from_later_patches(tmp_path: Path) -> N
 
 def test_claude_synthetic_skips_failed_edits(tmp_path: Path) -> None:
     def use(use_id: str, name: str, inp: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "assistant", "timestamp": "t0",
-                "message": {"content": [{"type": "tool_use", "id": use_id, "name": name, "input": inp}]}}
+        return {
+            "type": "assistant",
+            "timestamp": "t0",
+            "message": {"content": [{"type": "tool_use", "id": use_id, "name": name, "input": inp}]},
+        }
 
     def res(use_id: str, ts: str, tur: Any, is_error: bool = False) -> dict[str, Any]:
         block = {"type": "tool_result", "tool_use_id": use_id, "is_error": is_error}
@@ -181,10 +202,17 @@ def test_claude_synthetic_skips_failed_edits(tmp_path: Path) -> None:
         res("e1", "t1", {"originalFile": "a\nb\nb\n"}),
         use("e2", "Edit", {"file_path": "/r/x", "old_string": "q", "new_string": "Q"}),
         res("e2", "t2", "Error: String to replace not found in file.", is_error=True),
-        use("e3", "MultiEdit", {"file_path": "/r/x", "edits": [
-            {"old_string": "b", "new_string": "C", "replace_all": True},
-            {"old_string": "a", "new_string": "A"},
-        ]}),
+        use(
+            "e3",
+            "MultiEdit",
+            {
+                "file_path": "/r/x",
+                "edits": [
+                    {"old_string": "b", "new_string": "C", "replace_all": True},
+                    {"old_string": "a", "new_string": "A"},
+                ],
+            },
+        ),
         res("e3", "t3", {"originalFile": "a\nB\nb\n"}),
         use("w1", "Write", {"file_path": "/r/new", "content": "hello\n"}),
         res("w1", "t4", {"type": "create", "filePath": "/r/new", "content": "hello\n"}),
@@ -230,8 +258,8 @@ def test_entire_8ece5fc12e98_rebuilds_commit_3d0f9eede6(tmp_path: Path) -> None:
         "3d0f9eede6 also deletes 38 parent lines that were already gone from the working tree before the "
         "session's first Edit (not in the transcript; Entire initial_attribution.human_removed=38): "
         "detached.go old hunk [41,24] vs rebuilt [41,8] (16 lines within parent lines 41-64, so later old "
-        "hunks shift by +16), detached_test.go old [107,22] / new [133,0] (22 trailing parent lines) absent; "
-        "every added line and all other hunks match exactly"
+        "hunks shift by +16), detached_test.go old [107,22] / new [133,0] (22 trailing parent lines) "
+        "absent; every added line and all other hunks match exactly"
     )
 
 
@@ -255,12 +283,15 @@ def test_entire_ac3f02a3c337_sessions_edit_disjoint_files() -> None:
     assert datetime.fromisoformat(s2.last_edit_at) < datetime.fromisoformat(s0.first_edit_at)
 
 
-@pytest.mark.parametrize(("sha", "expected"), [
-    ("fcf7ade45b", [GEMINI]),
-    ("eb6269dd7a", [CHUNKING, CHUNKING_TEST]),
-    ("4855ad5cd4", [GEMINI]),  # rebased copy of fcf7ade45b, not reachable from main
-    ("7a2c1916ef", [CHUNKING, CHUNKING_TEST]),  # rebased copy of eb6269dd7a
-])
+@pytest.mark.parametrize(
+    ("sha", "expected"),
+    [
+        ("fcf7ade45b", [GEMINI]),
+        ("eb6269dd7a", [CHUNKING, CHUNKING_TEST]),
+        ("4855ad5cd4", [GEMINI]),  # rebased copy of fcf7ade45b, not reachable from main
+        ("7a2c1916ef", [CHUNKING, CHUNKING_TEST]),  # rebased copy of eb6269dd7a
+    ],
+)
 def test_entire_ac3f02a3c337_sessions_rebuild_commits(sha: str, expected: list[str], tmp_path: Path) -> None:
     s0 = rebuild_claude(ENTIRE / "checkpoints/ac/3f02a3c337/0/full.jsonl")
     s2 = rebuild_claude(ENTIRE / "checkpoints/ac/3f02a3c337/2/full.jsonl")

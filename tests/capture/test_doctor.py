@@ -17,10 +17,23 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from support import SYNC, blame_json, claude_session, commit_synced, git, install, journal, note_records, run_cli
+from support import (
+    SYNC,
+    blame_json,
+    claude_session,
+    commit_synced,
+    git,
+    install,
+    journal,
+    note_records,
+    run_cli,
+)
 
 NOTES_REF = "refs/notes/intent"
-STEPS = "def step_one():\n    return 'first step of the pipeline'\n\n\ndef step_two():\n    return 'second step'\n"
+STEPS = (
+    "def step_one():\n    return 'first step of the pipeline'\n\n\ndef step_two():\n    return 'second "
+    "step'\n"
+)
 
 
 def agent_commit(repo: Path) -> tuple[str, str]:
@@ -37,7 +50,10 @@ def agent_blame(repo: Path, session_id: str) -> None:
     """Line 2 of steps.py answers with the agent's session, from the note."""
     line = blame_json(repo, "steps.py:2")["lines"][0]
     assert (line["status"], line["attribution"]["session_id"], line["attribution"]["method"]) == (
-        "agent", session_id, "note")
+        "agent",
+        session_id,
+        "note",
+    )
 
 
 def status(repo: Path) -> dict[str, Any]:
@@ -55,8 +71,13 @@ def doctor(repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
 
 
 def amend(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "commit", "--amend", "-q", "-m", message], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **SYNC})
+    return subprocess.run(
+        ["git", "commit", "--amend", "-q", "-m", message],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **SYNC},
+    )
 
 
 def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path) -> None:
@@ -64,8 +85,14 @@ def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path)
     sha, session_id = agent_commit(repo)
     agent_blame(repo, session_id)
     good = git(repo, "rev-parse", NOTES_REF).strip()
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input="not a notes commit\n",
-                          capture_output=True, text=True, check=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        input="not a notes commit\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     git(repo, "update-ref", NOTES_REF, blob)
 
     amended_ok = amend(repo, "agent writes steps.py (amended)")
@@ -76,21 +103,27 @@ def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path)
     for _ in range(3):
         pending = run_cli("record", "--pending", cwd=repo)
         assert pending.returncode == 1
-        assert pending.stderr == (f"refs/notes/intent points at a blob ({blob[:12]}), not a notes commit: "
-                                  "the jobs stay queued; run `git intent doctor`.\n")
+        assert pending.stderr == (
+            f"refs/notes/intent points at a blob ({blob[:12]}), not a notes commit: "
+            "the jobs stay queued; run `git intent doctor`.\n"
+        )
     report = status(repo)
     assert report["notes_ref_damage"] == f"points at a blob ({blob[:12]}), not a notes commit"
     assert report["rewrite_ref_breaks_git"] is False
-    assert sorted((j["hook"], j["commit"]) for j in report["pending"]) == [
-        ("post-commit", amended), ("post-rewrite", amended)] and report["failed"] == []
+    assert (
+        sorted((j["hook"], j["commit"]) for j in report["pending"])
+        == [("post-commit", amended), ("post-rewrite", amended)]
+        and report["failed"] == []
+    )
     log = (repo / ".git" / "intent" / "hook.log").read_text(encoding="utf-8")
     assert "2 job(s) stay queued; run `git intent doctor` to repair it and record them." in log
     record = run_cli("record", "HEAD", cwd=repo)
     assert record.returncode == 1
     assert record.stderr.splitlines() == [
-        f"error: refs/notes/intent points at a blob ({blob[:12]}), not a notes commit; no note can be written "
-        "until it is repaired.",
-        "hint: Run `git intent doctor` to set it aside and rebuild it from the local journal."]
+        f"error: refs/notes/intent points at a blob ({blob[:12]}), not a notes commit; no note can be "
+        "written until it is repaired.",
+        "hint: Run `git intent doctor` to set it aside and rebuild it from the local journal.",
+    ]
 
     # --check reports and changes nothing
     code, checked = doctor(repo, "--check")
@@ -162,8 +195,14 @@ def test_doctor_queues_failed_jobs_again_and_removes_a_stale_pid(repo: Path) -> 
     assert code == 0, fixed
     assert (fixed["requeued"], fixed["recorded"], fixed["still_failed"]) == (1, 1, 0)
     assert {c["name"]: (c["ok"], c["repaired"]) for c in fixed["checks"]} == {
-        "state": (True, False), "notes-ref": (True, False), "worker-pid": (True, True), "queue": (True, True),
-        "hooks": (True, False), "evidence": (True, False), "transcripts": (True, False)}
+        "state": (True, False),
+        "notes-ref": (True, False),
+        "worker-pid": (True, True),
+        "queue": (True, True),
+        "hooks": (True, False),
+        "evidence": (True, False),
+        "transcripts": (True, False),
+    }
     assert not (state / "worker.pid").exists() and not list((state / "queue").iterdir())
     agent_blame(repo, session_id)
 
@@ -185,8 +224,10 @@ def test_doctor_reports_a_hook_whose_python_is_gone(repo: Path, tmp_path: Path) 
     hook.write_text(text.replace(line, f"INTENT_PYTHON={tmp_path / 'gone' / 'python'}"), encoding="utf-8")
     proc = run_cli("doctor", cwd=repo)
     assert proc.returncode == 1
-    assert f"PROBLEM  hooks       In {hook.parent}: post-commit calls a Python that is gone " \
-           f"({tmp_path / 'gone' / 'python'})" in proc.stdout
+    assert (
+        f"PROBLEM  hooks       In {hook.parent}: post-commit calls a Python that is gone "
+        f"({tmp_path / 'gone' / 'python'})" in proc.stdout
+    )
     assert "Run `git intent install` to write them with this Python." in proc.stdout
     assert run_cli("install", cwd=repo).returncode == 0
     assert run_cli("doctor", cwd=repo).returncode == 0
@@ -198,9 +239,17 @@ def test_each_kind_of_damage_is_named_and_set_aside_without_breaking_git_gc(repo
 
     loose = repo / ".git" / "refs" / "notes" / "intent"
     blob = git(repo, "hash-object", "-w", "README.md").strip()
-    dangling = f"tree {'1' * 40}\nauthor a <a> 1 +0000\ncommitter a <a> 1 +0000\n\nnotes\n"  # a tree never written
-    bad_tree = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"], cwd=repo,
-                              capture_output=True, text=True, input=dangling, check=True).stdout.strip()
+    dangling = (
+        f"tree {'1' * 40}\nauthor a <a> 1 +0000\ncommitter a <a> 1 +0000\n\nnotes\n"  # a tree never written
+    )
+    bad_tree = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        input=dangling,
+        check=True,
+    ).stdout.strip()
     kinds = {
         "blob": (blob, f"points at a blob ({blob[:12]}), not a notes commit", True),
         "missing": ("d" * 40, f"points at a missing object ({'d' * 12})", False),
@@ -231,8 +280,14 @@ def test_each_kind_of_damage_is_named_and_set_aside_without_breaking_git_gc(repo
 
 def damage(repo: Path) -> str:
     """Point refs/notes/intent at a blob (as a bad sync or a crashed tool would); the blob."""
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input="not a notes commit\n",
-                          capture_output=True, text=True, check=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        input="not a notes commit\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     git(repo, "update-ref", NOTES_REF, blob)
     return blob
 
@@ -251,10 +306,18 @@ def test_amend_and_rebase_succeed_with_a_damaged_ref_and_the_credits_follow_afte
     git(repo, "commit", "-q", "-m", "main moves on", env=SYNC)
     git(repo, "branch", "-q", "upstream")
     git(repo, "reset", "-q", "--hard", "HEAD~1", env=SYNC)
-    rebased = subprocess.run(["git", "rebase", "-q", "upstream"], cwd=repo, capture_output=True, text=True,
-                             env={**os.environ, **SYNC})
+    rebased = subprocess.run(
+        ["git", "rebase", "-q", "upstream"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **SYNC},
+    )
     assert (rebased.returncode, rebased.stderr) == (0, "")
-    assert git(repo, "log", "--format=%s", "-2").splitlines() == ["main moves on", "agent writes steps.py (amended)"]
+    assert git(repo, "log", "--format=%s", "-2").splitlines() == [
+        "main moves on",
+        "agent writes steps.py (amended)",
+    ]
     assert (repo / "steps.py").read_text(encoding="utf-8") == STEPS
 
     code, fixed = doctor(repo)
@@ -263,7 +326,9 @@ def test_amend_and_rebase_succeed_with_a_damaged_ref_and_the_credits_follow_afte
     rebased_commit = git(repo, "rev-parse", "HEAD~1").strip()
     agent_blame(repo, session_id)
     lines = [r for r in note_records(repo, rebased_commit) if r["kind"] == "lines"]
-    assert [(r["path"], r["start"], r["end"], r["session_id"]) for r in lines] == [("steps.py", 1, 6, session_id)]
+    assert [(r["path"], r["start"], r["end"], r["session_id"]) for r in lines] == [
+        ("steps.py", 1, 6, session_id)
+    ]
 
 
 def test_install_takes_back_the_rewrite_ref_an_earlier_install_set(repo: Path) -> None:
@@ -271,18 +336,24 @@ def test_install_takes_back_the_rewrite_ref_an_earlier_install_set(repo: Path) -
     fails git's amend with rc 128. Installing this version unsets it, says why, and amend works."""
     state = repo / ".git" / "intent"
     state.mkdir()
-    (state / "install.json").write_text(json.dumps({"config": {"notes.rewriteRef": [NOTES_REF]}}), encoding="utf-8")
+    (state / "install.json").write_text(
+        json.dumps({"config": {"notes.rewriteRef": [NOTES_REF]}}), encoding="utf-8"
+    )
     git(repo, "config", "notes.rewriteRef", NOTES_REF)
     agent_commit(repo)
     blob = damage(repo)
     assert amend(repo, "before install").returncode == 128  # what issue 24 reported
     proc = run_cli("install", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert ("Unset git config notes.rewriteRef = refs/notes/intent, which an earlier install set: with it, git's "
-            "own amend and rebase fail while refs/notes/intent is damaged; the post-rewrite hook carries the "
-            "records instead.") in proc.stdout.splitlines()
+    assert (
+        "Unset git config notes.rewriteRef = refs/notes/intent, which an earlier install set: with it, "
+        "git's own amend and rebase fail while refs/notes/intent is damaged; the post-rewrite hook carries "
+        "the records instead."
+    ) in proc.stdout.splitlines()
     assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
-    assert json.loads((state / "install.json").read_text(encoding="utf-8"))["config"]["notes.rewriteRef"] == []
+    assert (
+        json.loads((state / "install.json").read_text(encoding="utf-8"))["config"]["notes.rewriteRef"] == []
+    )
     assert git(repo, "rev-parse", NOTES_REF).strip() == blob
     assert amend(repo, "after install").returncode == 0
 
@@ -305,8 +376,11 @@ def test_the_first_commit_after_an_upgrade_takes_back_the_earlier_rewrite_ref(re
     git(repo, "config", "notes.rewriteRef", NOTES_REF)
     agent_commit(repo)
     assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
-    assert json.loads((state / "install.json").read_text(encoding="utf-8"))["config"]["notes.rewriteRef"] == []
+    assert (
+        json.loads((state / "install.json").read_text(encoding="utf-8"))["config"]["notes.rewriteRef"] == []
+    )
     assert "Unset git config notes.rewriteRef = refs/notes/intent, which an earlier install set" in (
-        state / "hook.log").read_text(encoding="utf-8")
+        state / "hook.log"
+    ).read_text(encoding="utf-8")
     damage(repo)
     assert amend(repo, "amended with a damaged ref").returncode == 0

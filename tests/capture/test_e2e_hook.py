@@ -41,18 +41,25 @@ MARKER = "git-intent-hook-marker"
 # --- the scenario shared by the main-flow tests ----------------------------------------------------------
 
 UTIL_BEFORE = '"""Small helpers."""\n\n\ndef slugify(text):\n    return text.lower().replace(" ", "-")\n'
-UTIL_AFTER = UTIL_BEFORE + ('\n\ndef shout(text):\n    """Upper-case text and add an exclamation mark."""\n'
-                            '    return text.upper() + "!"\n')
-EXTRA = ('"""Constants added by the codex session."""\n\nDEFAULT_GREETING_TARGET = "world"\n'
-         'MAX_GREETING_LENGTH = 280\n')
-APP = ('"""Greeting service written by the agent for the end-to-end test."""\n\n\n'
-       'def greet(name):\n    """Return a friendly greeting for name."""\n'
-       '    return f"Hello, {name}! Welcome to git-intent."\n\n\n'
-       'if __name__ == "__main__":\n    print(greet("world"))\n')
+UTIL_AFTER = UTIL_BEFORE + (
+    '\n\ndef shout(text):\n    """Upper-case text and add an exclamation mark."""\n'
+    '    return text.upper() + "!"\n'
+)
+EXTRA = (
+    '"""Constants added by the codex session."""\n\nDEFAULT_GREETING_TARGET = "world"\n'
+    "MAX_GREETING_LENGTH = 280\n"
+)
+APP = (
+    '"""Greeting service written by the agent for the end-to-end test."""\n\n\n'
+    'def greet(name):\n    """Return a friendly greeting for name."""\n'
+    '    return f"Hello, {name}! Welcome to git-intent."\n\n\n'
+    'if __name__ == "__main__":\n    print(greet("world"))\n'
+)
 README_OLD = "# test repo"
 README_NEW = "# test repo\n\nA greeting service that explains itself with git-intent."
-CLAUDE_PROMPT = ("Add a greet(name) function in app.py that welcomes the user to git-intent, "
-                 "and mention it in the README.")
+CLAUDE_PROMPT = (
+    "Add a greet(name) function in app.py that welcomes the user to git-intent, and mention it in the README."
+)
 CLAUDE_WRITE_TEXT = "I'll create app.py with a greet function and a small main block."
 CLAUDE_EDIT_TEXT = "Now I'll describe the service in the README."
 CODEX_PROMPT = "Add a shout(text) helper to lib/util.py and put the greeting constants in lib/extra.py."
@@ -105,18 +112,36 @@ def agent_scenario(repo: Path, commit_after: timedelta | None = None) -> Scenari
         env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
     sha = commit_all(repo, "greet, shout and constants", env=env)
     wait_for_note(repo, sha)
-    wait_for(lambda: {e["session_id"] for e in journal(repo) if e["commit"] == sha}
-             >= {claude.session_id, codex.session_id}, "the journal entries of both sessions")
-    return Scenario(repo=repo, commit=sha, claude=claude, claude_path=claude_path, codex=codex,
-                    codex_path=codex_path, prompt_id=prompt_id, write_id=write_id, edit_id=edit_id,
-                    codex_prompt_id=codex_prompt_id, codex_say_id=codex_say_id, patch_id=patch_id)
+    wait_for(
+        lambda: (
+            {e["session_id"] for e in journal(repo) if e["commit"] == sha}
+            >= {claude.session_id, codex.session_id}
+        ),
+        "the journal entries of both sessions",
+    )
+    return Scenario(
+        repo=repo,
+        commit=sha,
+        claude=claude,
+        claude_path=claude_path,
+        codex=codex,
+        codex_path=codex_path,
+        prompt_id=prompt_id,
+        write_id=write_id,
+        edit_id=edit_id,
+        codex_prompt_id=codex_prompt_id,
+        codex_say_id=codex_say_id,
+        patch_id=patch_id,
+    )
 
 
 # --- a. install / uninstall ----------------------------------------------------------------------------
 
 
-LEGACY_HOOK = ('#!/bin/sh\n# a user hook that was here first\n'
-               'echo "legacy ran $(git rev-parse HEAD)" >> "$(git rev-parse --git-dir)/legacy-ran"\n')
+LEGACY_HOOK = (
+    "#!/bin/sh\n# a user hook that was here first\n"
+    'echo "legacy ran $(git rev-parse HEAD)" >> "$(git rev-parse --git-dir)/legacy-ran"\n'
+)
 
 
 def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
@@ -228,13 +253,21 @@ def test_hook_records_claude_and_codex_sessions(repo: Path) -> None:
     assert got["content"] == '    return f"Hello, {name}! Welcome to git-intent."'
     assert got["status"] == "agent"
     attribution = got["attribution"]
-    assert (attribution["agent"], attribution["session_id"], attribution["message_id"], attribution["tool"]) == (
-        "claude-code", s.claude.session_id, s.write_id, "Write")
+    assert (
+        attribution["agent"],
+        attribution["session_id"],
+        attribution["message_id"],
+        attribution["tool"],
+    ) == ("claude-code", s.claude.session_id, s.write_id, "Write")
     assert attribution["method"] == "note"
     assert attribution["confidence"] == 1.0
     first = got["evidence"][0]
     assert (first["role"], first["message_id"], first["session_id"], first["text"]) == (
-        "user", s.prompt_id, s.claude.session_id, CLAUDE_PROMPT)
+        "user",
+        s.prompt_id,
+        s.claude.session_id,
+        CLAUDE_PROMPT,
+    )
     assert first["timestamp"] is not None
     roles = [(e["role"], e["message_id"]) for e in got["evidence"]]
     assert ("assistant", s.write_id) in roles
@@ -242,25 +275,41 @@ def test_hook_records_claude_and_codex_sessions(repo: Path) -> None:
 
     readme_line = line_of(root / "README.md", "A greeting service that explains itself with git-intent.")
     got = blame_json(root, f"README.md:{readme_line}")["lines"][0]
-    assert (got["attribution"]["agent"], got["attribution"]["session_id"], got["attribution"]["message_id"],
-            got["attribution"]["tool"]) == ("claude-code", s.claude.session_id, s.edit_id, "Edit")
+    assert (
+        got["attribution"]["agent"],
+        got["attribution"]["session_id"],
+        got["attribution"]["message_id"],
+        got["attribution"]["tool"],
+    ) == ("claude-code", s.claude.session_id, s.edit_id, "Edit")
     assert (got["evidence"][0]["role"], got["evidence"][0]["message_id"], got["evidence"][0]["text"]) == (
-        "user", s.prompt_id, CLAUDE_PROMPT)
+        "user",
+        s.prompt_id,
+        CLAUDE_PROMPT,
+    )
     # the README's first line predates the session: it is the root commit's, which has no note
     root_line = run_cli("blame", "README.md:1", "--json", cwd=root)
     assert json.loads(root_line.stdout)["lines"][0]["status"] == "unrecorded"
 
     # Codex: an updated file and an added file, both from the one apply_patch call.
     assert re.fullmatch(r"r\d+", s.patch_id)
-    for path, text in (("lib/util.py", '    return text.upper() + "!"'),
-                       ("lib/extra.py", "MAX_GREETING_LENGTH = 280")):
+    for path, text in (
+        ("lib/util.py", '    return text.upper() + "!"'),
+        ("lib/extra.py", "MAX_GREETING_LENGTH = 280"),
+    ):
         n = line_of(root / path, text)
         got = blame_json(root, f"{path}:{n}")["lines"][0]
         assert got["commit"] == s.commit and got["status"] == "agent"
-        assert (got["attribution"]["agent"], got["attribution"]["session_id"], got["attribution"]["message_id"],
-                got["attribution"]["tool"]) == ("codex", s.codex.session_id, s.patch_id, "apply_patch")
+        assert (
+            got["attribution"]["agent"],
+            got["attribution"]["session_id"],
+            got["attribution"]["message_id"],
+            got["attribution"]["tool"],
+        ) == ("codex", s.codex.session_id, s.patch_id, "apply_patch")
         assert (got["evidence"][0]["role"], got["evidence"][0]["message_id"], got["evidence"][0]["text"]) == (
-            "user", s.codex_prompt_id, CODEX_PROMPT)
+            "user",
+            s.codex_prompt_id,
+            CODEX_PROMPT,
+        )
         assert any(e["message_id"] == s.codex_say_id and e["text"] == CODEX_SAY for e in got["evidence"])
     # The untouched baseline line of lib/util.py stays with the (unrecorded) baseline commit.
     slug = blame_json_any(root, "lib/util.py:4")["lines"][0]
@@ -329,10 +378,14 @@ def test_show_log_and_backup_after_hook(repo: Path) -> None:
     # the local backup: journal lines for the commit, private session copies, never in git status
     mine = [e for e in journal(root) if e["commit"] == s.commit]
     assert {(e["agent"], e["session_id"]) for e in mine} == {
-        ("claude-code", s.claude.session_id), ("codex", s.codex.session_id)}
+        ("claude-code", s.claude.session_id),
+        ("codex", s.codex.session_id),
+    }
     assert all(e["lines"] > 0 for e in mine)
-    for agent, session_id, source in (("claude-code", s.claude.session_id, s.claude_path),
-                                      ("codex", s.codex.session_id, s.codex_path)):
+    for agent, session_id, source in (
+        ("claude-code", s.claude.session_id, s.claude_path),
+        ("codex", s.codex.session_id, s.codex_path),
+    ):
         copy = root / ".opencode" / "intent" / "sessions" / agent / f"{session_id}.jsonl"
         assert copy.read_bytes() == source.read_bytes()
         assert stat.S_IMODE(copy.stat().st_mode) == 0o600
@@ -361,7 +414,9 @@ def human_tweak(s: Scenario) -> str:
     app = s.repo / "app.py"
     app.write_text(app.read_text(encoding="utf-8").replace(AGENT_LINE, HUMAN_LINE), encoding="utf-8")
     later = (datetime.now(timezone.utc) + timedelta(minutes=5)).isoformat()
-    sha = commit_all(s.repo, "tweak the greeting", env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later})
+    sha = commit_all(
+        s.repo, "tweak the greeting", env={"GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later}
+    )
     wait_for_note(s.repo, sha)
     return sha
 
@@ -378,7 +433,9 @@ def assert_human_tweak(s: Scenario, sha: str) -> None:
         other = blame_json(root, f"app.py:{line_of(app, text)}")["lines"][0]
         assert other["commit"] == s.commit
         assert (other["attribution"]["session_id"], other["attribution"]["message_id"]) == (
-            s.claude.session_id, s.write_id)
+            s.claude.session_id,
+            s.write_id,
+        )
 
 
 @pytest.mark.slow
@@ -459,7 +516,8 @@ def test_git_intent_0_disables_the_hook(repo: Path) -> None:
     assert note_text(repo, sha) is not None
 
 
-# --- f. record is idempotent -----------------------------------------------------------------------------------
+# --- f. record is idempotent
+# -----------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -478,8 +536,12 @@ def test_record_twice_leaves_the_note_byte_identical(repo: Path) -> None:
         assert note_text(root, s.commit) == before
     assert len(journal(root)) == entries
     as_json = json.loads(run_cli("record", s.commit[:12], "--json", cwd=root).stdout)
-    assert (as_json["commit"], as_json["note_written"], as_json["lines_added"], as_json["lines_attributed"]) == (
-        s.commit, False, 13, 13)
+    assert (
+        as_json["commit"],
+        as_json["note_written"],
+        as_json["lines_added"],
+        as_json["lines_attributed"],
+    ) == (s.commit, False, 13, 13)
 
 
 def test_record_without_hook_writes_then_says_unchanged(repo: Path) -> None:
@@ -499,8 +561,9 @@ def test_hook_fast_path_imports_only_the_standard_library() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, git_intent.capture.hook; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('pydantic', 'pygit2', 'click', 'rapidfuzz', 'sqlite_utils', 'litellm')))")
+    code = (
+        "import sys, git_intent.capture.hook; print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pydantic', 'pygit2', 'click', 'rapidfuzz', 'sqlite_utils', 'litellm')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

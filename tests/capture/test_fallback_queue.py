@@ -40,7 +40,15 @@ def make_writable(state: Path) -> None:
 
 def fallback_queue(repo: Path) -> Path:
     common = (repo / ".git").resolve()
-    return Path(os.environ["HOME"]) / ".local" / "state" / "git-intent" / "repos" / str(common).lstrip("/") / "queue"
+    return (
+        Path(os.environ["HOME"])
+        / ".local"
+        / "state"
+        / "git-intent"
+        / "repos"
+        / str(common).lstrip("/")
+        / "queue"
+    )
 
 
 def status(repo: Path) -> dict[str, Any]:
@@ -57,14 +65,24 @@ def test_commit_with_an_unwritable_state_folder_is_queued_in_the_fallback_queue(
     try:
         (repo / "a.txt").write_text("first line\n", encoding="utf-8")
         git(repo, "add", "a.txt")
-        first = subprocess.run(["git", "commit", "-q", "-m", "add a.txt"], cwd=repo, capture_output=True, text=True)
+        first = subprocess.run(
+            ["git", "commit", "-q", "-m", "add a.txt"], cwd=repo, capture_output=True, text=True
+        )
         sha = git(repo, "rev-parse", "HEAD").strip()
         # No worker can run while .git/intent is read-only: the hook says so, once (issue 24, item 4)
-        assert (first.returncode, first.stderr) == (0, (
-            f"git-intent: commit {sha[:12]} was not queued (.git/intent is not writable; it waits in "
-            f"{fallback_queue(repo)}); record it with: git intent record {sha}\n"))
-        amend = subprocess.run(["git", "commit", "--amend", "-q", "-m", "a.txt, amended"], cwd=repo,
-                               capture_output=True, text=True)
+        assert (first.returncode, first.stderr) == (
+            0,
+            (
+                f"git-intent: commit {sha[:12]} was not queued (.git/intent is not writable; it waits in "
+                f"{fallback_queue(repo)}); record it with: git intent record {sha}\n"
+            ),
+        )
+        amend = subprocess.run(
+            ["git", "commit", "--amend", "-q", "-m", "a.txt, amended"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+        )
         amended = git(repo, "rev-parse", "HEAD").strip()
         assert amend.returncode == 0 and amend.stderr.count("\n") == 1 and amended in amend.stderr  # one line
         jobs = sorted(p.name.split("-", 1)[1] for p in fallback_queue(repo).iterdir())
@@ -72,8 +90,9 @@ def test_commit_with_an_unwritable_state_folder_is_queued_in_the_fallback_queue(
 
         report = status(repo)
         assert report["state_problem"] is not None and report["fallback_queue"] == str(fallback_queue(repo))
-        assert sorted((j["hook"], j["commit"], j["fallback"]) for j in report["pending"]) == sorted([
-            ("post-commit", sha, True), ("post-commit", amended, True), ("post-rewrite", amended, True)])
+        assert sorted((j["hook"], j["commit"], j["fallback"]) for j in report["pending"]) == sorted(
+            [("post-commit", sha, True), ("post-commit", amended, True), ("post-rewrite", amended, True)]
+        )
         text = run_cli("status", cwd=repo).stdout
         assert f"commits are queued in the fallback queue {fallback_queue(repo)}" in text
         assert note_text(repo, sha) is None
@@ -94,18 +113,24 @@ def test_the_worker_drains_the_fallback_queue_when_only_the_queue_is_unwritable(
     state.mkdir(exist_ok=True)  # install keeps install.json there
     (state / "queue").write_text("not a folder\n", encoding="utf-8")  # unwritable as a folder, root or not
     sha = commit_file(repo, "a.txt", "first line\n", env=SYNC)
-    assert '"kind":"commit"' in (note_text(repo, sha) or "")  # the hook's own worker took it from the fallback
+    assert '"kind":"commit"' in (
+        note_text(repo, sha) or ""
+    )  # the hook's own worker took it from the fallback
     assert list(fallback_queue(repo).iterdir()) == []
     assert f"\nfallback   {fallback_queue(repo)}  (the hooks' queue" in run_cli("path", cwd=repo).stdout
     report = status(repo)
     assert report["state_problem"] == f"{(state / 'queue').resolve()} is not a folder"
     doctor = run_cli("doctor", cwd=repo)
     assert doctor.returncode == 1
-    assert f"PROBLEM  state       {(state / 'queue').resolve()} is not a folder: the hooks queue commits in " \
-           f"{fallback_queue(repo)} instead (0 waiting)." in doctor.stdout
+    assert (
+        f"PROBLEM  state       {(state / 'queue').resolve()} is not a folder: the hooks queue commits in "
+        f"{fallback_queue(repo)} instead (0 waiting)." in doctor.stdout
+    )
 
 
-def test_with_no_writable_queue_the_hook_prints_one_line_and_the_commit_succeeds(repo: Path, tmp_path: Path) -> None:
+def test_with_no_writable_queue_the_hook_prints_one_line_and_the_commit_succeeds(
+    repo: Path, tmp_path: Path
+) -> None:
     install(repo)
     state = repo / ".git" / "intent"
     make_unwritable(state)
@@ -115,25 +140,43 @@ def test_with_no_writable_queue_the_hook_prints_one_line_and_the_commit_succeeds
     try:
         (repo / "a.txt").write_text("first line\n", encoding="utf-8")
         git(repo, "add", "a.txt")
-        proc = subprocess.run(["git", "commit", "-q", "-m", "a"], cwd=repo, capture_output=True, text=True, env=env)
+        proc = subprocess.run(
+            ["git", "commit", "-q", "-m", "a"], cwd=repo, capture_output=True, text=True, env=env
+        )
         assert proc.returncode == 0
         sha = git(repo, "rev-parse", "HEAD").strip()
-        assert proc.stderr == (f"git-intent: commit {sha[:12]} was not queued (.git/intent is not writable); "
-                               f"record it with: git intent record {sha}\n")
-        amend = subprocess.run(["git", "commit", "--amend", "-q", "-m", "a, amended"], cwd=repo, capture_output=True,
-                               text=True, env=env)
+        assert proc.stderr == (
+            f"git-intent: commit {sha[:12]} was not queued (.git/intent is not writable); record it with: "
+            f"git intent record {sha}\n"
+        )
+        amend = subprocess.run(
+            ["git", "commit", "--amend", "-q", "-m", "a, amended"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         amended = git(repo, "rev-parse", "HEAD").strip()
         assert amend.returncode == 0 and amend.stderr.count("\n") == 1 and amended in amend.stderr  # one line
         (repo / "b.txt").write_text("second\n", encoding="utf-8")
         git(repo, "add", "b.txt")
-        plain = subprocess.run(["git", "commit", "-q", "-m", "b"], cwd=repo, env=env, capture_output=True, text=True)
+        plain = subprocess.run(
+            ["git", "commit", "-q", "-m", "b"], cwd=repo, env=env, capture_output=True, text=True
+        )
         assert plain.returncode == 0 and plain.stderr.count("\n") == 1
-        rebase = subprocess.run(["git", "rebase", "-q", "--force-rebase", "HEAD~1"], cwd=repo, capture_output=True,
-                                text=True, env=env)
+        rebase = subprocess.run(
+            ["git", "rebase", "-q", "--force-rebase", "HEAD~1"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert rebase.returncode == 0
         rebased = git(repo, "rev-parse", "HEAD").strip()
-        assert rebase.stderr == (f"git-intent: the rebase was not queued (.git/intent is not writable); record it "
-                                 f"with: git intent record {rebased}\n")
+        assert rebase.stderr == (
+            f"git-intent: the rebase was not queued (.git/intent is not writable); record it with: git "
+            f"intent record {rebased}\n"
+        )
     finally:
         make_writable(state)
     recorded = run_cli("record", amended, cwd=repo)

@@ -50,8 +50,14 @@ def test_post_rewrite_through_git_intent_hook_reads_pairs_from_stdin(repo: Path)
     new = git(repo, "rev-parse", "HEAD").strip()
     import subprocess
 
-    proc = subprocess.run(["git-intent-hook", "post-rewrite", "amend"], cwd=repo, input=f"{old} {new}\n",
-                          text=True, capture_output=True, env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"})
+    proc = subprocess.run(
+        ["git-intent-hook", "post-rewrite", "amend"],
+        cwd=repo,
+        input=f"{old} {new}\n",
+        text=True,
+        capture_output=True,
+        env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"},
+    )
     assert proc.returncode == 0 and proc.stderr == ""
     note = wait_for_note(repo, new)
     assert f'"commit":"{new}"' in note
@@ -85,11 +91,21 @@ def test_post_merge_through_git_intent_hook_carries_a_cherry_picked_copy(repo: P
     git(repo, "cherry-pick", "side")
     copy = git(repo, "rev-parse", "HEAD").strip()
     state = repo / ".git" / "intent" / "queue"
-    files = subprocess.run(["git-intent-hook", "post-checkout", copy, copy, "0"], cwd=repo, capture_output=True,
-                           text=True, env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"})
+    files = subprocess.run(
+        ["git-intent-hook", "post-checkout", copy, copy, "0"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"},
+    )
     assert files.returncode == 0 and not list(state.glob("*.job"))
-    proc = subprocess.run(["git-intent-hook", "post-merge", "0"], cwd=repo, text=True, capture_output=True,
-                          env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"})
+    proc = subprocess.run(
+        ["git-intent-hook", "post-merge", "0"],
+        cwd=repo,
+        text=True,
+        capture_output=True,
+        env={**os.environ, "GIT_INTENT_HOOK_SYNC": "1"},
+    )
     assert (proc.returncode, proc.stderr) == (0, "")
     assert not list(state.glob("*.job"))
     landed = json.loads((repo / ".git" / "intent" / "landed.json").read_text(encoding="utf-8"))
@@ -110,8 +126,11 @@ def test_install_in_a_bare_repository_is_refused(tmp_path: Path) -> None:
 def test_legacy_post_rewrite_hook_gets_the_same_argv_stdin_and_exit_code(repo: Path) -> None:
     hooks = repo / ".git" / "hooks"
     legacy = hooks / "post-rewrite"
-    legacy.write_text('#!/bin/sh\necho "$@" > "$(git rev-parse --git-dir)/legacy-args"\n'
-                      'cat > "$(git rev-parse --git-dir)/legacy-stdin"\nexit 7\n', encoding="utf-8")
+    legacy.write_text(
+        '#!/bin/sh\necho "$@" > "$(git rev-parse --git-dir)/legacy-args"\n'
+        'cat > "$(git rev-parse --git-dir)/legacy-stdin"\nexit 7\n',
+        encoding="utf-8",
+    )
     legacy.chmod(0o755)
     original = legacy.read_bytes()
     assert run_cli("install", cwd=repo).returncode == 0
@@ -123,8 +142,14 @@ def test_legacy_post_rewrite_hook_gets_the_same_argv_stdin_and_exit_code(repo: P
     assert (repo / ".git" / "legacy-stdin").read_text() == f"{old} {new}\n"
     import subprocess
 
-    shim = subprocess.run(["sh", str(hooks / "post-rewrite"), "amend"], cwd=repo, input=f"{old} {new}\n",
-                          text=True, capture_output=True, env={**os.environ, "GIT_INTENT": "0"})
+    shim = subprocess.run(
+        ["sh", str(hooks / "post-rewrite"), "amend"],
+        cwd=repo,
+        input=f"{old} {new}\n",
+        text=True,
+        capture_output=True,
+        env={**os.environ, "GIT_INTENT": "0"},
+    )
     assert shim.returncode == 7  # the earlier hook's exit status is kept
     assert run_cli("uninstall", cwd=repo).returncode == 0
     assert legacy.read_bytes() == original

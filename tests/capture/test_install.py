@@ -26,8 +26,10 @@ def hooks_of(repo: Path) -> Path:
 
 def listing(folder: Path) -> dict[str, str]:
     """Each entry of `folder`: a symlink's target as `-> TARGET`, a file's text."""
-    return {p.name: f"-> {os.readlink(p)}" if p.is_symlink() else p.read_text(encoding="utf-8")
-            for p in sorted(folder.iterdir())}
+    return {
+        p.name: f"-> {os.readlink(p)}" if p.is_symlink() else p.read_text(encoding="utf-8")
+        for p in sorted(folder.iterdir())
+    }
 
 
 def local_config(repo: Path) -> list[str]:
@@ -48,8 +50,10 @@ def test_a_dangling_symlink_hook_is_moved_aside_and_never_written_through(repo: 
     legacy = hooks_of(repo) / "post-commit.legacy"
     assert legacy.is_symlink() and os.readlink(legacy) == str(target)
     assert not hook.is_symlink() and MARKER in hook.read_text(encoding="utf-8")
-    assert (f"Kept your existing post-commit hook (a symlink to {target}) as post-commit.legacy; it runs first "
-            "whenever its target exists and is executable.") in proc.stdout.splitlines()
+    assert (
+        f"Kept your existing post-commit hook (a symlink to {target}) as post-commit.legacy; it runs first "
+        "whenever its target exists and is executable."
+    ) in proc.stdout.splitlines()
     sha = commit_file(repo, "a.txt", "a line\n", env=SYNC)  # the missing target is not run: no error
     assert note_text(repo, sha) is not None
     assert run_cli("uninstall", cwd=repo).returncode == 0
@@ -58,7 +62,9 @@ def test_a_dangling_symlink_hook_is_moved_aside_and_never_written_through(repo: 
     assert not target.parent.exists()
 
 
-def test_a_symlink_to_a_hook_elsewhere_is_chained_and_its_target_left_alone(repo: Path, tmp_path: Path) -> None:
+def test_a_symlink_to_a_hook_elsewhere_is_chained_and_its_target_left_alone(
+    repo: Path, tmp_path: Path
+) -> None:
     shared = tmp_path / "dotfiles" / "post-commit"
     shared.parent.mkdir()
     text = '#!/bin/sh\necho "shared hook ran" >> "$(git rev-parse --git-dir)/shared-hook-ran"\n'
@@ -90,7 +96,8 @@ def test_a_refused_post_rewrite_installs_nothing_at_all(repo: Path) -> None:
     assert proc.stderr == (
         f"error: git-intent was not installed, and nothing was changed: both {hooks / 'post-rewrite'} and "
         f"{hooks / 'post-rewrite.legacy'} exist, and git-intent will not overwrite either.\n"
-        f"hint: Merge them by hand or remove {hooks / 'post-rewrite.legacy'}, then run install again.\n")
+        f"hint: Merge them by hand or remove {hooks / 'post-rewrite.legacy'}, then run install again.\n"
+    )
     assert listing(hooks) == before  # no post-commit hook either
     assert local_config(repo) == config  # no notes.rewriteRef
     assert notes_ref(repo) == ""
@@ -109,7 +116,8 @@ def test_a_step_that_fails_undoes_the_steps_before_it(repo: Path) -> None:
     assert proc.stdout == ""
     first = proc.stderr.splitlines()[0]
     assert first.startswith(
-        "error: git-intent was not installed: setting git config notes.intent.mergeStrategy failed (")
+        "error: git-intent was not installed: setting git config notes.intent.mergeStrategy failed ("
+    )
     assert first.endswith("); everything install had changed before that was undone.")
     assert listing(hooks) == before
     assert local_config(repo) == config
@@ -125,7 +133,10 @@ def test_uninstall_restores_the_notes_settings_the_user_had(repo: Path) -> None:
     config = local_config(repo)
     proc = run_cli("install", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert git(repo, "config", "--get-all", "notes.rewriteRef").splitlines() == ["refs/notes/commits", REWRITE]
+    assert git(repo, "config", "--get-all", "notes.rewriteRef").splitlines() == [
+        "refs/notes/commits",
+        REWRITE,
+    ]
     # git reads the last value of a single-valued key: cat_sort_uniq while installed
     assert git(repo, "config", "--get", "notes.intent.mergeStrategy").strip() == "cat_sort_uniq"
     assert run_cli("install", cwd=repo).returncode == 0  # a second install must not forget what was there
@@ -143,8 +154,12 @@ def test_install_then_uninstall_leaves_the_config_as_it_was(repo: Path) -> None:
     assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""  # issue 24: never set
     proc = run_cli("uninstall", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[:5] == ["Removed the post-commit hook.", "Removed the post-rewrite hook.",
-                                            "Removed the post-merge hook.", "Removed the post-checkout hook.",
-                                            "Removed the pre-push hook."]
+    assert proc.stdout.splitlines()[:5] == [
+        "Removed the post-commit hook.",
+        "Removed the post-rewrite hook.",
+        "Removed the post-merge hook.",
+        "Removed the post-checkout hook.",
+        "Removed the pre-push hook.",
+    ]
     assert local_config(repo) == config
     assert sorted(p.name for p in hooks_of(repo).iterdir() if not p.name.endswith(".sample")) == []

@@ -17,15 +17,19 @@ from typing import Any
 import pytest
 from support import SYNC, claude_session, commit_synced, git, install, note_records, note_text, run_cli
 
-PARSE = ("def parse_rows(text):\n"
-         "    rows = [line.split(',') for line in text.splitlines() if line]\n"
-         "    return [row for row in rows if len(row) == 3]\n")
-TOTAL = ("def total_amount(rows):\n"
-         "    amounts = [float(row[2]) for row in rows]\n"
-         "    return round(sum(amounts), 2)\n")
-REPORT = ("def report_line(rows):\n"
-          "    count = len(rows)\n"
-          "    return f'{count} rows, total {total_amount(rows)}'\n")
+PARSE = (
+    "def parse_rows(text):\n"
+    "    rows = [line.split(',') for line in text.splitlines() if line]\n"
+    "    return [row for row in rows if len(row) == 3]\n"
+)
+TOTAL = (
+    "def total_amount(rows):\n"
+    "    amounts = [float(row[2]) for row in rows]\n"
+    "    return round(sum(amounts), 2)\n"
+)
+REPORT = (
+    "def report_line(rows):\n    count = len(rows)\n    return f'{count} rows, total {total_amount(rows)}'\n"
+)
 EDITED = "    amounts = [float(row[2]) for row in rows if row[2]]"  # the suggestion the reviewer applied
 HUMAN = "Project notes kept by a person.\n"
 
@@ -97,21 +101,22 @@ class Team:
         git(self.forge, "push", "-q", "origin", "main")
 
     def squash_merge(self, branch: str, *, edit: bool) -> str:
-        """"Squash and merge" on the forge, the reviewer's suggestion applied to total.py when `edit`; the
+        """ "Squash and merge" on the forge, the reviewer's suggestion applied to total.py when `edit`; the
         branch deleted on the remote. The squash commit."""
         git(self.forge, "fetch", "-q", "origin")
         git(self.forge, "merge", "-q", "--squash", f"origin/{branch}")
         if edit:
             total = self.forge / "total.py"
-            total.write_text(total.read_text(encoding="utf-8").replace(TOTAL.splitlines()[1], EDITED),
-                             encoding="utf-8")
+            total.write_text(
+                total.read_text(encoding="utf-8").replace(TOTAL.splitlines()[1], EDITED), encoding="utf-8"
+            )
             git(self.forge, "add", "total.py")
         git(self.forge, "commit", "-q", "-m", "Ledger parser (#1)")
         git(self.forge, "push", "-q", "origin", "main", f":{branch}")
         return git(self.forge, "rev-parse", "HEAD").strip()
 
     def rebase_merge(self, branch: str) -> list[str]:
-        """"Rebase and merge" on the forge: the branch's commits replayed onto main; the branch deleted."""
+        """ "Rebase and merge" on the forge: the branch's commits replayed onto main; the branch deleted."""
         git(self.forge, "fetch", "-q", "origin")
         git(self.forge, "checkout", "-q", "-b", "landing", f"origin/{branch}")
         git(self.forge, "rebase", "-q", "main")
@@ -155,8 +160,9 @@ def test_a_squash_merge_on_the_forge_is_carried_by_the_authors_pull(tmp_path: Pa
     lines = [r for r in records if r["kind"] == "lines"]
     feature = git(team.author, "rev-list", "--reverse", "main..ledger").split()
     assert {r["derived_from"] for r in lines} == set(feature)  # each range names the commit it came from
-    assert [(r["commit"], r["lines_added"], r["lines_attributed"]) for r in records if r["kind"] == "commit"] == [
-        (squash, 9, 8)]
+    assert [
+        (r["commit"], r["lines_added"], r["lines_attributed"]) for r in records if r["kind"] == "commit"
+    ] == [(squash, 9, 8)]
 
     ok("push", cwd=team.author)
     fresh_clone_answers(team, session_id, edited=True)
@@ -171,7 +177,9 @@ def test_a_rebase_merge_on_the_forge_is_carried_by_git_intent_fetch(tmp_path: Pa
 
     fetched = ok("fetch", "--json", cwd=team.author)
     assert json.loads(fetched)["carried"] == landed
-    for commit, source in zip(landed, git(team.author, "rev-list", "--reverse", "main..ledger").split(), strict=True):
+    for commit, source in zip(
+        landed, git(team.author, "rev-list", "--reverse", "main..ledger").split(), strict=True
+    ):
         lines = [r for r in note_records(team.author, commit) if r["kind"] == "lines"]
         assert lines and {r["derived_from"] for r in lines} == {source}
     again = ok("fetch", "--json", cwd=team.author)
@@ -194,7 +202,10 @@ def test_the_next_record_carries_a_squash_the_author_fetched_with_plain_git(tmp_
     ok("record", cwd=team.author)  # records HEAD (ledger's tip, again) and looks for landed commits
     lines = [r for r in note_records(team.author, squash) if r["kind"] == "lines"]
     assert {(r["path"], r["session_id"]) for r in lines} == {
-        ("parse.py", session_id), ("total.py", session_id), ("report.py", session_id)}
+        ("parse.py", session_id),
+        ("total.py", session_id),
+        ("report.py", session_id),
+    }
     assert os.path.exists(team.author / ".git" / "intent" / "landed.json")
 
 
@@ -225,8 +236,9 @@ def test_a_commit_sharing_lines_but_not_a_patch_with_an_open_branch_is_not_credi
     team = Team(tmp_path)
     team.agent_branch("ledger")
     git(team.forge, "pull", "-q", "--ff-only", "origin", "main")
-    (team.forge / "parse.py").write_text("".join(PARSE.splitlines(keepends=True)[:2]) + "    return rows\n",
-                                         encoding="utf-8")
+    (team.forge / "parse.py").write_text(
+        "".join(PARSE.splitlines(keepends=True)[:2]) + "    return rows\n", encoding="utf-8"
+    )
     git(team.forge, "add", "parse.py")
     git(team.forge, "commit", "-q", "-m", "a person's parser")
     git(team.forge, "push", "-q", "origin", "main")

@@ -51,24 +51,33 @@ def claude_calls(path: Path) -> list[Call]:
     pending: dict[str, Call] = {}
     done: list[Call] = []
     for _, record in json_objects(path):
-        content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
+        content = (
+            (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
+        )
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
         if record.get("type") == "assistant":
             for block in blocks:
                 if block.get("type") != "tool_use" or block.get("name") not in ("Edit", "MultiEdit", "Write"):
                     continue
                 args = block["input"]
-                pairs = ([(e.get("old_string", ""), e.get("new_string", "")) for e in args.get("edits", [])]
-                         if block["name"] == "MultiEdit" else
-                         [("", args.get("content", ""))] if block["name"] == "Write" else
-                         [(args.get("old_string", ""), args.get("new_string", ""))])
-                added = tuple(line for old, new in pairs for line in new.splitlines()
-                              if line not in old.splitlines())
+                pairs = (
+                    [(e.get("old_string", ""), e.get("new_string", "")) for e in args.get("edits", [])]
+                    if block["name"] == "MultiEdit"
+                    else [("", args.get("content", ""))]
+                    if block["name"] == "Write"
+                    else [(args.get("old_string", ""), args.get("new_string", ""))]
+                )
+                added = tuple(
+                    line for old, new in pairs for line in new.splitlines() if line not in old.splitlines()
+                )
                 pending[block["id"]] = Call(message_id=record["uuid"], tool=block["name"], added=added)
         elif record.get("type") == "user" and isinstance(record.get("toolUseResult"), dict):
             for block in blocks:
-                if block.get("type") == "tool_result" and not block.get("is_error") and block.get(
-                        "tool_use_id") in pending:
+                if (
+                    block.get("type") == "tool_result"
+                    and not block.get("is_error")
+                    and block.get("tool_use_id") in pending
+                ):
                     done.append(pending.pop(block["tool_use_id"]))
     return done
 
@@ -81,7 +90,10 @@ def codex_calls(path: Path) -> list[Call]:
         payload = record.get("payload")
         if not isinstance(payload, dict):
             continue
-        if record.get("type") == "response_item" and payload.get("type") in ("custom_tool_call", "function_call"):
+        if record.get("type") == "response_item" and payload.get("type") in (
+            "custom_tool_call",
+            "function_call",
+        ):
             text = payload.get("input") or payload.get("arguments") or ""
             if "*** Begin Patch" in text:
                 added = tuple(line[1:] for line in text.split("\n") if line.startswith("+"))
@@ -92,7 +104,8 @@ def codex_calls(path: Path) -> list[Call]:
     return done
 
 
-# --- building and recording the commits ----------------------------------------------------------------------
+# --- building and recording the commits
+# ----------------------------------------------------------------------
 
 
 def record(repo: Path, *transcripts: Path) -> dict[str, Any]:
@@ -142,21 +155,29 @@ def check_blame(repo: Path, calls: list[Call], agent: str, session_id: str, labe
         proc = run_cli("blame", f"{path}:{line}", "--json", cwd=repo)
         assert proc.returncode == 0, proc.stderr
         got = json.loads(proc.stdout)["lines"][0]
-        print(f"{label}: blame {path}:{line} -> {got['attribution'] and got['attribution']['message_id']} "
-              f"(expected {call.message_id}, {call.tool})")
+        print(
+            f"{label}: blame {path}:{line} -> {got['attribution'] and got['attribution']['message_id']} "
+            f"(expected {call.message_id}, {call.tool})"
+        )
         assert got["content"] == text
         assert got["status"] == "agent"
         attribution = got["attribution"]
-        assert (attribution["agent"], attribution["session_id"], attribution["message_id"],
-                attribution["tool"]) == (agent, session_id, call.message_id, call.tool)
+        assert (
+            attribution["agent"],
+            attribution["session_id"],
+            attribution["message_id"],
+            attribution["tool"],
+        ) == (agent, session_id, call.message_id, call.tool)
         assert got["evidence"][0]["role"] == "user"
         assert got["evidence"][0]["session_id"] == session_id
         assert any(e["message_id"] == call.message_id for e in got["evidence"])
 
 
 def show_figures(label: str, result: dict[str, Any]) -> None:
-    print(f"{label}: {result['lines_attributed']}/{result['lines_added']} non-blank added lines credited; "
-          f"sessions {result['sessions']}")
+    print(
+        f"{label}: {result['lines_attributed']}/{result['lines_added']} non-blank added lines credited; "
+        f"sessions {result['sessions']}"
+    )
 
 
 def replay_single(tmp_path: Path, transcript: Path, rebuild: Rebuild, subject: str) -> Path:
@@ -169,7 +190,8 @@ def replay_single(tmp_path: Path, transcript: Path, rebuild: Rebuild, subject: s
     return repo
 
 
-# --- the cases -----------------------------------------------------------------------------------------------
+# --- the cases
+# -----------------------------------------------------------------------------------------------
 
 
 def test_entire_8ece5fc12e98_claude_54_of_54(tmp_path: Path) -> None:
@@ -204,8 +226,11 @@ def test_entire_ac3f02a3c337_two_sessions_two_commits(tmp_path: Path) -> None:
     check_blame(repo, claude_calls(t2), "claude-code", s2, "entire-cli ac3f02a3c337 session 2")
 
     write_replayed(repo, r0.post, cwd)
-    commit_replayed(repo, "handle if a single jsonl line is bigger then chunk size",
-              at(r0.last_edit_at) + timedelta(minutes=1))
+    commit_replayed(
+        repo,
+        "handle if a single jsonl line is bigger then chunk size",
+        at(r0.last_edit_at) + timedelta(minutes=1),
+    )
     chunking = record(repo, t0, t2)
     show_figures("entire-cli ac3f02a3c337 session 0 -> chunking commit", chunking)
     assert (chunking["lines_added"], chunking["lines_attributed"]) == (32, 32)
@@ -216,7 +241,10 @@ def test_entire_ac3f02a3c337_two_sessions_two_commits(tmp_path: Path) -> None:
     out = run_cli("log", "--json", cwd=repo)
     entries = json.loads(out.stdout)
     assert [[(c["session_id"], c["lines"]) for c in e["sessions"]] for e in entries] == [
-        [(s0, 32)], [(s2, 8)], []]
+        [(s0, 32)],
+        [(s2, 8)],
+        [],
+    ]
     assert [(e["lines_added"], e["lines_attributed"]) for e in entries] == [(32, 32), (8, 8), (None, None)]
 
 
@@ -243,7 +271,10 @@ def test_record_is_idempotent_on_a_real_commit(tmp_path: Path) -> None:
     third = record(repo)
     assert third["lines_attributed"] == 45 and third["note_written"] is False
     assert os.environ["HOME"] not in str(transcript)
-    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout == ""
+    assert (
+        subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+        == ""
+    )
 
 
 def test_log_counts_the_same_lines_as_record(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 - Races: commits made at once in four linked worktrees sharing one hooks folder and one queue; 20 processes
   writing 20 notes at once (the lock and the compare-and-swap keep 20/20; without them, see the printout).
-- Crash points (`GIT_INTENT_CRASH_AT`, git_intent/core/faults.py): the worker dies after reading the job, after
+- Crash points (`GIT_INTENT_CRASH_AT`, git_intent/core/faults.py): the worker dies after reading the job,
+  after
   building the notes commit, and after moving the ref; the next drain leaves exactly one record.
 - A full disk (`ulimit -f 1`): the note write fails, refs/notes/intent does not move, the job stays queued.
 - A note blob of binary garbage: blame says "unreadable" for its lines only; log lists it with a problem.
@@ -33,7 +34,8 @@ CRASH_EXIT = 86
 WAIT = 30.0
 
 
-# --- helpers --------------------------------------------------------------------------------------------------
+# --- helpers
+# --------------------------------------------------------------------------------------------------
 
 
 def noted(repo: Path) -> set[str]:
@@ -121,28 +123,47 @@ def record_at_once(repo: Path, shas: list[str], signals: Path, prelude: str = ""
     returns each exit code and the last line of its stderr."""
     signals.mkdir()
     go = signals / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", prelude + RECORDER, str(repo), sha, str(signals / f"ready-{i}"),
-                               str(go)], cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for i, sha in enumerate(shas)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", prelude + RECORDER, str(repo), sha, str(signals / f"ready-{i}"), str(go)],
+            cwd=repo,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, sha in enumerate(shas)
+    ]
     try:
-        wait_until(lambda: len(list(signals.glob("ready-*"))) == len(shas) or any(p.poll() is not None for p in procs),
-                   "the writers to start")
+        wait_until(
+            lambda: (
+                len(list(signals.glob("ready-*"))) == len(shas) or any(p.poll() is not None for p in procs)
+            ),
+            "the writers to start",
+        )
         go.touch()
         errors = [proc.communicate(timeout=60)[1] for proc in procs]
     finally:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
-    return [(proc.returncode, (err.strip().splitlines() or [""])[-1]) for proc, err in zip(procs, errors, strict=True)]
+    return [
+        (proc.returncode, (err.strip().splitlines() or [""])[-1])
+        for proc, err in zip(procs, errors, strict=True)
+    ]
 
 
 def assert_one_commit_record(repo: Path, sha: str, lines_added: int) -> None:
     records = commit_records(repo, sha)
     assert len(records) == 1, records
-    assert (records[0]["commit"], records[0]["lines_added"], records[0]["lines_attributed"]) == (sha, lines_added, 0)
+    assert (records[0]["commit"], records[0]["lines_added"], records[0]["lines_attributed"]) == (
+        sha,
+        lines_added,
+        0,
+    )
 
 
-# --- 1. races -------------------------------------------------------------------------------------------------
+# --- 1. races
+# -------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -155,11 +176,16 @@ def test_commits_racing_in_four_worktrees_all_get_notes(repo: Path, tmp_path: Pa
         trees.append(tree)
     # one hooks folder for all: the linked worktrees run the hook `install` wrote in the common dir
     for tree in trees:
-        assert Path(git(tree, "rev-parse", "--git-path", "hooks/post-commit").strip()).resolve() == (
-            repo / ".git" / "hooks" / "post-commit").resolve()
+        assert (
+            Path(git(tree, "rev-parse", "--git-path", "hooks/post-commit").strip()).resolve()
+            == (repo / ".git" / "hooks" / "post-commit").resolve()
+        )
 
     def five_commits(index: int) -> list[str]:
-        return [commit_file(trees[index], f"wt{index}-{n}.txt", f"line {n} of worktree {index}\n") for n in range(5)]
+        return [
+            commit_file(trees[index], f"wt{index}-{n}.txt", f"line {n} of worktree {index}\n")
+            for n in range(5)
+        ]
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         shas = [sha for batch in pool.map(five_commits, range(4)) for sha in batch]
@@ -196,7 +222,8 @@ def test_twenty_writers_at_once_keep_twenty_notes(repo: Path, tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_without_the_lock_notes_are_lost(repo: Path, tmp_path: Path) -> None:
-    """Not an assertion of loss (it is probabilistic): prints how many of 20 notes survive without the lock."""
+    """Not an assertion of loss (it is probabilistic): prints how many of 20 notes survive without the
+    lock."""
     shas = make_commits(repo, 20)
     seen = []
     for run in range(3):
@@ -204,10 +231,14 @@ def test_without_the_lock_notes_are_lost(repo: Path, tmp_path: Path) -> None:
         outcomes = record_at_once(repo, shas, tmp_path / f"signals-{run}", prelude=UNLOCKED)
         kept = noted(repo) & set(shas)
         failed = [err for code, err in outcomes if code != 0]
-        silent = sum(1 for sha, (code, _) in zip(shas, outcomes, strict=True) if code == 0 and sha not in kept)
+        silent = sum(
+            1 for sha, (code, _) in zip(shas, outcomes, strict=True) if code == 0 and sha not in kept
+        )
         seen.append((len(kept), len(failed), silent))
-        print(f"\nunlocked run {run + 1}: {len(kept)}/20 notes survived; {len(failed)} writer(s) failed with an "
-              f"error, {silent} succeeded but their note vanished")
+        print(
+            f"\nunlocked run {run + 1}: {len(kept)}/20 notes survived; {len(failed)} writer(s) failed with "
+            f"an error, {silent} succeeded but their note vanished"
+        )
         for err, count in Counter(re.sub(r"[0-9a-f]{12,40}", "<sha>", e) for e in failed).most_common():
             print(f"  {count} x {err}")
         # whatever survived is still well formed
@@ -216,7 +247,8 @@ def test_without_the_lock_notes_are_lost(repo: Path, tmp_path: Path) -> None:
     print(f"unlocked runs (kept, failed loudly, lost silently): {seen}")
 
 
-# --- 2. crash points ------------------------------------------------------------------------------------------
+# --- 2. crash points
+# ------------------------------------------------------------------------------------------
 
 
 INSTALLED_NOTES_HEAD = ""
@@ -226,8 +258,12 @@ def crash_through_hook(repo: Path, point: str) -> str:
     install(repo)
     global INSTALLED_NOTES_HEAD
     INSTALLED_NOTES_HEAD = notes_head(repo)  # install creates an empty refs/notes/intent
-    sha = commit_file(repo, "crash.txt", "one\ntwo\nthree\n",
-                      env={"GIT_INTENT_HOOK_SYNC": "1", "GIT_INTENT_CRASH_AT": point})
+    sha = commit_file(
+        repo,
+        "crash.txt",
+        "one\ntwo\nthree\n",
+        env={"GIT_INTENT_HOOK_SYNC": "1", "GIT_INTENT_CRASH_AT": point},
+    )
     assert git(repo, "log", "-1", "--format=%s") == "add crash.txt\n"
     # the crash happened where it was asked for: the job is still queued
     assert pending_commits(repo) == [sha]
@@ -256,7 +292,9 @@ def test_crash_point_then_drain_leaves_exactly_one_record(repo: Path, point: str
     # a second drain has nothing to do and changes nothing
     head = notes_head(repo)
     again = drain(repo)
-    assert again.returncode == 0 and again.stdout.endswith("0 queued job(s) processed, 0 to retry, 0 failed.\n")
+    assert again.returncode == 0 and again.stdout.endswith(
+        "0 queued job(s) processed, 0 to retry, 0 failed.\n"
+    )
     assert notes_head(repo) == head
 
 
@@ -268,11 +306,13 @@ def test_crash_before_ref_update_leaves_no_scratch_ref_after_the_next_drain(repo
     assert scratch_refs(repo) == []
 
 
-# --- 3. a full disk -------------------------------------------------------------------------------------------
+# --- 3. a full disk
+# -------------------------------------------------------------------------------------------
 
 
 def many_notes(repo: Path, count: int) -> str:
-    """Put notes on `count` blobs in one notes commit, so any new notes tree is larger than one 1 KiB block."""
+    """Put notes on `count` blobs in one notes commit, so any new notes tree is larger than one 1 KiB
+    block."""
     folder = repo.parent / "noted-blobs"
     folder.mkdir()
     paths = []
@@ -280,11 +320,23 @@ def many_notes(repo: Path, count: int) -> str:
         (folder / f"{index}").write_text(f"object {index}\n", encoding="utf-8")
         paths.append(str(folder / f"{index}"))
     targets = git(repo, "hash-object", "-w", *paths).split()
-    proc = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, capture_output=True, text=True,
-                          input='{"note": "another tool"}\n', check=True)
+    proc = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        input='{"note": "another tool"}\n',
+        check=True,
+    )
     blob = proc.stdout.strip()
-    tree = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, text=True, check=True,
-                          input="".join(f"100644 blob {blob}\t{t}\n" for t in targets)).stdout.strip()
+    tree = subprocess.run(
+        ["git", "mktree"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+        input="".join(f"100644 blob {blob}\t{t}\n" for t in targets),
+    ).stdout.strip()
     commit = git(repo, "commit-tree", tree, "-m", "notes of other objects").strip()
     git(repo, "update-ref", NOTES_REF, commit)
     return commit
@@ -295,14 +347,25 @@ def test_full_disk_leaves_the_notes_ref_and_the_job_alone(repo: Path) -> None:
     install(repo)
     before = many_notes(repo, 100)
     # queue the commit without recording it: the hook's worker (run in the foreground) dies on reading the job
-    sha = commit_file(repo, "big.txt", "".join(f"line {n} of a big file\n" for n in range(2000)),
-                      env={"GIT_INTENT_HOOK_SYNC": "1", "GIT_INTENT_CRASH_AT": "after-journal"})
+    sha = commit_file(
+        repo,
+        "big.txt",
+        "".join(f"line {n} of a big file\n" for n in range(2000)),
+        env={"GIT_INTENT_HOOK_SYNC": "1", "GIT_INTENT_CRASH_AT": "after-journal"},
+    )
     assert pending_commits(repo) == [sha]
 
-    full = subprocess.run(["bash", "-c", "ulimit -f 1; exec git intent record --pending"], cwd=repo,
-                          capture_output=True, text=True)
+    full = subprocess.run(
+        ["bash", "-c", "ulimit -f 1; exec git intent record --pending"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
     assert "Traceback" not in full.stderr, full.stderr
-    assert full.stdout.endswith("0 queued job(s) processed, 1 to retry, 0 failed.\n"), (full.stdout, full.stderr)
+    assert full.stdout.endswith("0 queued job(s) processed, 1 to retry, 0 failed.\n"), (
+        full.stdout,
+        full.stderr,
+    )
     assert notes_head(repo) == before
     assert sha not in noted(repo)
     assert pending_commits(repo) == [sha]
@@ -320,7 +383,8 @@ def test_full_disk_leaves_the_notes_ref_and_the_job_alone(repo: Path) -> None:
     assert fsck.returncode == 0, fsck.stderr
 
 
-# --- 4. a note blob of binary garbage -------------------------------------------------------------------------
+# --- 4. a note blob of binary garbage
+# -------------------------------------------------------------------------
 
 
 def claude_write_session(tree: Path, name: str, content: str) -> str:
@@ -329,26 +393,77 @@ def claude_write_session(tree: Path, name: str, content: str) -> str:
     path = cwd / name
     sid = str(uuid.uuid4())
     stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    base = {"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": sid, "version": "2.1.7",
-            "gitBranch": "main", "timestamp": stamp}
+    base = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": str(cwd),
+        "sessionId": sid,
+        "version": "2.1.7",
+        "gitBranch": "main",
+        "timestamp": stamp,
+    }
     prompt, assistant, result = (str(uuid.uuid4()) for _ in range(3))
     call = f"toolu_01{uuid.uuid4().hex[:22]}"
     records = [
-        {**base, "type": "user", "uuid": prompt, "parentUuid": None,
-         "message": {"role": "user", "content": f"Create {name} with the three steps."}},
-        {**base, "type": "assistant", "uuid": assistant, "parentUuid": prompt,
-         "message": {"model": "claude-opus-4-5-20251101", "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message",
-                     "role": "assistant", "stop_reason": "tool_use",
-                     "content": [{"type": "text", "text": f"I'll write {name}."},
-                                 {"type": "tool_use", "id": call, "name": "Write",
-                                  "input": {"file_path": str(path), "content": content}}]}},
-        {**base, "type": "user", "uuid": result, "parentUuid": assistant, "sourceToolAssistantUUID": assistant,
-         "message": {"role": "user", "content": [{"tool_use_id": call, "type": "tool_result",
-                                                  "content": f"File created successfully at: {path}"}]},
-         "toolUseResult": {"type": "create", "filePath": str(path), "content": content, "structuredPatch": [],
-                           "originalFile": None}},
+        {
+            **base,
+            "type": "user",
+            "uuid": prompt,
+            "parentUuid": None,
+            "message": {"role": "user", "content": f"Create {name} with the three steps."},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": assistant,
+            "parentUuid": prompt,
+            "message": {
+                "model": "claude-opus-4-5-20251101",
+                "id": f"msg_{uuid.uuid4().hex[:24]}",
+                "type": "message",
+                "role": "assistant",
+                "stop_reason": "tool_use",
+                "content": [
+                    {"type": "text", "text": f"I'll write {name}."},
+                    {
+                        "type": "tool_use",
+                        "id": call,
+                        "name": "Write",
+                        "input": {"file_path": str(path), "content": content},
+                    },
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": result,
+            "parentUuid": assistant,
+            "sourceToolAssistantUUID": assistant,
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "tool_use_id": call,
+                        "type": "tool_result",
+                        "content": f"File created successfully at: {path}",
+                    }
+                ],
+            },
+            "toolUseResult": {
+                "type": "create",
+                "filePath": str(path),
+                "content": content,
+                "structuredPatch": [],
+                "originalFile": None,
+            },
+        },
     ]
-    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "".join(c if c.isalnum() else "-" for c in str(cwd))
+    folder = (
+        Path(os.environ["CLAUDE_CONFIG_DIR"])
+        / "projects"
+        / "".join(c if c.isalnum() else "-" for c in str(cwd))
+    )
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     path.write_text(content, encoding="utf-8")
@@ -383,10 +498,17 @@ def test_binary_garbage_note_is_unreadable_for_its_lines_only(repo: Path) -> Non
     assert stderr[0].startswith("warning: ") and bad[:12] in stderr[0] and stderr[0].endswith(".")
     lines = json.loads(proc.stdout)["lines"]
     assert [(ln["line"], ln["commit"], ln["status"]) for ln in lines] == [
-        (1, good, "agent"), (2, good, "agent"), (3, bad, "unreadable"), (4, bad, "unreadable")]
+        (1, good, "agent"),
+        (2, good, "agent"),
+        (3, bad, "unreadable"),
+        (4, bad, "unreadable"),
+    ]
     for ln in lines[:2]:
         assert (ln["attribution"]["agent"], ln["attribution"]["session_id"], ln["attribution"]["method"]) == (
-            "claude-code", sid, "note")
+            "claude-code",
+            sid,
+            "note",
+        )
     assert [ln["attribution"] for ln in lines[2:]] == [None, None]
 
     # a separate call on the recorded commit's lines answers normally
@@ -404,7 +526,9 @@ def test_binary_garbage_note_is_unreadable_for_its_lines_only(repo: Path) -> Non
     assert (entries[bad]["recorded"], entries[good]["recorded"]) == (False, True)
     assert entries[bad]["problem"] and bad[:12] in entries[bad]["problem"]
     assert entries[good]["problem"] is None
-    assert [(s["agent"], s["session_id"], s["lines"]) for s in entries[good]["sessions"]] == [("claude-code", sid, 2)]
+    assert [(s["agent"], s["session_id"], s["lines"]) for s in entries[good]["sessions"]] == [
+        ("claude-code", sid, 2)
+    ]
     plain = run_cli("log", cwd=repo)
     assert (plain.returncode, plain.stderr) == (0, "")
     assert bad[:7] in plain.stdout and good[:7] in plain.stdout

@@ -25,27 +25,40 @@ from git_intent.sessions.discovery import candidate_sessions, read_transcript
 from git_intent.transcripts import patches
 
 # Every module that imported text_diff_added by name (they call it as a global of their own).
-_DIFF_USERS = ("git_intent.adapters.claude_code", "git_intent.transcripts.edits", "git_intent.transcripts.genai",
-               "git_intent.adapters.gemini_cli.messages", "git_intent.adapters.aider.replies",
-               "git_intent.adapters.opencode.messages")
+_DIFF_USERS = (
+    "git_intent.adapters.claude_code",
+    "git_intent.transcripts.edits",
+    "git_intent.transcripts.genai",
+    "git_intent.adapters.gemini_cli.messages",
+    "git_intent.adapters.aider.replies",
+    "git_intent.adapters.opencode.messages",
+)
 
 
 def whole_file_diff(before: str, after: str, *, numbered: bool = True) -> list[AddedLine]:
     """text_diff_added as it was before issue 14: difflib over the whole texts."""
     old, new = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    return [AddedLine(text=new[j], line=j + 1 if numbered else None) for tag, _a, _b, j1, j2 in matcher.get_opcodes()
-            if tag in ("insert", "replace") for j in range(j1, j2)]
+    return [
+        AddedLine(text=new[j], line=j + 1 if numbered else None)
+        for tag, _a, _b, j1, j2 in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+        for j in range(j1, j2)
+    ]
 
 
 def edits_of(path: Path) -> list[tuple[Any, ...]]:
-    return [(s.session_id, e.path, e.message_id, e.call_id, e.tool, e.added) for s in read_transcript(path)
-            for e in s.edits]
+    return [
+        (s.session_id, e.path, e.message_id, e.call_id, e.tool, e.added)
+        for s in read_transcript(path)
+        for e in s.edits
+    ]
 
 
 @pytest.mark.parametrize("path", list(fixture_transcripts()), ids=lambda p: str(p.relative_to(CORPUS)))
-def test_every_fixture_edit_adds_the_lines_the_whole_file_diff_adds(path: Path, monkeypatch: pytest.MonkeyPatch
-                                                                     ) -> None:
+def test_every_fixture_edit_adds_the_lines_the_whole_file_diff_adds(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     local = edits_of(path)
     import importlib
 
@@ -69,8 +82,17 @@ def test_the_local_diff_is_taken_for_real_claude_edits() -> None:
 
 
 def credits(credited: list[LineCredit]) -> list[tuple[Any, ...]]:
-    return [(c.path, c.line, c.text, c.match, c.confidence,
-             c.credit and (c.credit.session_id, c.credit.edit.message_id)) for c in credited]
+    return [
+        (
+            c.path,
+            c.line,
+            c.text,
+            c.match,
+            c.confidence,
+            c.credit and (c.credit.session_id, c.credit.edit.message_id),
+        )
+        for c in credited
+    ]
 
 
 def two_sessions(repo: Path) -> tuple[ClaudeSession, ClaudeSession, datetime]:
@@ -86,7 +108,9 @@ def two_sessions(repo: Path) -> tuple[ClaudeSession, ClaudeSession, datetime]:
     return first, second, start
 
 
-def test_a_transcript_is_parsed_once_and_credits_equal_parsing_every_file(repo: Path, reads: list[Path]) -> None:
+def test_a_transcript_is_parsed_once_and_credits_equal_parsing_every_file(
+    repo: Path, reads: list[Path]
+) -> None:
     repo = repo.resolve()
     first, second, start = two_sessions(repo)
     sha = commit_at(repo, "alpha and beta", start + timedelta(hours=1), "a.py", "b.py")
@@ -130,7 +154,9 @@ def test_a_grown_transcript_is_parsed_again(repo: Path, reads: list[Path]) -> No
     assert [p for p in reads if p == transcript] == [transcript, transcript]
 
 
-def test_a_replaced_transcript_of_the_same_size_and_time_is_parsed_again(repo: Path, reads: list[Path]) -> None:
+def test_a_replaced_transcript_of_the_same_size_and_time_is_parsed_again(
+    repo: Path, reads: list[Path]
+) -> None:
     repo = repo.resolve()
     session, transcript, start = alpha_recorded(repo)
     # The same bytes but for one name, written to a new file moved over the old one: a new inode only.
@@ -179,19 +205,26 @@ def test_a_cache_of_the_previous_version_is_replaced_not_left_unusable(repo: Pat
     old = sqlite3.connect(state / CACHE_NAME)
     old.executescript("""
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
-        CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, mentions INTEGER,
+        CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER,
+            mentions INTEGER,
             readable INTEGER);
-        CREATE TABLE sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER, low TEXT,
-            high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT, PRIMARY KEY (path, idx));
+        CREATE TABLE sessions (path TEXT, idx INTEGER, agent TEXT, session_id TEXT, messages INTEGER,
+            low TEXT,
+            high TEXT, untimed INTEGER, header TEXT, started TEXT, ended TEXT, models TEXT,
+            PRIMARY KEY (path, idx));
         CREATE TABLE edits (path TEXT, idx INTEGER, ordinal INTEGER, stamp TEXT, file TEXT, message_id TEXT,
             data TEXT, PRIMARY KEY (path, idx, ordinal));
         INSERT INTO meta VALUES ('version', '4:0000000000000000');""")
     old.close()
     assert record_commit(Repository(repo), sha).lines_attributed == 4
-    assert not (state / "hook.log").exists() or "unusable" not in (state / "hook.log").read_text(encoding="utf-8")
+    assert not (state / "hook.log").exists() or "unusable" not in (state / "hook.log").read_text(
+        encoding="utf-8"
+    )
     count = len(reads)
     record_commit(Repository(repo), sha)
-    assert len(reads) == count + 2  # the backup copies the first record made, once; the transcripts are cached
+    assert (
+        len(reads) == count + 2
+    )  # the backup copies the first record made, once; the transcripts are cached
 
 
 def test_an_unusable_cache_leaves_recording_to_parsing_every_file(repo: Path, reads: list[Path]) -> None:

@@ -109,13 +109,13 @@ def new_repo(path: Path, files: dict[str, str]) -> Path:
 
 # --- 1. amend ---------------------------------------------------------------------------------------------
 
-APP = ("def parse_config(path):\n"
-       "    with open(path) as handle:\n"
-       "        return json.load(handle)\n")
-APP_MORE = ("\n"
-            "def validate_config(config):\n"
-            "    missing = [k for k in REQUIRED_KEYS if k not in config]\n"
-            "    return not missing\n")
+APP = "def parse_config(path):\n    with open(path) as handle:\n        return json.load(handle)\n"
+APP_MORE = (
+    "\n"
+    "def validate_config(config):\n"
+    "    missing = [k for k in REQUIRED_KEYS if k not in config]\n"
+    "    return not missing\n"
+)
 PERSON_LINE = "REQUIRED_KEYS = ('name', 'version')  # typed by the person"
 
 
@@ -149,8 +149,9 @@ def amend_with_agent_and_person(root: Path, flags: tuple[str, ...]) -> tuple[str
     """An agent session here adds a validator, the person adds a line of their own, and HEAD is amended."""
     second = session(root)
     second.prompt("Add validate_config below parse_config")
-    edit_id = second.edit("Adding the validator.", root / "app.py", "json.load(handle)\n",
-                          "json.load(handle)\n" + APP_MORE)
+    edit_id = second.edit(
+        "Adding the validator.", root / "app.py", "json.load(handle)\n", "json.load(handle)\n" + APP_MORE
+    )
     second.save()
     (root / "app.py").write_text(PERSON_LINE + "\n" + (root / "app.py").read_text(encoding="utf-8"))
     old = head(root)
@@ -200,7 +201,9 @@ def test_amend_carries_old_credits_and_adds_live_ones(tmp_path: Path, flags: tup
 
 
 @AMEND_FLAGS
-def test_amend_keeps_derived_from_while_the_old_session_is_on_disk(repo: Path, flags: tuple[str, ...]) -> None:
+def test_amend_keeps_derived_from_while_the_old_session_is_on_disk(
+    repo: Path, flags: tuple[str, ...]
+) -> None:
     """The common case: the session that wrote the pre-amend lines is still on disk, so a live edit
     explains them too. The carried credit must still win (same session and message, plus derived_from):
     the note may not depend on whether the agent has deleted its transcript yet."""
@@ -218,10 +221,13 @@ def test_amend_keeps_derived_from_while_the_old_session_is_on_disk(repo: Path, f
 
 # --- 2. interactive rebase onto a moved upstream --------------------------------------------------------
 
-F_BASE = ('"""Order totals."""\n\nimport os\n\n\ndef base_one():\n    return 1\n\n\n'
-          'def base_two():\n    return 2\n')
-G_BASE = ('"""Labels."""\n\nimport logging\n\n\ndef base_label():\n    return "base"\n\n\n'
-          'def base_other():\n    return "other"\n')
+F_BASE = (
+    '"""Order totals."""\n\nimport os\n\n\ndef base_one():\n    return 1\n\n\ndef base_two():\n    return 2\n'
+)
+G_BASE = (
+    '"""Labels."""\n\nimport logging\n\n\ndef base_label():\n    return "base"\n\n\n'
+    'def base_other():\n    return "other"\n'
+)
 UPSTREAM = "# SPDX-License-Identifier: MIT\n# Copyright 2025 Example Corp, all rights reserved\n"
 
 ALPHA = "\n\ndef alpha_total(items):\n    return sum(item.price for item in items)\n"
@@ -244,8 +250,9 @@ def lines_of(text: str) -> list[str]:
     return [t for t in text.splitlines() if t.strip()]
 
 
-def agent_commit(root: Path, agent: ClaudeSession, path: Path, text: str, subject: str,
-                 person: str | None = None) -> tuple[str, dict[tuple[str, str], Credit]]:
+def agent_commit(
+    root: Path, agent: ClaudeSession, path: Path, text: str, subject: str, person: str | None = None
+) -> tuple[str, dict[tuple[str, str], Credit]]:
     """The agent appends `text` to `path` (the person may append a line too); committed through the hook.
     Returns the commit and the credits a carried copy of its note must give: derived_from = it."""
     message = append_edit(agent, path, text, f"Adding {subject}.")
@@ -287,16 +294,36 @@ def test_interactive_rebase_carries_each_commits_credits_and_ignores_the_live_se
     # stamping the live session onto the replayed commits would show. Its work is autostashed.
     live = session(root)
     live.prompt("Add a cached alpha_total and a beta fallback")
-    live.edit("Adding alpha_total_cached.", f, "    return 1\n",
-              '    return 1\n\n\ndef alpha_total_cached(items):\n    ' + ALPHA_PERSON +
-              "\n    return sum(item.price for item in items)\n")
-    live.edit("Adding a fallback label.", g, '    return "base"\n',
-              '    return "base"\n\n\ndef fallback_label():\n    return "fallback"\n')
+    live.edit(
+        "Adding alpha_total_cached.",
+        f,
+        "    return 1\n",
+        "    return 1\n\n\ndef alpha_total_cached(items):\n    "
+        + ALPHA_PERSON
+        + "\n    return sum(item.price for item in items)\n",
+    )
+    live.edit(
+        "Adding a fallback label.",
+        g,
+        '    return "base"\n',
+        '    return "base"\n\n\ndef fallback_label():\n    return "fallback"\n',
+    )
     live.save()
 
-    hgit(root, "rebase", "-q", "-i", "--autostash", "main", env={"GIT_SEQUENCE_EDITOR": TODO, "GIT_EDITOR": REWORD})
+    hgit(
+        root,
+        "rebase",
+        "-q",
+        "-i",
+        "--autostash",
+        "main",
+        env={"GIT_SEQUENCE_EDITOR": TODO, "GIT_EDITOR": REWORD},
+    )
     assert git(root, "log", "--format=%s", "main..HEAD").splitlines() == [
-        "add gamma discount", "add beta label (reworded)", "add alpha total"]
+        "add gamma discount",
+        "add beta label (reworded)",
+        "add alpha total",
+    ]
     new_c, new_b, new_a = git(root, "rev-list", "main..HEAD").split()
     assert head(root, "HEAD~3") == upstream
     assert git(root, "status", "--porcelain") == " M f.py\n M g.py\n"  # the live session's work is back
@@ -310,10 +337,16 @@ def test_interactive_rebase_carries_each_commits_credits_and_ignores_the_live_se
 
     git(root, "stash", "-q")  # park the live session's uncommitted lines; blame the committed files
     assert who(root, "f.py", "    return sum(item.price for item in items)") == (
-        "agent", *want_a[("f.py", "    return sum(item.price for item in items)")])
+        "agent",
+        *want_a[("f.py", "    return sum(item.price for item in items)")],
+    )
     assert who(root, "f.py", ALPHA_PERSON) == ("human", None, None, None)
     assert who(root, "f.py", "    return round(total * (1 + rate), 2)") == (
-        "agent", two.session_id, want_d[("f.py", "def delta_tax(total, rate=0.2):")][1], d)
+        "agent",
+        two.session_id,
+        want_d[("f.py", "def delta_tax(total, rate=0.2):")][1],
+        d,
+    )
     assert who(root, "g.py", '    return f"eps-{code:04d}"')[3] == e
     assert who(root, "g.py", '    return f"beta:{name}"')[3] == b
     assert b != new_b and a != new_a and c != new_c
@@ -330,9 +363,18 @@ def test_reword_does_not_stamp_the_live_session(repo: Path) -> None:
     live.prompt("Add a currency constant")
     live.edit("Adding the constant.", f, "    return 1\n", "    return 1\n\n\n" + ALPHA_PERSON + "\n")
     live.save()
-    hgit(root, "rebase", "-q", "-i", "--autostash", "main",
-         env={"GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/reword/'",
-              "GIT_EDITOR": "sed -i -e '1s/^add alpha total$/add alpha total (reworded)/'"})
+    hgit(
+        root,
+        "rebase",
+        "-q",
+        "-i",
+        "--autostash",
+        "main",
+        env={
+            "GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/reword/'",
+            "GIT_EDITOR": "sed -i -e '1s/^add alpha total$/add alpha total (reworded)/'",
+        },
+    )
     new = head(root)
     assert git(root, "log", "-1", "--format=%s").strip() == "add alpha total (reworded)" and new != a
     git(root, "stash", "-q")  # park the live session's uncommitted lines; blame the committed file
@@ -344,13 +386,15 @@ def test_reword_does_not_stamp_the_live_session(repo: Path) -> None:
 # --- 3. cherry-pick and revert --------------------------------------------------------------------------
 
 LIB_BASE = '"""Retry helpers."""\n\nimport time\n'
-RETRY = ("\n\ndef retry(call, attempts=3, delay=0.5):\n"
-         "    for attempt in range(attempts):\n"
-         "        try:\n"
-         "            return call()\n"
-         "        except OSError:\n"
-         "            time.sleep(delay * 2 ** attempt)\n"
-         "    raise RuntimeError(f'gave up after {attempts} attempts')\n")
+RETRY = (
+    "\n\ndef retry(call, attempts=3, delay=0.5):\n"
+    "    for attempt in range(attempts):\n"
+    "        try:\n"
+    "            return call()\n"
+    "        except OSError:\n"
+    "            time.sleep(delay * 2 ** attempt)\n"
+    "    raise RuntimeError(f'gave up after {attempts} attempts')\n"
+)
 RETRY_PERSON = "MAX_DELAY_SECONDS = 30  # set by the person"
 
 
@@ -378,7 +422,9 @@ def test_cherry_pick_carries_from_the_picked_commit_without_live_sessions(repo: 
 
     assert credited(root, new) == want
     assert who(root, "lib.py", "    raise RuntimeError(f'gave up after {attempts} attempts')") == (
-        "agent", *want[("lib.py", "def retry(call, attempts=3, delay=0.5):")])
+        "agent",
+        *want[("lib.py", "def retry(call, attempts=3, delay=0.5):")],
+    )
     assert who(root, "lib.py", RETRY_PERSON) == ("human", None, None, None)
 
 
@@ -399,7 +445,11 @@ def test_revert_of_a_removal_credits_the_original_session(repo: Path) -> None:
     assert credited(root, new) == want  # derived_from = the commit whose note credited the lines
     assert {v[2] for v in want.values()} == {added}
     assert who(root, "lib.py", "            time.sleep(delay * 2 ** attempt)") == (
-        "agent", agent.session_id, want[("lib.py", "            return call()")][1], added)
+        "agent",
+        agent.session_id,
+        want[("lib.py", "            return call()")][1],
+        added,
+    )
 
 
 def conflicting_agent_commit(root: Path) -> tuple[ClaudeSession, str, dict[tuple[str, str], Credit]]:
@@ -419,8 +469,9 @@ def test_conflicted_cherry_pick_carries_from_the_picked_commit(repo: Path) -> No
     lib = root / "lib.py"
     lib.write_text(LIB_BASE + RETRY_PERSON + "\n", encoding="utf-8")
     commit(root, "cap the delay")
-    proc = subprocess.run(["git", "cherry-pick", picked], cwd=root, capture_output=True, text=True,
-                          env={**os.environ, **SYNC})
+    proc = subprocess.run(
+        ["git", "cherry-pick", picked], cwd=root, capture_output=True, text=True, env={**os.environ, **SYNC}
+    )
     assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr
     lib.write_text(LIB_BASE + RETRY_PERSON + "\n" + RETRY, encoding="utf-8")
     git(root, "add", "lib.py")
@@ -438,8 +489,13 @@ def test_conflicted_revert_credits_the_original_session(repo: Path) -> None:
     removal = commit(root, "remove retry")
     lib.write_text(LIB_BASE + RETRY_PERSON + "\n", encoding="utf-8")
     commit(root, "cap the delay")
-    proc = subprocess.run(["git", "revert", "--no-edit", removal], cwd=root, capture_output=True, text=True,
-                          env={**os.environ, **SYNC})
+    proc = subprocess.run(
+        ["git", "revert", "--no-edit", removal],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **SYNC},
+    )
     assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr
     lib.write_text(LIB_BASE + RETRY + RETRY_PERSON + "\n", encoding="utf-8")
     git(root, "add", "lib.py")
@@ -468,7 +524,9 @@ def test_reset_soft_then_recommit_carries_the_abandoned_commits(tmp_path: Path) 
     lib.write_text(lib.read_text(encoding="utf-8") + RETRY_PERSON + "\n", encoding="utf-8")
     new = commit(root, "retry and discount")
     assert git(root, "log", "-g", "-2", "--format=%gs").splitlines() == [
-        "commit: retry and discount", "reset: moving to HEAD~2"]
+        "commit: retry and discount",
+        "reset: moving to HEAD~2",
+    ]
     assert head(root, "HEAD~1") == head(root, f"{first}~1")
 
     assert credited(root, new) == {**want_first, **want_second}
@@ -507,13 +565,17 @@ def test_carry_records_a_forge_squash_merge_idempotently(repo: Path) -> None:
 
     proc = run_cli("carry", "main..feature", "--onto", "HEAD", cwd=root)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(f"{squash[:12]}: 9 of 10 added lines credited to agent sessions: "
-                                  f"claude-code:{agent.session_id} (9 lines). Note written."), proc.stdout
+    assert proc.stdout.startswith(
+        f"{squash[:12]}: 9 of 10 added lines credited to agent sessions: claude-code:{agent.session_id} (9 "
+        f"lines). Note written."
+    ), proc.stdout
     text = note_text(root, squash)
     assert credited(root, squash) == {**want_first, **want_second}
     assert {v[2] for v in credited(root, squash).values()} == {first, second}
     assert who(root, "lib.py", "    return total * 0.95 if total > 100 else total") == (
-        "agent", *want_second[("lib.py", "def gamma_discount(total):")])
+        "agent",
+        *want_second[("lib.py", "def gamma_discount(total):")],
+    )
     assert who(root, "lib.py", RETRY_PERSON) == ("human", None, None, None)
 
     again = run_cli("carry", "main..feature", "--onto", squash[:10], cwd=root)
@@ -538,9 +600,16 @@ def test_blame_without_a_note_matches_content_or_says_it_does_not_know(repo: Pat
 
     got = blame_line(root, "lib.py", "            time.sleep(delay * 2 ** attempt)")
     assert (got["commit"], got["status"]) == (sha, "agent")
-    assert got["attribution"] == {"agent": "claude-code", "session_id": agent.session_id, "message_id": write_id,
-                                  "tool": "Write", "method": "content", "confidence": 0.7, "derived_from": None,
-                                  "model": "claude-opus-4-5-20251101"}
+    assert got["attribution"] == {
+        "agent": "claude-code",
+        "session_id": agent.session_id,
+        "message_id": write_id,
+        "tool": "Write",
+        "method": "content",
+        "confidence": 0.7,
+        "derived_from": None,
+        "model": "claude-opus-4-5-20251101",
+    }
     assert got["evidence"] and got["evidence"][0]["text"] == "Add a retry helper"
 
     lines = lib.read_text(encoding="utf-8").splitlines()
@@ -548,7 +617,12 @@ def test_blame_without_a_note_matches_content_or_says_it_does_not_know(repo: Pat
     # "unrecorded" is an answer, as git blame's is (issue 9, item 13): exit 0, the reason in the JSON only
     assert (proc.returncode, proc.stderr) == (0, "")
     got = json.loads(proc.stdout)["lines"][0]
-    assert (got["commit"], got["status"], got["attribution"], got["evidence"]) == (sha, "unrecorded", None, [])
+    assert (got["commit"], got["status"], got["attribution"], got["evidence"]) == (
+        sha,
+        "unrecorded",
+        None,
+        [],
+    )
     assert "does not know" in got["reason"]
 
 
@@ -562,7 +636,9 @@ def test_record_pending_exits_1_with_json_too_when_work_is_left(repo: Path) -> N
     agent.prompt("Add a retry helper")
     agent.write("Writing lib.py.", root / "lib.py", LIB_BASE + RETRY)
     agent.save()
-    lock = root / ".git" / "refs" / "notes" / "intent.lock"  # the notes ref stays locked: the job stays queued
+    lock = (
+        root / ".git" / "refs" / "notes" / "intent.lock"
+    )  # the notes ref stays locked: the job stays queued
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text("")
     commit(root, "retry while the notes ref is locked")
@@ -595,9 +671,12 @@ def test_status_lists_a_queued_job_and_record_pending_drains_it(repo: Path) -> N
     report = json.loads(status.stdout)
     assert report["worker_running"] is False and report["failed"] == []
     assert [(j["hook"], j["commit"], j["subject"]) for j in report["pending"]] == [
-        ("post-commit", sha, "commit: retry while the notes ref is locked")]
+        ("post-commit", sha, "commit: retry while the notes ref is locked")
+    ]
     assert report["pending"][0]["name"].endswith(f"-{sha}.job")
-    assert any(sha in line and "queued again" in line for line in report["last_errors"]), report["last_errors"]
+    assert any(sha in line and "queued again" in line for line in report["last_errors"]), report[
+        "last_errors"
+    ]
     text = run_cli("status", cwd=root).stdout
     assert "queued    1 job(s)" in text and "Run `git intent record --pending`" in text
 
@@ -610,8 +689,9 @@ def test_status_lists_a_queued_job_and_record_pending_drains_it(repo: Path) -> N
     drained = run_cli("record", "--pending", cwd=root)
     assert drained.returncode == 0, drained.stderr
     assert drained.stdout.endswith("1 queued job(s) processed, 0 to retry, 0 failed.\n"), drained.stdout
-    assert credited(root, sha) == {("lib.py", t): (agent.session_id, write_id, None)
-                                   for t in lines_of(LIB_BASE + RETRY)}
+    assert credited(root, sha) == {
+        ("lib.py", t): (agent.session_id, write_id, None) for t in lines_of(LIB_BASE + RETRY)
+    }
     after = json.loads(run_cli("status", "--json", cwd=root).stdout)
     assert (after["pending"], after["failed"]) == ([], [])
     assert not list((root / ".git" / "intent" / "queue").iterdir())

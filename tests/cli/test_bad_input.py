@@ -26,7 +26,7 @@ def assert_one_error(proc: subprocess.CompletedProcess[str], *, starts: str = "e
     lines = proc.stderr.splitlines()
     assert 1 <= len(lines) <= 2, proc.stderr
     assert lines[0].startswith(starts), proc.stderr
-    sentence = lines[0][len(starts):]
+    sentence = lines[0][len(starts) :]
     assert sentence[:1].isupper() or sentence[:1] in "'\"/." or sentence[:1].isalnum(), sentence
     assert sentence.endswith((".", ")")), f"not a full sentence: {sentence!r}"
     assert not re.search(r"[a-z)][.!?] +[A-Z]", sentence), f"more than one sentence: {sentence!r}"
@@ -83,8 +83,9 @@ def test_binary_file(app_repo: Path) -> None:
     assert "binary" in sentence and "blob.bin" in sentence
 
 
-@pytest.mark.parametrize("location", ["app.py:", "app.py:abc", "app.py:-3", ":3", "app.py:0",
-                                      "app.py:3-1", "app.py:1-2-3"])
+@pytest.mark.parametrize(
+    "location", ["app.py:", "app.py:abc", "app.py:-3", ":3", "app.py:0", "app.py:3-1", "app.py:1-2-3"]
+)
 def test_malformed_location(app_repo: Path, location: str) -> None:
     proc = run_cli("blame", location, cwd=app_repo)
     assert_one_error(proc)
@@ -102,7 +103,8 @@ def test_path_inside_dot_git(app_repo: Path) -> None:
     assert "git -c" not in sentence and "fatal:" not in sentence
 
 
-# --- show / record ----------------------------------------------------------------------------------------------
+# --- show / record
+# ----------------------------------------------------------------------------------------------
 
 
 def test_show_unknown_session(app_repo: Path) -> None:
@@ -128,12 +130,15 @@ def test_record_with_missing_transcript(app_repo: Path, tmp_path: Path) -> None:
     assert git(app_repo, "notes", "--ref", NOTES_REF, "list") == note_before  # nothing written
 
 
-@pytest.mark.parametrize("content", [
-    "just some text\n",
-    "",
-    '{"foo": 1}\n{"bar": 2}\n',
-    "\x00\x01\x02 binary junk",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "just some text\n",
+        "",
+        '{"foo": 1}\n{"bar": 2}\n',
+        "\x00\x01\x02 binary junk",
+    ],
+)
 def test_record_with_a_file_that_is_not_a_transcript(app_repo: Path, tmp_path: Path, content: str) -> None:
     bogus = tmp_path / "bogus.jsonl"
     bogus.write_text(content, encoding="utf-8")
@@ -154,7 +159,8 @@ def test_log_of_an_unknown_revision(app_repo: Path) -> None:
     assert "no-such-rev" in sentence and "fatal:" not in sentence
 
 
-# --- notes: corrupt, missing; uncommitted lines --------------------------------------------------------------------
+# --- notes: corrupt, missing; uncommitted lines
+# --------------------------------------------------------------------
 
 
 def test_blame_on_a_corrupt_note_loses_nothing(app_repo: Path) -> None:
@@ -184,20 +190,29 @@ def test_blame_on_a_commit_without_note(app_repo: Path) -> None:
     assert (proc.returncode, proc.stderr) == (0, "")
     lines = json.loads(proc.stdout)["lines"]
     assert [(ln["line"], ln["commit"], ln["status"], ln["attribution"]) for ln in lines] == [
-        (1, sha, "unrecorded", None), (2, sha, "unrecorded", None), (3, sha, "unrecorded", None)]
+        (1, sha, "unrecorded", None),
+        (2, sha, "unrecorded", None),
+        (3, sha, "unrecorded", None),
+    ]
     assert sha[:12] in lines[0]["reason"] and "git intent record" in lines[0]["reason"]
 
 
 def test_uncommitted_line(app_repo: Path) -> None:
     app = app_repo / "app.py"
-    app.write_text(app.read_text(encoding="utf-8").replace("return 0", "return 42  # not committed"),
-                   encoding="utf-8")
+    app.write_text(
+        app.read_text(encoding="utf-8").replace("return 0", "return 42  # not committed"), encoding="utf-8"
+    )
     proc = run_cli("blame", "app.py:3", "--json", cwd=app_repo)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     line = json.loads(proc.stdout)["lines"][0]
     assert (line["line"], line["content"], line["commit"], line["attribution"], line["status"]) == (
-        3, "    return 42  # not committed", None, None, "uncommitted")
+        3,
+        "    return 42  # not committed",
+        None,
+        None,
+        "uncommitted",
+    )
     text = run_cli("blame", "app.py:3", cwd=app_repo)
     assert text.returncode == 0 and "not committed" in text.stdout.lower()
 
@@ -210,7 +225,8 @@ def test_uncommitted_new_file(app_repo: Path) -> None:
     assert (line["commit"], line["status"]) == (None, "uncommitted")
 
 
-# --- the hook never fails a commit -------------------------------------------------------------------------------
+# --- the hook never fails a commit
+# -------------------------------------------------------------------------------
 
 
 def hook_log(repo: Path) -> str:
@@ -230,7 +246,9 @@ def wait_for_log(repo: Path, needle: str, timeout: float = 30.0) -> str:
 def commit_through_hook(repo: Path, name: str, text: str) -> subprocess.CompletedProcess[str]:
     (repo / name).write_text(text, encoding="utf-8")
     git(repo, "add", name)
-    return subprocess.run(["git", "commit", "-q", "-m", f"add {name}"], cwd=repo, capture_output=True, text=True)
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", f"add {name}"], cwd=repo, capture_output=True, text=True
+    )
 
 
 @pytest.mark.slow
@@ -244,8 +262,12 @@ def test_worker_crash_does_not_fail_the_commit(repo: Path) -> None:
     sha = git(repo, "rev-parse", "HEAD").strip()
     log = wait_for_log(repo, f"record {sha} failed")
     assert "notes.lock" in log  # the reason, in the log rather than in the user's terminal
-    assert subprocess.run(["git", "notes", "--ref", NOTES_REF, "show", sha], cwd=repo,
-                          capture_output=True).returncode != 0
+    assert (
+        subprocess.run(
+            ["git", "notes", "--ref", NOTES_REF, "show", sha], cwd=repo, capture_output=True
+        ).returncode
+        != 0
+    )
     # the work is not lost: it stays queued, and `status` says so
     status = run_cli("status", "--json", cwd=repo)
     assert [job["commit"] for job in json.loads(status.stdout)["pending"]] == [sha]
@@ -261,7 +283,9 @@ def test_hook_fast_path_failure_does_not_fail_the_commit(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     sha = git(repo, "rev-parse", "HEAD").strip()
     # no worker can run without the state folder: one line says so (issue 24)
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"git-intent: commit {sha[:12]} was not queued")
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(
+        f"git-intent: commit {sha[:12]} was not queued"
+    )
     assert proc.stderr.endswith(f"record it with: git intent record {sha}\n")
     assert git(repo, "log", "-1", "--format=%s") == "add fast.txt\n"
 
@@ -277,14 +301,17 @@ def claude_project(repo: Path) -> Path:
 def test_corrupt_transcripts_do_not_fail_the_commit(repo: Path) -> None:
     assert run_cli("install", cwd=repo).returncode == 0
     folder = claude_project(repo)
-    (folder / f"{uuid.uuid4()}.jsonl").write_bytes(b'{"type":"user","sessionId":"x","message":{"con\n\xff\xfe\x00')
+    (folder / f"{uuid.uuid4()}.jsonl").write_bytes(
+        b'{"type":"user","sessionId":"x","message":{"con\n\xff\xfe\x00'
+    )
     (folder / f"{uuid.uuid4()}.jsonl").write_text('{"type": "assistant", "message": 5}\n[1, 2]\n"str"\n')
     (folder / f"{uuid.uuid4()}.jsonl").mkdir()  # a folder named like a transcript
     codex = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "01" / "01"
     codex.mkdir(parents=True)
     (codex / f"rollout-2026-01-01T00-00-00-{uuid.uuid4()}.jsonl").write_text(
         '{"timestamp": "x", "type": "session_meta", "payload": {"id": 5, "cwd": null}}\n'
-        '{"type": "event_msg", "payload": {"type": "patch_apply_end", "call_id": 1, "changes": []}}\n')
+        '{"type": "event_msg", "payload": {"type": "patch_apply_end", "call_id": 1, "changes": []}}\n'
+    )
     proc = commit_through_hook(repo, "ok.txt", "a line a person wrote\n")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
@@ -301,13 +328,38 @@ def naive_transcript(repo: Path, other: Path) -> None:
     stamp = datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="milliseconds")
     base = {"sessionId": sid, "cwd": str(other), "timestamp": stamp, "version": "2.1.7"}
     records = [
-        {**base, "type": "user", "uuid": str(uuid.uuid4()), "message": {"role": "user", "content": "write x.py"}},
-        {**base, "type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "t1", "name": "Write",
-             "input": {"file_path": str(other / "x.py"), "content": "print('x')\n"}}]}},
-        {**base, "type": "user", "uuid": str(uuid.uuid4()), "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
-         "toolUseResult": {"type": "create", "filePath": str(other / "x.py"), "content": "print('x')\n"}},
+        {
+            **base,
+            "type": "user",
+            "uuid": str(uuid.uuid4()),
+            "message": {"role": "user", "content": "write x.py"},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Write",
+                        "input": {"file_path": str(other / "x.py"), "content": "print('x')\n"},
+                    }
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": str(uuid.uuid4()),
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+            },
+            "toolUseResult": {"type": "create", "filePath": str(other / "x.py"), "content": "print('x')\n"},
+        },
     ]
     folder = claude_project(other)
     (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

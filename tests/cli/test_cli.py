@@ -76,7 +76,7 @@ def test_path(repo: Path) -> None:
     rows: dict[str, str] = {}
     for line in proc.stdout.splitlines():
         key = "hook log" if line.startswith("hook log") else line.split()[0]
-        rows[key] = line[len(key):].strip()
+        rows[key] = line[len(key) :].strip()
     assert rows["notes"] == "refs/notes/intent"
     assert rows["backup"] == str(root / ".opencode" / "intent")
     assert rows["state"] == str(root / ".git" / "intent")
@@ -130,6 +130,9 @@ def test_each_command_is_looked_up_in_the_module_that_registers_it() -> None:
     command, and the module each one's function lives in."""
     from git_intent.cli._base import COMMAND_MODULES
 
-    registered = {name: command.callback.__module__.rsplit(".", 1)[1] for name, command in cli.commands.items()
-                  if command.callback is not None}
+    registered = {
+        name: command.callback.__module__.rsplit(".", 1)[1]
+        for name, command in cli.commands.items()
+        if command.callback is not None
+    }
     assert registered == COMMAND_MODULES

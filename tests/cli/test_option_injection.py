@@ -1,7 +1,8 @@
-"""A user's range, revision, path or name never becomes an option of git: every command that takes one (found
-by walking the click group, so a new command is covered the day it is added) runs with `--output=FILE`-style
-values, and FILE, a file of the repository, keeps its bytes; a `git` on PATH records every call git-intent makes,
-and none carries the value where git would parse an option (before `--end-of-options` or `--`)."""
+"""A user's range, revision, path or name never becomes an option of git: every command that takes one
+(found by walking the click group, so a new command is covered the day it is added) runs with
+`--output=FILE`-style values, and FILE, a file of the repository, keeps its bytes; a `git` on PATH records
+every call git-intent makes, and none carries the value where git would parse an option (before
+`--end-of-options` or `--`)."""
 
 from __future__ import annotations
 
@@ -32,11 +33,22 @@ NO_GIT = {"redact": "redacts a file it reads", "schema": "prints a JSON Schema"}
 NOT_GIT = {"model": "a litellm model name", "output": "the file export writes, as asked"}
 # A value for each parameter that is not the one under test, so the command gets as far as it can (by the
 # parameter's name, or `command.name` where commands use one name differently).
-BENIGN = {"carry.target": "HEAD",
-    "question": "why does the chunker split lines", "revision_range": "HEAD~1..HEAD", "arguments": f"{HOSTILE}:1",
-    "location": f"{HOSTILE}:1", "rev": "HEAD", "session": DEMO_SESSION, "reference": DEMO_SESSION,
-    "target": "1", "remote": "origin", "records": "records.jsonl", "file": VICTIM, "name": "blame",
-    "query": "chunk", "keep": "demo-copy",
+BENIGN = {
+    "carry.target": "HEAD",
+    "question": "why does the chunker split lines",
+    "revision_range": "HEAD~1..HEAD",
+    "arguments": f"{HOSTILE}:1",
+    "location": f"{HOSTILE}:1",
+    "rev": "HEAD",
+    "session": DEMO_SESSION,
+    "reference": DEMO_SESSION,
+    "target": "1",
+    "remote": "origin",
+    "records": "records.jsonl",
+    "file": VICTIM,
+    "name": "blame",
+    "query": "chunk",
+    "keep": "demo-copy",
 }
 # A value that names a revision is also tried inside a range, on either side.
 REVISION_LIKE = {"revision_range", "rev", "carry.target"}
@@ -82,14 +94,19 @@ def invocations(words: tuple[str, ...]) -> list[list[str]]:
         elif target.name in ("location", "arguments"):
             shapes += [f"{HOSTILE}:1"]
         elif isinstance(target.type, click.Path):
-            shapes += [f"{HOSTILE}.d"]  # a path that does not exist yet (the repository has a file named HOSTILE)
+            shapes += [
+                f"{HOSTILE}.d"
+            ]  # a path that does not exist yet (the repository has a file named HOSTILE)
         for choices in _required_choices(options):
             for shape in shapes:
                 argv = [*words, *choices]
                 for option in options:
                     if option is target:
-                        argv.append(f"{option.opts[0]}={shape}" if option.opts[0].startswith("--")
-                                    else f"{option.opts[0]}{shape}")
+                        argv.append(
+                            f"{option.opts[0]}={shape}"
+                            if option.opts[0].startswith("--")
+                            else f"{option.opts[0]}{shape}"
+                        )
                     elif option.required and user_text(option):
                         argv += [option.opts[0], benign(words, option)]
                 argv.append("--")
@@ -109,7 +126,9 @@ def _required_choices(options: list[click.Option]) -> list[list[str]]:
     combos: list[list[str]] = [[]]
     for option in options:
         if option.required and isinstance(option.type, click.Choice):
-            combos = [[*combo, option.opts[0], str(choice)] for combo in combos for choice in option.type.choices]
+            combos = [
+                [*combo, option.opts[0], str(choice)] for combo in combos for choice in option.type.choices
+            ]
     return combos
 
 
@@ -140,8 +159,10 @@ def options_injected(log: Path) -> list[list[str]]:
         if argv[:1] == ["intent"]:
             continue
         end = next((i for i, arg in enumerate(argv) if arg in ("--", "--end-of-options")), len(argv))
-        if any(arg.startswith(HOSTILE) and (i == 0 or argv[i - 1] not in VALUE_OPTIONS)
-               for i, arg in enumerate(argv[:end])):
+        if any(
+            arg.startswith(HOSTILE) and (i == 0 or argv[i - 1] not in VALUE_OPTIONS)
+            for i, arg in enumerate(argv[:end])
+        ):
             bad.append(argv)
     return bad
 
@@ -151,12 +172,21 @@ def hostile_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo repository (a recorded agent session), plus a committed file named like a git option and the
     file that option would truncate; built once, in a home and git config of its own."""
     home = tmp_path_factory.mktemp("template-home")
-    env = {**os.environ, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
-           "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-           "GIT_AUTHOR_NAME": "Test Person", "GIT_AUTHOR_EMAIL": "person@example.com",
-           "GIT_COMMITTER_NAME": "Test Person", "GIT_COMMITTER_EMAIL": "person@example.com"}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PATH": f"{PYTHON_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "GIT_AUTHOR_NAME": "Test Person",
+        "GIT_AUTHOR_EMAIL": "person@example.com",
+        "GIT_COMMITTER_NAME": "Test Person",
+        "GIT_COMMITTER_EMAIL": "person@example.com",
+    }
     folder = tmp_path_factory.mktemp("template") / "demo"
-    proc = subprocess.run(["git-intent", "demo", "--keep", str(folder)], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        ["git-intent", "demo", "--keep", str(folder)], capture_output=True, text=True, env=env
+    )
     assert proc.returncode == 0, proc.stderr
     (folder / HOSTILE).write_text("one\ntwo\n")
     (folder / VICTIM).write_text(KEPT)
@@ -175,13 +205,33 @@ def test_every_command_taking_text_is_covered() -> None:
     runnable = {words[0] for words in command_paths()} - set(NOT_RUN)
     covered = {words[0] for words in command_paths() if words[0] in runnable and invocations(words)}
     assert set(NOT_RUN) <= {words[0] for words in command_paths()}
-    assert {"audit", "backfill", "blame", "carry", "export", "import", "log", "record", "review", "stats",
-            "why", "push", "fetch", "search", "ask"} <= covered
+    assert {
+        "audit",
+        "backfill",
+        "blame",
+        "carry",
+        "export",
+        "import",
+        "log",
+        "record",
+        "review",
+        "stats",
+        "why",
+        "push",
+        "fetch",
+        "search",
+        "ask",
+    } <= covered
 
 
-@pytest.mark.parametrize("words", [w for w in command_paths() if w[0] not in NOT_RUN and invocations(w)],
-                         ids=lambda words: " ".join(words))
-def test_no_user_value_reaches_git_as_an_option(words: tuple[str, ...], hostile_repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "words",
+    [w for w in command_paths() if w[0] not in NOT_RUN and invocations(w)],
+    ids=lambda words: " ".join(words),
+)
+def test_no_user_value_reaches_git_as_an_option(
+    words: tuple[str, ...], hostile_repo: Path, tmp_path: Path
+) -> None:
     log = tmp_path / "git-calls"
     path = f"{git_shim(tmp_path / 'bin', log)}{os.pathsep}{os.environ['PATH']}"
     victim = hostile_repo / VICTIM
@@ -189,8 +239,15 @@ def test_no_user_value_reaches_git_as_an_option(words: tuple[str, ...], hostile_
     for argv in invocations(words):
         victim.write_text(KEPT)
         # git-intent itself, not `git intent`: git puts its own folder first on PATH for the commands it runs.
-        proc = subprocess.run(["git-intent", *argv], cwd=hostile_repo, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "PATH": path}, timeout=120)
+        proc = subprocess.run(
+            ["git-intent", *argv],
+            cwd=hostile_repo,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "PATH": path},
+            timeout=120,
+        )
         assert proc.returncode in (0, 1, 2), (argv, proc.stderr)
         assert victim.read_text() == KEPT, argv
         assert options_injected(log) == [], argv

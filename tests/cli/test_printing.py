@@ -1,6 +1,6 @@
-"""`git intent blame LOCATION` is answered without click (cli/printing.py, issue 22): it must answer exactly as the
-click route does. `blame -- LOCATION` takes the click route with the same meaning, so each pair is compared
-byte for byte, exit codes and stderr included, through the installed command."""
+"""`git intent blame LOCATION` is answered without click (cli/printing.py, issue 22): it must answer
+exactly as the click route does. `blame -- LOCATION` takes the click route with the same meaning, so each
+pair is compared byte for byte, exit codes and stderr included, through the installed command."""
 
 from __future__ import annotations
 
@@ -24,13 +24,18 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("location", [f"{FILE}:85", f"{FILE}:2-4", FILE, f"{FILE}:999", "notes.txt:1",
-                                      "no/such/file.go:3", f"{FILE}:x"])
+@pytest.mark.parametrize(
+    "location",
+    [f"{FILE}:85", f"{FILE}:2-4", FILE, f"{FILE}:999", "notes.txt:1", "no/such/file.go:3", f"{FILE}:x"],
+)
 def test_the_plain_route_answers_as_click_does(demo: Path, location: str) -> None:
     plain = run_cli("blame", location, cwd=demo)
     through_click = run_cli("blame", "--", location, cwd=demo)
     assert (plain.returncode, plain.stdout, plain.stderr) == (
-        through_click.returncode, through_click.stdout, through_click.stderr)
+        through_click.returncode,
+        through_click.stdout,
+        through_click.stderr,
+    )
     assert plain.stdout or plain.stderr
 
 
@@ -38,8 +43,14 @@ def test_only_the_plain_form_skips_click(demo: Path) -> None:
     from git_intent.cli.printing import is_plain_blame
 
     assert is_plain_blame(["blame", f"{FILE}:85"])
-    for argv in (["blame", f"{FILE}:85", "--json"], ["blame", "--help"], ["blame"], ["show", "x"],
-                 ["blame", "-h"], ["blame", "--moves", FILE]):
+    for argv in (
+        ["blame", f"{FILE}:85", "--json"],
+        ["blame", "--help"],
+        ["blame"],
+        ["show", "x"],
+        ["blame", "-h"],
+        ["blame", "--moves", FILE],
+    ):
         assert not is_plain_blame(argv)
     assert "Usage: git-intent blame" in run_cli("blame", "--help", cwd=demo).stdout
 
@@ -59,7 +70,9 @@ def test_a_reader_that_leaves_an_ascii_terminal_or_no_stdout_end_alike(demo: Pat
     assert gone.stdout is not None and gone.stderr is not None
     gone.stdout.close()  # before the command starts writing
     assert (gone.wait(), gone.stderr.read()) == (1, b"")
-    ascii_out = subprocess.run(argv, cwd=demo, capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    ascii_out = subprocess.run(
+        argv, cwd=demo, capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"}
+    )
     assert ascii_out.returncode == 0 and "│" in ascii_out.stdout.decode("utf-8")
     closed = subprocess.run(argv, cwd=demo, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
     assert (closed.returncode, closed.stderr) == (0, b"")

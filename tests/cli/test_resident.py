@@ -1,5 +1,5 @@
-"""The opt-in resident process (GIT_INTENT_RESIDENT=1): the same answers as the CLI in process, in the caller's
-directory and environment, never stale, and only through a folder that is this user's alone."""
+"""The opt-in resident process (GIT_INTENT_RESIDENT=1): the same answers as the CLI in process, in the
+caller's directory and environment, never stale, and only through a folder that is this user's alone."""
 
 from __future__ import annotations
 
@@ -47,42 +47,64 @@ RESIDENT = {"GIT_INTENT_RESIDENT": "1"}
 
 
 def started(runtime: Path) -> Path:
-    sockets: list[Path] = wait_for(lambda: [p for p in runtime.glob("*.sock") if p.with_suffix(".pid").exists()],
-                                   "the resident process to listen")
+    sockets: list[Path] = wait_for(
+        lambda: [p for p in runtime.glob("*.sock") if p.with_suffix(".pid").exists()],
+        "the resident process to listen",
+    )
     return sockets[0]
 
 
-def test_the_resident_process_answers_as_the_cli_does(agent_repo: Path, runtime: Path,
-                                                      monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_resident_process_answers_as_the_cli_does(
+    agent_repo: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     first = run_cli("blame", "src/greet.py:1", cwd=agent_repo, env=RESIDENT)  # answered here; starts one
     started(runtime)
     monkeypatch.chdir(agent_repo)
     assert launch.ask_resident(["blame", "src/greet.py:1"]) == 0  # None would mean "answer it here"
     assert capsys.readouterr().out == first.stdout
-    for args in (("blame", "src/greet.py:1"), ("blame", "src/greet.py:1", "--json"), ("log",),
-                 ("blame", "missing.py:1"), ("sessions", "--json")):
+    for args in (
+        ("blame", "src/greet.py:1"),
+        ("blame", "src/greet.py:1", "--json"),
+        ("log",),
+        ("blame", "missing.py:1"),
+        ("sessions", "--json"),
+    ):
         here = run_cli(*args, cwd=agent_repo)
         there = run_cli(*args, cwd=agent_repo, env=RESIDENT)
-        assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr), args
+        assert (there.returncode, there.stdout, there.stderr) == (
+            here.returncode,
+            here.stdout,
+            here.stderr,
+        ), args
         # ... and it was the resident process that answered (None: the caller would have answered it itself)
         assert launch.ask_resident(list(args)) == here.returncode, args
         answered = capsys.readouterr()
         assert (answered.out, answered.err) == (here.stdout, here.stderr), args
     assert first.stdout == run_cli("blame", "src/greet.py:1", cwd=agent_repo).stdout
-    assert json.loads(run_cli("blame", "src/greet.py:1", "--json", cwd=agent_repo, env=RESIDENT).stdout)[
-        "lines"][0]["status"] == "agent"
+    assert (
+        json.loads(run_cli("blame", "src/greet.py:1", "--json", cwd=agent_repo, env=RESIDENT).stdout)[
+            "lines"
+        ][0]["status"]
+        == "agent"
+    )
 
 
-def test_each_call_runs_in_the_callers_folder_and_sees_new_commits(agent_repo: Path, runtime: Path,
-                                                                    tmp_path: Path) -> None:
+def test_each_call_runs_in_the_callers_folder_and_sees_new_commits(
+    agent_repo: Path, runtime: Path, tmp_path: Path
+) -> None:
     run_cli("log", cwd=agent_repo, env=RESIDENT)
     started(runtime)
-    inner = run_cli("blame", "greet.py:1", cwd=agent_repo / "src", env=RESIDENT)  # relative to the caller's cwd
+    inner = run_cli(
+        "blame", "greet.py:1", cwd=agent_repo / "src", env=RESIDENT
+    )  # relative to the caller's cwd
     assert inner.returncode == 0 and "greet.py:1" in inner.stdout
-    (agent_repo / "src" / "greet.py").write_text("def greet(name):\n    return f'hello {name}'\n", encoding="utf-8")
+    (agent_repo / "src" / "greet.py").write_text(
+        "def greet(name):\n    return f'hello {name}'\n", encoding="utf-8"
+    )
     commit_synced(agent_repo, "a person's edit")
-    line = json.loads(run_cli("blame", "src/greet.py:2", "--json", cwd=agent_repo, env=RESIDENT).stdout)["lines"][0]
+    line = json.loads(run_cli("blame", "src/greet.py:2", "--json", cwd=agent_repo, env=RESIDENT).stdout)[
+        "lines"
+    ][0]
     assert (line["status"], line["content"]) == ("human", "    return f'hello {name}'")
     other = tmp_path / "elsewhere"
     other.mkdir()
@@ -124,7 +146,8 @@ def test_only_read_only_commands_go_to_the_resident_process(monkeypatch: pytest.
 
 
 def test_another_installation_whose_socket_has_the_same_name_is_answered_in_process(
-        agent_repo: Path, runtime: Path) -> None:
+    agent_repo: Path, runtime: Path
+) -> None:
     run_cli("log", cwd=agent_repo, env=RESIDENT)
     sock = started(runtime)
     request = {"argv": ["log"], "cwd": str(agent_repo), "env": dict(os.environ), "key": "0.0.9\0elsewhere"}

@@ -47,8 +47,13 @@ def test_show_prints_an_edit_as_a_diff(demo: Path) -> None:
     assert show.returncode == 0, show.stderr
     lines = show.stdout.splitlines()
     path = "/Users/soph/Work/entire/devenv/cli/cmd/entire/cli/agent/chunking.go"
-    assert lines[2:7] == ["[tool call Edit toolu_01MSPeZ22gzaSFhJkQpCqhNp]", f"--- {path}", f"+++ {path}",
-                          "@@ -78,9 +78,15 @@", " \tvar chunks [][]byte"]
+    assert lines[2:7] == [
+        "[tool call Edit toolu_01MSPeZ22gzaSFhJkQpCqhNp]",
+        f"--- {path}",
+        f"+++ {path}",
+        "@@ -78,9 +78,15 @@",
+        " \tvar chunks [][]byte",
+    ]
     assert "-\tfor _, line := range lines {" in lines and "+\tfor i, line := range lines {" in lines
     assert "+\t\tif len(lineWithNewline) > maxSize {" in lines
     assert "old_string" not in show.stdout and "replace_all" not in show.stdout
@@ -58,11 +63,27 @@ def test_show_prints_an_edit_as_a_diff(demo: Path) -> None:
 
 
 def test_edit_diff_forms() -> None:
-    snippet = Edit(path="src/a.py", tool="Edit", message_id="m", old_text="x = 1\ny = 2", new_text="x = 1\ny = 3")
+    snippet = Edit(
+        path="src/a.py", tool="Edit", message_id="m", old_text="x = 1\ny = 2", new_text="x = 1\ny = 3"
+    )
     assert edit_diff(snippet) == ["--- a/src/a.py", "+++ b/src/a.py", "@@ … @@", " x = 1", "-y = 2", "+y = 3"]
-    whole = Edit(path="/w/a.py", tool="Edit", message_id="m", old_text="y = 2", new_text="y = 3",
-                 before="a\nb\ny = 2\n", after="a\nb\ny = 3\n")
-    assert edit_diff(whole, context=1) == ["--- /w/a.py", "+++ /w/a.py", "@@ -2,2 +2,2 @@", " b", "-y = 2", "+y = 3"]
+    whole = Edit(
+        path="/w/a.py",
+        tool="Edit",
+        message_id="m",
+        old_text="y = 2",
+        new_text="y = 3",
+        before="a\nb\ny = 2\n",
+        after="a\nb\ny = 3\n",
+    )
+    assert edit_diff(whole, context=1) == [
+        "--- /w/a.py",
+        "+++ /w/a.py",
+        "@@ -2,2 +2,2 @@",
+        " b",
+        "-y = 2",
+        "+y = 3",
+    ]
     created = Edit(path="new.py", tool="Write", message_id="m", kind="create", new_text="one\ntwo\n")
     assert edit_diff(created) == ["--- /dev/null", "+++ b/new.py", "@@ -0,0 +1,2 @@", "+one", "+two"]
     deleted = Edit(path="old.py", tool="apply_patch", message_id="m", kind="delete", old_text="gone")
@@ -75,8 +96,12 @@ def test_edit_diff_forms() -> None:
 
 def test_call_arguments_keep_what_the_diff_does_not_show() -> None:
     edit = Edit(path="a.py", tool="Edit", message_id="m", old_text="a", new_text="b")
-    assert call_arguments('{"file_path": "a.py", "old_string": "a", "new_string": "b", "replace_all": false}',
-                          [edit]) is None
+    assert (
+        call_arguments(
+            '{"file_path": "a.py", "old_string": "a", "new_string": "b", "replace_all": false}', [edit]
+        )
+        is None
+    )
     assert call_arguments('{"file_path": "a.py", "replace_all": true}', [edit]) == '{"replace_all": true}'
     shell = '{"command": "cat > a.py <<EOF\\nb\\nEOF"}'
     assert call_arguments(shell, [edit]) == shell

@@ -20,8 +20,10 @@ from git_intent.explain.symbols import enclosing, file_symbols
 from git_intent.git.repo import Repository
 
 BODY = "def price(amount):\n    total = amount * 1.19\n    return round(total, 2)\n"
-SUMMARY = ("This session is being continued from a previous conversation that ran out of context. The "
-           "conversation is summarized below: the user wants pricing.")
+SUMMARY = (
+    "This session is being continued from a previous conversation that ran out of context. The "
+    "conversation is summarized below: the user wants pricing."
+)
 
 
 def blame_json(repo: Path, *args: str) -> dict[str, Any]:
@@ -58,16 +60,23 @@ def scenario(repo: Path) -> dict[str, Any]:
 
 
 def test_blame_quotes_the_prompt_that_opened_the_turn_what_it_confirmed_and_the_reason_naming_the_file(
-        scenario: dict[str, Any]) -> None:
+    scenario: dict[str, Any],
+) -> None:
     line = blame_json(scenario["root"], "pricing.py:2")["lines"][0]
     assert (line["status"], line["symbol"]) == ("agent", "def price")
     kinds = [(e["kind"], e["message_id"]) for e in line["evidence"]]
-    assert kinds[:3] == [("request", scenario["yes"]), ("confirmed", scenario["question"]),
-                         ("reasoning", scenario["reason"])]  # the nearest naming the file, not the nearest
+    assert kinds[:3] == [
+        ("request", scenario["yes"]),
+        ("confirmed", scenario["question"]),
+        ("reasoning", scenario["reason"]),
+    ]  # the nearest naming the file, not the nearest
     assert [k for k, _ in kinds].count("reasoning") == 3 and kinds[-1][0] == "edit"
-    assert line["evidence"][1]["passage"] == "I can add a VAT rate. Should I use the German rate of 19 percent?"
-    assert line["evidence"][2]["passage"] == ("I'll put the rate into pricing.py because `price` must return "
-                                              "gross amounts.")
+    assert (
+        line["evidence"][1]["passage"] == "I can add a VAT rate. Should I use the German rate of 19 percent?"
+    )
+    assert line["evidence"][2]["passage"] == (
+        "I'll put the rate into pricing.py because `price` must return gross amounts."
+    )
     assert all(SUMMARY[:40] not in e["text"] for e in line["evidence"])
     text = run_cli("blame", "pricing.py:2", cwd=scenario["root"]).stdout
     assert text.startswith("pricing.py:2  in def price\n")
@@ -80,10 +89,14 @@ def test_offline_why_uses_the_same_picker_and_says_nothing_it_does_not_know(scen
     answer = why(Repository(root), "pricing.py:2", offline=True, cwd=root)
     lines = answer.answer.splitlines()
     assert lines[0].startswith("Line 2 of pricing.py (in def price) was written by claude-code in session ")
-    assert lines[1] == (f'The user answered "yes" [{sid}:{scenario["yes"]}] to the agent\'s "I can add a VAT rate. '
-                        f'Should I use the German rate of 19 percent?" [{sid}:{scenario["question"]}].')
-    assert lines[2] == (f"The agent explained \"I'll put the rate into pricing.py because `price` must return gross "
-                        f"amounts.\" [{sid}:{scenario['reason']}].")
+    assert lines[1] == (
+        f'The user answered "yes" [{sid}:{scenario["yes"]}] to the agent\'s "I can add a VAT rate. Should '
+        f'I use the German rate of 19 percent?" [{sid}:{scenario["question"]}].'
+    )
+    assert lines[2] == (
+        f"The agent explained \"I'll put the rate into pricing.py because `price` must return gross "
+        f'amounts." [{sid}:{scenario["reason"]}].'
+    )
     assert "Next the user said" not in answer.answer and '"exit"' not in answer.answer
     assert answer.dropped_citations == []
 
@@ -95,14 +108,18 @@ def test_why_of_a_persons_line_keeps_what_the_agent_wrote_there(scenario: dict[s
     answer = why(Repository(root), "pricing.py:2", offline=True, cwd=root)
     assert answer.answer.splitlines()[1] == (
         f"It replaced a line claude-code wrote in commit {scenario['commit'][:12]} "
-        f"[{scenario['session']}:{scenario['write']}], was: \"total = amount * 1.19\".")
+        f'[{scenario["session"]}:{scenario["write"]}], was: "total = amount * 1.19".'
+    )
     assert second[:12] in answer.answer.splitlines()[0]
 
 
 def test_review_gives_the_picked_reason(scenario: dict[str, Any]) -> None:
     proc = run_cli("review", f"{scenario['commit']}~1..{scenario['commit']}", cwd=scenario["root"])
     assert proc.returncode == 0, proc.stderr
-    assert "because   “I'll put the rate into pricing.py because `price` must return gross amounts.”" in proc.stdout
+    assert (
+        "because   “I'll put the rate into pricing.py because `price` must return gross amounts.”"
+        in proc.stdout
+    )
     assert "· in def price" in proc.stdout
 
 
@@ -111,7 +128,9 @@ def test_symbols_name_the_enclosing_definition_and_a_language_without_grammar_ha
     assert [(s.label, s.start, s.end) for s in python] == [("class Cart", 1, 3), ("def Cart.total", 2, 3)]
     assert enclosing(python, 3).label == "def Cart.total"  # type: ignore[union-attr]
     assert enclosing(python, 5) is None
-    go = file_symbols("x.go", b"package x\n\nfunc (s *Syncer) Run() error {\n\treturn nil\n}\n\nfunc F() {}\n")
+    go = file_symbols(
+        "x.go", b"package x\n\nfunc (s *Syncer) Run() error {\n\treturn nil\n}\n\nfunc F() {}\n"
+    )
     assert [s.label for s in go] == ["func (s *Syncer) Run", "func F"]
     assert file_symbols("notes.txt", b"def f():\n") == [] and file_symbols("a.py", b"") == []
 
@@ -121,12 +140,18 @@ def _message(message_id: str, role: str, text: str, **flags: bool) -> Message:
 
 
 def test_a_compaction_summary_is_never_the_request_the_prompt_it_lists_is() -> None:
-    summary = _message("m1", "user", f'{SUMMARY}\n\n6. All user messages:\n   - "Fix the parser"\n'
-                                     '   - "and add a test for empty input"\n\n7. Pending Tasks: none', is_summary=True)
+    summary = _message(
+        "m1",
+        "user",
+        f'{SUMMARY}\n\n6. All user messages:\n   - "Fix the parser"\n'
+        '   - "and add a test for empty input"\n\n7. Pending Tasks: none',
+        is_summary=True,
+    )
     said = _message("m2", "assistant", "Adding the empty-input test to parser_test.py now.")
     edit = Message(message_id="m3", role="assistant", parts=(Part(kind="tool_call", tool="Edit", text="{}"),))
-    continued = Session(agent="claude-code", session_id="s", transcript=Path("s.jsonl"),
-                        messages=[summary, said, edit])
+    continued = Session(
+        agent="claude-code", session_id="s", transcript=Path("s.jsonl"), messages=[summary, said, edit]
+    )
     picked = pick(continued, "m3", path="parser_test.py")
     assert picked is not None and picked.request is summary
     assert picked.request_passage == "and add a test for empty input"

@@ -31,14 +31,30 @@ def test_counts_and_cut_rows() -> None:
 def _line(evidence: bool) -> LineAnswer:
     from git_intent.explain.evidence import Evidence
 
-    items = [Evidence(session_id="s1", message_id="m1", role="user", timestamp=STAMP, text="do it",
-                      kind="request")] if evidence else []
-    return LineAnswer(path="a.py", line=3, content="x = 1", commit="c" * 40, author="Ann", authored_at=STAMP,
-                      attribution=Attribution(agent="codex", session_id="s1", message_id="m1", tool="apply_patch",
-                                              method="note", confidence=1.0),
-                      evidence=items, status="agent",
-                      reason=None if evidence else "No transcript of session s1 is on this machine.",
-                      symbol="def main")
+    items = (
+        [
+            Evidence(
+                session_id="s1", message_id="m1", role="user", timestamp=STAMP, text="do it", kind="request"
+            )
+        ]
+        if evidence
+        else []
+    )
+    return LineAnswer(
+        path="a.py",
+        line=3,
+        content="x = 1",
+        commit="c" * 40,
+        author="Ann",
+        authored_at=STAMP,
+        attribution=Attribution(
+            agent="codex", session_id="s1", message_id="m1", tool="apply_patch", method="note", confidence=1.0
+        ),
+        evidence=items,
+        status="agent",
+        reason=None if evidence else "No transcript of session s1 is on this machine.",
+        symbol="def main",
+    )
 
 
 def test_blame_says_which_date_and_points_at_show_only_when_show_works() -> None:
@@ -51,7 +67,9 @@ def test_blame_says_which_date_and_points_at_show_only_when_show_works() -> None
 
 
 def test_log_says_which_date_it_shows() -> None:
-    entry = LogEntry(commit="d" * 40, committed_at=STAMP, author="Ann", subject="fix", recorded=True, sessions=[])
+    entry = LogEntry(
+        commit="d" * 40, committed_at=STAMP, author="Ann", subject="fix", recorded=True, sessions=[]
+    )
     assert log_text([entry]).startswith(f"{'d' * 12}  committed 2026-01-22 20:00 UTC  Ann  fix\n")
 
 

@@ -30,15 +30,17 @@ def test_sessions_lists_this_repositorys_sessions_and_their_commits(repo: Path, 
     proc = run_cli("sessions", "--json", cwd=root)
     assert proc.returncode == 0, proc.stderr
     listed = json.loads(proc.stdout)
-    assert [(s["agent"], s["session_id"], s["commits"], s["files"], s["messages"], s["edits"]) for s in listed] == [
-        ("claude-code", mine.session_id, [sha], ["helper.py"], 3, 1)]
+    assert [
+        (s["agent"], s["session_id"], s["commits"], s["files"], s["messages"], s["edits"]) for s in listed
+    ] == [("claude-code", mine.session_id, [sha], ["helper.py"], 3, 1)]
     text = run_cli("sessions", cwd=root).stdout
     assert mine.session_id in text and sha[:12] in text
     assert json.loads(run_cli("sessions", "--agent", "codex", "--json", cwd=root).stdout) == []
 
 
 def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_parse_would(
-        repo: Path, reads: list[Path]) -> None:
+    repo: Path, reads: list[Path]
+) -> None:
     """The listing comes from the record cache (issue 22): a second call parses nothing, a grown transcript
     is parsed again, and every field equals what parsing every transcript gives."""
     from git_intent.explain.session_list import list_sessions
@@ -63,10 +65,17 @@ def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_p
     whole = [s for s in candidate_sessions(opened, None) if s.session_id == session.session_id][0]
     [listed] = grown
     assert (listed.messages, listed.edits, listed.files, listed.started_at, listed.ended_at) == (
-        len(whole.messages), len(whole.edits), ["helper.py", "second.py"], whole.started_at, whole.ended_at)
+        len(whole.messages),
+        len(whole.edits),
+        ["helper.py", "second.py"],
+        whole.started_at,
+        whole.ended_at,
+    )
 
 
-def test_a_transcript_out_of_the_look_back_stays_cached_across_a_record(repo: Path, reads: list[Path]) -> None:
+def test_a_transcript_out_of_the_look_back_stays_cached_across_a_record(
+    repo: Path, reads: list[Path]
+) -> None:
     """`record` looks only at its look-back; it used to forget every older transcript, so the next `sessions`
     parsed them all again (review of issue 22)."""
     import os

@@ -34,15 +34,25 @@ def test_stats_of_all_history(demo_repo: Path) -> None:
     report = stats(demo_repo)
     # the person's baseline (333 non-blank lines, recorded, no agent) and the session's commit (32 lines)
     assert {k: report[k] for k in ("range", "commits", "commits_recorded", "lines_added", "by_status")} == {
-        "range": "HEAD", "commits": 2, "commits_recorded": 2, "lines_added": 365,
-        "by_status": {"agent": 32, "human": 333, "unrecorded": 0, "trailer": 0}}
+        "range": "HEAD",
+        "commits": 2,
+        "commits_recorded": 2,
+        "lines_added": 365,
+        "by_status": {"agent": 32, "human": 333, "unrecorded": 0, "trailer": 0},
+    }
     assert (report["by_agent"], report["by_trailer_agent"]) == ({"claude-code": 32}, {})
     # the model comes from the parsed transcript once adapters record it (issue 12, item 4)
     assert report["by_model"] in ({"unknown": 32}, {"claude-opus-4-5-20251101": 32})
     assert report["by_person"] == {"A Person": 333}
-    assert [(s["agent"], s["session_id"], s["lines"], s["commits"], s["lines_with_evidence"])
-            for s in report["sessions"]] == [("claude-code", SESSION, 32, 1, 32)]
-    assert (report["agent_lines_with_evidence"], report["evidence_share"], report["problems"]) == (32, 1.0, [])
+    assert [
+        (s["agent"], s["session_id"], s["lines"], s["commits"], s["lines_with_evidence"])
+        for s in report["sessions"]
+    ] == [("claude-code", SESSION, 32, 1, 32)]
+    assert (report["agent_lines_with_evidence"], report["evidence_share"], report["problems"]) == (
+        32,
+        1.0,
+        [],
+    )
     log = json.loads(run_cli("log", "--json", cwd=demo_repo).stdout)
     assert report["by_status"]["agent"] == sum(e["lines_attributed"] for e in log)
     assert report["lines_added"] == sum(e["lines_added"] for e in log)
@@ -81,8 +91,10 @@ def test_a_foreign_note_counts_as_unrecorded_with_a_warning(demo_repo: Path) -> 
     report = json.loads(proc.stdout)
     assert report["by_status"] == {"agent": 32, "human": 0, "unrecorded": 333, "trailer": 0}
     sha = git(demo_repo, "rev-parse", "HEAD~1").strip()
-    assert report["problems"] == [f"The note on {sha[:12]} in refs/notes/intent is not a git-intent record (corrupt, "
-                                  f"or written by another tool); the lines of that commit count as unrecorded."]
+    assert report["problems"] == [
+        f"The note on {sha[:12]} in refs/notes/intent is not a git-intent record (corrupt, or written by "
+        f"another tool); the lines of that commit count as unrecorded."
+    ]
     text = run_cli("stats", cwd=demo_repo)
     assert text.returncode == 0 and text.stderr == f"warning: {report['problems'][0]}\n"
 
@@ -98,8 +110,9 @@ def test_a_bad_range_is_a_known_error(demo_repo: Path, tmp_path: Path) -> None:
     assert proc.returncode == 1 and "has no commits yet" in proc.stderr
 
 
-def test_stats_reads_no_transcript_the_record_cache_knows(demo_repo: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         reads: list[Path]) -> None:
+def test_stats_reads_no_transcript_the_record_cache_knows(
+    demo_repo: Path, monkeypatch: pytest.MonkeyPatch, reads: list[Path]
+) -> None:
     """The credited messages' models and presence come from the record cache, so a second `stats` parses no
     transcript and loads no session, with the same report."""
     from git_intent.explain.stats import range_stats

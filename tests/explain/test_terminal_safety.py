@@ -24,7 +24,8 @@ def clean(text: str) -> bool:
 
 def test_terminal_safe_escapes_c0_c1_bidi_and_keeps_tab_and_newline() -> None:
     assert terminal_safe(f"a{OSC52}\tb\n{C1}{BIDI}\u2066x\u2069") == (
-        "a\\x1b]52;c;cm0gLXJmIH4=\\x07\tb\n\\x9b2J\\u202eexe.txt\\u202c\\u2066x\\u2069")
+        "a\\x1b]52;c;cm0gLXJmIH4=\\x07\tb\n\\x9b2J\\u202eexe.txt\\u202c\\u2066x\\u2069"
+    )
     assert terminal_safe("é ü 中文 🙂") == "é ü 中文 🙂"
 
 
@@ -54,15 +55,26 @@ def test_every_text_output_and_the_hook_log_are_escaped(hostile: Path) -> None:
     session_id = f"evil{OSC52}"
     blame = json.loads(run_cli("blame", "hello.py:1", "--json", cwd=repo).stdout)
     assert blame["lines"][0]["attribution"]["session_id"] == session_id  # JSON keeps the value
-    commands = [("blame", "hello.py:1"), ("blame", "hello.py"), ("record", "HEAD"), ("status",), ("log",),
-                ("sessions",), ("show", session_id), ("context", session_id), ("search", "greeting"),
-                ("backfill",), ("why", "hello.py:1", "--offline"), ("review", "HEAD~1..HEAD")]
+    commands = [
+        ("blame", "hello.py:1"),
+        ("blame", "hello.py"),
+        ("record", "HEAD"),
+        ("status",),
+        ("log",),
+        ("sessions",),
+        ("show", session_id),
+        ("context", session_id),
+        ("search", "greeting"),
+        ("backfill",),
+        ("why", "hello.py:1", "--offline"),
+        ("review", "HEAD~1..HEAD"),
+    ]
     for command in commands:
         proc = run_cli(*command, cwd=repo)
         assert proc.returncode == 0, (command, proc.stderr)
         assert clean(proc.stdout) and clean(proc.stderr), (command, proc.stdout, proc.stderr)
     assert "evil\\x1b]52;c;cm0gLXJmIH4=\\x07" in run_cli("blame", "hello.py:1", cwd=repo).stdout
-    log = (git(repo, "rev-parse", "--git-common-dir").strip())
+    log = git(repo, "rev-parse", "--git-common-dir").strip()
     hook_log = (repo / log / "intent" / "hook.log").read_text(encoding="utf-8")
     assert "evil" in hook_log and clean(hook_log)
 

@@ -34,8 +34,10 @@ def test_context_fidelity_and_digest(demo_repo: Path) -> None:
     assert lowered["levels"] == {"t1": "placeholder"} and lowered["tokens"] < out["tokens"]
     assert "Handle single lines exceeding MaxChunkSize" in lowered["text"]  # still pinned
     assert run_cli("fidelity", SESSION, "t1", "auto", cwd=demo_repo).returncode == 0
-    assert json.loads(run_cli("context", SESSION, "--budget", "1500", "--json", cwd=demo_repo).stdout)["text"] \
+    assert (
+        json.loads(run_cli("context", SESSION, "--budget", "1500", "--json", cwd=demo_repo).stdout)["text"]
         == out["text"]
+    )
     bad = run_cli("fidelity", SESSION, "t9", "full", cwd=demo_repo)
     assert bad.returncode == 1 and bad.stderr.startswith("error: ")
 

@@ -26,7 +26,11 @@ def test_in_process_reads_equal_the_git_cli(repo: Path) -> None:
         assert fast.parents(commit) == cli.parents(commit)
         assert fast.commit_time(commit) == cli.commit_time(commit)
         assert fast.note_text("refs/notes/intent", commit) == cli.note_text("refs/notes/intent", commit)
-    assert fast.show_file(second, "dir/crlf.bat") == cli.show_file(second, "dir/crlf.bat") == b"@echo off\r\nexit /b 0"
+    assert (
+        fast.show_file(second, "dir/crlf.bat")
+        == cli.show_file(second, "dir/crlf.bat")
+        == b"@echo off\r\nexit /b 0"
+    )
     assert fast.file_lines(second, "dir/crlf.bat") == ["@echo off\r", "exit /b 0"]
     assert fast.note_text("refs/notes/intent", second) == "one\n\n  two\n"
     assert fast.parents("HEAD") == cli.parents("HEAD")  # a name, not a SHA: through git

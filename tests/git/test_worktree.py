@@ -1,8 +1,8 @@
-"""Reading a work tree file (git/worktree.py), and every route that reads one going through it: blame and why,
-the web view's file and review pages, review, and the symbols around a line answer a link to
-/dev/zero, a FIFO, a link out of the work tree and a file over the limit at once, in one sentence, and never hang
-(each call has a deadline, so a regression fails instead of waiting forever). The language server's answers
-are in tests/lsp/test_lsp_robustness.py."""
+"""Reading a work tree file (git/worktree.py), and every route that reads one going through it: blame and
+why, the web view's file and review pages, review, and the symbols around a line answer a link to
+/dev/zero, a FIFO, a link out of the work tree and a file over the limit at once, in one sentence, and
+never hang (each call has a deadline, so a regression fails instead of waiting forever). The language
+server's answers are in tests/lsp/test_lsp_robustness.py."""
 
 from __future__ import annotations
 
@@ -79,9 +79,13 @@ def test_only_regular_files_inside_the_work_tree_are_read(tree: Path, tmp_path: 
     assert read_worktree_file(tree, tree / "src" / "app.py") == b"def main():\n    return 0\n"
     assert read_worktree_file(tree, "gone.py") is None and read_worktree_file(tree, "src") is None
     assert read_worktree_file(tree, "src/app.py/x") is None
-    assert refused(tree, "zero") == "zero leads outside the work tree (to /dev/zero); only files inside it are read."
-    assert refused(tree, "away.txt") == (f"away.txt leads outside the work tree (to {tmp_path / 'secret.txt'}); only "
-                                         f"files inside it are read.")
+    assert (
+        refused(tree, "zero")
+        == "zero leads outside the work tree (to /dev/zero); only files inside it are read."
+    )
+    assert refused(tree, "away.txt") == (
+        f"away.txt leads outside the work tree (to {tmp_path / 'secret.txt'}); only files inside it are read."
+    )
     assert refused(tree, "../secret.txt").startswith("../secret.txt leads outside the work tree")
     assert refused(tree, "config") == "config leads into .git, which is not part of the work tree."
     assert refused(tree, "pipe") == "pipe is not a regular file (a FIFO); only regular files are read."
@@ -89,12 +93,15 @@ def test_only_regular_files_inside_the_work_tree_are_read(tree: Path, tmp_path: 
 
 
 def test_a_fifo_swapped_in_after_the_check_is_refused_without_waiting_for_a_writer(
-        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import stat
 
     real = os.stat
     regular = real(tree / "src" / "app.py")
-    monkeypatch.setattr(os, "stat", lambda path, *a, **k: regular if Path(path).name == "pipe" else real(path, *a, **k))
+    monkeypatch.setattr(
+        os, "stat", lambda path, *a, **k: regular if Path(path).name == "pipe" else real(path, *a, **k)
+    )
     assert stat.S_ISREG(os.stat(tree / "pipe").st_mode)  # the check before opening sees a regular file
     assert refused(tree, "pipe") == "pipe is not a regular file (a FIFO); only regular files are read."
 
@@ -102,19 +109,27 @@ def test_a_fifo_swapped_in_after_the_check_is_refused_without_waiting_for_a_writ
 def test_at_most_the_limit_is_read(tree: Path) -> None:
     (tree / "ten.txt").write_bytes(b"0123456789")
     assert read_worktree_file(tree, "ten.txt", limit=10) == b"0123456789"
-    assert refused(tree, "ten.txt", limit=9) == "ten.txt is larger than 9 bytes, the most git intent reads of a work " \
-                                                "tree file."
+    assert (
+        refused(tree, "ten.txt", limit=9)
+        == "ten.txt is larger than 9 bytes, the most git intent reads of a work "
+        "tree file."
+    )
     with open(tree / "huge.txt", "wb") as sparse:  # no disk used; refused from its size, before any read
         sparse.truncate(MAX_FILE_BYTES + 1)
     began = time.perf_counter()
-    assert refused(tree, "huge.txt") == "huge.txt is larger than 16 MiB, the most git intent reads of a work tree file."
+    assert (
+        refused(tree, "huge.txt")
+        == "huge.txt is larger than 16 MiB, the most git intent reads of a work tree file."
+    )
     assert time.perf_counter() - began < 1
     with open(tree / "exact.txt", "wb") as sparse:
         sparse.truncate(MAX_FILE_BYTES)
     assert len(read_worktree_file(tree, "exact.txt") or b"") == MAX_FILE_BYTES
 
 
-# ---- every route --------------------------------------------------------------------------------------------
+# ---- every route
+# --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def odd(repo: Path, tmp_path: Path) -> Path:
@@ -132,7 +147,9 @@ SENTENCES = {
 
 
 def answered(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "intent", *args], cwd=root, capture_output=True, text=True, timeout=DEADLINE)
+    return subprocess.run(
+        ["git", "intent", *args], cwd=root, capture_output=True, text=True, timeout=DEADLINE
+    )
 
 
 def test_blame_and_why_answer_each_odd_file_in_one_sentence(odd: Path) -> None:
@@ -198,8 +215,11 @@ def test_an_aider_history_linked_out_of_the_work_tree_is_no_chat(repo: Path, tmp
     proc = answered(repo, "sessions", "--json")
     assert proc.returncode == 0 and "aider" not in proc.stdout and "kept-outside" not in proc.stdout
     proc = answered(repo, "import", "--from", "aider")
-    assert (proc.returncode, proc.stderr) == (1, f"error: There is no Aider chat history at {repo / aider.HISTORY} "
-                                                 f"(it must be a regular file inside the work tree).\n")
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        f"error: There is no Aider chat history at {repo / aider.HISTORY} (it must be a regular file "
+        f"inside the work tree).\n",
+    )
     (repo / aider.HISTORY).unlink()
     (repo / aider.HISTORY).write_text(elsewhere.read_text())
     assert aider.history(repo) == repo / aider.HISTORY  # the same text as a file of the work tree is read

@@ -34,8 +34,10 @@ def a_future_user_version(db: sqlite3.Connection) -> None:
 
 def a_newer_releases_migrations(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-    db.executemany("INSERT INTO _migrations VALUES (?, 'then')",
-                   [("m001_tables",), ("m002_fts",), ("m003_terms",), ("m004_from_the_future",)])
+    db.executemany(
+        "INSERT INTO _migrations VALUES (?, 'then')",
+        [("m001_tables",), ("m002_fts",), ("m003_terms",), ("m004_from_the_future",)],
+    )
     db.execute("CREATE TABLE sessions (agent TEXT, session_id TEXT, started INTEGER)")
 
 
@@ -43,8 +45,10 @@ FOREIGN: dict[str, tuple[Callable[[sqlite3.Connection], None], str]] = {
     "other-tables": (another_programs_tables, "it holds a table photos git-intent does not write"),
     "same-name": (messages_with_other_columns, "its table messages is not the one git-intent writes"),
     "user-version": (a_future_user_version, "its user_version is 7, which git-intent never sets"),
-    "newer-migrations": (a_newer_releases_migrations,
-                         "it records migrations this release does not know (m004_from_the_future)"),
+    "newer-migrations": (
+        a_newer_releases_migrations,
+        "it records migrations this release does not know (m004_from_the_future)",
+    ),
 }
 
 
@@ -52,17 +56,32 @@ def claude_session(home: Path, repo: Path) -> None:
     folder = home / ".claude" / "projects" / encode_project(repo)
     folder.mkdir(parents=True)
     common = {"sessionId": SID, "cwd": str(repo), "version": "2.1.0"}
-    records = [{**common, "type": "user", "uuid": "u1", "timestamp": "2025-01-01T10:00:00Z",
-                "message": {"role": "user", "content": "rename the tokenizer"}},
-               {**common, "type": "assistant", "uuid": "a1", "timestamp": "2025-01-01T10:00:05Z",
-                "message": {"role": "assistant", "content": [{"type": "text", "text": "tokenizer renamed"}]}}]
+    records = [
+        {
+            **common,
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": "2025-01-01T10:00:00Z",
+            "message": {"role": "user", "content": "rename the tokenizer"},
+        },
+        {
+            **common,
+            "type": "assistant",
+            "uuid": "a1",
+            "timestamp": "2025-01-01T10:00:05Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "tokenizer renamed"}]},
+        },
+    ]
     (folder / f"{SID}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
-@pytest.mark.parametrize("command", [("search", "tokenizer"), ("index", "--rebuild")], ids=["search", "rebuild"])
+@pytest.mark.parametrize(
+    "command", [("search", "tokenizer"), ("index", "--rebuild")], ids=["search", "rebuild"]
+)
 @pytest.mark.parametrize("case", sorted(FOREIGN))
-def test_a_foreign_index_is_kept_aside_and_rebuilt(repo: Path, isolated_env: Path, case: str,
-                                                   command: tuple[str, ...]) -> None:
+def test_a_foreign_index_is_kept_aside_and_rebuilt(
+    repo: Path, isolated_env: Path, case: str, command: tuple[str, ...]
+) -> None:
     claude_session(isolated_env, repo)
     state = repo / ".git" / "intent"
     state.mkdir()
@@ -77,8 +96,10 @@ def test_a_foreign_index_is_kept_aside_and_rebuilt(repo: Path, isolated_env: Pat
     (warning,) = proc.stderr.splitlines()
     aside = [p for p in state.glob("index.db.damaged-*") if not p.name.endswith(("-wal", "-shm"))]
     assert len(aside) == 1
-    assert warning == (f"warning: The index {state / 'index.db'} is not git-intent's ({reason}); it was moved to "
-                       f"{aside[0].name} and is being rebuilt.")
+    assert warning == (
+        f"warning: The index {state / 'index.db'} is not git-intent's ({reason}); it was moved to "
+        f"{aside[0].name} and is being rebuilt."
+    )
     assert aside[0].read_bytes() == original  # set aside as it was found
     again = run_cli(*command, cwd=repo)
     assert (again.returncode, again.stderr) == (0, "")

@@ -19,8 +19,10 @@ from git_intent.index.search import fts_query, query_words, search
 
 CLAUDE_START = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 CODEX_START = datetime(2026, 3, 5, 9, 0, tzinfo=timezone.utc)
-CHUNKER = ('def chunk_text(text, budget):\n    """Split text into pieces of at most budget characters."""\n'
-           '    return [text[i:i + budget] for i in range(0, len(text), budget)]\n')
+CHUNKER = (
+    'def chunk_text(text, budget):\n    """Split text into pieces of at most budget characters."""\n'
+    "    return [text[i:i + budget] for i in range(0, len(text), budget)]\n"
+)
 
 
 class Scenario:
@@ -29,12 +31,14 @@ class Scenario:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.claude = ClaudeSession(cwd=repo, clock=Clock(CLAUDE_START))
-        self.prompt = self.claude.prompt("Split long transcripts into chunks under the token budget; "
-                                         "never drop a user turn.")
+        self.prompt = self.claude.prompt(
+            "Split long transcripts into chunks under the token budget; never drop a user turn."
+        )
         self.say = self.claude.say("I will add a chunker module with a zebrafish argument.")
         self.write = self.claude.write("Creating the chunker.", repo / "src" / "chunker.py", CHUNKER)
-        self.edit = self.claude.edit("Renaming the helper.", repo / "src" / "chunker.py", "def chunk_text",
-                                     "def split_budgeted")
+        self.edit = self.claude.edit(
+            "Renaming the helper.", repo / "src" / "chunker.py", "def chunk_text", "def split_budgeted"
+        )
         self.transcript = self.claude.save()
         self.ids = [r["uuid"] for r in self.claude.records]
 
@@ -48,7 +52,10 @@ def scenario(repo: Path) -> Scenario:
 
 
 def rows(db: Database, table: str, *columns: str) -> list[tuple[Any, ...]]:
-    return [tuple(r) for r in db.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {', '.join(columns)}")]
+    return [
+        tuple(r)
+        for r in db.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {', '.join(columns)}")
+    ]
 
 
 def snapshot(repo: Repository) -> dict[str, list[tuple[Any, ...]]]:
@@ -59,15 +66,54 @@ def snapshot(repo: Repository) -> dict[str, list[tuple[Any, ...]]]:
             # 'integrity-check' with rank 1 compares an external-content index with its content table.
             db.execute(f"INSERT INTO {table}_fts ({table}_fts, rank) VALUES ('integrity-check', 1)")
         return {
-            "sessions": rows(db, "sessions", "agent", "session_id", "cwd", "started_at", "ended_at", "messages",
-                             "edits", "transcript"),
-            "messages": rows(db, "messages", "agent", "session_id", "message_id", "ordinal", "role", "timestamp",
-                             "is_prompt", "is_summary", "tools", "text", "digest"),
-            "edits": rows(db, "edits", "agent", "session_id", "ordinal", "message_id", "call_id", "path", "tool",
-                          "kind", "timestamp", "added"),
+            "sessions": rows(
+                db,
+                "sessions",
+                "agent",
+                "session_id",
+                "cwd",
+                "started_at",
+                "ended_at",
+                "messages",
+                "edits",
+                "transcript",
+            ),
+            "messages": rows(
+                db,
+                "messages",
+                "agent",
+                "session_id",
+                "message_id",
+                "ordinal",
+                "role",
+                "timestamp",
+                "is_prompt",
+                "is_summary",
+                "tools",
+                "text",
+                "digest",
+            ),
+            "edits": rows(
+                db,
+                "edits",
+                "agent",
+                "session_id",
+                "ordinal",
+                "message_id",
+                "call_id",
+                "path",
+                "tool",
+                "kind",
+                "timestamp",
+                "added",
+            ),
             "touches": rows(db, "touches", "agent", "session_id", "message_id", "path", "rpath"),
-            "fts": rows(db, "messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH "
-                        "'budget OR chunker OR zebrafish OR results'", "m.message_id"),
+            "fts": rows(
+                db,
+                "messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH "
+                "'budget OR chunker OR zebrafish OR results'",
+                "m.message_id",
+            ),
         }
     finally:
         db.close()
@@ -76,8 +122,9 @@ def snapshot(repo: Repository) -> dict[str, list[tuple[Any, ...]]]:
 # --- migrations -----------------------------------------------------------------------------------------
 
 
-def test_open_index_is_wal_in_the_common_dir_and_migrations_are_idempotent(repo: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_index_is_wal_in_the_common_dir_and_migrations_are_idempotent(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     r = Repository(repo)
     assert index_path(r) == repo.resolve() / ".git" / "intent" / "index.db"
     db = open_index(r)
@@ -98,7 +145,10 @@ def test_open_index_is_wal_in_the_common_dir_and_migrations_are_idempotent(repo:
     monkeypatch.setattr(migrations, "MIGRATIONS", [*MIGRATIONS, m999_notes])
     assert migrate(db) == ["m999_notes"]
     assert migrate(db) == []
-    assert [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY rowid")] == [*names, "m999_notes"]
+    assert [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY rowid")] == [
+        *names,
+        "m999_notes",
+    ]
     db.close()
 
 
@@ -114,18 +164,32 @@ def test_ingest_stores_messages_edits_and_touched_paths(scenario: Scenario) -> N
     sid, chunker = scenario.claude.session_id, str(scenario.repo / "src" / "chunker.py")
     db = open_index(r)
     assert rows(db, "messages", "ordinal", "message_id", "role", "is_prompt", "tools") == [
-        (0, scenario.ids[0], "user", 1, ""), (1, scenario.ids[1], "assistant", 0, ""),
-        (2, scenario.ids[2], "assistant", 0, "Write"), (3, scenario.ids[3], "tool", 0, ""),
-        (4, scenario.ids[4], "assistant", 0, "Edit"), (5, scenario.ids[5], "tool", 0, "")]
+        (0, scenario.ids[0], "user", 1, ""),
+        (1, scenario.ids[1], "assistant", 0, ""),
+        (2, scenario.ids[2], "assistant", 0, "Write"),
+        (3, scenario.ids[3], "tool", 0, ""),
+        (4, scenario.ids[4], "assistant", 0, "Edit"),
+        (5, scenario.ids[5], "tool", 0, ""),
+    ]
     assert rows(db, "edits", "ordinal", "message_id", "tool", "path") == [
-        (0, scenario.write, "Write", chunker), (1, scenario.edit, "Edit", chunker)]
+        (0, scenario.write, "Write", chunker),
+        (1, scenario.edit, "Edit", chunker),
+    ]
     assert rows(db, "edits", "added")[0][0] == CHUNKER.rstrip("\n")
-    assert rows(db, "touches", "message_id", "path") == sorted([(scenario.write, chunker), (scenario.edit, chunker)])
+    assert rows(db, "touches", "message_id", "path") == sorted(
+        [(scenario.write, chunker), (scenario.edit, chunker)]
+    )
     assert rows(db, "sessions", "agent", "session_id", "messages", "edits", "transcript", "started_at") == [
-        ("claude-code", sid, 6, 2, str(scenario.transcript), "2026-03-01T09:00:00.007000+00:00")]
+        ("claude-code", sid, 6, 2, str(scenario.transcript), "2026-03-01T09:00:00.007000+00:00")
+    ]
     assert rows(db, "transcripts", "path", "agent", "size", "offset") == [
-        (str(scenario.transcript), "claude-code", scenario.transcript.stat().st_size,
-         scenario.transcript.stat().st_size)]
+        (
+            str(scenario.transcript),
+            "claude-code",
+            scenario.transcript.stat().st_size,
+            scenario.transcript.stat().st_size,
+        )
+    ]
     # Tool-call arguments are stored readable (no JSON escapes gluing letters onto words).
     text = db.execute("SELECT text FROM messages WHERE message_id = ?", [scenario.write]).fetchone()[0]
     assert text.startswith(f"Creating the chunker.\n\nWrite\nfile_path: {chunker}\ncontent: def chunk_text(")
@@ -145,8 +209,13 @@ def test_incremental_ingest_skips_unchanged_and_writes_only_the_appended_message
     new = scenario.claude.say("Done: the budget check now also covers tool results.")
     scenario.claude.save()
     grown = ingest(r)
-    assert (grown.sessions, grown.messages_added, grown.messages_removed, grown.edits_added, grown.edits_removed) \
-        == (1, 1, 0, 0, 0)
+    assert (
+        grown.sessions,
+        grown.messages_added,
+        grown.messages_removed,
+        grown.edits_added,
+        grown.edits_removed,
+    ) == (1, 1, 0, 0, 0)
     db = open_index(r)
     after = rows(db, "messages", "id", "message_id")
     assert after[:6] == before  # the six stored rows were not rewritten
@@ -157,8 +226,9 @@ def test_incremental_ingest_skips_unchanged_and_writes_only_the_appended_message
     snapshot(r)  # the FTS index matches its content
 
 
-def test_an_unchanged_index_is_known_without_parsing_a_transcript(scenario: Scenario,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unchanged_index_is_known_without_parsing_a_transcript(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
     r = Repository(scenario.repo)
     assert not load.unchanged(r)  # no index yet
     ingest(r)
@@ -201,7 +271,12 @@ def test_a_changed_message_is_replaced_in_rows_and_full_text_index(scenario: Sce
     record["message"]["content"][0]["text"] = "I will add a chunker module with a platypus argument."
     scenario.claude.save()
     result = ingest(r)
-    assert (result.messages_added, result.messages_removed, result.edits_added, result.edits_removed) == (1, 1, 0, 0)
+    assert (result.messages_added, result.messages_removed, result.edits_added, result.edits_removed) == (
+        1,
+        1,
+        0,
+        0,
+    )
     assert search(r, "zebrafish") == []
     assert [h.show for h in search(r, "platypus")] == [scenario.ref(scenario.say)]
     snapshot(r)
@@ -237,16 +312,22 @@ def test_sessions_whose_transcripts_are_gone_are_removed(scenario: Scenario) -> 
     result = ingest(r)
     assert result.sessions_removed == 1
     state = snapshot(r)
-    assert (state["sessions"], state["messages"], state["edits"], state["touches"], state["fts"]) == ([], [], [], [],
-                                                                                                       [])
+    assert (state["sessions"], state["messages"], state["edits"], state["touches"], state["fts"]) == (
+        [],
+        [],
+        [],
+        [],
+        [],
+    )
     assert search(r, "budget") == []
     db = open_index(r)
     assert rows(db, "transcripts", "path") == []
     db.close()
 
 
-def test_an_ingest_cut_off_before_the_fts_build_is_completed_by_the_next(scenario: Scenario,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_ingest_cut_off_before_the_fts_build_is_completed_by_the_next(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
     r = Repository(scenario.repo)
 
     def crash(self: object) -> None:
@@ -277,7 +358,9 @@ def test_explicit_sessions_are_ingested_without_pruning_the_others(scenario: Sce
     assert [row[0] for row in snapshot(r)["sessions"]] == ["claude-code", "codex"]
 
 
-def test_of_two_copies_of_a_session_the_longest_wins_without_flipping(scenario: Scenario, tmp_path: Path) -> None:
+def test_of_two_copies_of_a_session_the_longest_wins_without_flipping(
+    scenario: Scenario, tmp_path: Path
+) -> None:
     from git_intent.sessions.discovery import read_transcript
 
     r = Repository(scenario.repo)
@@ -303,7 +386,12 @@ def test_search_finds_exact_and_fuzzy_matches_with_their_ids(scenario: Scenario)
     hits = search(r, "never drop a user turn")
     top = hits[0]
     assert (top.agent, top.session_id, top.message_id, top.role, top.show) == (
-        "claude-code", scenario.claude.session_id, scenario.prompt, "user", scenario.ref(scenario.prompt))
+        "claude-code",
+        scenario.claude.session_id,
+        scenario.prompt,
+        "user",
+        scenario.ref(scenario.prompt),
+    )
     assert top.timestamp == datetime(2026, 3, 1, 9, 0, 0, 7000, tzinfo=timezone.utc)
     assert "never drop a user turn" in top.snippet
     assert top.score == max(h.score for h in hits)
@@ -341,8 +429,10 @@ def test_search_filters_by_agent_since_and_file(scenario: Scenario) -> None:
     assert [h.show for h in search(r, "budget", file=str(stripes))] == [f"{codex.session_id}:{patch}"]
     assert search(r, "budget", file="ripes.py") == []  # a suffix counts only at a '/' boundary
     # The Edit's new_string "split_budgeted" stems to "budget" too.
-    assert {h.show for h in search(r, "budget", file="chunker.py")} == {scenario.ref(scenario.write),
-                                                                        scenario.ref(scenario.edit)}
+    assert {h.show for h in search(r, "budget", file="chunker.py")} == {
+        scenario.ref(scenario.write),
+        scenario.ref(scenario.edit),
+    }
     # Fewer exact hits than the limit: messages matching any word follow, scored lower.
     found = search(r, "split_budgeted", file="./src/chunker.py")
     assert [h.show for h in found] == [scenario.ref(scenario.edit), scenario.ref(scenario.write)]
@@ -350,10 +440,39 @@ def test_search_filters_by_agent_since_and_file(scenario: Scenario) -> None:
     assert search(r, "budget", file="chunker.py", agent="codex") == []
 
 
-HOSTILE = ['"', "NEAR(", "*", "-", ":", "^", "(", ")", "{", "+", "AND", "OR", "NOT", '"budget', 'budget"',
-           'NEAR(budget chunks, 2)', "budget*", "-budget", "text:budget", "budget AND", "NOT budget", "^budget",
-           "(budget", "{text}: budget", "budget NEAR", "'; DROP TABLE messages; --", "budget\x00", "", "   ",
-           "\u00e9\u00e8 budget", "b" * 5000]
+HOSTILE = [
+    '"',
+    "NEAR(",
+    "*",
+    "-",
+    ":",
+    "^",
+    "(",
+    ")",
+    "{",
+    "+",
+    "AND",
+    "OR",
+    "NOT",
+    '"budget',
+    'budget"',
+    "NEAR(budget chunks, 2)",
+    "budget*",
+    "-budget",
+    "text:budget",
+    "budget AND",
+    "NOT budget",
+    "^budget",
+    "(budget",
+    "{text}: budget",
+    "budget NEAR",
+    "'; DROP TABLE messages; --",
+    "budget\x00",
+    "",
+    "   ",
+    "\u00e9\u00e8 budget",
+    "b" * 5000,
+]
 
 
 @pytest.mark.parametrize("query", HOSTILE)
@@ -385,7 +504,9 @@ def test_ingest_result_is_json_serialisable(scenario: Scenario) -> None:
     assert json.loads(result.model_dump_json())["messages_added"] == 6
 
 
-def test_search_scores_only_candidates_that_can_enter_the_answer(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_scores_only_candidates_that_can_enter_the_answer(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 14, item 4: re-ranking stops once no later candidate (by bm25) can reach the `limit`-th score;
     the answer equals the one from scoring every candidate."""
     from rapidfuzz import fuzz
@@ -394,11 +515,23 @@ def test_search_scores_only_candidates_that_can_enter_the_answer(repo: Path, mon
     from git_intent.index import search as search_module
 
     filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
-    messages = [Message(message_id=f"m{i:03d}", role="assistant", timestamp=datetime(2026, 3, 1, tzinfo=timezone.utc),
-                        parts=(Part(kind="text", text=f"zebra crossing {i} " * (1 + i % 3) + filler * (i % 40)),))
-                for i in range(300)]
-    session = Session(agent="claude-code", session_id="s-300", transcript=repo / "none.jsonl", cwd=str(repo),
-                      messages=messages, edits=[])
+    messages = [
+        Message(
+            message_id=f"m{i:03d}",
+            role="assistant",
+            timestamp=datetime(2026, 3, 1, tzinfo=timezone.utc),
+            parts=(Part(kind="text", text=f"zebra crossing {i} " * (1 + i % 3) + filler * (i % 40)),),
+        )
+        for i in range(300)
+    ]
+    session = Session(
+        agent="claude-code",
+        session_id="s-300",
+        transcript=repo / "none.jsonl",
+        cwd=str(repo),
+        messages=messages,
+        edits=[],
+    )
     r = Repository(repo)
     ingest(r, [session])
     scored: list[str] = []
@@ -432,9 +565,21 @@ def test_typo_search_reads_the_vocabulary_again_after_the_index_changed(scenario
         assert "transcript" in [t for (t,) in db.execute("SELECT term FROM fts_terms WHERE prefix = 'tr'")]
     finally:
         db.close()
-    later = Session(agent="codex", session_id="later", transcript=scenario.repo / "later.jsonl", cwd=str(scenario.repo),
-                    messages=[Message(message_id="m1", role="user", timestamp=CODEX_START,
-                                      parts=(Part(kind="text", text="Trampolines everywhere."),))], edits=[])
+    later = Session(
+        agent="codex",
+        session_id="later",
+        transcript=scenario.repo / "later.jsonl",
+        cwd=str(scenario.repo),
+        messages=[
+            Message(
+                message_id="m1",
+                role="user",
+                timestamp=CODEX_START,
+                parts=(Part(kind="text", text="Trampolines everywhere."),),
+            )
+        ],
+        edits=[],
+    )
     ingest(r, [later])
     assert [h.show for h in search(r, "trampolinez")] == ["later:m1"]
 
@@ -447,23 +592,86 @@ def test_rows_are_tuples_in_column_order_with_the_digests_earlier_versions_store
     from git_intent.index import rows
 
     when = datetime(2026, 3, 1, 9, 0, 5, tzinfo=timezone.utc)
-    call = Part(kind="tool_call", tool="Edit", call_id="c1",
-                text=json.dumps({"file_path": "/w/src/chunker.py", "old_string": "a", "new_string": "b"}))
-    session = Session(agent="claude-code", session_id="s-1", transcript=Path("/t/s-1.jsonl"), cwd="/w", messages=[
-        Message(message_id="m1", role="user", timestamp=when, is_prompt=True,
-                parts=(Part(kind="text", text="Split the chunker"),)),
-        Message(message_id="m2", role="assistant",
-                parts=(Part(kind="text", text="Editing."), call))],
-        edits=[Edit(path="/w/src/chunker.py", tool="Edit", message_id="m2", call_id="c1", timestamp=when, new_text="b",
-                    added=(AddedLine(text="b", line=3),))])
+    call = Part(
+        kind="tool_call",
+        tool="Edit",
+        call_id="c1",
+        text=json.dumps({"file_path": "/w/src/chunker.py", "old_string": "a", "new_string": "b"}),
+    )
+    session = Session(
+        agent="claude-code",
+        session_id="s-1",
+        transcript=Path("/t/s-1.jsonl"),
+        cwd="/w",
+        messages=[
+            Message(
+                message_id="m1",
+                role="user",
+                timestamp=when,
+                is_prompt=True,
+                parts=(Part(kind="text", text="Split the chunker"),),
+            ),
+            Message(message_id="m2", role="assistant", parts=(Part(kind="text", text="Editing."), call)),
+        ],
+        edits=[
+            Edit(
+                path="/w/src/chunker.py",
+                tool="Edit",
+                message_id="m2",
+                call_id="c1",
+                timestamp=when,
+                new_text="b",
+                added=(AddedLine(text="b", line=3),),
+            )
+        ],
+    )
     stamp = "2026-03-01T09:00:05.000000+00:00"
     assert rows.session_rows(session) == (
-        [("claude-code", "s-1", "m1", 0, "user", stamp, 1, 0, "", "Split the chunker", "6b5411e3b83e6250a2c66ebd"),
-         ("claude-code", "s-1", "m2", 1, "assistant", None, 0, 0, "Edit",
-          "Editing.\n\nEdit\nfile_path: /w/src/chunker.py\nold_string: a\nnew_string: b", "43c93b92c2df41e9b349fcfd")],
-        [("claude-code", "s-1", 0, "m2", "c1", "/w/src/chunker.py", "Edit", "update", stamp, "b",
-          "445ab6baa16ef4df72cb4f0d")],
-        [("claude-code", "s-1", "m2", "/w/src/chunker.py", "yp.reknuhc/crs/w/")])
+        [
+            (
+                "claude-code",
+                "s-1",
+                "m1",
+                0,
+                "user",
+                stamp,
+                1,
+                0,
+                "",
+                "Split the chunker",
+                "6b5411e3b83e6250a2c66ebd",
+            ),
+            (
+                "claude-code",
+                "s-1",
+                "m2",
+                1,
+                "assistant",
+                None,
+                0,
+                0,
+                "Edit",
+                "Editing.\n\nEdit\nfile_path: /w/src/chunker.py\nold_string: a\nnew_string: b",
+                "43c93b92c2df41e9b349fcfd",
+            ),
+        ],
+        [
+            (
+                "claude-code",
+                "s-1",
+                0,
+                "m2",
+                "c1",
+                "/w/src/chunker.py",
+                "Edit",
+                "update",
+                stamp,
+                "b",
+                "445ab6baa16ef4df72cb4f0d",
+            )
+        ],
+        [("claude-code", "s-1", "m2", "/w/src/chunker.py", "yp.reknuhc/crs/w/")],
+    )
     assert [len(row) for row in rows.session_rows(session)[0]] == [len(rows.MESSAGE_COLUMNS)] * 2
 
 
@@ -475,22 +683,34 @@ def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Pa
 
     # The fixtures of that build: issue 28's excerpt (a document about checkpoints and git notes) came later.
     later = {"entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl"}
-    sessions = [s for agent in ("claude-code", "codex")
-                for path in sorted((CORPUS / "transcripts" / agent).glob("*.jsonl")) if path.name not in later
-                for s in read_transcript(path)]
+    sessions = [
+        s
+        for agent in ("claude-code", "codex")
+        for path in sorted((CORPUS / "transcripts" / agent).glob("*.jsonl"))
+        if path.name not in later
+        for s in read_transcript(path)
+    ]
     r = Repository(repo)
     ingest(r, sessions)
     claude, codex = "019d7e3d-0164-79d1-af76-e4ee6689b94f", "019fc8be-3658-7ca3-9e29-000000000000"
     expected = {
-        "redact secrets": ["cb947e5b-246e-4253-a953-631f7e464c6b:f249dbbc-deb2-4b2e-b65d-82605a6c5174",
-                           f"{claude}:r410", f"{claude}:r411"],
+        "redact secrets": [
+            "cb947e5b-246e-4253-a953-631f7e464c6b:f249dbbc-deb2-4b2e-b65d-82605a6c5174",
+            f"{claude}:r410",
+            f"{claude}:r411",
+        ],
         "pytest fixture": [f"{codex}:r103", f"{codex}:r28", f"{claude}:r699"],
         # third since issue 28's `/goal` excerpt: "<command-message>goal</command-message>… make commits …"
-        "commit message": ["198393f2-22db-477b-ac77-1825bea883ae:3e5c0942-5da9-4e4a-9f45-5f5b400293f9",
-                           f"{claude}:r626",
-                           "1e0a84da-d36b-4e8a-925c-b32310479358:e58aa06f-2651-48db-a1a4-0eb494e92d9d"],
-        "conifg": ["130d7b7e-5801-4345-9bd6-f32fd9b8429b:a507e8d8-e10b-420d-9f85-cbe94fa9e665", f"{claude}:r285",
-                   f"{claude}:r281"],
+        "commit message": [
+            "198393f2-22db-477b-ac77-1825bea883ae:3e5c0942-5da9-4e4a-9f45-5f5b400293f9",
+            f"{claude}:r626",
+            "1e0a84da-d36b-4e8a-925c-b32310479358:e58aa06f-2651-48db-a1a4-0eb494e92d9d",
+        ],
+        "conifg": [
+            "130d7b7e-5801-4345-9bd6-f32fd9b8429b:a507e8d8-e10b-420d-9f85-cbe94fa9e665",
+            f"{claude}:r285",
+            f"{claude}:r281",
+        ],
         "git notes": [f"{claude}:r321", f"{claude}:r540", f"{claude}:r504"],
     }
     assert {query: [hit.show for hit in search(r, query, limit=3)] for query in expected} == expected

@@ -22,8 +22,9 @@ def config_home(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("editor", EDITORS)
-def test_install_prints_the_configuration_and_changes_nothing(editor: str, config_home: Path,
-                                                              isolated_env: Path) -> None:
+def test_install_prints_the_configuration_and_changes_nothing(
+    editor: str, config_home: Path, isolated_env: Path
+) -> None:
     proc = run_cli("install", "--editor", editor, cwd=isolated_env)
     assert (proc.returncode, proc.stderr) == (0, "")
     assert server_command()[0] in proc.stdout and "lsp" in proc.stdout
@@ -41,7 +42,10 @@ def test_write_then_uninstall_restores_each_file_byte_for_byte(config_home: Path
 
     written = run_cli("install", "--editor", "helix", "--write", cwd=isolated_env)
     assert written.returncode == 0, written.stderr
-    assert f"+[language-server.git-intent]\n+command = \"{server_command()[0]}\"\n+args = [\"lsp\"]\n" in written.stdout
+    assert (
+        f'+[language-server.git-intent]\n+command = "{server_command()[0]}"\n+args = ["lsp"]\n'
+        in written.stdout
+    )
     assert f"{helix}: added git-intent." in written.stdout
     assert 'language-servers = ["pylsp", "git-intent"]' in written.stdout  # how to attach it
     assert helix.read_bytes().startswith(original + b"\n\n# >>> git-intent")
@@ -63,8 +67,9 @@ def test_write_then_uninstall_restores_each_file_byte_for_byte(config_home: Path
     assert gone.stdout == "git-intent was not in neovim's configuration; nothing changed.\n"
 
 
-def test_uninstall_after_the_user_edited_the_file_removes_only_the_block(config_home: Path,
-                                                                         isolated_env: Path) -> None:
+def test_uninstall_after_the_user_edited_the_file_removes_only_the_block(
+    config_home: Path, isolated_env: Path
+) -> None:
     helix = config_home / "helix" / "languages.toml"
     helix.parent.mkdir(parents=True)
     helix.write_text('[editor]\nline-number = "relative"\n', encoding="utf-8")
@@ -73,23 +78,28 @@ def test_uninstall_after_the_user_edited_the_file_removes_only_the_block(config_
         handle.write('\n[[language]]\nname = "go"\nlanguage-servers = ["gopls", "git-intent"]\n')
     proc = run_cli("uninstall", "--editor", "helix", cwd=isolated_env)
     assert "removed the git-intent block (the file changed since install" in proc.stdout
-    assert helix.read_text(encoding="utf-8") == ('[editor]\nline-number = "relative"\n\n[[language]]\nname = "go"\n'
-                                                 'language-servers = ["gopls", "git-intent"]\n')
+    assert helix.read_text(encoding="utf-8") == (
+        '[editor]\nline-number = "relative"\n\n[[language]]\nname = "go"\n'
+        'language-servers = ["gopls", "git-intent"]\n'
+    )
 
 
 @pytest.mark.parametrize("editor", ["zed", "vscode"])
-def test_write_for_an_editor_without_a_config_file_says_so(editor: str, config_home: Path,
-                                                           isolated_env: Path) -> None:
+def test_write_for_an_editor_without_a_config_file_says_so(
+    editor: str, config_home: Path, isolated_env: Path
+) -> None:
     proc = run_cli("install", "--editor", editor, "--write", cwd=isolated_env)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[0] == (f"error: {editor} has no configuration file git-intent can write a "
-                                           f"language server into.")
+    assert proc.stderr.splitlines()[0] == (
+        f"error: {editor} has no configuration file git-intent can write a language server into."
+    )
     assert run_cli("install", "--write", cwd=isolated_env).returncode == 2
     assert os.listdir(isolated_env) == [".gitconfig"] or not config_home.exists()
 
 
-def test_a_second_install_writes_the_block_again_with_the_current_command(config_home: Path,
-                                                                          isolated_env: Path) -> None:
+def test_a_second_install_writes_the_block_again_with_the_current_command(
+    config_home: Path, isolated_env: Path
+) -> None:
     """After the venv moved, `install --editor` replaces its block instead of keeping the stale command."""
     helix = config_home / "helix" / "languages.toml"
     helix.parent.mkdir(parents=True)
@@ -99,5 +109,5 @@ def test_a_second_install_writes_the_block_again_with_the_current_command(config
     helix.write_text(fresh.replace(server_command()[0], "/gone/venv/bin/git-intent"), encoding="utf-8")
     proc = run_cli("install", "--editor", "helix", "--write", cwd=isolated_env)
     assert proc.returncode == 0, proc.stderr
-    assert "-command = \"/gone/venv/bin/git-intent\"" in proc.stdout
+    assert '-command = "/gone/venv/bin/git-intent"' in proc.stdout
     assert helix.read_text(encoding="utf-8") == fresh

@@ -1,6 +1,7 @@
 """`git intent lsp` driven by a real editor: headless Neovim (Debian's package, installed by
-scripts/ensure-neovim when missing; the test fails with the reason when it cannot be, never skips) starts the
-server, opens a file of the demo repository, hovers an agent line and a human line, and requests code lenses."""
+scripts/ensure-neovim when missing; the test fails with the reason when it cannot be, never skips) starts
+the server, opens a file of the demo repository, hovers an agent line and a human line, and requests code
+lenses."""
 
 from __future__ import annotations
 
@@ -31,23 +32,40 @@ def neovim() -> str:
         return found
     proc = subprocess.run([str(ENSURE)], capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0 or not proc.stdout.strip():
-        pytest.fail(f"The editor tests need Debian's neovim, and scripts/ensure-neovim could not install it:\n"
-                    f"{proc.stderr.strip()}")
+        pytest.fail(
+            f"The editor tests need Debian's neovim, and scripts/ensure-neovim could not install it:\n"
+            f"{proc.stderr.strip()}"
+        )
     return proc.stdout.split()[-1]
 
 
-def drive(nvim: str, root: Path, path: Path, lines: list[int], tmp_path: Path, *, user_config: bool = False
-          ) -> dict[str, Any]:
+def drive(
+    nvim: str, root: Path, path: Path, lines: list[int], tmp_path: Path, *, user_config: bool = False
+) -> dict[str, Any]:
     """Run neovim_client.lua; with `user_config`, Neovim loads $XDG_CONFIG_HOME (where `install --editor
     neovim --write` put its plugin) and that starts the server, else the script starts it itself."""
     out = tmp_path / "neovim.json"
     command = "" if user_config else json.dumps([sys.executable, "-m", "git_intent", "lsp"])
-    env = {**os.environ, "GI_CMD": command, "GI_ROOT": str(root), "GI_FILE": str(path),
-           "GI_LINES": json.dumps(lines), "GI_OUT": str(out), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = {
+        **os.environ,
+        "GI_CMD": command,
+        "GI_ROOT": str(root),
+        "GI_FILE": str(path),
+        "GI_LINES": json.dumps(lines),
+        "GI_OUT": str(out),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
     isolation = ["-u", str(tmp_path / "config" / "nvim" / "init.lua")] if user_config else ["--clean"]
-    proc = subprocess.run([nvim, "--headless", *isolation, "-n", "-c", f"luafile {CLIENT}"], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [nvim, "--headless", *isolation, "-n", "-c", f"luafile {CLIENT}"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert out.exists(), f"neovim wrote no result (exit {proc.returncode}): {proc.stderr}"
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     assert result["errors"] == [], result["errors"]
@@ -74,19 +92,39 @@ def test_neovim_hovers_an_agent_line_and_a_human_line_and_shows_code_lenses(tmp_
     assert "written   by a person: No agent edit recorded for this commit wrote this line." in shown_human
 
     assert result["lenses"] == [
-        {"start": 81, "end": 81, "command": "git-intent.showMessage",
-         "title": "claude-code · b2f3c599 · asked: Handle single lines exceeding MaxChunkSize (error or split)…"},
-        {"start": 84, "end": 89, "command": "git-intent.showMessage",
-         "title": "claude-code · b2f3c599 · asked: Handle single lines exceeding MaxChunkSize (error or split)…"}]
+        {
+            "start": 81,
+            "end": 81,
+            "command": "git-intent.showMessage",
+            "title": "claude-code · b2f3c599 · asked: Handle single lines exceeding MaxChunkSize "
+            "(error or split)…",
+        },
+        {
+            "start": 84,
+            "end": 89,
+            "command": "git-intent.showMessage",
+            "title": "claude-code · b2f3c599 · asked: Handle single lines exceeding MaxChunkSize "
+            "(error or split)…",
+        },
+    ]
 
 
 def test_the_config_install_writes_starts_the_server_in_neovim(tmp_path: Path) -> None:
     nvim = neovim()
     root = tmp_path / "demo"
     run_demo(root)
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
-    written = subprocess.run(["git", "intent", "install", "--editor", "neovim", "--write"], cwd=root, env=env,
-                             capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    written = subprocess.run(
+        ["git", "intent", "install", "--editor", "neovim", "--write"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert written.returncode == 0, written.stderr
     plugin = tmp_path / "config" / "nvim" / "plugin" / "git-intent.lua"
     assert f"{plugin}: created." in written.stdout
@@ -108,10 +146,13 @@ def test_neovim_shows_trailer_and_unrecorded_lines_without_escapes_or_empty_ids(
         (root / "tool.py").write_text(text, encoding="utf-8")
         subprocess.run(["git", "add", "tool.py"], cwd=root, check=True)
         subprocess.run(["git", "commit", "-q", "-m", message], cwd=root, check=True)
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
-    sha = commit("def tool():\n    return 42\n", "add the tool\n\nCo-Authored-By: Claude <noreply@anthropic.com>")
+    sha = commit(
+        "def tool():\n    return 42\n", "add the tool\n\nCo-Authored-By: Claude <noreply@anthropic.com>"
+    )
     commit("def tool():\n    return 42\n\nNOTES = 1\n", "a person's note")
     result = drive(nvim, root, root / "tool.py", [1, 4], tmp_path)
 
@@ -125,5 +166,11 @@ def test_neovim_shows_trailer_and_unrecorded_lines_without_escapes_or_empty_ids(
     assert f"  commit    {sha[:12]}" in shown_trailer
     assert "git-intent does not know who wrote this line." in shown_unrecorded
     assert "has no git-intent note and no session on this machine wrote this line" in shown_unrecorded
-    assert result["lenses"] == [{"start": 1, "end": 2, "command": "",
-                                 "title": f"claude-code · named by a trailer of commit {sha[:12]} · no transcript"}]
+    assert result["lenses"] == [
+        {
+            "start": 1,
+            "end": 2,
+            "command": "",
+            "title": f"claude-code · named by a trailer of commit {sha[:12]} · no transcript",
+        }
+    ]

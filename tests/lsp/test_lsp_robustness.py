@@ -19,7 +19,9 @@ from git_intent.lsp.answers import NOT_INSTALLED
 from git_intent.lsp.markdown import sentence_markdown
 
 
-def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(repo: Path, tmp_path: Path) -> None:
+def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
+    repo: Path, tmp_path: Path
+) -> None:
     root = repo.resolve()
     (root / "app.py").write_text("def main():\n    return 0\n", encoding="utf-8")
     (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
@@ -35,16 +37,21 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
         assert await server.hover(uri(root / "app.py"), 1) == sentence_markdown(NOT_INSTALLED)
         assert await server.hover(uri(root / "gone.py"), 1) is None
         assert await server.hover("untitled:Untitled-1", 1) is None
-        # The same server, once refs/notes/intent moves (here: a damaged note appears): answers are recomputed.
+        # The same server, once refs/notes/intent moves (here: a damaged note appears): answers are
+        # recomputed.
         git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "garbage", sha)
         damaged = await server.hover(uri(root / "app.py"), 1)
         assert damaged is not None and damaged.startswith(
-            "**Unreadable note**: the record of this line's commit cannot be read.\n\n```text\n")
+            "**Unreadable note**: the record of this line's commit cannot be read.\n\n```text\n"
+        )
         assert f"\nThe note on {sha[:12]} in refs/notes/intent is not a git-intent record" in damaged
-        assert damaged.count("\n") == 9  # the head, then blame's own text for the line and the note's sentence
+        assert (
+            damaged.count("\n") == 9
+        )  # the head, then blame's own text for the line and the note's sentence
         assert await server.hover(uri(root / "app.py"), 3) is None  # past the end
         assert await server.hover(uri(root / "logo.png"), 1) == sentence_markdown(
-            "logo.png is a binary file; blame explains text lines only.")
+            "logo.png is a binary file; blame explains text lines only."
+        )
         assert await server.lenses(uri(root / "logo.png")) == []
         # HEAD moves: a new commit of the file answers with that commit.
         (root / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
@@ -58,14 +65,17 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
 
 
 def test_odd_files_answer_one_sentence_at_once(repo: Path, tmp_path: Path) -> None:
-    """A link to /dev/zero or out of the work tree, a FIFO (tracked, or not) and a file over the size read whole:
-    the hover says why in one sentence, without reading (a FIFO would block the server's thread for good)."""
+    """A link to /dev/zero or out of the work tree, a FIFO (tracked, or not) and a file over the size read
+    whole: the hover says why in one sentence, without reading (a FIFO would block the server's thread for
+    good)."""
     add_odd_files(repo, tmp_path)
     root = repo.resolve()
 
     async def conversation(server: Session) -> None:
         for path in ODD_FILES:
-            assert await server.hover(uri(root / path), 1) == sentence_markdown(unreadable_sentence(root, path)), path
+            assert await server.hover(uri(root / path), 1) == sentence_markdown(
+                unreadable_sentence(root, path)
+            ), path
             assert await server.lenses(uri(root / path)) == []
         assert server.logged == []  # nothing failed unexpectedly
 
@@ -81,16 +91,25 @@ def test_lsp_without_the_extra_says_how_to_install_it(monkeypatch: pytest.Monkey
     from git_intent.core.errors import IntentError
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "pygls" else real(name, *rest))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *rest: None if name == "pygls" else real(name, *rest)
+    )
     result = CliRunner().invoke(cli, ["lsp"])
     assert isinstance(result.exception, IntentError)
     assert (str(result.exception), result.exception.hint) == (
-        "The language server needs the lsp extra, which is not installed.", "pip install 'git-intent[lsp]'")
+        "The language server needs the lsp extra, which is not installed.",
+        "pip install 'git-intent[lsp]'",
+    )
 
 
 def test_the_server_exits_when_stdin_closes(repo: Path) -> None:
-    server = subprocess.Popen([sys.executable, "-m", "git_intent", "lsp"], cwd=repo, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "git_intent", "lsp"],
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert server.stdin is not None
     server.stdin.close()
     assert server.wait(timeout=30) == 0
@@ -99,8 +118,13 @@ def test_the_server_exits_when_stdin_closes(repo: Path) -> None:
 def test_the_server_exits_when_its_parent_dies(repo: Path) -> None:
     # sh starts the server in the background (its stdin still open: our pipe) and exits: the server is
     # re-parented and must notice within PARENT_POLL seconds.
-    parent = subprocess.Popen(["sh", "-c", f'"{sys.executable}" -m git_intent lsp & echo $!'], cwd=repo,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    parent = subprocess.Popen(
+        ["sh", "-c", f'"{sys.executable}" -m git_intent lsp & echo $!'],
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert parent.stdout is not None
     pid = int(parent.stdout.readline())
     assert parent.wait(timeout=10) == 0

@@ -1,5 +1,5 @@
-"""`git intent install --agent NAME` / `uninstall --agent NAME`: the MCP server entry in each agent's own config,
-other entries untouched, the diff shown, and the files restored byte for byte."""
+"""`git intent install --agent NAME` / `uninstall --agent NAME`: the MCP server entry in each agent's own
+config, other entries untouched, the diff shown, and the files restored byte for byte."""
 
 from __future__ import annotations
 
@@ -14,8 +14,12 @@ from conftest import git, run_cli
 
 from git_intent.mcp.rules import RULES_BEGIN, RULES_END
 
-CLAUDE = {"numStartups": 7, "theme": "dark", "projects": {"/x": {"mcpServers": {}}},
-          "mcpServers": {"other": {"type": "stdio", "command": "npx", "args": ["-y", "other"], "env": {"K": "v"}}}}
+CLAUDE = {
+    "numStartups": 7,
+    "theme": "dark",
+    "projects": {"/x": {"mcpServers": {}}},
+    "mcpServers": {"other": {"type": "stdio", "command": "npx", "args": ["-y", "other"], "env": {"K": "v"}}},
+}
 CODEX = """\
 # my settings
 model = "gpt-5.1-codex"  # keep this comment
@@ -33,11 +37,13 @@ model = "gpt-5.1-codex-mini"
 
 
 def user_file(agent: str, home: Path) -> Path:
-    return {"claude-code": Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json",
-            "codex": Path(os.environ["CODEX_HOME"]) / "config.toml",
-            "gemini-cli": home / ".gemini" / "settings.json",
-            "cursor": home / ".cursor" / "mcp.json",
-            "opencode": home / ".config" / "opencode" / "opencode.json"}[agent]
+    return {
+        "claude-code": Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json",
+        "codex": Path(os.environ["CODEX_HOME"]) / "config.toml",
+        "gemini-cli": home / ".gemini" / "settings.json",
+        "cursor": home / ".cursor" / "mcp.json",
+        "opencode": home / ".config" / "opencode" / "opencode.json",
+    }[agent]
 
 
 def servers(agent: str, path: Path) -> dict[str, Any]:
@@ -48,8 +54,11 @@ def servers(agent: str, path: Path) -> dict[str, Any]:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-            and ".local/state" not in p.as_posix()}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".local/state" not in p.as_posix()
+    }
 
 
 def install(*args: str, cwd: Path) -> str:
@@ -66,7 +75,8 @@ def uninstall(*args: str, cwd: Path) -> str:
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini-cli", "cursor", "opencode"])
 def test_install_into_an_existing_config_keeps_other_entries_and_uninstall_restores_it(
-        agent: str, isolated_env: Path, tmp_path: Path) -> None:
+    agent: str, isolated_env: Path, tmp_path: Path
+) -> None:
     path = user_file(agent, isolated_env)
     path.parent.mkdir(parents=True, exist_ok=True)
     if agent == "codex":
@@ -75,7 +85,9 @@ def test_install_into_an_existing_config_keeps_other_entries_and_uninstall_resto
         path.write_text(json.dumps(CLAUDE, indent=2))  # as Claude Code writes it: no final newline
     else:
         key = "mcp" if agent == "opencode" else "mcpServers"
-        path.write_text(json.dumps({"$schema": "x", key: {"other": {"command": "o"}}, "z": [1, 2]}, indent=4) + "\n")
+        path.write_text(
+            json.dumps({"$schema": "x", key: {"other": {"command": "o"}}, "z": [1, 2]}, indent=4) + "\n"
+        )
     before = snapshot(isolated_env)
 
     out = install("--agent", agent, cwd=tmp_path)
@@ -86,11 +98,16 @@ def test_install_into_an_existing_config_keeps_other_entries_and_uninstall_resto
     assert set(found) == {"docs" if agent == "codex" else "other", "git-intent"}
     entry = found["git-intent"]
     command = entry["command"] if agent == "opencode" else [entry["command"], *entry["args"]]
-    assert Path(command[0]).is_absolute() and command[1:3] in (["mcp"], ["-m", "git_intent"], ["mcp", "--repo"])
+    assert Path(command[0]).is_absolute() and command[1:3] in (
+        ["mcp"],
+        ["-m", "git_intent"],
+        ["mcp", "--repo"],
+    )
     if agent == "claude-code":
         data = json.loads(path.read_text())
-        assert {k: v for k, v in data.items() if k != "mcpServers"} == {k: v for k, v in CLAUDE.items()
-                                                                       if k != "mcpServers"}
+        assert {k: v for k, v in data.items() if k != "mcpServers"} == {
+            k: v for k, v in CLAUDE.items() if k != "mcpServers"
+        }
         assert data["mcpServers"]["other"] == CLAUDE["mcpServers"]["other"]  # type: ignore[index]
         assert entry["type"] == "stdio" and entry["env"] == {} and not path.read_text().endswith("\n")
     if agent == "codex":
@@ -123,7 +140,9 @@ def test_install_creates_missing_files_and_uninstall_removes_them(isolated_env: 
     assert not (isolated_env / ".gemini").exists() and not (isolated_env / ".config").exists()
 
 
-def test_uninstall_after_the_agent_changed_its_file_removes_only_our_entry(isolated_env: Path, tmp_path: Path) -> None:
+def test_uninstall_after_the_agent_changed_its_file_removes_only_our_entry(
+    isolated_env: Path, tmp_path: Path
+) -> None:
     path = user_file("claude-code", isolated_env)
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(CLAUDE, indent=2))
@@ -149,15 +168,27 @@ def test_project_install_writes_the_repository_config_not_the_users(repo: Path, 
     out = install("--agent", "claude-code", "--agent", "codex", "--project", "--rules", cwd=repo)
     assert snapshot(isolated_env) == before
     assert servers("claude-code", repo / ".mcp.json")["git-intent"] == {
-        "type": "stdio", "command": "git", "args": ["intent", "mcp"], "env": {}}
-    assert servers("codex", repo / ".codex" / "config.toml")["git-intent"] == {"command": "git",
-                                                                              "args": ["intent", "mcp"]}
+        "type": "stdio",
+        "command": "git",
+        "args": ["intent", "mcp"],
+        "env": {},
+    }
+    assert servers("codex", repo / ".codex" / "config.toml")["git-intent"] == {
+        "command": "git",
+        "args": ["intent", "mcp"],
+    }
     skill = repo / ".claude" / "skills" / "git-intent" / "SKILL.md"
-    assert skill.read_text().startswith("---\nname: git-intent\n") and "call its `why` tool" in skill.read_text()
+    assert (
+        skill.read_text().startswith("---\nname: git-intent\n") and "call its `why` tool" in skill.read_text()
+    )
     assert RULES_BEGIN in (repo / "AGENTS.md").read_text()
     assert f"{repo / '.mcp.json'}: created." in out.replace(str(repo.resolve()), str(repo))
     assert git(repo, "status", "--porcelain", "--untracked-files=all").splitlines() == [
-        "?? .claude/skills/git-intent/SKILL.md", "?? .codex/config.toml", "?? .mcp.json", "?? AGENTS.md"]
+        "?? .claude/skills/git-intent/SKILL.md",
+        "?? .codex/config.toml",
+        "?? .mcp.json",
+        "?? AGENTS.md",
+    ]
     uninstall("--agent", "claude-code", "--agent", "codex", "--project", cwd=repo)
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
     assert not (repo / ".claude").exists() and not (repo / ".codex").exists()
@@ -169,7 +200,9 @@ def test_rules_block_in_an_existing_agents_md_comes_out_exactly(isolated_env: Pa
     agents_md.write_text("# My rules\n\nAlways run the tests.\n")
     install("--agent", "codex", "--rules", cwd=tmp_path)
     text = agents_md.read_text()
-    assert text.startswith("# My rules\n\nAlways run the tests.\n\n" + RULES_BEGIN) and text.endswith(RULES_END + "\n")
+    assert text.startswith("# My rules\n\nAlways run the tests.\n\n" + RULES_BEGIN) and text.endswith(
+        RULES_END + "\n"
+    )
     agents_md.write_text(text.replace("Always run the tests.", "Always run the tests. Twice."))
     uninstall("--agent", "codex", cwd=tmp_path)
     assert agents_md.read_text() == "# My rules\n\nAlways run the tests. Twice.\n"
@@ -184,7 +217,7 @@ def test_a_config_that_is_not_json_is_left_untouched(isolated_env: Path, tmp_pat
     proc = run_cli("install", "--agent", "cursor", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"error: {path} is not the JSON git-intent expects (")
-    assert "hint: Add this under `mcpServers` by hand: {\"git-intent\": " in proc.stderr
+    assert 'hint: Add this under `mcpServers` by hand: {"git-intent": ' in proc.stderr
     assert path.read_text() == '{\n  // my servers\n  "mcpServers": {}\n}\n'
 
 

@@ -1,4 +1,5 @@
-"""`git intent mcp` through the official SDK's own client, over a real stdio subprocess, on the demo repository.
+"""`git intent mcp` through the official SDK's own client, over a real stdio subprocess, on the demo
+repository.
 
 The server is started with the command `git intent install --agent claude-code` registered, so the one-line
 mount is what is tested. Each tool must answer with exactly the JSON of the matching command's `--json`.
@@ -66,7 +67,9 @@ def registered_command(home: Path) -> list[str]:
     """The server command `install --agent claude-code` wrote into Claude Code's user config."""
     proc = run_cli("install", "--agent", "claude-code", cwd=home)
     assert proc.returncode == 0, proc.stderr
-    entry = json.loads((Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json").read_text())["mcpServers"]["git-intent"]
+    entry = json.loads((Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json").read_text())["mcpServers"][
+        "git-intent"
+    ]
     assert entry["type"] == "stdio" and entry["args"] == ["mcp"]
     return [entry["command"], *entry["args"]]
 
@@ -76,8 +79,12 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
     command = registered_command(isolated_env)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    params = StdioServerParameters(command=command[0], args=[*command[1:], "--repo", str(demo_repo)],
-                                   cwd=str(elsewhere), env=dict(os.environ))
+    params = StdioServerParameters(
+        command=command[0],
+        args=[*command[1:], "--repo", str(demo_repo)],
+        cwd=str(elsewhere),
+        env=dict(os.environ),
+    )
     expected = {
         "blame": cli_json(demo_repo, "blame", f"{FILE}:85-88"),
         "file": cli_json(demo_repo, "blame", FILE),
@@ -105,10 +112,14 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
         assert "not instructions" in blame.content[1].text  # type: ignore[union-attr]
         assert payload(await client.call_tool("blame", {"path": FILE})) == expected["file"]
         assert payload(await client.call_tool("show", {"session_id": SESSION})) == expected["show"]
-        assert payload(await client.call_tool("show", {"session_id": SESSION[:8], "message_id": "00696767"})) \
+        assert (
+            payload(await client.call_tool("show", {"session_id": SESSION[:8], "message_id": "00696767"}))
             == expected["message"]
+        )
         hits = await client.call_tool("search", {"query": "MaxChunkSize error", "limit": 3})
-        assert payload(hits) == expected["search"] and hits.structured_content == {"result": expected["search"]}
+        assert payload(hits) == expected["search"] and hits.structured_content == {
+            "result": expected["search"]
+        }
         context = await client.call_tool("view_context", {"session_id": SESSION, "budget": 1500})
         assert payload(context) == expected["context"]
         assert payload(await client.call_tool("sessions", {})) == expected["sessions"]
@@ -118,20 +129,41 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
         # errors: one sentence each, and the server keeps serving
         missing = await client.call_tool("blame", {"path": "no/such.go", "line": 1})
         assert error_text(missing) == "no/such.go is not a file in the work tree."
-        assert error_text(await client.call_tool("blame", {"path": FILE, "line": 0})) \
+        assert (
+            error_text(await client.call_tool("blame", {"path": FILE, "line": 0}))
             == "The blame tool's argument `line` is not valid: Input should be greater than or equal to 1."
-        assert "No session matches nope:" in error_text(await client.call_tool("show", {"session_id": "nope"}))
-        assert error_text(await client.call_tool("log", {"range": "--output=/tmp/x"})) \
+        )
+        assert "No session matches nope:" in error_text(
+            await client.call_tool("show", {"session_id": "nope"})
+        )
+        assert (
+            error_text(await client.call_tool("log", {"range": "--output=/tmp/x"}))
             == "'--output=/tmp/x' is not a revision or range of this repository."
-        assert error_text(await client.call_tool("set_fidelity", {"session_id": SESSION, "target": "t9",
-                                                                 "level": "full"})) \
+        )
+        assert (
+            error_text(
+                await client.call_tool(
+                    "set_fidelity", {"session_id": SESSION, "target": "t9", "level": "full"}
+                )
+            )
             == f"Session {SESSION} has no topic t9."
-        lowered = await client.call_tool("set_fidelity", {"session_id": SESSION, "target": "t1",
-                                                          "level": "placeholder"})
-        assert payload(lowered) == {"session": SESSION, "target": "t1", "level": "placeholder",
-                                    "topics": {"t1": "placeholder"}, "messages": {}}
-        assert payload(await client.call_tool("blame", {"path": FILE, "line": 86}))["lines"][0]["attribution"][
-            "session_id"] == SESSION
+        )
+        lowered = await client.call_tool(
+            "set_fidelity", {"session_id": SESSION, "target": "t1", "level": "placeholder"}
+        )
+        assert payload(lowered) == {
+            "session": SESSION,
+            "target": "t1",
+            "level": "placeholder",
+            "topics": {"t1": "placeholder"},
+            "messages": {},
+        }
+        assert (
+            payload(await client.call_tool("blame", {"path": FILE, "line": 86}))["lines"][0]["attribution"][
+                "session_id"
+            ]
+            == SESSION
+        )
 
     talk(params, conversation)
     # set_fidelity changed the same state the CLI reads
@@ -154,22 +186,28 @@ main()
 
 @pytest.mark.slow
 def test_why_and_ask_without_the_answer_library_are_tool_errors(demo_repo: Path) -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-c", BLOCK_ANSWER], cwd=str(demo_repo),
-                                   env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", BLOCK_ANSWER], cwd=str(demo_repo), env=dict(os.environ)
+    )
 
     async def conversation(client: Client) -> None:
         why = await client.call_tool("why", {"path": FILE, "line": 86})
         assert error_text(why) == "why/ask are not available in this build."
         ask = await client.call_tool("ask", {"question": "why chunk lines?"})
         assert error_text(ask) == "why/ask are not available in this build."
-        assert payload(await client.call_tool("blame", {"path": FILE, "line": 86}))["lines"][0]["status"] == "agent"
+        assert (
+            payload(await client.call_tool("blame", {"path": FILE, "line": 86}))["lines"][0]["status"]
+            == "agent"
+        )
 
     talk(params, conversation)
 
 
 @pytest.mark.slow
 def test_a_server_started_outside_a_repository_answers_with_the_reason(tmp_path: Path) -> None:
-    params = StdioServerParameters(command="git", args=["intent", "mcp"], cwd=str(tmp_path), env=dict(os.environ))
+    params = StdioServerParameters(
+        command="git", args=["intent", "mcp"], cwd=str(tmp_path), env=dict(os.environ)
+    )
 
     async def conversation(client: Client) -> None:
         for _ in range(2):  # still serving after the first error
@@ -186,7 +224,9 @@ def test_mcp_refuses_a_missing_repo(tmp_path: Path) -> None:
 
 
 def test_the_sdk_is_imported_only_by_the_mcp_command() -> None:
-    code = ("import sys, git_intent.cli, git_intent.mcp.register, git_intent.mcp.tools;"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'tomlkit')))")
+    code = (
+        "import sys, git_intent.cli, git_intent.mcp.register, git_intent.mcp.tools;print(sorted(m for m in "
+        "sys.modules if m.split('.')[0] in ('mcp', 'tomlkit')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "[]\n"

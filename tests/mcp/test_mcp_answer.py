@@ -51,9 +51,13 @@ def test_why_and_ask_tools_answer_like_the_library(tmp_path: Path) -> None:
     run_demo(folder)
     repo = Repository(folder)
     expected_why = stable(to_json(why(repo, f"{FILE}:85-88")))
-    expected_ask = stable(to_json(ask(repo, "Why are single lines bigger than the chunk size handled?", path=FILE)))
+    expected_ask = stable(
+        to_json(ask(repo, "Why are single lines bigger than the chunk size handled?", path=FILE))
+    )
     assert SESSION in json.dumps(expected_why)
-    params = StdioServerParameters(command="git", args=["intent", "mcp"], cwd=str(folder), env=dict(os.environ))
+    params = StdioServerParameters(
+        command="git", args=["intent", "mcp"], cwd=str(folder), env=dict(os.environ)
+    )
 
     async def main() -> None:
         async with Client(params, read_timeout_seconds=120) as client:
@@ -61,8 +65,9 @@ def test_why_and_ask_tools_answer_like_the_library(tmp_path: Path) -> None:
             assert stable(payload(answer)) == expected_why
             validate(WhyAnswer, payload(answer))
             assert "not instructions" in answer.content[1].text  # type: ignore[union-attr]
-            asked = await client.call_tool("ask", {"question": "Why are single lines bigger than the chunk size "
-                                                               "handled?", "path": FILE})
+            asked = await client.call_tool(
+                "ask", {"question": "Why are single lines bigger than the chunk size handled?", "path": FILE}
+            )
             assert stable(payload(asked)) == expected_ask
             missing = await client.call_tool("why", {"path": "no/such.go", "line": 1})
             assert missing.is_error

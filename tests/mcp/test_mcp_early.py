@@ -27,8 +27,11 @@ def _request(message_id: int, method: str, params: dict[str, Any] | None = None)
 
 
 def _initialize(version: str) -> bytes:
-    return _request(0, "initialize", {"protocolVersion": version, "capabilities": {},
-                                      "clientInfo": {"name": "test", "version": "1"}})
+    return _request(
+        0,
+        "initialize",
+        {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+    )
 
 
 def _read_line(proc: subprocess.Popen[bytes], timeout: float = 60) -> dict[str, Any]:
@@ -43,8 +46,14 @@ def _read_line(proc: subprocess.Popen[bytes], timeout: float = 60) -> dict[str, 
 
 def _converse(cwd: Path, command: list[str], version: str) -> tuple[list[dict[str, Any]], str]:
     """initialize, initialized, ping, tools/list; the answers in order, and stderr."""
-    proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=os.environ.copy())
+    proc = subprocess.Popen(
+        command,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
+    )
     assert proc.stdin is not None
     proc.stdin.write(_initialize(version))
     proc.stdin.flush()
@@ -72,7 +81,11 @@ def test_the_versions_answered_early_are_the_ones_the_installed_sdk_negotiates_a
 @pytest.mark.slow
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25", "1999-01-01"])
 def test_the_early_answer_is_the_sdks_and_the_sdk_serves_the_rest(repo: Path, version: str) -> None:
-    sdk_only = [sys.executable, "-c", "import pathlib, git_intent.mcp.server as s; s.serve(pathlib.Path('.'))"]
+    sdk_only = [
+        sys.executable,
+        "-c",
+        "import pathlib, git_intent.mcp.server as s; s.serve(pathlib.Path('.'))",
+    ]
     expected, _ = _converse(repo, sdk_only, version)
     answers, stderr = _converse(repo, [str(SCRIPT), "mcp"], version)
     assert answers == expected
@@ -85,13 +98,21 @@ def test_only_an_initialize_for_a_handshake_version_is_answered_early() -> None:
     args = ("git-intent", "9.9", "say hi")
     asked = json.loads(_initialize("2025-06-18"))
     assert early.initialize_result(asked, *args) == {
-        "jsonrpc": "2.0", "id": 0, "result": {"capabilities": early.CAPABILITIES, "instructions": "say hi",
-                                              "protocolVersion": "2025-06-18",
-                                              "serverInfo": {"name": "git-intent", "version": "9.9"}}}
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {
+            "capabilities": early.CAPABILITIES,
+            "instructions": "say hi",
+            "protocolVersion": "2025-06-18",
+            "serverInfo": {"name": "git-intent", "version": "9.9"},
+        },
+    }
     assert early.initialize_result(json.loads(_initialize("2026-07-28")), *args) is None
     assert early.initialize_result(json.loads(_request(3, "ping")), *args) is None
-    assert early.initialize_result({"method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
-                                   *args) is None  # a notification has no id: nothing to answer
+    assert (
+        early.initialize_result({"method": "initialize", "params": {"protocolVersion": "2025-06-18"}}, *args)
+        is None
+    )  # a notification has no id: nothing to answer
 
 
 GATE = """\
@@ -114,15 +135,23 @@ def test_initialize_is_answered_while_the_sdk_cannot_load(repo: Path, tmp_path: 
     (tmp_path / "site" / "sitecustomize.py").write_text(GATE, encoding="utf-8")
     gate = tmp_path / "open"
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "GIT_INTENT_TEST_GATE": str(gate)}
-    proc = subprocess.Popen([str(SCRIPT), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [str(SCRIPT), "mcp"],
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     assert proc.stdin is not None
     try:
         proc.stdin.write(_initialize("2025-06-18"))
         proc.stdin.flush()
         assert _read_line(proc, timeout=30)["result"]["serverInfo"]["name"] == "git-intent"
         gate.touch()
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode() + b"\n")
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode() + b"\n"
+        )
         proc.stdin.write(_request(1, "ping"))
         proc.stdin.flush()
         assert _read_line(proc) == {"jsonrpc": "2.0", "id": 1, "result": {}}

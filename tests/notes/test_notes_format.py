@@ -26,10 +26,30 @@ def sample_records() -> list[NoteRecord]:
     return [
         CommitRecord(commit=SHA, lines_added=5, lines_attributed=3, recorded_by="git-intent 0.1"),
         SessionRecord(agent="claude-code", session_id="s-1", lines_attributed=3, transcript_sha256="f" * 64),
-        LinesRecord(agent="claude-code", session_id="s-1", message_id="m-2", tool="Edit",
-                    path="src/app.py", start=3, end=5, match="exact", confidence=1.0, sha="0123456789abcdef"),
-        LinesRecord(agent="codex", session_id="s-2", message_id="r7", tool="apply_patch",
-                    path="src/app.py", start=1, end=1, match="fuzzy", confidence=0.85, sha="fedcba9876543210"),
+        LinesRecord(
+            agent="claude-code",
+            session_id="s-1",
+            message_id="m-2",
+            tool="Edit",
+            path="src/app.py",
+            start=3,
+            end=5,
+            match="exact",
+            confidence=1.0,
+            sha="0123456789abcdef",
+        ),
+        LinesRecord(
+            agent="codex",
+            session_id="s-2",
+            message_id="r7",
+            tool="apply_patch",
+            path="src/app.py",
+            start=1,
+            end=1,
+            match="fuzzy",
+            confidence=0.85,
+            sha="fedcba9876543210",
+        ),
     ]
 
 
@@ -37,7 +57,8 @@ def test_render_note_exact_bytes() -> None:
     record = CommitRecord(commit=SHA, lines_added=3, lines_attributed=2, recorded_by="git-intent 0.1.0")
     assert render_note([record]) == (
         '{"commit":"' + SHA + '","kind":"commit","lines_added":3,"lines_attributed":2,'
-        '"recorded_by":"git-intent 0.1.0","schema":"git-intent/1"}\n')
+        '"recorded_by":"git-intent 0.1.0","schema":"git-intent/1"}\n'
+    )
 
 
 def test_render_note_sorts_dedupes_and_is_order_independent() -> None:
@@ -69,30 +90,53 @@ def test_render_parse_round_trip() -> None:
 
 def test_parse_note_counts_foreign_lines() -> None:
     good = render_note(sample_records()[:2])
-    text = "\n".join([
-        "",
-        "not json at all",
-        '["a", "list"]',
-        json.dumps({"schema": "authorship/3.0.0", "kind": "commit"}),
-        json.dumps({"schema": NOTE_SCHEMA, "kind": "bogus"}),
-        json.dumps({"schema": NOTE_SCHEMA, "kind": "lines", "start": "three"}),
-        # a teammate's damaged lines: a kind that is a list, a number no float holds, an agent with a newline
-        json.dumps({"schema": NOTE_SCHEMA, "kind": ["lines"]}),
-        '{"schema": "git-intent/1", "kind": "lines", "agent": "codex", "session_id": "s", "message_id": "m", '
-        '"tool": "Edit", "match": "exact", "path": "a.py", "start": 1, "end": 1, "sha": "0", '
-        f'"confidence": 1{"0" * 400}}}',
-        json.dumps({"schema": NOTE_SCHEMA, "kind": "session", "agent": "codex\n", "session_id": "s",
-                    "lines_attributed": 1}),
-        "   ",
-    ]) + "\n" + good
+    text = (
+        "\n".join(
+            [
+                "",
+                "not json at all",
+                '["a", "list"]',
+                json.dumps({"schema": "authorship/3.0.0", "kind": "commit"}),
+                json.dumps({"schema": NOTE_SCHEMA, "kind": "bogus"}),
+                json.dumps({"schema": NOTE_SCHEMA, "kind": "lines", "start": "three"}),
+                # a teammate's damaged lines: a kind that is a list, a number no float holds, an agent with a
+                # newline
+                json.dumps({"schema": NOTE_SCHEMA, "kind": ["lines"]}),
+                '{"schema": "git-intent/1", "kind": "lines", "agent": "codex", "session_id": "s", '
+                '"message_id": "m", "tool": "Edit", "match": "exact", "path": "a.py", "start": 1, "end": '
+                '1, "sha": "0", '
+                f'"confidence": 1{"0" * 400}}}',
+                json.dumps(
+                    {
+                        "schema": NOTE_SCHEMA,
+                        "kind": "session",
+                        "agent": "codex\n",
+                        "session_id": "s",
+                        "lines_attributed": 1,
+                    }
+                ),
+                "   ",
+            ]
+        )
+        + "\n"
+        + good
+    )
     note = parse_note(SHA, text)
     assert note.foreign_lines == 8
     assert [r.kind for r in note.records] == ["session", "commit"]  # file order: rendered lines are sorted
 
 
 def test_parse_note_keeps_unknown_fields_of_newer_writers() -> None:
-    line = json.dumps({"schema": NOTE_SCHEMA, "kind": "session", "agent": "codex", "session_id": "s",
-                       "lines_attributed": 1, "future_field": [1, 2]})
+    line = json.dumps(
+        {
+            "schema": NOTE_SCHEMA,
+            "kind": "session",
+            "agent": "codex",
+            "session_id": "s",
+            "lines_attributed": 1,
+            "future_field": [1, 2],
+        }
+    )
     (record,) = parse_note(SHA, line).records
     assert record.extra == {"future_field": [1, 2]}
     assert json.loads(render_note([record])) == json.loads(line)
@@ -101,8 +145,12 @@ def test_parse_note_keeps_unknown_fields_of_newer_writers() -> None:
 def test_notes_concatenated_by_git_merge_parse_as_union() -> None:
     # cat_sort_uniq concatenates both notes, sorts the lines and drops duplicates
     first, second = sample_records()[:3], sample_records()[2:]
-    merged = "".join(sorted(set(render_note(first).splitlines(keepends=True))
-                            | set(render_note(second).splitlines(keepends=True))))
+    merged = "".join(
+        sorted(
+            set(render_note(first).splitlines(keepends=True))
+            | set(render_note(second).splitlines(keepends=True))
+        )
+    )
     assert merged == render_note(sample_records())
     assert set(parse_note(SHA, merged).records) == set(sample_records())
 
@@ -147,7 +195,10 @@ def test_parse_porcelain_line_range_and_repeated_commit(repo: Path) -> None:
     assert out.count("\nauthor ") == 1  # details are printed once per commit
     lines = parse_porcelain(out.encode())
     assert [(b.commit, b.final_line, b.content) for b in lines] == [
-        (sha, 4, "line 4"), (sha, 5, "line 5"), (sha, 6, "line 6")]
+        (sha, 4, "line 4"),
+        (sha, 5, "line 5"),
+        (sha, 6, "line 6"),
+    ]
     assert all(b.orig_path == "f.txt" and b.author == "Test Person" for b in lines)
 
 

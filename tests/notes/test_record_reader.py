@@ -15,19 +15,50 @@ from hypothesis import strategies as st
 from git_intent.notes import NOTE_SCHEMA, parse_record, render_note
 from git_intent.notes.records import _KINDS, _split, _validated
 
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 5), st.floats(-1, 2, allow_nan=False),
-                   st.sampled_from([10**400, -(2**60), 2**53 + 1]),
-                   st.sampled_from(["", "x", "7", "1.5", "claude-code", "claude-code\n", "Not An Agent!", "exact"]),
-                   st.lists(st.integers(0, 2), max_size=2), st.dictionaries(st.just("k"), st.integers(0, 1)))
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 5),
+    st.floats(-1, 2, allow_nan=False),
+    st.sampled_from([10**400, -(2**60), 2**53 + 1]),
+    st.sampled_from(["", "x", "7", "1.5", "claude-code", "claude-code\n", "Not An Agent!", "exact"]),
+    st.lists(st.integers(0, 2), max_size=2),
+    st.dictionaries(st.just("k"), st.integers(0, 1)),
+)
 FIELDS = {
-    "lines": ["agent", "session_id", "message_id", "tool", "match", "confidence", "call_id", "derived_from",
-              "path", "start", "end", "sha"],
+    "lines": [
+        "agent",
+        "session_id",
+        "message_id",
+        "tool",
+        "match",
+        "confidence",
+        "call_id",
+        "derived_from",
+        "path",
+        "start",
+        "end",
+        "sha",
+    ],
     "session": ["agent", "session_id", "lines_attributed", "parent_session_id", "transcript_sha256"],
     "commit": ["commit", "lines_added", "lines_attributed", "recorded_by"],
 }
-GOOD = {"agent": "claude-code", "session_id": "s", "message_id": "m", "tool": "Edit", "match": "exact",
-        "confidence": 1, "path": "a.py", "start": 1, "end": 2, "sha": "0" * 16, "lines_attributed": 3,
-        "commit": "c" * 40, "lines_added": 4, "recorded_by": "git-intent"}
+GOOD = {
+    "agent": "claude-code",
+    "session_id": "s",
+    "message_id": "m",
+    "tool": "Edit",
+    "match": "exact",
+    "confidence": 1,
+    "path": "a.py",
+    "start": 1,
+    "end": 2,
+    "sha": "0" * 16,
+    "lines_attributed": 3,
+    "commit": "c" * 40,
+    "lines_added": 4,
+    "recorded_by": "git-intent",
+}
 
 
 @st.composite

@@ -25,7 +25,7 @@ def test_every_planted_family_is_removed_whole() -> None:
         out = redact_text(fake.text).text
         context = fake.text.replace(fake.secret, "")
         body = "".join(line for line in fake.secret.splitlines() if "-----" not in line)
-        five = {body[i:i + 5] for i in range(len(body) - 4)}
+        five = {body[i : i + 5] for i in range(len(body) - 4)}
         if fake.secret in out or any(piece in out and piece not in context for piece in five):
             survivors.append((fake.family, out))
         assert "[REDACTED:" in out
@@ -34,10 +34,12 @@ def test_every_planted_family_is_removed_whole() -> None:
 
 def test_shas_uuids_hashes_and_identifiers_are_spared() -> None:
     sha = hashlib.sha1(b"x").hexdigest()
-    text = (f"commit {sha} and {sha[:12]}; session {uuid.uuid4()}; sha256:{hashlib.sha256(b'y').hexdigest()}\n"
-            "func TestTrackCommandDetachedDefaultsAgentToAuto(t *testing.T) {\n"
-            "see cmd/entire/cli/telemetry/detached_unix_test.go and newSmartHTTPRepoServerV2\n"
-            "password: str = field(default_factory=get_password)\n")
+    text = (
+        f"commit {sha} and {sha[:12]}; session {uuid.uuid4()}; sha256:{hashlib.sha256(b'y').hexdigest()}\n"
+        "func TestTrackCommandDetachedDefaultsAgentToAuto(t *testing.T) {\n"
+        "see cmd/entire/cli/telemetry/detached_unix_test.go and newSmartHTTPRepoServerV2\n"
+        "password: str = field(default_factory=get_password)\n"
+    )
     assert redact_text(text).text == text
 
 
@@ -56,15 +58,25 @@ def test_lines_of_the_commits_diff_are_kept() -> None:
 
 
 def test_images_and_binary_outputs_are_never_shared() -> None:
-    assert redact_text("see data:image/png;base64," + "iVBORw0KGgo" * 20 + " ok").text == "see [image omitted] ok"
+    assert (
+        redact_text("see data:image/png;base64," + "iVBORw0KGgo" * 20 + " ok").text
+        == "see [image omitted] ok"
+    )
     assert redact_text("ELF\0\0\x01binary").text == "[binary output omitted]"
 
 
 def test_seal_marks_what_redaction_touched_and_keeps_ids() -> None:
     fake = plant(1)[1]
-    sealed = seal({"schema": "git-intent-evidence/1", "session_id": "s-1",
-                   "messages": [{"message_id": "m1", "redacted": False, "parts": [{"text": fake.text}]},
-                                {"message_id": "m2", "redacted": False, "parts": [{"text": "hello"}]}]})
+    sealed = seal(
+        {
+            "schema": "git-intent-evidence/1",
+            "session_id": "s-1",
+            "messages": [
+                {"message_id": "m1", "redacted": False, "parts": [{"text": fake.text}]},
+                {"message_id": "m2", "redacted": False, "parts": [{"text": "hello"}]},
+            ],
+        }
+    )
     payload = json.loads(sealed.data)
     assert [m["redacted"] for m in payload["messages"]] == [True, False]
     assert fake.secret.encode() not in sealed.data
@@ -95,7 +107,9 @@ def test_redact_check_lists_findings_and_redact_prints_the_text(tmp_path: Path) 
     assert [f["line"] for f in found] == [2, 3]
     assert found[0]["rule"] == "aws-access-token" and found[1]["rule"] in ("jwt", "curl-auth-header")
     printed = run_cli("redact", str(path), cwd=tmp_path).stdout
-    assert fakes["aws"].secret not in printed and printed.startswith("line one\nkey [REDACTED:aws-access-token]\n")
+    assert fakes["aws"].secret not in printed and printed.startswith(
+        "line one\nkey [REDACTED:aws-access-token]\n"
+    )
 
 
 def test_check_text_positions() -> None:
@@ -118,7 +132,10 @@ def test_fixture_transcripts_code_edits_are_left_intact() -> None:
         for session in sessions:
             for edit in session.edits:
                 edits += 1
-                redacted += [f"{f.rule}: {edit.new_text[f.start:f.end]}" for f in redact_text(edit.new_text).findings
-                             if f.rule != "home-path"]
+                redacted += [
+                    f"{f.rule}: {edit.new_text[f.start : f.end]}"
+                    for f in redact_text(edit.new_text).findings
+                    if f.rule != "home-path"
+                ]
     assert edits > 100
     assert redacted == []

@@ -27,14 +27,18 @@ def fragments(fake: Planted, around: str, size: int = 8) -> list[str]:
     secret = fake.secret.replace("\u200b", "")
     if "PRIVATE KEY" in secret:
         secret = "".join(line for line in secret.splitlines() if "-----" not in line)
-    return [secret[i:i + size] for i in range(max(1, len(secret) - size + 1))
-            if secret[i:i + size] not in around]
+    return [
+        secret[i : i + size]
+        for i in range(max(1, len(secret) - size + 1))
+        if secret[i : i + size] not in around
+    ]
 
 
 @BOUNDED
 @given(st.sampled_from(FAKES), PROSE, PROSE, SEPARATORS, SEPARATORS)
-def test_a_planted_secret_is_removed_whole_wherever_it_stands(fake: Planted, left: str, right: str, a: str,
-                                                               b: str) -> None:
+def test_a_planted_secret_is_removed_whole_wherever_it_stands(
+    fake: Planted, left: str, right: str, a: str, b: str
+) -> None:
     text = f"{left}{a}{fake.text}{b}{right}"
     out = redact_text(text).text
     context = text.replace(fake.secret, "")
@@ -42,15 +46,24 @@ def test_a_planted_secret_is_removed_whole_wherever_it_stands(fake: Planted, lef
 
 
 @BOUNDED
-@given(st.sampled_from([f for f in FAKES if f.family in ("github", "stripe", "gitlab", "google", "npm", "openai")]),
-       st.lists(st.integers(0, 10_000), min_size=1, max_size=3), PROSE)
-def test_a_secret_split_across_the_parts_of_a_message_is_removed_whole(fake: Planted, cuts: list[int],
-                                                                       prose: str) -> None:
+@given(
+    st.sampled_from(
+        [f for f in FAKES if f.family in ("github", "stripe", "gitlab", "google", "npm", "openai")]
+    ),
+    st.lists(st.integers(0, 10_000), min_size=1, max_size=3),
+    PROSE,
+)
+def test_a_secret_split_across_the_parts_of_a_message_is_removed_whole(
+    fake: Planted, cuts: list[int], prose: str
+) -> None:
     text = f"{prose}\n{fake.text}"
     points = sorted({c % (len(text) + 1) for c in cuts})
     pieces = [text[i:j] for i, j in zip([0, *points], [*points, len(text)], strict=True)]
     parts = [{"kind": "text", "text": p} for p in pieces]
-    payload = {"schema": "git-intent-evidence/1", "messages": [{"message_id": "m", "redacted": False, "parts": parts}]}
+    payload = {
+        "schema": "git-intent-evidence/1",
+        "messages": [{"message_id": "m", "redacted": False, "parts": parts}],
+    }
     sealed = json.loads(seal(payload).data)
     out = "".join(p["text"] for p in sealed["messages"][0]["parts"])
     assert len(sealed["messages"][0]["parts"]) == len(pieces)
@@ -61,20 +74,41 @@ TOKENS = st.one_of(
     st.binary(min_size=1, max_size=64).map(lambda b: hashlib.sha1(b).hexdigest()),
     st.binary(min_size=1, max_size=64).map(lambda b: hashlib.sha256(b).hexdigest()),
     st.binary(min_size=1, max_size=64).map(lambda b: hashlib.sha1(b).hexdigest()[:12]),
-    st.uuids().map(str), st.uuids().map(lambda u: u.hex))
-TEST_DATA = st.sampled_from([
-    "TestTrackCommandDetachedDefaultsAgentToAuto", "newSmartHTTPRepoServerV2", "max_tokens: 4096",
-    "cmd/entire/cli/telemetry/detached_unix_test.go", 'Token: "test-token"', 'APIKey: "fake-api-key-for-tests"',
-    "password: str = field(default_factory=get_password)", "token = os.environ['GITHUB_TOKEN']",
-    "the password is wrong.", "docker login --password-stdin", "mysql -h db -P 3306 -u app", f"see {uuid.UUID(int=7)}",
-    "https://git@github.com/org/repo.git", "https://example.com/a%20b%20c%20d", 'Password: "pass"',
-    'TokenAuth{Token: "my-token"}', 'PostHogAPIKey = "phc_development_key"'])
+    st.uuids().map(str),
+    st.uuids().map(lambda u: u.hex),
+)
+TEST_DATA = st.sampled_from(
+    [
+        "TestTrackCommandDetachedDefaultsAgentToAuto",
+        "newSmartHTTPRepoServerV2",
+        "max_tokens: 4096",
+        "cmd/entire/cli/telemetry/detached_unix_test.go",
+        'Token: "test-token"',
+        'APIKey: "fake-api-key-for-tests"',
+        "password: str = field(default_factory=get_password)",
+        "token = os.environ['GITHUB_TOKEN']",
+        "the password is wrong.",
+        "docker login --password-stdin",
+        "mysql -h db -P 3306 -u app",
+        f"see {uuid.UUID(int=7)}",
+        "https://git@github.com/org/repo.git",
+        "https://example.com/a%20b%20c%20d",
+        'Password: "pass"',
+        'TokenAuth{Token: "my-token"}',
+        'PostHogAPIKey = "phc_development_key"',
+    ]
+)
 
 
 @BOUNDED
-@given(st.lists(TOKENS, min_size=1, max_size=8), st.lists(TEST_DATA, max_size=4), st.sampled_from([" ", "\n", ", "]))
-def test_shas_uuids_digests_and_test_data_are_never_redacted(tokens: list[str], data: list[str],
-                                                             separator: str) -> None:
+@given(
+    st.lists(TOKENS, min_size=1, max_size=8),
+    st.lists(TEST_DATA, max_size=4),
+    st.sampled_from([" ", "\n", ", "]),
+)
+def test_shas_uuids_digests_and_test_data_are_never_redacted(
+    tokens: list[str], data: list[str], separator: str
+) -> None:
     text = separator.join(tokens) + "".join(f"\n{line}" for line in data)
     assert redact_text(text).text == text
 

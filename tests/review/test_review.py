@@ -45,11 +45,19 @@ def test_the_whole_range_as_json(built: ReviewRepo) -> None:
     answer = review(built, f"{built.baseline}..HEAD", "--json")
     assert (answer["base"], answer["end"]) == (built.baseline, git(built.path, "rev-parse", "HEAD").strip())
     assert [f["path"] for f in answer["files"]] == [
-        CHUNKING, "cmd/entire/cli/agent/chunking_test.go", GEMINI, "cmd/entire/cli/telemetry/detached.go",
-        "cmd/entire/cli/telemetry/detached_test.go", "docs/notes.md"]
-    rows = {r["path"]: (r["agent"], r["human"], r["unrecorded"], r["changed_by_person"], r["sessions"])
-            for r in answer["summary"]}
-    # the linked commits credit 8 + 32 + 54 lines; Pat's change to one of session 0's lines counts as a person's
+        CHUNKING,
+        "cmd/entire/cli/agent/chunking_test.go",
+        GEMINI,
+        "cmd/entire/cli/telemetry/detached.go",
+        "cmd/entire/cli/telemetry/detached_test.go",
+        "docs/notes.md",
+    ]
+    rows = {
+        r["path"]: (r["agent"], r["human"], r["unrecorded"], r["changed_by_person"], r["sessions"])
+        for r in answer["summary"]
+    }
+    # the linked commits credit 8 + 32 + 54 lines; Pat's change to one of session 0's lines counts as a
+    # person's
     assert rows[CHUNKING] == (4, 1, 1, 1, [f"claude-code:{S0}"])
     assert rows[GEMINI] == (8, 0, 0, 0, [f"claude-code:{S2}"])
     assert rows["cmd/entire/cli/telemetry/detached.go"][:3] == (25, 0, 0)
@@ -63,8 +71,12 @@ def test_an_agent_group_carries_blames_attribution_and_evidence(built: ReviewRep
     answer = review(built, f"{built.baseline}..HEAD", "--json")
     first = groups(answer, GEMINI)[0]
     assert first["status"] == "agent"
-    assert (first["attribution"]["agent"], first["attribution"]["session_id"], first["attribution"]["tool"],
-            first["attribution"]["method"]) == ("claude-code", S2, "Edit", "note")
+    assert (
+        first["attribution"]["agent"],
+        first["attribution"]["session_id"],
+        first["attribution"]["tool"],
+        first["attribution"]["method"],
+    ) == ("claude-code", S2, "Edit", "note")
     kinds = [e["kind"] for e in first["evidence"]]
     assert kinds[0] == "request" and "edit" in kinds
     assert first["evidence"][0]["text"].startswith("Add error handling/logging for Gemini message marshaling")
@@ -82,12 +94,18 @@ def test_a_persons_change_to_an_agents_line_carries_previous(built: ReviewRepo) 
     assert len(person) == 1
     group = person[0]
     assert (group["start"], group["end"], group["author"], group["commits"]) == (
-        built.changed_line, built.changed_line, "Pat Person", [built.person])
+        built.changed_line,
+        built.changed_line,
+        "Pat Person",
+        [built.person],
+    )
     previous = group["lines"][0]["previous"]
     assert previous["commit"] == built.chunking
     assert previous["content"].strip() == "if len(lineWithNewline) > maxSize {"
     assert (previous["attribution"]["session_id"], previous["attribution"]["message_id"]) == (
-        S0, "b2f3c599-0740-40d5-9f43-d4f2332d829c")
+        S0,
+        "b2f3c599-0740-40d5-9f43-d4f2332d829c",
+    )
     # lines nobody changed carry none
     assert all(line["previous"] is None for g in groups(answer, GEMINI) for line in g["lines"])
 
@@ -124,12 +142,14 @@ def test_text_quotes_the_request_and_the_reason_with_citations(built: ReviewRepo
     lines = text.splitlines()
     assert lines[0].startswith(f"review {built.baseline}..HEAD · base {built.baseline[:12]}")
     assert re.search(r"^  total\s+95\s+1\s+1\s+1 changed an agent's lines$", text, re.MULTILINE)
-    gemini = text[text.index(f"\n{GEMINI} (modified)"):]
+    gemini = text[text.index(f"\n{GEMINI} (modified)") :]
     assert "asked     “Add error handling/logging for Gemini message marshaling failures" in gemini
     assert "[1ed1f046:dabe33ec]" in gemini
     # the reason picker's passage: the sentence naming the line's word (`"context"`), issue 20
-    assert "because   “I'll use `context.Background()` for the logging since this is an edge case utility " \
+    assert (
+        "because   “I'll use `context.Background()` for the logging since this is an edge case utility "
         "function.”" in gemini
+    )
     assert "same request and reason as line 5 above" in gemini
     assert f"! line {built.changed_line} changed a line claude-code wrote [0a0314fb:b2f3c599]" in text
 
@@ -173,8 +193,10 @@ def test_markdown_escapes_transcript_text_and_keeps_the_words(built: ReviewRepo)
     assert "<script>" not in outside_fences(markdown)
     assert "| <code>cmd&#47;" not in markdown  # slashes are not escaped: paths stay readable
     assert f"| <code>{CHUNKING}</code> | 4 | 1 (1 changed an agent&#39;s) | 1 |" not in markdown
-    assert f"| <code>{CHUNKING}</code> | 4 | 1 (1 changed an agent's) | 1 | claude-code <code>0a0314fb</code> |" \
+    assert (
+        f"| <code>{CHUNKING}</code> | 4 | 1 (1 changed an agent's) | 1 | claude-code <code>0a0314fb</code> |"
         in markdown
+    )
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +215,9 @@ def test_a_long_review_collapses_then_truncates_within_the_limit(answer: ReviewA
     markdown = review_markdown(big)
     assert len(markdown) <= GITHUB_LIMIT
     assert_safe_markdown(markdown)
-    assert markdown.rstrip().endswith(f"Run <code>git intent review {answer.range}</code> to see the whole review.")
+    assert markdown.rstrip().endswith(
+        f"Run <code>git intent review {answer.range}</code> to see the whole review."
+    )
     shown = re.search(r"(\d+) of (\d+) files shown", markdown)
     assert shown is not None and 0 < int(shown[1]) < int(shown[2]) == len(big.files)
     assert "Quotes left out to fit the comment limit." in markdown
@@ -208,8 +232,10 @@ def test_the_summariser_seam(answer: ReviewAnswer) -> None:
         seen.append((session.session_id, sum(g.counted for g in found)))
         if session.session_id == S2:
             raise IntentError("The model did not answer.")
-        return ModelSummary(text=f"Asked to fix it [{session.session_id}:{session.messages[0]}].",
-                            citations=[f"{session.session_id}:{session.messages[0]}"])
+        return ModelSummary(
+            text=f"Asked to fix it [{session.session_id}:{session.messages[0]}].",
+            citations=[f"{session.session_id}:{session.messages[0]}"],
+        )
 
     assert summarise_sessions(answer, None) is answer
     summarised = summarise_sessions(answer, summarise)
@@ -228,21 +254,24 @@ def test_diff_parsing_renames_binaries_and_odd_paths(repo: Path) -> None:
     (repo / "tail.txt").write_text("no newline")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "files")
-    git(repo, "mv", "old name.txt", "new \"name\".txt")
-    (repo / "new \"name\".txt").write_text("one\ntwo\nTHREE\nfour\nfive\n")
+    git(repo, "mv", "old name.txt", 'new "name".txt')
+    (repo / 'new "name".txt').write_text("one\ntwo\nTHREE\nfour\nfive\n")
     (repo / "blob.bin").write_bytes(b"\0\1\2\3")
     (repo / "tail.txt").write_text("no newline\n+++ looks like a header")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "changes")
     files = diff_files(Repository(repo), git(repo, "rev-parse", "HEAD~1").strip(), "HEAD")
     by_path = {f.path: f for f in files}
-    assert set(by_path) == {"blob.bin", "new \"name\".txt", "tail.txt"}
-    renamed = by_path["new \"name\".txt"]
+    assert set(by_path) == {"blob.bin", 'new "name".txt', "tail.txt"}
+    renamed = by_path['new "name".txt']
     assert (renamed.change, renamed.old_path) == ("renamed", "old name.txt")
-    assert [(h.old_start, h.new_start, h.removed, h.added) for h in renamed.hunks] == [(3, 3, ["three"], ["THREE"])]
+    assert [(h.old_start, h.new_start, h.removed, h.added) for h in renamed.hunks] == [
+        (3, 3, ["three"], ["THREE"])
+    ]
     assert by_path["blob.bin"].binary and not by_path["blob.bin"].hunks
     assert [(h.removed, h.added) for h in by_path["tail.txt"].hunks] == [
-        (["no newline"], ["no newline", "+++ looks like a header"])]
+        (["no newline"], ["no newline", "+++ looks like a header"])
+    ]
 
 
 def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -261,9 +290,15 @@ def test_each_note_and_each_session_is_read_once(built: ReviewRepo, monkeypatch:
             blames.append(args)
         return run_git(self, *args, **kwargs)
 
-    monkeypatch.setattr(blame, "read_note", lambda repo, commit: notes.append(commit) or read_note(repo, commit))
-    monkeypatch.setattr(discovery, "find_session", lambda repo, sid, *a, **k: sessions.append(sid) or find_session(
-        repo, sid, *a, **k))
+    monkeypatch.setattr(
+        blame, "read_note", lambda repo, commit: notes.append(commit) or read_note(repo, commit)
+    )
+    monkeypatch.setattr(
+        discovery,
+        "find_session",
+        lambda repo, sid, *a, **k: sessions.append(sid) or find_session(repo, sid, *a, **k),
+    )
+
     def counting_blame(self: Repository, path: str, *args: Any, **kwargs: Any) -> Any:
         blames.append(("blame", kwargs.get("rev") or "", "--", path))
         return run_blame(self, path, *args, **kwargs)

@@ -16,10 +16,16 @@ QUOTE = "Handle single lines exceeding MaxChunkSize"
 
 @pytest.mark.slow
 def test_each_session_gets_a_cited_summary_and_forged_citations_are_dropped(
-        demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    script = [call("message_detail", session_id=SESSION[:8], message_id=REQUEST[:8]),
-              say(f'The session was asked to "{QUOTE}" [{SESSION[:8]}:{REQUEST[:8]}] and made ChunkJSONL return an '
-                  f"error. It also claims [{SESSION[:8]}:deadbeef].")]
+    demo: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    script = [
+        call("message_detail", session_id=SESSION[:8], message_id=REQUEST[:8]),
+        say(
+            f'The session was asked to "{QUOTE}" [{SESSION[:8]}:{REQUEST[:8]}] and made ChunkJSONL return an '
+            f"error. It also claims [{SESSION[:8]}:deadbeef]."
+        ),
+    ]
     with scripted(script) as server:
         use_model(monkeypatch, server.url)
         out = run_cli("review", "HEAD", "--json", cwd=demo)
@@ -39,7 +45,9 @@ def test_each_session_gets_a_cited_summary_and_forged_citations_are_dropped(
 
 @pytest.mark.slow
 def test_an_unreachable_model_leaves_the_offline_review_and_says_why(
-        demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    demo: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     use_model(monkeypatch, "http://127.0.0.1:9", TIMEOUT="2")
     out = run_cli("review", "HEAD", "--json", cwd=demo)
     assert out.returncode == 0, out.stderr

@@ -33,8 +33,16 @@ def site(built: ReviewRepo) -> Iterator[Site]:
         yield site
 
 
-def request(site: Site, path: str, *, method: str = "GET", host: str | None = None, body: str | None = None,
-            headers: dict[str, str] | None = None, key: bool = True) -> tuple[int, dict[str, str], str]:
+def request(
+    site: Site,
+    path: str,
+    *,
+    method: str = "GET",
+    host: str | None = None,
+    body: str | None = None,
+    headers: dict[str, str] | None = None,
+    key: bool = True,
+) -> tuple[int, dict[str, str], str]:
     """One request to `site` (with this run's key in its cookie, as a browser that opened the printed address
     sends it; none with `key` False): status, headers (lower-case names) and body."""
     where = urlsplit(site.base)
@@ -76,8 +84,15 @@ def links(html: str) -> list[tuple[str, str]]:
 
 def test_only_local_host_names_are_served(site: Site) -> None:
     port = urlsplit(site.base).port
-    for host in ("evil.example", f"evil.example:{port}", "localhost.evil.example", "127.0.0.1.evil.example",
-                 f"127.0.0.1:{port}@evil.example", "[::2]", ""):
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "localhost.evil.example",
+        "127.0.0.1.evil.example",
+        f"127.0.0.1:{port}@evil.example",
+        "[::2]",
+        "",
+    ):
         status, headers, body = request(site, "/", host=host)
         assert status == 403, host
         assert body.startswith("Forbidden: git intent serve answers only requests to localhost")
@@ -117,18 +132,33 @@ def test_without_the_key_every_route_answers_401_and_nothing_else(built: ReviewR
     assert message is not None and form_token is not None
     values = {"path": CHUNKING, "session_id": S8, "message_id": message[1]}
     checked = routes(built)
-    assert {pattern for _, pattern in checked} >= {"/", "/file/{path:path}", "/session/{session_id}/fidelity",
-                                                   "/static/intent.js"}
+    assert {pattern for _, pattern in checked} >= {
+        "/",
+        "/file/{path:path}",
+        "/session/{session_id}/fidelity",
+        "/static/intent.js",
+    }
     wrong = "x" * len(site.key)
     port = urlsplit(site.base).port
     for method, pattern in checked:
         folder = {"path": CHUNKING.rsplit("/", 1)[0]} if pattern.startswith("/files/") else {}
         path = concrete(pattern, values | folder)
-        body = urlencode({"target": "t1", "level": "auto", "token": form_token[1]}) if method == "POST" else None
-        for headers in ({}, {"Cookie": f"git-intent-{port}={wrong}"}, {"Cookie": f"git-intent-1={site.key}"},
-                        {"Authorization": f"Bearer {wrong}"}, {"Authorization": f"Basic {site.key}"}):
+        body = (
+            urlencode({"target": "t1", "level": "auto", "token": form_token[1]}) if method == "POST" else None
+        )
+        for headers in (
+            {},
+            {"Cookie": f"git-intent-{port}={wrong}"},
+            {"Cookie": f"git-intent-1={site.key}"},
+            {"Authorization": f"Bearer {wrong}"},
+            {"Authorization": f"Basic {site.key}"},
+        ):
             status, answer, text = request(site, path, method=method, body=body, headers=headers, key=False)
-            assert (status, text) == (401, "" if method == "HEAD" else UNAUTHORIZED + "\n"), (method, path, headers)
+            assert (status, text) == (401, "" if method == "HEAD" else UNAUTHORIZED + "\n"), (
+                method,
+                path,
+                headers,
+            )
             assert answer["www-authenticate"] == 'Bearer realm="git intent serve"'
             assert "set-cookie" not in answer
         status, _, text = request(site, f"{path}?token={wrong}", method=method, body=body, key=False)
@@ -137,9 +167,12 @@ def test_without_the_key_every_route_answers_401_and_nothing_else(built: ReviewR
         status, _, text = request(site, path, method=method, body=body)
         assert status == (303 if method == "POST" else 200), (method, path)
         if pattern == "/file/{path:path}" and method == "GET":
-            assert "Handle single lines exceeding MaxChunkSize" in text  # the transcript text kept from others
-        status, _, _ = request(site, path, method=method, body=body, key=False,
-                               headers={"Authorization": f"Bearer {site.key}"})
+            assert (
+                "Handle single lines exceeding MaxChunkSize" in text
+            )  # the transcript text kept from others
+        status, _, _ = request(
+            site, path, method=method, body=body, key=False, headers={"Authorization": f"Bearer {site.key}"}
+        )
         assert status == (303 if method == "POST" else 200), (method, path)
     for path in ("/no/such/page", "/static/../../etc/passwd"):  # before routing: even what does not exist
         assert request(site, path, key=False)[:3:2] == (401, UNAUTHORIZED + "\n")
@@ -151,8 +184,11 @@ def test_the_printed_address_sets_the_cookie_and_goes_on_without_the_key(site: S
     port = urlsplit(site.base).port
     assert status == 200
     assert headers["set-cookie"] == f"git-intent-{port}={site.key}; HttpOnly; SameSite=Strict; Path=/"
-    assert page == (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={path}?line=3">'
-                    f'<title>git intent</title><p><a href="{path}?line=3">Continue to git intent serve</a></p>\n')
+    assert page == (
+        f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" '
+        f'content="0;url={path}?line=3"><title>git intent</title><p><a href="{path}?line=3">Continue to '
+        f"git intent serve</a></p>\n"
+    )
     assert headers["cache-control"] == "no-store" and headers["referrer-policy"] == "no-referrer"
     cookie = headers["set-cookie"].split(";")[0]
     status, _, page = request(site, f"{path}?line=3", key=False, headers={"Cookie": f"theme=dark; {cookie}"})
@@ -185,7 +221,12 @@ def test_a_websocket_is_closed_before_anything() -> None:
     async def receive() -> dict[str, object]:
         return {"type": "websocket.connect"}
 
-    scope = {"type": "websocket", "path": "/", "headers": [(b"host", b"127.0.0.1")], "query_string": b"token=key"}
+    scope = {
+        "type": "websocket",
+        "path": "/",
+        "headers": [(b"host", b"127.0.0.1")],
+        "query_string": b"token=key",
+    }
     asyncio.run(Guard(app, "token", "key")(scope, receive, send))  # type: ignore[arg-type]
     assert sent == [{"type": "websocket.close", "code": 1008}]
 
@@ -198,15 +239,23 @@ def test_a_post_needs_the_runs_token(built: ReviewRepo, site: Site) -> None:
     form = {"target": "t1", "level": "placeholder"}
     assert request(site, path, method="POST", body=urlencode(form))[0] == 403
     assert request(site, path, method="POST", body=urlencode({**form, "token": "x" * 43}))[0] == 403
-    assert request(site, path, method="POST", body=urlencode(form), headers={"X-Intent-Token": "wrong"})[0] == 403
+    assert (
+        request(site, path, method="POST", body=urlencode(form), headers={"X-Intent-Token": "wrong"})[0]
+        == 403
+    )
     assert request(site, path, method="POST", body="", headers={"Content-Type": "text/plain"})[0] == 403
     assert levels(built) == {}  # nothing changed
 
     status, headers, _ = request(site, path, method="POST", body=urlencode({**form, "token": token[1]}))
     assert (status, headers["location"]) == (303, f"/session/{S8}#topic-t1")
     assert levels(built) == {"t1": "placeholder"}
-    status, _, _ = request(site, path, method="POST", body=urlencode({"target": "t1", "level": "auto"}),
-                           headers={"X-Intent-Token": token[1]})
+    status, _, _ = request(
+        site,
+        path,
+        method="POST",
+        body=urlencode({"target": "t1", "level": "auto"}),
+        headers={"X-Intent-Token": token[1]},
+    )
     assert status == 303 and levels(built) == {}
     # the token is checked before routing: a POST to any path without it is refused
     assert request(site, "/no/such/page", method="POST", body="")[0] == 403
@@ -216,7 +265,9 @@ def levels(built: ReviewRepo) -> dict[str, str]:
     """The user's stored fidelity choices for session S8 (what `git intent fidelity` writes)."""
     proc = run_cli("context", S8, "--json", cwd=built.path, env=built.env)
     assert proc.returncode == 0, proc.stderr
-    return {t["topic_id"]: t["fidelity"] for t in json.loads(proc.stdout)["topic_map"] if t["chosen_by"] == "user"}
+    return {
+        t["topic_id"]: t["fidelity"] for t in json.loads(proc.stdout)["topic_map"] if t["chosen_by"] == "user"
+    }
 
 
 def test_every_page_is_reachable_from_the_start_page_and_nothing_comes_from_elsewhere(site: Site) -> None:
@@ -234,15 +285,21 @@ def test_every_page_is_reachable_from_the_start_page_and_nothing_comes_from_else
             absolute = urlsplit(urljoin(site.base + path.lstrip("/"), target))
             assert absolute.netloc == urlsplit(site.base).netloc, f"{path} refers to {target}"
             kinds.add(absolute.path.split("/")[1] if "/" in absolute.path[1:] else absolute.path)
-            if tag == "a" and absolute.path.split("/")[1] in ("files", "file", "sessions", "session", "review",
-                                                               "message") and len(seen) + len(queue) < 60:
+            if (
+                tag == "a"
+                and absolute.path.split("/")[1]
+                in ("files", "file", "sessions", "session", "review", "message")
+                and len(seen) + len(queue) < 60
+            ):
                 queue.append(absolute.path + (f"?{absolute.query}" if absolute.query else ""))
     assert {"files", "file", "session", "message", "/review", "/search", "/sessions", "static"} <= kinds
     for path in ("/search?q=chunk", "/review?range=HEAD~3..HEAD"):
         status, _, body = request(site, path)
         assert status == 200, path
-        assert all(urlsplit(urljoin(site.base, target)).netloc == urlsplit(site.base).netloc
-                   for _, target in links(body))
+        assert all(
+            urlsplit(urljoin(site.base, target)).netloc == urlsplit(site.base).netloc
+            for _, target in links(body)
+        )
     for path in ("/static/intent.js", "/static/intent.css"):
         status, _, body = request(site, path)
         assert status == 200 and "http" not in body and "@import" not in body and "url(" not in body, path
@@ -254,16 +311,22 @@ def test_the_file_view_works_without_javascript(built: ReviewRepo, site: Site) -
     assert status == 200
     shown = re.findall(r'<section class="panel" id="(p\d+)">', page)  # the one panel not `hidden`
     assert len(shown) == 1
-    panel = page[page.index(f'id="{shown[0]}"'):]
-    panel = panel[:panel.index("</section>")]
+    panel = page[page.index(f'id="{shown[0]}"') :]
+    panel = panel[: panel.index("</section>")]
     assert "Handle single lines exceeding MaxChunkSize" in panel
     assert '<p class="muted symbol">in <code>func ChunkJSONL</code></p>' in panel  # issue 20: the symbol
     assert f'<tr id="L{built.changed_line - 1}"' in page and 'class="selected"' in page
 
 
 def test_unknown_pages_and_paths_outside_the_tree_are_404(site: Site) -> None:
-    for path in ("/file/../../etc/passwd", "/file/%2e%2e/%2e%2e/etc/passwd", "/file/no/such.go", "/nope",
-                 "/session/ffffffff-0000", "/files/no/such/folder/"):
+    for path in (
+        "/file/../../etc/passwd",
+        "/file/%2e%2e/%2e%2e/etc/passwd",
+        "/file/no/such.go",
+        "/nope",
+        "/session/ffffffff-0000",
+        "/files/no/such/folder/",
+    ):
         assert request(site, path)[0] == 404, path
 
 
@@ -274,8 +337,10 @@ def test_a_busy_port_is_named(built: ReviewRepo) -> None:
         port = taken.getsockname()[1]
         proc = run_cli("serve", "--port", str(port), cwd=built.path, env=built.env)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[0] == (f"error: Port {port} on 127.0.0.1 is already in use or not allowed; "
-                                           f"choose another with --port (for example --port 0 for any free port).")
+    assert proc.stderr.splitlines()[0] == (
+        f"error: Port {port} on 127.0.0.1 is already in use or not allowed; choose another with --port "
+        f"(for example --port 0 for any free port)."
+    )
 
 
 def test_host_and_token_checks() -> None:
@@ -291,8 +356,10 @@ def test_serve_is_not_imported_by_other_commands(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys, git_intent.cli, git_intent.review\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn', 'jinja2')))")
+    code = (
+        "import sys, git_intent.cli, git_intent.review\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn', 'jinja2')))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.strip() == "[]", proc.stderr
 
@@ -301,12 +368,16 @@ def test_without_the_serve_extra_it_says_what_to_install(repo: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['uvicorn'] = None\n"
-            "from git_intent.cli import main; sys.argv = ['git-intent', 'serve', '--port', '0']; main()")
+    code = (
+        "import sys; sys.modules['uvicorn'] = None\n"
+        "from git_intent.cli import main; sys.argv = ['git-intent', 'serve', '--port', '0']; main()"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
     assert proc.returncode == 1
-    assert proc.stderr == ("error: git intent serve needs the serve extra (uvicorn is not installed).\n"
-                           "hint: pip install 'git-intent[serve]'\n")
+    assert proc.stderr == (
+        "error: git intent serve needs the serve extra (uvicorn is not installed).\n"
+        "hint: pip install 'git-intent[serve]'\n"
+    )
 
 
 def test_open_hands_the_browser_a_page_only_this_user_can_read(built: ReviewRepo, tmp_path: Path) -> None:
@@ -320,9 +391,11 @@ def test_open_hands_the_browser_a_page_only_this_user_can_read(built: ReviewRepo
         assert site.key not in argument and argument == page.as_uri() and page.name == "open.html"
         assert (stat.S_IMODE(page.stat().st_mode), stat.S_IMODE(page.parent.stat().st_mode)) == (0o600, 0o700)
         target = html.escape(site.address)
-        assert page.read_text() == (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" '
-                                    f'content="0;url={target}"><title>git intent</title><p><a href="{target}">'
-                                    f'Open git intent serve</a></p>\n')
+        assert page.read_text() == (
+            f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" '
+            f'content="0;url={target}"><title>git intent</title><p><a href="{target}">'
+            f"Open git intent serve</a></p>\n"
+        )
     assert not page.parent.exists()
 
 
@@ -349,10 +422,14 @@ def test_a_credit_whose_transcript_is_gone_names_its_ids_and_links_nowhere(tmp_p
         for page in ("/", f"/file/{chunking}", "/review?range=HEAD"):
             status, _, html = request(demo, page)
             assert status == 200, page
-            assert [href for _, href in links(html) if href.startswith(("/message/", "/session/"))] == [], page
+            assert [href for _, href in links(html) if href.startswith(("/message/", "/session/"))] == [], (
+                page
+            )
         _, _, html = request(demo, f"/file/{chunking}?line=85")
-        assert ("session <code>0a0314fb-b206-450f-b895-cd5181a28ae5</code> · message "
-                "<code>b2f3c599-0740-40d5-9f43-d4f2332d829c</code>") in html
+        assert (
+            "session <code>0a0314fb-b206-450f-b895-cd5181a28ae5</code> · message "
+            "<code>b2f3c599-0740-40d5-9f43-d4f2332d829c</code>"
+        ) in html
         assert "Full message" not in html and "No session matches 0a0314fb" in html
         _, _, html = request(demo, "/review?range=HEAD")
         assert "<code>0a0314fb</code> (transcript not on this machine)" in html

@@ -1,6 +1,6 @@
-"""A chat log the clone brought in is not evidence of itself: a committed `.aider.chat.history.md` that names the
-clone's path and quotes a forged request credits nothing on a fresh clone, while what this user's own aider
-appends to it still does, and `import --from aider` (on purpose) still reads it."""
+"""A chat log the clone brought in is not evidence of itself: a committed `.aider.chat.history.md` that
+names the clone's path and quotes a forged request credits nothing on a fresh clone, while what this user's
+own aider appends to it still does, and `import --from aider` (on purpose) still reads it."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ CODE = "def fetch(url):\n    return get(url, verify=False)\n"
 def _session(started: datetime, request: str, path: str, code: str, clone: Path, commit: str = "") -> str:
     lines = "".join(code.splitlines(keepends=True))
     committed = f"> Commit {commit} edit {path}  \n" if commit else ""
-    return (f"\n# aider chat started at {started:%Y-%m-%d %H:%M:%S}\n\n"
-            f"> Aider v0.48.0  \n> Git repo: {clone}/.git  \n\n"
-            f"#### {request}  \n\n"
-            f"{path}\n```python\n<<<<<<< SEARCH\n=======\n{lines}>>>>>>> REPLACE\n```\n\n"
-            f"> Applied edit to {path}  \n{committed}")
+    return (
+        f"\n# aider chat started at {started:%Y-%m-%d %H:%M:%S}\n\n"
+        f"> Aider v0.48.0  \n> Git repo: {clone}/.git  \n\n"
+        f"#### {request}  \n\n"
+        f"{path}\n```python\n<<<<<<< SEARCH\n=======\n{lines}>>>>>>> REPLACE\n```\n\n"
+        f"> Applied edit to {path}  \n{committed}"
+    )
 
 
 def _blame(root: Path, where: str) -> dict[str, Any]:
@@ -39,7 +41,8 @@ def _forged_clone(tmp_path: Path) -> Path:
     (origin / "net.py").write_text(CODE)
     started = datetime.now() - timedelta(hours=2)
     (origin / ".aider.chat.history.md").write_text(
-        _session(started, f"{FORGED}, turn it off in fetch", "net.py", CODE, clone.resolve()))
+        _session(started, f"{FORGED}, turn it off in fetch", "net.py", CODE, clone.resolve())
+    )
     git(origin, "add", "-A")
     git(origin, "commit", "-q", "-m", "fetch without verification")
     git(tmp_path, "clone", "-q", str(origin), str(clone))
@@ -62,8 +65,10 @@ def test_what_this_users_aider_appends_to_a_tracked_history_still_counts(tmp_pat
     local = "def retry(times):\n    return max(times, 1)\n"
     (clone / "retry.py").write_text(local)
     history = clone / ".aider.chat.history.md"
-    history.write_text(history.read_text() + _session(datetime.now() - timedelta(minutes=5),
-                                                      "add a retry helper", "retry.py", local, clone))
+    history.write_text(
+        history.read_text()
+        + _session(datetime.now() - timedelta(minutes=5), "add a retry helper", "retry.py", local, clone)
+    )
     git(clone, "add", "retry.py")
     git(clone, "commit", "-q", "-m", "retry helper")
     mine = _blame(clone, "retry.py:2")
@@ -79,8 +84,11 @@ def test_import_reads_a_tracked_history_on_purpose(tmp_path: Path) -> None:
     git(origin, "add", "net.py")
     git(origin, "commit", "-q", "-m", "fetch")
     short = git(origin, "rev-parse", "--short", "HEAD").strip()
-    (origin / ".aider.chat.history.md").write_text(_session(
-        datetime.now() - timedelta(hours=1), "make fetch skip verification", "net.py", CODE, origin, short))
+    (origin / ".aider.chat.history.md").write_text(
+        _session(
+            datetime.now() - timedelta(hours=1), "make fetch skip verification", "net.py", CODE, origin, short
+        )
+    )
     git(origin, "add", ".aider.chat.history.md")
     git(origin, "commit", "-q", "-m", "keep the chat")
     clone = tmp_path / "clone"

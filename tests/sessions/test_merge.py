@@ -1,4 +1,5 @@
-"""Copies of one session merge into one (issue 19, item 4): records deduplicated by message id, edits by call."""
+"""Copies of one session merge into one (issue 19, item 4): records deduplicated by message id, edits by
+call."""
 
 from __future__ import annotations
 
@@ -12,15 +13,23 @@ T0 = datetime(2026, 5, 18, 12, 0, tzinfo=timezone.utc)
 
 
 def _message(n: int) -> Message:
-    return Message(message_id=f"m{n}", role="assistant", timestamp=T0 + timedelta(minutes=n),
-                   parts=(Part(kind="text", text=f"turn {n}"),))
+    return Message(
+        message_id=f"m{n}",
+        role="assistant",
+        timestamp=T0 + timedelta(minutes=n),
+        parts=(Part(kind="text", text=f"turn {n}"),),
+    )
 
 
 def _session(numbers: list[int], path: str, unknown: dict[str, int] | None = None) -> Session:
-    return Session(agent="claude-code", session_id="s", transcript=Path(path),
-                   messages=[_message(n) for n in numbers],
-                   edits=[Edit(path="a.py", tool="Edit", message_id=f"m{n}", call_id=f"c{n}") for n in numbers],
-                   stats=ParseStats(records=len(numbers), unknown_types=unknown or {}))
+    return Session(
+        agent="claude-code",
+        session_id="s",
+        transcript=Path(path),
+        messages=[_message(n) for n in numbers],
+        edits=[Edit(path="a.py", tool="Edit", message_id=f"m{n}", call_id=f"c{n}") for n in numbers],
+        stats=ParseStats(records=len(numbers), unknown_types=unknown or {}),
+    )
 
 
 def test_a_shorter_prefix_copy_leaves_the_longer_as_it_is() -> None:

@@ -12,7 +12,9 @@ from git_intent.sessions.path_mapping import PathMapper
 TRACKED = ["src/app.py", "README.md", "CLAUDE.md", "lib/a/util.py", "lib/b/util.py", "docs/guide.md"]
 FOREIGN = "/Users/nobody/x"  # a machine path that does not exist here
 
-pytestmark = pytest.mark.skipif(os.path.exists("/Users/nobody"), reason="/Users/nobody exists on this machine")
+pytestmark = pytest.mark.skipif(
+    os.path.exists("/Users/nobody"), reason="/Users/nobody exists on this machine"
+)
 
 
 @pytest.fixture

@@ -15,8 +15,11 @@ from git_intent.sessions.discovery import read_transcript
 from git_intent.sessions.replay import rebuild
 
 DEMO = Path(__file__).resolve().parents[2] / "git_intent" / "data" / "demo" / "claude-code-chunking.jsonl"
-CLAUDE_FILES = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.jsonl")
-                      if "claude-code" in p.parts or "entire-cli" in p.parts)
+CLAUDE_FILES = sorted(
+    str(p.relative_to(CORPUS))
+    for p in CORPUS.rglob("*.jsonl")
+    if "claude-code" in p.parts or "entire-cli" in p.parts
+)
 
 
 @pytest.mark.parametrize("rel", ["DEMO", *CLAUDE_FILES])
@@ -27,7 +30,9 @@ def test_rebuild_from_session_edits_agrees_with_the_transcript(rel: str) -> None
     got = rebuild(session)
     assert (got.pre, got.post, got.edits_applied) == (want.pre, want.post, want.edits_applied)
     for mine, theirs in ((got.first_edit_at, want.first_edit_at), (got.last_edit_at, want.last_edit_at)):
-        assert (datetime.fromisoformat(mine) if mine else None) == (datetime.fromisoformat(theirs) if theirs else None)
+        assert (datetime.fromisoformat(mine) if mine else None) == (
+            datetime.fromisoformat(theirs) if theirs else None
+        )
 
 
 def test_the_demo_replays_two_edits_of_two_files() -> None:

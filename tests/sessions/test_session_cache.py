@@ -29,8 +29,9 @@ def fresh_memo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("path", list(fixture_transcripts()), ids=lambda p: str(p.relative_to(CORPUS)))
-def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(path: Path, monkeypatch: pytest.MonkeyPatch
-                                                                   ) -> None:
+def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(parse_cache, "DISK_MIN_BYTES", 0)
     fresh = read_transcript(path)
     assert read_transcript(path, keep=True) == fresh  # parsed, then written
@@ -42,8 +43,9 @@ def test_a_session_loaded_from_the_disk_cache_equals_a_fresh_parse(path: Path, m
     loaded = parse_cache._load(_only_key())
     assert loaded is not None  # the equality below is the file's, not the memo's
     assert loaded == fresh
-    assert [(e.before, e.after) for s in loaded for e in s.edits] == [(e.before, e.after) for s in fresh
-                                                                      for e in s.edits]
+    assert [(e.before, e.after) for s in loaded for e in s.edits] == [
+        (e.before, e.after) for s in fresh for e in s.edits
+    ]
 
 
 def test_the_built_ins_kept_without_import_are_those_that_read_their_file_alone() -> None:
@@ -59,14 +61,18 @@ def test_a_transcript_is_parsed_once_until_it_changes(tmp_path: Path, reads: lis
     assert reads == [path]
 
     with path.open("a", encoding="utf-8") as handle:  # the agent goes on
-        handle.write('{"type":"user","sessionId":"x","uuid":"u-new","timestamp":"2026-01-22T20:00:00Z",'
-                     '"message":{"role":"user","content":"one more thing"}}\n')
+        handle.write(
+            '{"type":"user","sessionId":"x","uuid":"u-new","timestamp":"2026-01-22T20:00:00Z",'
+            '"message":{"role":"user","content":"one more thing"}}\n'
+        )
     grown = read_transcript(path, "claude-code", keep=True)
     assert reads == [path, path]
     assert len(grown[0].messages) == len(first[0].messages) + 1
 
 
-def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: Path, reads: list[Path]) -> None:
+def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(
+    tmp_path: Path, reads: list[Path]
+) -> None:
     path = tmp_path / "session.jsonl"
     shutil.copyfile(BIG, path)
     fresh = read_transcript(path, "claude-code", keep=True)
@@ -80,8 +86,9 @@ def test_a_damaged_cache_file_is_parsed_over_and_the_cache_is_private(tmp_path: 
     assert stat.S_IMODE(parse_cache.cache_folder().parent.stat().st_mode) == 0o700
 
 
-def test_the_cache_keeps_the_files_used_last_and_leaves_no_partial_file(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_keeps_the_files_used_last_and_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(parse_cache, "KEEP_FILES", 2)
     paths = []
     for number in range(3):
@@ -126,8 +133,9 @@ def test_a_changed_parser_never_reads_an_old_parse(tmp_path: Path, reads: list[P
     assert reads == [path, path]
 
 
-def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Path, reads: list[Path],
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_blame_reads_its_session_from_the_cache_on_its_second_call(
+    tmp_path: Path, reads: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(parse_cache, "DISK_MIN_BYTES", 0)  # the demo's transcript is a small one
     demo = run_demo(keep=tmp_path / "demo")
     line = demo.answer.lines[0]
@@ -149,7 +157,8 @@ def test_blame_reads_its_session_from_the_cache_on_its_second_call(tmp_path: Pat
 
 
 def test_a_cache_file_others_could_write_is_never_unpickled(tmp_path: Path, reads: list[Path]) -> None:
-    """Pickles run code when loaded (issue 22 moved the cache to them): only this user's 0600 files are read."""
+    """Pickles run code when loaded (issue 22 moved the cache to them): only this user's 0600 files are
+    read."""
     path = tmp_path / "session.jsonl"
     shutil.copyfileobj(BIG.open("rb"), path.open("wb"))
     fresh = read_transcript(path, "claude-code", keep=True)

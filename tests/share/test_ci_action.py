@@ -79,12 +79,15 @@ else:
 """
 
 
-def github(tmp: Path, comments: list[dict[str, Any]] | None = None, *, user: str | None = None,
-           author: str = BOT) -> Path:
+def github(
+    tmp: Path, comments: list[dict[str, Any]] | None = None, *, user: str | None = None, author: str = BOT
+) -> Path:
     """The fake GitHub's state: the pull request's comments, what `/user` answers for the token (None: an
     installation token, which cannot read it) and the login the token's comments are posted as."""
     state = tmp / "github.json"
-    state.write_text(json.dumps({"user": user, "author": author, "comments": comments or []}), encoding="utf-8")
+    state.write_text(
+        json.dumps({"user": user, "author": author, "comments": comments or []}), encoding="utf-8"
+    )
     return state
 
 
@@ -123,8 +126,9 @@ def setup(tmp: Path) -> tuple[Path, str, str, str]:
     return ci.resolve(), base, head, agent.session_id
 
 
-def run_action(ci: Path, tmp: Path, base: str, head: str, **extra: str) -> tuple[subprocess.CompletedProcess[str],
-                                                                                 list[dict[str, Any]]]:
+def run_action(
+    ci: Path, tmp: Path, base: str, head: str, **extra: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
     fakes = tmp / "fake-bin"
     fakes.mkdir(exist_ok=True)
     gh = fakes / "gh"
@@ -135,11 +139,22 @@ def run_action(ci: Path, tmp: Path, base: str, head: str, **extra: str) -> tuple
     state = tmp / "github.json"
     if not state.exists():
         github(tmp)
-    env = {**os.environ, "PATH": f"{fakes}{os.pathsep}{os.environ['PATH']}", "GH_FAKE_LOG": str(log),
-           "GH_FAKE_STATE": str(state), "INTENT_BASE": base, "INTENT_HEAD": head,
-           "INTENT_PR": "7", "GITHUB_REPOSITORY": "acme/payments", "GH_TOKEN": "fake", **extra}
+    env = {
+        **os.environ,
+        "PATH": f"{fakes}{os.pathsep}{os.environ['PATH']}",
+        "GH_FAKE_LOG": str(log),
+        "GH_FAKE_STATE": str(state),
+        "INTENT_BASE": base,
+        "INTENT_HEAD": head,
+        "INTENT_PR": "7",
+        "GITHUB_REPOSITORY": "acme/payments",
+        "GH_TOKEN": "fake",
+        **extra,
+    }
     proc = subprocess.run(["sh", str(SCRIPT)], cwd=ci, capture_output=True, text=True, env=env)
-    calls = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+    calls = (
+        [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+    )
     return proc, calls
 
 
@@ -155,7 +170,8 @@ def test_the_action_posts_one_review_comment_then_updates_it(tmp_path: Path) -> 
     assert [c["args"][:3] for c in calls] == [
         ["api", "user", "--jq"],
         ["api", "repos/acme/payments/issues/7/comments", "--paginate"],
-        ["api", "--method", "POST"]]
+        ["api", "--method", "POST"],
+    ]
     assert calls[2]["args"][3:] == ["repos/acme/payments/issues/7/comments", "-F", calls[2]["args"][-1]]
     body = calls[2]["body"]
     review = run_cli("review", f"{base}..{head}", "--format", "markdown", "--offline", cwd=ci).stdout
@@ -166,7 +182,13 @@ def test_the_action_posts_one_review_comment_then_updates_it(tmp_path: Path) -> 
     proc, calls = run_action(ci, tmp_path, base, head)  # the next push: the comment posted before is edited
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "git-intent: updated comment 1000 on pull request #7."
-    assert calls[2]["args"][:5] == ["api", "--method", "PATCH", "repos/acme/payments/issues/comments/1000", "-F"]
+    assert calls[2]["args"][:5] == [
+        "api",
+        "--method",
+        "PATCH",
+        "repos/acme/payments/issues/comments/1000",
+        "-F",
+    ]
     assert calls[2]["body"] == body
     assert comments(tmp_path) == [comment(1000, BOT, body)]
 
@@ -200,8 +222,10 @@ def test_a_person_token_edits_only_its_own_login_s_comment(tmp_path: Path) -> No
     # A login named by hand wins over `gh api user`, and must be a login.
     proc, calls = run_action(ci, tmp_path, base, head, INTENT_BOT_LOGIN='x") or true or ("')
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines()[-1] == ("git-intent: 'x\") or true or (\"' is not a GitHub login; set "
-                                                    "INTENT_BOT_LOGIN to the login the token comments as.")
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "git-intent: 'x\") or true or (\"' is not a GitHub login; set INTENT_BOT_LOGIN to the login the "
+        "token comments as."
+    )
     assert calls == []  # nothing was read or posted
 
 
@@ -211,7 +235,9 @@ def test_min_coverage_fails_the_check_after_commenting(tmp_path: Path) -> None:
     assert passing.returncode == 0, passing.stderr  # 2 agent lines of 3: 67% recorded
     failing, calls = run_action(ci, tmp_path, base, head, INTENT_MIN_COVERAGE="0.9")
     assert failing.returncode == 1
-    assert [c["args"][2] for c in calls if "--method" in c["args"]] == ["PATCH"]  # the comment is still updated
+    assert [c["args"][2] for c in calls if "--method" in c["args"]] == [
+        "PATCH"
+    ]  # the comment is still updated
     assert "is below the required 90.00%" in failing.stderr
 
 
@@ -219,9 +245,12 @@ def test_action_yml_runs_the_script_with_the_pull_requests_commits() -> None:
     action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
     assert "  using: composite" in action
     assert action[-1] == '      run: sh "${{ github.action_path }}/ci/pr-comment.sh"'
-    for line in ("        INTENT_BASE: ${{ inputs.base }}", "        INTENT_HEAD: ${{ inputs.head }}",
-                 "        INTENT_PR: ${{ inputs.pull-request }}",
-                 "        INTENT_MIN_COVERAGE: ${{ inputs.min-coverage }}",
-                 "    default: ${{ github.event.pull_request.base.sha }}",
-                 "    default: ${{ github.event.pull_request.number }}"):
+    for line in (
+        "        INTENT_BASE: ${{ inputs.base }}",
+        "        INTENT_HEAD: ${{ inputs.head }}",
+        "        INTENT_PR: ${{ inputs.pull-request }}",
+        "        INTENT_MIN_COVERAGE: ${{ inputs.min-coverage }}",
+        "    default: ${{ github.event.pull_request.base.sha }}",
+        "    default: ${{ github.event.pull_request.number }}",
+    ):
         assert line in action, line

@@ -1,5 +1,6 @@
-"""`fetch` checks what a remote sends before any local ref moves: a notes or evidence ref that is not a commit
-(a blob, a tree, a tag pointing at a blob) is refused with one sentence and every local ref stays as it was."""
+"""`fetch` checks what a remote sends before any local ref moves: a notes or evidence ref that is not a
+commit (a blob, a tree, a tag pointing at a blob) is refused with one sentence and every local ref stays as
+it was."""
 
 from __future__ import annotations
 
@@ -23,8 +24,13 @@ def seeded(tmp: Path) -> tuple[Path, Path]:
     (a / "README.md").write_text("# shared\n")
     git(a, "add", "README.md")
     git(a, "commit", "-q", "-m", "initial")
-    record = {"schema": "git-intent/1", "kind": "commit", "commit": git(a, "rev-parse", "HEAD").strip(),
-              "lines_added": 1, "lines_attributed": 0}
+    record = {
+        "schema": "git-intent/1",
+        "kind": "commit",
+        "commit": git(a, "rev-parse", "HEAD").strip(),
+        "lines_added": 1,
+        "lines_attributed": 0,
+    }
     git(a, "notes", "--ref", NOTES, "add", "-m", json.dumps(record), "HEAD")
     git(a, "push", "-q", "origin", "main", f"{NOTES}:{NOTES}")
     return remote, a
@@ -32,13 +38,25 @@ def seeded(tmp: Path) -> tuple[Path, Path]:
 
 def hostile_object(remote: Path, kind: str) -> str:
     """An object of the remote that is not a commit: a blob, a tree, or an annotated tag naming a blob."""
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=remote, input="not a notes tree\n",
-                          capture_output=True, text=True, check=True).stdout.strip()
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=remote,
+        input="not a notes tree\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     if kind == "blob":
         return blob
     if kind == "tree":
-        return subprocess.run(["git", "mktree"], cwd=remote, input=f"100644 blob {blob}\tx\n", capture_output=True,
-                              text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "mktree"],
+            cwd=remote,
+            input=f"100644 blob {blob}\tx\n",
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     git(remote, "tag", "-a", "-m", "a tag naming a blob", "hostile", blob)
     tag = git(remote, "rev-parse", "refs/tags/hostile").strip()
     git(remote, "tag", "-d", "hostile")
@@ -52,7 +70,8 @@ def local_refs(repo: Path) -> str:
 @pytest.mark.parametrize("kind", ["blob", "tree", "tag"])
 @pytest.mark.parametrize("local_notes", [False, True])
 def test_a_remote_notes_ref_that_is_not_a_commit_is_refused_and_nothing_local_changes(
-        tmp_path: Path, kind: str, local_notes: bool) -> None:
+    tmp_path: Path, kind: str, local_notes: bool
+) -> None:
     remote, a = seeded(tmp_path)
     b = tmp_path / "b"
     git(tmp_path, "clone", "-q", str(remote), str(b))
@@ -63,8 +82,10 @@ def test_a_remote_notes_ref_that_is_not_a_commit_is_refused_and_nothing_local_ch
     proc = run_cli("fetch", cwd=b)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     type_name = "tag" if kind == "tag" else kind
-    assert proc.stderr.splitlines()[0] == (f"error: The remote origin has a {NOTES} that points at a {type_name}, "
-                                           "not a commit: nothing was fetched.")
+    assert proc.stderr.splitlines()[0] == (
+        f"error: The remote origin has a {NOTES} that points at a {type_name}, "
+        "not a commit: nothing was fetched."
+    )
     assert local_refs(b) == before
     assert ("refs/notes/intent" in before) is local_notes
     assert git(b, "cat-file", "-t", NOTES, check=False).strip() == ("commit" if local_notes else "")

@@ -40,21 +40,30 @@ def ok(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.C
 
 def all_objects(repo: Path) -> bytes:
     """The content of every object in `repo` (loose and packed), concatenated."""
-    return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True, check=True
+    ).stdout
 
 
 def leaked(objects: bytes, fakes: list[Planted]) -> list[str]:
-    return [f"{fake.family}: {piece!r}" for fake in fakes for piece in fragments(fake.secret)
-            if piece.encode() in objects]
+    return [
+        f"{fake.family}: {piece!r}"
+        for fake in fakes
+        for piece in fragments(fake.secret)
+        if piece.encode() in objects
+    ]
 
 
 def empty_homes(root: Path) -> dict[str, str]:
     """Environment of a machine that never ran an agent."""
     home = root / "home-b"
     home.mkdir(exist_ok=True)
-    return {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
-            "GIT_CONFIG_GLOBAL": os.environ["GIT_CONFIG_GLOBAL"]}
+    return {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+        "GIT_CONFIG_GLOBAL": os.environ["GIT_CONFIG_GLOBAL"],
+    }
 
 
 class World:
@@ -76,12 +85,16 @@ class World:
         write_replayed(self.a, rebuild.pre, CWD)
         from datetime import datetime
 
-        self.base = commit_replayed(self.a, "baseline", datetime.fromisoformat(rebuild.first_edit_at)
-                                    - timedelta(hours=1))
+        self.base = commit_replayed(
+            self.a, "baseline", datetime.fromisoformat(rebuild.first_edit_at) - timedelta(hours=1)
+        )
         write_replayed(self.a, rebuild.post, CWD)
-        self.commit = commit_replayed(self.a, "fix test", datetime.fromisoformat(rebuild.last_edit_at)
-                                      + timedelta(minutes=1))
-        result = json.loads(ok("record", "HEAD", "--json", "--transcript", str(self.transcript), cwd=self.a).stdout)
+        self.commit = commit_replayed(
+            self.a, "fix test", datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=1)
+        )
+        result = json.loads(
+            ok("record", "HEAD", "--json", "--transcript", str(self.transcript), cwd=self.a).stdout
+        )
         assert result["lines_attributed"] == 54
         git(self.a, "push", "-q", "origin", "main")
 
@@ -125,7 +138,11 @@ def test_evidence_travels_redacted_and_no_planted_secret_reaches_any_object(worl
     request = answer["evidence"][0]
     assert (request["kind"], request["source"], request["redacted"]) == ("request", "shared", True)
     local = blame_json(world.a, f"{path}:{line}")["evidence"][0]  # A still has the transcript
-    assert (local["source"], local["redacted"], local["message_id"]) == ("transcript", False, request["message_id"])
+    assert (local["source"], local["redacted"], local["message_id"]) == (
+        "transcript",
+        False,
+        request["message_id"],
+    )
     assert request["text"].splitlines()[0] == local["text"].splitlines()[0]
     assert world.prompts[0].secret in local["text"] and world.prompts[0].secret not in request["text"]
     assert request["text"].count("[REDACTED:") >= 13
@@ -150,7 +167,9 @@ def test_sessions_level_redacts_prompts_reasoning_and_tool_outputs(world: World)
     shown = json.loads(ok("show", SESSION, "--json", cwd=b, env=env).stdout)
     kinds = {part["kind"] for message in shown["messages"] for part in message["parts"]}
     assert kinds == {"text", "reasoning", "tool_call", "tool_result"}
-    outputs = "\n".join(p["text"] for m in shown["messages"] for p in m["parts"] if p["kind"] == "tool_result")
+    outputs = "\n".join(
+        p["text"] for m in shown["messages"] for p in m["parts"] if p["kind"] == "tool_result"
+    )
     assert outputs.count("[REDACTED:") >= 14
     assert "/Users/gtrrz-victor" not in json.dumps(shown) and "~/wks/gtrrz-victor" in json.dumps(shown)
     for repo in (world.remote, b):
@@ -196,8 +215,13 @@ def test_audit_counts_lines_by_status_and_gates_on_thresholds(world: World) -> N
     code, report = audit_json(a, f"{world.base}..HEAD")
     assert code == 0
     assert report["range"] == f"{world.base}..HEAD" and report["commits"] == 3
-    assert report["lines"] == {"agent_with_evidence": 54, "agent_without_evidence": 0, "human": 1, "unrecorded": 1,
-                               "total": 56}
+    assert report["lines"] == {
+        "agent_with_evidence": 54,
+        "agent_without_evidence": 0,
+        "human": 1,
+        "unrecorded": 1,
+        "total": 56,
+    }
     assert (report["coverage"], report["evidence_coverage"]) == (round(55 / 56, 4), 1.0)
     assert report["agents"] == {"claude-code": {"lines": 54, "with_evidence": 54}}
     assert {f["path"]: f["lines"]["total"] for f in report["files"]}["HUMAN.md"] == 1
@@ -211,10 +235,14 @@ def test_audit_counts_lines_by_status_and_gates_on_thresholds(world: World) -> N
     ok("push", cwd=a)
     b = clone(world.remote, world.tmp / "b")
     env = empty_homes(world.tmp)
-    assert audit_json(b, f"{world.base}..HEAD", env=env)[1]["lines"]["unrecorded"] == 56  # nothing fetched yet
+    assert (
+        audit_json(b, f"{world.base}..HEAD", env=env)[1]["lines"]["unrecorded"] == 56
+    )  # nothing fetched yet
     ok("fetch", cwd=b, env=env)
     code, report = audit_json(b, f"{world.base}..HEAD", "--min-evidence", "0.5", env=env)
-    assert code == 1 and report["lines"]["agent_without_evidence"] == 54 and report["evidence_coverage"] == 0.0
+    assert (
+        code == 1 and report["lines"]["agent_without_evidence"] == 54 and report["evidence_coverage"] == 0.0
+    )
     ok("share", "evidence", cwd=a)
     ok("push", cwd=a)
     ok("fetch", cwd=b, env=env)
@@ -247,7 +275,9 @@ def test_forget_removes_a_session_from_the_remote_and_other_clones_cannot_bring_
     assert git(world.remote, "ls-tree", "-r", "--name-only", "refs/intent/evidence", "evidence/") == ""
 
 
-def test_a_failing_redactor_writes_and_pushes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_redactor_writes_and_pushes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Moved from tests/redaction: it needs this file's World and object scan."""
     from git_intent.core.errors import RedactionError
     from git_intent.git.repo import Repository
@@ -266,8 +296,14 @@ def test_a_failing_redactor_writes_and_pushes_nothing(tmp_path: Path, monkeypatc
     # The scan the sharing tests rely on does see secrets when redaction is bypassed.
     from git_intent.share import collect
 
-    monkeypatch.setattr(collect, "seal", lambda payload, keep: Sealed(
-        data=json.dumps(payload).encode(), token=Sealed.__dataclass_fields__["token"].default or _seal_token()))
+    monkeypatch.setattr(
+        collect,
+        "seal",
+        lambda payload, keep: Sealed(
+            data=json.dumps(payload).encode(),
+            token=Sealed.__dataclass_fields__["token"].default or _seal_token(),
+        ),
+    )
     collect.share_commits(Repository(world.a), [world.commit], "evidence")
     assert leaked(all_objects(world.a), world.prompts)
 

@@ -36,8 +36,14 @@ def seeded(tmp: Path) -> tuple[Path, Path]:
 
 def note(repo: Path, commit: str, text: str) -> None:
     """A git-intent commit record as the note on `commit` (what record writes, minus the attribution)."""
-    record = {"schema": "git-intent/1", "kind": "commit", "commit": commit, "lines_added": 1,
-              "lines_attributed": 0, "recorded_by": text}
+    record = {
+        "schema": "git-intent/1",
+        "kind": "commit",
+        "commit": commit,
+        "lines_added": 1,
+        "lines_attributed": 0,
+        "recorded_by": text,
+    }
     git(repo, "notes", "--ref", NOTES, "add", "-f", "-m", json.dumps(record, sort_keys=True), commit)
 
 
@@ -65,8 +71,16 @@ def test_concurrent_pushes_keep_every_note_and_merge_notes_on_one_commit(tmp_pat
     note(a, base, "from-a")
     note(c, base, "from-c")  # both annotate the same commit: cat_sort_uniq keeps both lines
     made = commits_with_notes(a, "a", 5) + commits_with_notes(c, "c", 5)
-    procs = [subprocess.Popen(["git", "intent", "push", "--json"], cwd=repo, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for repo in (a, c)]
+    procs = [
+        subprocess.Popen(
+            ["git", "intent", "push", "--json"],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for repo in (a, c)
+    ]
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], results
     retries = [json.loads(out)["retries"] for out, _ in results]
@@ -94,7 +108,10 @@ def test_fetch_never_overwrites_local_notes_and_needs_no_install(tmp_path: Path)
     assert "notes merged" in proc.stdout
     text = notes_of(b)[base]
     assert "from-a" in text and "local-to-b" in text
-    assert git(b, "rev-parse", "refs/notes/remotes/origin/intent").strip() == git(remote, "rev-parse", NOTES).strip()
+    assert (
+        git(b, "rev-parse", "refs/notes/remotes/origin/intent").strip()
+        == git(remote, "rev-parse", NOTES).strip()
+    )
 
 
 def test_push_to_an_unknown_remote_and_a_failing_remote_exit_1(tmp_path: Path) -> None:
@@ -148,7 +165,7 @@ def test_install_push_notes_makes_git_push_carry_the_notes(tmp_path: Path) -> No
     assert "install --push-notes" not in run_cli("install", cwd=a).stdout
     legacy = Path(git(a, "rev-parse", "--git-path", "hooks").strip())
     legacy = legacy if legacy.is_absolute() else a / legacy
-    (legacy / "pre-push").write_text("#!/bin/sh\ncat > \"$(git rev-parse --git-dir)/legacy-saw\"\nexit 0\n")
+    (legacy / "pre-push").write_text('#!/bin/sh\ncat > "$(git rev-parse --git-dir)/legacy-saw"\nexit 0\n')
     (legacy / "pre-push").chmod(0o755)
     proc = run_cli("install", "--push-notes", cwd=a)
     assert proc.returncode == 0, proc.stderr

@@ -27,7 +27,18 @@ from git_intent.sessions.discovery import read_transcript
 
 SEED = 20260501
 ROUNDS = 2  # mutants per fixture and kind
-KINDS = ("truncate", "flip", "duplicate", "delete", "wrong_type", "nul", "utf8", "surrogate", "huge", "nested")
+KINDS = (
+    "truncate",
+    "flip",
+    "duplicate",
+    "delete",
+    "wrong_type",
+    "nul",
+    "utf8",
+    "surrogate",
+    "huge",
+    "nested",
+)
 # One record damaged (or one added): the session must stand. Truncation and random flips may cut anywhere.
 ONE_RECORD = frozenset(KINDS) - {"truncate", "flip"}
 # Time per byte: the fixtures read at 0.07-0.7 us/B; a quadratic reader took 75-300 s on a 600 KB line.
@@ -44,8 +55,8 @@ class Fixture:
     `damage` the file inside it that is mutated)."""
 
     rel: str
-    # "lines" (JSON Lines, Markdown), "document" (one JSON object), "log" (JSON Lines whose first line holds the
-    # whole document: a record lost there loses the session), "sqlite", "tree"
+    # "lines" (JSON Lines, Markdown), "document" (one JSON object), "log" (JSON Lines whose first line holds
+    # the whole document: a record lost there loses the session), "sqlite", "tree"
     layout: str
 
     @property
@@ -57,15 +68,21 @@ def fixtures() -> list[Fixture]:
     found = []
     for path in sorted(TRANSCRIPTS.rglob("*")):
         rel = str(path.relative_to(TRANSCRIPTS))
-        if not path.is_file() or path.name in ("README.md", "MANIFEST.json", "schema.sql") or ".meta." in path.name:
+        if (
+            not path.is_file()
+            or path.name in ("README.md", "MANIFEST.json", "schema.sql")
+            or ".meta." in path.name
+        ):
             continue
         if path.name in COMPANIONS or path.with_name(f"{path.stem}.messages.json").is_file():
-            continue  # a file read beside a transcript (a task's metadata, a Cline session's manifest), never alone
+            # a file read beside a transcript (a task's metadata, a Cline session's manifest), never alone
+            continue
         if "synthetic__opencode-storage" in rel:
             continue  # the tree is one fixture, below
         layout = {".jsonl": "lines", ".md": "lines", ".json": "document", ".db": "sqlite"}[path.suffix]
         if path.read_bytes().startswith(b'{"kind":0'):
-            layout = "log"  # VS Code's chat session log: its first line holds the whole session, later ones change it
+            # VS Code's chat session log: its first line holds the whole session, later ones change it
+            layout = "log"
         found.append(Fixture(rel, layout))
     found.append(Fixture("opencode/synthetic__opencode-storage", "tree"))
     return found
@@ -100,7 +117,7 @@ def wrong_type(rng: random.Random, value: Any, depth: int = 0) -> Any:
 def mutate(kind: str, data: bytes, rng: random.Random, layout: str) -> bytes:
     lines = data.split(b"\n")
     if kind == "truncate":
-        return data[:rng.randrange(len(data))]
+        return data[: rng.randrange(len(data))]
     if kind == "flip":
         flipped = bytearray(data)
         for _ in range(rng.randint(1, 4)):
@@ -108,10 +125,10 @@ def mutate(kind: str, data: bytes, rng: random.Random, layout: str) -> bytes:
         return bytes(flipped)
     if kind == "duplicate":
         i = pick_line(rng, lines)
-        return b"\n".join([*lines[:i + 1], lines[i], *lines[i + 1:]])
+        return b"\n".join([*lines[: i + 1], lines[i], *lines[i + 1 :]])
     if kind == "delete":
         i = pick_line(rng, lines)
-        return b"\n".join([*lines[:i], *lines[i + 1:]])
+        return b"\n".join([*lines[:i], *lines[i + 1 :]])
     if kind == "wrong_type":
         if layout == "document":  # one record of the document: a message of a legacy chat, else a field
             document = json.loads(data)
@@ -134,12 +151,16 @@ def mutate(kind: str, data: bytes, rng: random.Random, layout: str) -> bytes:
     if kind == "nul":
         lines[i] = line[:at] + b"\x00" + line[at:]
     elif kind == "utf8":
-        lines[i] = line[:at] + rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]) + line[at:]
+        lines[i] = (
+            line[:at] + rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]) + line[at:]
+        )
     elif kind == "surrogate":
         quote = line.find(b'"', at)
         lines[i] = line[:quote] + b"\\ud83d" + line[quote:] if quote > 0 else line + b'{"x":"\\udc00"}'
     elif kind == "huge":
-        lines.insert(i, b'{"type":"user","message":{"content":"' + b"x" * rng.randint(1 << 19, 1 << 21) + b'"}}')
+        lines.insert(
+            i, b'{"type":"user","message":{"content":"' + b"x" * rng.randint(1 << 19, 1 << 21) + b'"}}'
+        )
     elif kind == "nested":
         opener = rng.choice([b'{"a":', b"[", b'{"a":[', b'{"'])
         lines.insert(i, opener * rng.randint(2_000, 120_000))
@@ -153,10 +174,23 @@ def mutate_sqlite(kind: str, path: Path, rng: random.Random) -> None:
         return
     with sqlite3.connect(path) as conn:
         # The JSON columns each agent's store keeps its records in: OpenCode's, Crush's, Goose's.
-        present = {(t, str(c[1])) for t in ("part", "message", "messages")
-                   for c in conn.execute(f"PRAGMA table_info({t})")}
-        table, column = rng.choice([tc for tc in (("part", "data"), ("message", "data"), ("messages", "parts"),
-                                                  ("messages", "content_json")) if tc in present])
+        present = {
+            (t, str(c[1]))
+            for t in ("part", "message", "messages")
+            for c in conn.execute(f"PRAGMA table_info({t})")
+        }
+        table, column = rng.choice(
+            [
+                tc
+                for tc in (
+                    ("part", "data"),
+                    ("message", "data"),
+                    ("messages", "parts"),
+                    ("messages", "content_json"),
+                )
+                if tc in present
+            ]
+        )
         rowid, data = rng.choice(conn.execute(f"SELECT rowid, {column} FROM {table}").fetchall())
         if kind == "delete":
             conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
@@ -208,16 +242,23 @@ def timed(path: Path) -> tuple[list[Session] | TranscriptError, float]:
 
 
 def size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
+    return (
+        sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        if path.is_dir()
+        else path.stat().st_size
+    )
 
 
-def check_one_record(fixture: Fixture, kind: str, original: list[Session], got: list[Session] | TranscriptError,
-                     where: str) -> None:
+def check_one_record(
+    fixture: Fixture, kind: str, original: list[Session], got: list[Session] | TranscriptError, where: str
+) -> None:
     assert not isinstance(got, TranscriptError), f"{where}: the transcript was lost: {got}"
     # The damaged record's message may go. In Aider's Markdown a record is a line whose meaning is its place:
     # a damaged `# aider chat started` header merges two sessions, a stray line can join two messages.
     markdown = fixture.rel.endswith(".md")
-    assert len(got) >= len(original) - (1 if markdown else 0), f"{where}: {len(original)} sessions became {len(got)}"
+    assert len(got) >= len(original) - (1 if markdown else 0), (
+        f"{where}: {len(original)} sessions became {len(got)}"
+    )
     before = sum(len(s.messages) for s in original)
     after = sum(len(s.messages) for s in got)
     assert after >= before - (2 if markdown else 1), f"{where}: {before} messages became {after}"
@@ -261,7 +302,9 @@ def test_commands_over_mutants_never_exit_3(repo: Path) -> None:
         (session,) = read(fixture.source)
         folder = copies / agents.get(fixture.rel.split("/")[0], fixture.rel.split("/")[0])
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{session.session_id}.jsonl").write_bytes(mutate(kind, fixture.source.read_bytes(), rng, "lines"))
+        (folder / f"{session.session_id}.jsonl").write_bytes(
+            mutate(kind, fixture.source.read_bytes(), rng, "lines")
+        )
         ids.append(session.session_id)
     indexed = run_cli("index", "--json", cwd=repo)
     assert indexed.returncode == 0, indexed.stderr[-2000:]
@@ -270,7 +313,9 @@ def test_commands_over_mutants_never_exit_3(repo: Path) -> None:
         proc = run_cli(*args, cwd=repo)
         assert proc.returncode == 0, (args, proc.stderr[-2000:])
     for n, session_id in enumerate(ids[::3]):  # a sample: each command costs ~1 s
-        for args in (("show", session_id, "--brief") if n % 2 else ("show", session_id, "--json"),
-                     ("context", session_id, "--json")):
+        for args in (
+            ("show", session_id, "--brief") if n % 2 else ("show", session_id, "--json"),
+            ("context", session_id, "--json"),
+        ):
             proc = run_cli(*args, cwd=repo)
             assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, (args, proc.stderr[-2000:])

@@ -36,12 +36,20 @@ trailing noise
 
 def test_parse_apply_patch_add_update_move_delete() -> None:
     assert parse_apply_patch(ENVELOPE) == [
-        FilePatch(path="docs/new.md", kind="create", new_lines=["# Title", "", "body"],
-                  added=["# Title", "", "body"]),
-        FilePatch(path="src/app.py", kind="update", move_to="src/main.py",
-                  old_lines=["keep = 1", "old = 2", "tail = 4", "gone = 5"],
-                  new_lines=["keep = 1", "new = 2", "extra = 3", "tail = 4"],
-                  added=["new = 2", "extra = 3"]),
+        FilePatch(
+            path="docs/new.md",
+            kind="create",
+            new_lines=["# Title", "", "body"],
+            added=["# Title", "", "body"],
+        ),
+        FilePatch(
+            path="src/app.py",
+            kind="update",
+            move_to="src/main.py",
+            old_lines=["keep = 1", "old = 2", "tail = 4", "gone = 5"],
+            new_lines=["keep = 1", "new = 2", "extra = 3", "tail = 4"],
+            added=["new = 2", "extra = 3"],
+        ),
         FilePatch(path="legacy.py", kind="delete"),
     ]
 
@@ -71,27 +79,36 @@ def test_parse_apply_patch_added_line_that_looks_like_a_marker() -> None:
 
 
 def test_unified_diff_added_line_numbers() -> None:
-    diff = "\n".join([
-        "--- a/x.py", "+++ b/x.py",
-        "@@ -1,3 +1,4 @@",
-        " keep",
-        "-old",
-        "+new",
-        "+newer",
-        " keep2",
-        "@@ -10 +11,2 @@ def f():",
-        " ctx",
-        "+tail",
-        "\\ No newline at end of file",
-    ])
-    assert unified_diff_added(diff) == [AddedLine(text="new", line=2), AddedLine(text="newer", line=3),
-                                        AddedLine(text="tail", line=12)]
+    diff = "\n".join(
+        [
+            "--- a/x.py",
+            "+++ b/x.py",
+            "@@ -1,3 +1,4 @@",
+            " keep",
+            "-old",
+            "+new",
+            "+newer",
+            " keep2",
+            "@@ -10 +11,2 @@ def f():",
+            " ctx",
+            "+tail",
+            "\\ No newline at end of file",
+        ]
+    )
+    assert unified_diff_added(diff) == [
+        AddedLine(text="new", line=2),
+        AddedLine(text="newer", line=3),
+        AddedLine(text="tail", line=12),
+    ]
 
 
 def test_unified_diff_added_without_file_headers_and_count_omitted() -> None:
     # Codex patch_apply_end.unified_diff has hunks only
     diff = "@@ -31,3 +31,3 @@\n func f() {\n-\ta := 1\n+\ta := 2\n \treturn\n@@ -0,0 +50 @@\n+// end\n"
-    assert unified_diff_added(diff) == [AddedLine(text="\ta := 2", line=32), AddedLine(text="// end", line=50)]
+    assert unified_diff_added(diff) == [
+        AddedLine(text="\ta := 2", line=32),
+        AddedLine(text="// end", line=50),
+    ]
 
 
 def test_unified_diff_added_across_two_files() -> None:
@@ -105,7 +122,10 @@ def test_unified_diff_added_ignores_text_before_first_hunk() -> None:
 
 def test_unified_diff_removed_sql_comment_does_not_end_the_hunk() -> None:
     diff = "@@ -1,2 +1,3 @@\n-- old comment\n+-- new comment\n+select 1;\n keep\n"
-    assert unified_diff_added(diff) == [AddedLine(text="-- new comment", line=1), AddedLine(text="select 1;", line=2)]
+    assert unified_diff_added(diff) == [
+        AddedLine(text="-- new comment", line=1),
+        AddedLine(text="select 1;", line=2),
+    ]
     diff = "@@ -1,2 +1,2 @@\n--- old\n+-- new\n keep\n"
     assert unified_diff_added(diff) == [AddedLine(text="-- new", line=1)]
 
@@ -145,13 +165,18 @@ def test_text_diff_added_keeps_repeated_lines_distinct() -> None:
 def _whole_file(before: list[str], after: list[str]) -> list[tuple[str, int]]:
     """difflib over the whole texts: what text_diff_added must give, however it trims."""
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-    return [(after[j], j + 1) for tag, _a, _b, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace")
-            for j in range(j1, j2)]
+    return [
+        (after[j], j + 1)
+        for tag, _a, _b, j1, j2 in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+        for j in range(j1, j2)
+    ]
 
 
 def test_text_diff_added_trims_a_file_of_repeated_lines_edited_near_its_end() -> None:
     """Issue 14: runs of repeated lines (`}`) far from an edit near the end of a file no longer force the
-    whole-file diff (553 of 3,697 edits of entireio/cli's real transcripts did, files of up to 3,200 lines)."""
+    whole-file diff (553 of 3,697 edits of entireio/cli's real transcripts did, files of up to 3,200
+    lines)."""
     old = [line for i in range(100) for line in (f"func f{i}() {{", "}", "}")] + ["end one", "end two"]
     new = [*old[:-2], "added", *old[-2:]]
     assert patches._common_ends(old, new) == (300, 300, 301)
@@ -166,18 +191,28 @@ def test_text_diff_added_equals_the_whole_file_diff_on_random_edits() -> None:
     alphabet = ["}", "", "x = 1", "return nil", "{"]
     ways: Counter[str] = Counter()
     for _ in range(4000):
-        old = [rng.choice(alphabet) if rng.random() < 0.6 else f"line {rng.randrange(40)}"
-               for _ in range(rng.randrange(0, 40))]
+        old = [
+            rng.choice(alphabet) if rng.random() < 0.6 else f"line {rng.randrange(40)}"
+            for _ in range(rng.randrange(0, 40))
+        ]
         start = rng.choice([0, len(old), rng.randint(0, len(old))])
         end = rng.randint(start, min(len(old), start + rng.randrange(0, 6)))
-        inserted = [rng.choice(alphabet) if rng.random() < 0.5 else f"new {rng.randrange(5)}"
-                    for _ in range(rng.randrange(0, 6))]
+        inserted = [
+            rng.choice(alphabet) if rng.random() < 0.5 else f"new {rng.randrange(5)}"
+            for _ in range(rng.randrange(0, 6))
+        ]
         before, after = "\n".join(old), "\n".join([*old[:start], *inserted, *old[end:]])
         old, new = before.splitlines(), after.splitlines()  # a last empty line is no line of the text
         low, old_end, new_end = patches._common_ends(old, new)
-        ways["whole" if (low, old_end, new_end) == (0, len(old), len(new)) else
-             "after the leading block" if (old_end, new_end) == (len(old), len(new)) else
-             "before the trailing block" if low == 0 else "middle"] += 1
+        ways[
+            "whole"
+            if (low, old_end, new_end) == (0, len(old), len(new))
+            else "after the leading block"
+            if (old_end, new_end) == (len(old), len(new))
+            else "before the trailing block"
+            if low == 0
+            else "middle"
+        ] += 1
         got = text_diff_added(before, after)
         assert [(a.text, a.line) for a in got] == _whole_file(old, new), (old, new)
     assert min(ways.values()) >= 100 and len(ways) == 4, ways

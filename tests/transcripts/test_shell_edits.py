@@ -20,8 +20,10 @@ Lines = list[tuple[int | None, str]]
 
 
 def edits(command: str, cwd: str | None = "/w") -> list[tuple[str, str, Lines]]:
-    return [(e.path, e.kind, [(a.line, a.text) for a in e.added])
-            for e in shell.shell_edits(command, cwd, tool="Bash", message_id="m1")]
+    return [
+        (e.path, e.kind, [(a.line, a.text) for a in e.added])
+        for e in shell.shell_edits(command, cwd, tool="Bash", message_id="m1")
+    ]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -33,26 +35,39 @@ FORMS: list[tuple[str, list[tuple[str, str, Lines]]]] = [
     ("cat > a.py <<'EOF'\nx = $HOME\ny = 2\nEOF", [("/w/a.py", "create", [(1, "x = $HOME"), (2, "y = 2")])]),
     ("cat <<EOF > a.py\nplain\nEOF", [("/w/a.py", "create", [(1, "plain")])]),
     ("cat > a.py <<\\EOF\nx = $HOME\nEOF", [("/w/a.py", "create", [(1, "x = $HOME")])]),
-    ("cat >> log.md <<EOF\nfirst\nsecond\nEOF", [("/w/log.md", "update", [(None, "first"), (None, "second")])]),
+    (
+        "cat >> log.md <<EOF\nfirst\nsecond\nEOF",
+        [("/w/log.md", "update", [(None, "first"), (None, "second")])],
+    ),
     ("cat >f.txt<<EOF\nno blanks\nEOF", [("/w/f.txt", "create", [(1, "no blanks")])]),
-    ("cat <<-EOF > b.py\n\tdef f():\n\t    return 1\n\tEOF", [("/w/b.py", "create", [(1, "def f():"),
-                                                                                   (2, "    return 1")])]),
+    (
+        "cat <<-EOF > b.py\n\tdef f():\n\t    return 1\n\tEOF",
+        [("/w/b.py", "create", [(1, "def f():"), (2, "    return 1")])],
+    ),
     # an unquoted heredoc expands: a line holding an expansion stays human, later lines lose their number
-    ("cat > c.txt <<EOF\nkept\nuser $USER\n`date`\nprice \\$5\nEOF",
-     [("/w/c.txt", "create", [(1, "kept"), (None, "price $5")])]),
-    ("cat > d.txt << 'END'\nbody with EOF inside\nEND\necho after > e.txt",
-     [("/w/d.txt", "create", [(1, "body with EOF inside")]), ("/w/e.txt", "create", [(1, "after")])]),
+    (
+        "cat > c.txt <<EOF\nkept\nuser $USER\n`date`\nprice \\$5\nEOF",
+        [("/w/c.txt", "create", [(1, "kept"), (None, "price $5")])],
+    ),
+    (
+        "cat > d.txt << 'END'\nbody with EOF inside\nEND\necho after > e.txt",
+        [("/w/d.txt", "create", [(1, "body with EOF inside")]), ("/w/e.txt", "create", [(1, "after")])],
+    ),
     # tee, alone or fed by a pipe; -a appends
     ("tee t.txt <<EOF >/dev/null\nl1\nl2\nEOF", [("/w/t.txt", "create", [(1, "l1"), (2, "l2")])]),
     ("tee -a t.txt > /dev/null <<'EOF'\nmore\nEOF", [("/w/t.txt", "update", [(None, "more")])]),
     ("cat <<EOF | tee t.txt\npiped\nEOF", [("/w/t.txt", "create", [(1, "piped")])]),
-    ("printf 'a\\n' | tee -a u.txt v.txt", [("/w/u.txt", "update", [(None, "a")]),
-                                             ("/w/v.txt", "update", [(None, "a")])]),
+    (
+        "printf 'a\\n' | tee -a u.txt v.txt",
+        [("/w/u.txt", "update", [(None, "a")]), ("/w/v.txt", "update", [(None, "a")])],
+    ),
     # printf: escapes, %s/%d reuse the format, %% is literal
     ("printf 'a\\nb\\n' > p.txt", [("/w/p.txt", "create", [(1, "a"), (2, "b")])]),
     ("printf '%s\\n' one \"two three\" > q.txt", [("/w/q.txt", "create", [(1, "one"), (2, "two three")])]),
-    ("printf '%s=%d (100%%)\\n' x 1 y 2 >> q.txt", [("/w/q.txt", "update", [(None, "x=1 (100%)"),
-                                                                             (None, "y=2 (100%)")])]),
+    (
+        "printf '%s=%d (100%%)\\n' x 1 y 2 >> q.txt",
+        [("/w/q.txt", "update", [(None, "x=1 (100%)"), (None, "y=2 (100%)")])],
+    ),
     ("printf 'no newline' > r.txt", [("/w/r.txt", "create", [(1, "no newline")])]),
     ("printf '%5s\\n' x > s.txt", []),  # a padded conversion: the line's exact text is not shown
     # echo: quoting, -n, -e; without -e a backslash is read differently by bash and zsh, so it stays human
@@ -70,10 +85,14 @@ FORMS: list[tuple[str, list[tuple[str, str, Lines]]]] = [
     # sed -i: only a whole-line result shows the line it writes
     ("sed -i 's/^.*$/replaced/' f.txt", [("/w/f.txt", "update", [(None, "replaced")])]),
     ("sed -i '3s/^.*$/line three/' f.txt", [("/w/f.txt", "update", [(3, "line three")])]),
-    ("sed -i '' 's/^VERSION = .*$/VERSION = \"2\"/' setup.py", [("/w/setup.py", "update",
-                                                                  [(None, 'VERSION = "2"')])]),
-    ("sed -i.bak -E 's|^(a)$|b\\nc|' x y", [("/w/x", "update", [(None, "b"), (None, "c")]),
-                                            ("/w/y", "update", [(None, "b"), (None, "c")])]),
+    (
+        "sed -i '' 's/^VERSION = .*$/VERSION = \"2\"/' setup.py",
+        [("/w/setup.py", "update", [(None, 'VERSION = "2"')])],
+    ),
+    (
+        "sed -i.bak -E 's|^(a)$|b\\nc|' x y",
+        [("/w/x", "update", [(None, "b"), (None, "c")]), ("/w/y", "update", [(None, "b"), (None, "c")])],
+    ),
     ("sed -i -e '5a\\\nafter five' g.txt", [("/w/g.txt", "update", [(6, "after five")])]),
     ("sed -i '1i #!/usr/bin/env python' h.py", [("/w/h.py", "update", [(1, "#!/usr/bin/env python")])]),
     ("sed -i '/marker/c replaced; kept' h.txt", [("/w/h.txt", "update", [(None, "replaced; kept")])]),
@@ -100,16 +119,23 @@ FORMS: list[tuple[str, list[tuple[str, str, Lines]]]] = [
     ("echo x > /dev/null", []),
     ("go test ./... 2>&1 | tail -30", []),
     ("echo a#b # comment > no.txt", []),
-    ("echo \"unterminated > z", []),
+    ('echo "unterminated > z', []),
     ("git commit -m \"$(cat <<'EOF'\nFix: don't write > out.txt\nEOF\n)\"", []),
     ("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\nEOF", []),
     # cd: the chain and subshells move the directory writes resolve against
     ("cd sub && cat > b.txt <<EOF\nx\nEOF", [("/w/sub/b.txt", "create", [(1, "x")])]),
-    ("(cd sub; echo x > in.txt) && echo y > out.txt", [("/w/sub/in.txt", "create", [(1, "x")]),
-                                                        ("/w/out.txt", "create", [(1, "y")])]),
-    ("cd /abs/dir && echo hi > rel.txt && cd .. && echo up > up.txt && echo a > /tmp/abs.txt",
-     [("/abs/dir/rel.txt", "create", [(1, "hi")]), ("/abs/up.txt", "create", [(1, "up")]),
-      ("/tmp/abs.txt", "create", [(1, "a")])]),
+    (
+        "(cd sub; echo x > in.txt) && echo y > out.txt",
+        [("/w/sub/in.txt", "create", [(1, "x")]), ("/w/out.txt", "create", [(1, "y")])],
+    ),
+    (
+        "cd /abs/dir && echo hi > rel.txt && cd .. && echo up > up.txt && echo a > /tmp/abs.txt",
+        [
+            ("/abs/dir/rel.txt", "create", [(1, "hi")]),
+            ("/abs/up.txt", "create", [(1, "up")]),
+            ("/tmp/abs.txt", "create", [(1, "a")]),
+        ],
+    ),
     ("cd ~ && echo x > home.txt && echo y > /abs.txt", [("/abs.txt", "create", [(1, "y")])]),
     ("cd $DIR; echo x > lost.txt", []),
 ]
@@ -127,18 +153,34 @@ def test_without_cwd_paths_stay_relative_to_the_session_cwd() -> None:
 
 def test_edit_carries_the_call_identity() -> None:
     when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    (edit,) = shell.shell_edits("cat > a.py <<'EOF'\nx = 1\ny = 2\nEOF", "/w", tool="exec_command",
-                                message_id="r7", call_id="call_1", timestamp=when)
-    assert edit == Edit(path="/w/a.py", tool="exec_command", message_id="r7", call_id="call_1", timestamp=when,
-                        kind="create", old_text=None, new_text="x = 1\ny = 2", added=edit.added)
+    (edit,) = shell.shell_edits(
+        "cat > a.py <<'EOF'\nx = 1\ny = 2\nEOF",
+        "/w",
+        tool="exec_command",
+        message_id="r7",
+        call_id="call_1",
+        timestamp=when,
+    )
+    assert edit == Edit(
+        path="/w/a.py",
+        tool="exec_command",
+        message_id="r7",
+        call_id="call_1",
+        timestamp=when,
+        kind="create",
+        old_text=None,
+        new_text="x = 1\ny = 2",
+        added=edit.added,
+    )
 
 
 def test_codex_command_forms() -> None:
     assert shell.codex_command('{"cmd":"echo x > f","workdir":"/w"}') == ("echo x > f", "/w")
     assert shell.codex_command({"command": ["bash", "-lc", "echo x > f"]}) == ("echo x > f", None)
     assert shell.codex_command({"command": ["/bin/zsh", "-c", "ls"], "workdir": ""}) == ("ls", None)
-    assert shell.codex_command({"type": "exec", "command": ["sed", "-i", "s/^.*$/z/", "f v"],
-                                "working_directory": "/d"}) == ("sed -i 's/^.*$/z/' 'f v'", "/d")
+    assert shell.codex_command(
+        {"type": "exec", "command": ["sed", "-i", "s/^.*$/z/", "f v"], "working_directory": "/d"}
+    ) == ("sed -i 's/^.*$/z/' 'f v'", "/d")
     assert shell.codex_command("not json") is None
     assert shell.codex_command('{"cmd": 3}') is None
     assert shell.codex_command([1, 2]) is None
@@ -153,8 +195,25 @@ def test_exit_code_forms() -> None:
 
 
 def test_never_raises_on_random_or_deep_commands() -> None:
-    alphabet = [*"ab >|&;<()'\"\\$`{}#*~\n\t=-2e", "<<EOF\n", "\nEOF\n", "cat ", "echo -e ", "sed -i ", "tee ",
-                "printf ", "s/^.*$/x/", "$(", "<<-'X'\n", "cd d && ", "%s", "%5d", "\\c", "a\\\n", "$'"]
+    alphabet = [
+        *"ab >|&;<()'\"\\$`{}#*~\n\t=-2e",
+        "<<EOF\n",
+        "\nEOF\n",
+        "cat ",
+        "echo -e ",
+        "sed -i ",
+        "tee ",
+        "printf ",
+        "s/^.*$/x/",
+        "$(",
+        "<<-'X'\n",
+        "cd d && ",
+        "%s",
+        "%5d",
+        "\\c",
+        "a\\\n",
+        "$'",
+    ]
     rng = random.Random(7)
     for _ in range(5000):
         command = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
@@ -181,8 +240,14 @@ STAMP = "2026-01-02T03:04:05.000Z"
 
 def cc(kind: str, uuid: str, content: Any, cwd: str = "/w") -> dict[str, Any]:
     role = "assistant" if kind == "assistant" else "user"
-    return {"type": kind, "uuid": uuid, "sessionId": SID, "cwd": cwd, "timestamp": STAMP,
-            "message": {"role": role, "content": content}}
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "sessionId": SID,
+        "cwd": cwd,
+        "timestamp": STAMP,
+        "message": {"role": role, "content": content},
+    }
 
 
 def bash(call_id: str, command: str) -> dict[str, Any]:
@@ -190,26 +255,43 @@ def bash(call_id: str, command: str) -> dict[str, Any]:
 
 
 def result(call_id: str, error: bool = False) -> dict[str, Any]:
-    return {"type": "tool_result", "tool_use_id": call_id, "content": "Exit code 1" if error else "", "is_error": error}
+    return {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": "Exit code 1" if error else "",
+        "is_error": error,
+    }
 
 
 def test_claude_bash_edits(tmp_path: Path) -> None:
-    write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "/w/z.txt", "content": "z\n"}}
-    path = write_records(tmp_path / f"{SID}.jsonl", [
-        cc("user", "u1", "write the notes"),
-        cc("assistant", "a1", [bash("b1", "cat > notes.md <<'EOF'\n# Notes\nEOF")]),
-        cc("user", "t1", [result("b1")]),
-        cc("assistant", "a2", [bash("b2", "echo nope > failed.txt && false")]),
-        cc("user", "t2", [result("b2", error=True)]),
-        cc("assistant", "a3", [write]),
-        cc("user", "t3", [{"type": "tool_result", "tool_use_id": "w1", "content": "ok"}]),
-        cc("assistant", "a4", [bash("b4", "echo moved >> later.txt")], cwd="/w/sub"),
-        cc("user", "t4", [result("b4")]),
-        cc("assistant", "a5", [bash("b5", "printf 'cut\\n' > cut.txt")]),  # the run ended before its result
-    ])
+    write = {
+        "type": "tool_use",
+        "id": "w1",
+        "name": "Write",
+        "input": {"file_path": "/w/z.txt", "content": "z\n"},
+    }
+    path = write_records(
+        tmp_path / f"{SID}.jsonl",
+        [
+            cc("user", "u1", "write the notes"),
+            cc("assistant", "a1", [bash("b1", "cat > notes.md <<'EOF'\n# Notes\nEOF")]),
+            cc("user", "t1", [result("b1")]),
+            cc("assistant", "a2", [bash("b2", "echo nope > failed.txt && false")]),
+            cc("user", "t2", [result("b2", error=True)]),
+            cc("assistant", "a3", [write]),
+            cc("user", "t3", [{"type": "tool_result", "tool_use_id": "w1", "content": "ok"}]),
+            cc("assistant", "a4", [bash("b4", "echo moved >> later.txt")], cwd="/w/sub"),
+            cc("user", "t4", [result("b4")]),
+            cc(
+                "assistant", "a5", [bash("b5", "printf 'cut\\n' > cut.txt")]
+            ),  # the run ended before its result
+        ],
+    )
     session = claude_code.read(path)[0]
-    assert [(e.tool, e.path, e.kind, e.message_id, e.call_id, [(a.line, a.text) for a in e.added])
-            for e in session.edits] == [
+    assert [
+        (e.tool, e.path, e.kind, e.message_id, e.call_id, [(a.line, a.text) for a in e.added])
+        for e in session.edits
+    ] == [
         ("Bash", "/w/notes.md", "create", "a1", "b1", [(1, "# Notes")]),
         ("Write", "/w/z.txt", "create", "a3", "w1", [(1, "z")]),
         ("Bash", "/w/sub/later.txt", "update", "a4", "b4", [(None, "moved")]),
@@ -228,8 +310,10 @@ def cx(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def function_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return cx("response_item", {"type": "function_call", "name": name, "arguments": json.dumps(arguments),
-                                "call_id": call_id})
+    return cx(
+        "response_item",
+        {"type": "function_call", "name": name, "arguments": json.dumps(arguments), "call_id": call_id},
+    )
 
 
 def call_output(call_id: str, text: str) -> dict[str, Any]:
@@ -238,29 +322,50 @@ def call_output(call_id: str, text: str) -> dict[str, Any]:
 
 def test_codex_shell_edits(tmp_path: Path) -> None:
     patch = "*** Begin Patch\n*** Add File: p.txt\n+patched\n*** End Patch"
-    path = write_records(tmp_path / "rollout-1.jsonl", [
-        cx("session_meta", {"id": "sess-1", "cwd": "/w"}),
-        function_call("c1", "exec_command", {"cmd": "cat > a.txt <<'EOF'\nfrom exec\nEOF", "workdir": "/w/sub"}),
-        call_output("c1", "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n"),
-        function_call("c2", "exec_command", {"cmd": "echo bad > bad.txt; exit 3"}),
-        call_output("c2", "Process exited with code 3\nOutput:\n"),
-        cx("response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "p1", "input": patch}),
-        function_call("c3", "shell", {"command": ["bash", "-lc", "printf 'x\\n' >> b.txt"]}),
-        call_output("c3", '{"output":"","metadata":{"exit_code":0}}'),
-        function_call("c4", "shell", {"command": ["bash", "-lc", "echo no > no.txt"]}),
-        call_output("c4", '{"output":"","metadata":{"exit_code":1}}'),
-        function_call("c5", "exec_command", {"cmd": "echo late > late.txt && sleep 60"}),
-        call_output("c5", "Process running with session ID 9\nOutput:\n"),
-        cx("event_msg", {"type": "exec_command_end", "call_id": "c5", "exit_code": 130}),
-        cx("response_item", {"type": "local_shell_call", "call_id": "c6", "status": "completed", "action": {
-            "type": "exec", "command": ["bash", "-lc", "echo local > l.txt"], "working_directory": "/w"}}),
-        function_call("c7", "shell", {"command": ["bash", "-lc", f"apply_patch <<'EOF'\n{patch}\nEOF"]}),
-        function_call("c8", "exec_command", {"cmd": "echo running > run.txt"}),
-        call_output("c8", "Process running with session ID 10\nOutput:\n"),
-    ])
+    path = write_records(
+        tmp_path / "rollout-1.jsonl",
+        [
+            cx("session_meta", {"id": "sess-1", "cwd": "/w"}),
+            function_call(
+                "c1", "exec_command", {"cmd": "cat > a.txt <<'EOF'\nfrom exec\nEOF", "workdir": "/w/sub"}
+            ),
+            call_output("c1", "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n"),
+            function_call("c2", "exec_command", {"cmd": "echo bad > bad.txt; exit 3"}),
+            call_output("c2", "Process exited with code 3\nOutput:\n"),
+            cx(
+                "response_item",
+                {"type": "custom_tool_call", "name": "apply_patch", "call_id": "p1", "input": patch},
+            ),
+            function_call("c3", "shell", {"command": ["bash", "-lc", "printf 'x\\n' >> b.txt"]}),
+            call_output("c3", '{"output":"","metadata":{"exit_code":0}}'),
+            function_call("c4", "shell", {"command": ["bash", "-lc", "echo no > no.txt"]}),
+            call_output("c4", '{"output":"","metadata":{"exit_code":1}}'),
+            function_call("c5", "exec_command", {"cmd": "echo late > late.txt && sleep 60"}),
+            call_output("c5", "Process running with session ID 9\nOutput:\n"),
+            cx("event_msg", {"type": "exec_command_end", "call_id": "c5", "exit_code": 130}),
+            cx(
+                "response_item",
+                {
+                    "type": "local_shell_call",
+                    "call_id": "c6",
+                    "status": "completed",
+                    "action": {
+                        "type": "exec",
+                        "command": ["bash", "-lc", "echo local > l.txt"],
+                        "working_directory": "/w",
+                    },
+                },
+            ),
+            function_call("c7", "shell", {"command": ["bash", "-lc", f"apply_patch <<'EOF'\n{patch}\nEOF"]}),
+            function_call("c8", "exec_command", {"cmd": "echo running > run.txt"}),
+            call_output("c8", "Process running with session ID 10\nOutput:\n"),
+        ],
+    )
     session = codex.read(path)[0]
-    assert [(e.tool, e.path, e.kind, e.message_id, e.call_id, [(a.line, a.text) for a in e.added])
-            for e in session.edits] == [
+    assert [
+        (e.tool, e.path, e.kind, e.message_id, e.call_id, [(a.line, a.text) for a in e.added])
+        for e in session.edits
+    ] == [
         ("exec_command", "/w/sub/a.txt", "create", "r2", "c1", [(1, "from exec")]),
         ("apply_patch", "p.txt", "create", "r6", "p1", [(1, "patched")]),
         ("shell", "b.txt", "update", "r7", "c3", [(None, "x")]),
@@ -302,7 +407,10 @@ SHELL_CORPUS: dict[str, tuple[int, int]] = {
     f"{CC}/git-sync__f27edbb5033d__goal-command-excerpt.jsonl": (0, 0),
     f"{CC}/entire-cli__d65f53d0e8e2__yep-do-it-excerpt.jsonl": (0, 0),
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl": (0, 0),
-    f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl": (1, 1),  # issue 28's excerpt: the mv is a move
+    f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl": (
+        1,
+        1,
+    ),  # issue 28's excerpt: the mv is a move
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl": (2, 0),
@@ -323,7 +431,9 @@ def test_corpus_shell_calls_and_edits(rel: str) -> None:
 
 def test_shell_corpus_table_covers_every_agent_transcript() -> None:
     root = corpus("transcripts")
-    found = {str(p.relative_to(CORPUS)) for sub in ("claude-code", "codex") for p in (root / sub).rglob("*.jsonl")}
+    found = {
+        str(p.relative_to(CORPUS)) for sub in ("claude-code", "codex") for p in (root / sub).rglob("*.jsonl")
+    }
     found |= {str(p.relative_to(CORPUS)) for p in (CORPUS / "linked").glob("*/checkpoints/*/*/*/full.jsonl")}
     assert found - set(SHELL_CORPUS) == {"linked/entire-cli/checkpoints/ab/2b9748b105/0/full.jsonl"}
 
@@ -331,11 +441,16 @@ def test_shell_corpus_table_covers_every_agent_transcript() -> None:
 def test_gemini_legacy_append_shows_the_lines_it_wrote() -> None:
     # Gemini CLI 0.23 ran `echo -e "…" >> docs/color.md` through run_shell_command (`bash -c`); the
     # agent's own read_file afterwards shows the file, whose lines 19-35 are exactly that text.
-    data = json.loads(corpus("linked/entire-cli/checkpoints/ab/2b9748b105/0/full.jsonl").read_text(encoding="utf-8"))
+    data = json.loads(
+        corpus("linked/entire-cli/checkpoints/ab/2b9748b105/0/full.jsonl").read_text(encoding="utf-8")
+    )
     calls = [c for m in data["messages"] for c in m.get("toolCalls") or []]
     commands = [c["args"]["command"] for c in calls if c["name"] == "run_shell_command"]
-    found = [e for command in commands
-             for e in shell.shell_edits(command, None, tool="run_shell_command", message_id="m")]
+    found = [
+        e
+        for command in commands
+        for e in shell.shell_edits(command, None, tool="run_shell_command", message_id="m")
+    ]
     (edit,) = found
     assert (edit.path, edit.kind) == ("docs/color.md", "update")
     final = [c for c in calls if c["name"] == "read_file"][-1]
@@ -348,15 +463,21 @@ def test_gemini_legacy_append_shows_the_lines_it_wrote() -> None:
 # Moves and copies: mv, cp and git mv take a file (and the credit of its earlier edits) elsewhere
 # --------------------------------------------------------------------------------------------------
 
+
 def transfers(command: str, cwd: str | None = "/w") -> list[tuple[str, str | None, str]]:
-    return [(e.kind, e.source, e.path) for e in shell.shell_edits(command, cwd, tool="Bash", message_id="m1")
-            if e.kind in ("move", "copy")]
+    return [
+        (e.kind, e.source, e.path)
+        for e in shell.shell_edits(command, cwd, tool="Bash", message_id="m1")
+        if e.kind in ("move", "copy")
+    ]
 
 
 TRANSFERS: list[tuple[str, list[tuple[str, str | None, str]]]] = [
     # the real command (entireio/cli session f4237e82): absolute paths, one file
-    ("mv /w/docs/checkpoint-scenarios.md /w/docs/architecture/checkpoint-scenarios.md",
-     [("move", "/w/docs/checkpoint-scenarios.md", "/w/docs/architecture/checkpoint-scenarios.md")]),
+    (
+        "mv /w/docs/checkpoint-scenarios.md /w/docs/architecture/checkpoint-scenarios.md",
+        [("move", "/w/docs/checkpoint-scenarios.md", "/w/docs/architecture/checkpoint-scenarios.md")],
+    ),
     # relative to the cwd and to a `cd` before; a destination that may be a folder is kept as written
     ("cd src && mv util.py helpers", [("move", "/w/src/util.py", "/w/src/helpers")]),
     ("mv a.md docs/", [("move", "/w/a.md", "/w/docs")]),
@@ -379,35 +500,45 @@ TRANSFERS: list[tuple[str, list[tuple[str, str | None, str]]]] = [
     ("git status && git add -A", []),
     # what the shell decides stays out: globs, variables, a destination after `cd` to an unknown folder
     ("mv *.md docs/", []),
-    ("mv \"$SRC\" b", []),
-    ("cd \"$DIR\" && mv a b", []),
+    ('mv "$SRC" b', []),
+    ('cd "$DIR" && mv a b', []),
     ("mv a", []),
 ]
 
 
 @pytest.mark.parametrize(("command", "expected"), TRANSFERS, ids=[c for c, _ in TRANSFERS])
-def test_moves_and_copies_are_read_from_the_command(command: str, expected: list[tuple[str, str | None, str]]
-                                                    ) -> None:
+def test_moves_and_copies_are_read_from_the_command(
+    command: str, expected: list[tuple[str, str | None, str]]
+) -> None:
     assert transfers(command) == expected
 
 
 def test_a_write_then_a_move_in_one_command_keeps_their_order() -> None:
-    found = shell.shell_edits("cat > a.txt <<'EOF'\nhello\nEOF\nmv a.txt b.txt", "/w", tool="Bash", message_id="m1")
+    found = shell.shell_edits(
+        "cat > a.txt <<'EOF'\nhello\nEOF\nmv a.txt b.txt", "/w", tool="Bash", message_id="m1"
+    )
     assert [(e.kind, e.path, e.source, [a.text for a in e.added]) for e in found] == [
-        ("create", "/w/a.txt", None, ["hello"]), ("move", "/w/b.txt", "/w/a.txt", [])]
+        ("create", "/w/a.txt", None, ["hello"]),
+        ("move", "/w/b.txt", "/w/a.txt", []),
+    ]
 
 
 def test_the_real_mv_of_the_moved_file_excerpt_is_a_move_edit() -> None:
     """Claude Code's Bash call, read through the adapter: the move sits between the Write and the Edits."""
-    session = claude_code.read(corpus("transcripts", "claude-code",
-                                      "entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl"))[0]
+    session = claude_code.read(
+        corpus("transcripts", "claude-code", "entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl")
+    )[0]
     cwd = "/Users/soph/Work/entire/devenv/cli"
     assert [(e.tool, e.kind, e.path.removeprefix(cwd + "/"), e.source) for e in session.edits] == [
         ("Write", "create", "docs/checkpoint-scenarios.md", None),
         ("Bash", "move", "docs/architecture/checkpoint-scenarios.md", f"{cwd}/docs/checkpoint-scenarios.md"),
         ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None),
         ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None),
-        ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None)]
+        ("Edit", "update", "docs/architecture/checkpoint-scenarios.md", None),
+    ]
     move = session.edits[1]
     assert (move.message_id, move.call_id, move.added) == (
-        "5e043eab-5d00-40e4-8dce-af905c8d2632", "toolu_01RTqkTfH8vcxGt9s32bfeRv", ())
+        "5e043eab-5d00-40e4-8dce-af905c8d2632",
+        "toolu_01RTqkTfH8vcxGt9s32bfeRv",
+        (),
+    )

@@ -34,10 +34,20 @@ def claude_transcript(home: Path, repo: Path, session_id: str, prompt: str, repl
     folder.mkdir(parents=True, exist_ok=True)
     common = {"sessionId": session_id, "cwd": str(repo), "version": "2.1.0"}
     records = [
-        {**common, "type": "user", "uuid": f"{session_id[:8]}-u1", "timestamp": "2025-01-01T10:00:00Z",
-         "message": {"role": "user", "content": prompt}},
-        {**common, "type": "assistant", "uuid": f"{session_id[:8]}-a1", "timestamp": "2025-01-01T10:00:05Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}},
+        {
+            **common,
+            "type": "user",
+            "uuid": f"{session_id[:8]}-u1",
+            "timestamp": "2025-01-01T10:00:00Z",
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            **common,
+            "type": "assistant",
+            "uuid": f"{session_id[:8]}-a1",
+            "timestamp": "2025-01-01T10:00:05Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]},
+        },
     ]
     path = folder / f"{session_id}.jsonl"
     # json.dumps escapes the lone surrogate as `\ud83d`, as Node's JSON.stringify writes it.
@@ -64,22 +74,34 @@ def test_a_lone_surrogate_breaks_no_command(repo: Path, isolated_env: Path) -> N
     claude_transcript(isolated_env, repo, SID, "please fix the parser \ud83d", "parser fixed \ud83d")
     claude_transcript(isolated_env, repo, OTHER, "rename the tokenizer", "tokenizer renamed")
     outputs = {}
-    for args in (("show", SID), ("show", f"{SID}:{SID[:8]}-u1", "--json"), ("context", SID), ("index",),
-                 ("search", "parser", "--json"), ("search", "tokenizer", "--json"), ("sessions",)):
+    for args in (
+        ("show", SID),
+        ("show", f"{SID}:{SID[:8]}-u1", "--json"),
+        ("context", SID),
+        ("index",),
+        ("search", "parser", "--json"),
+        ("search", "tokenizer", "--json"),
+        ("sessions",),
+    ):
         proc = run_cli(*args, cwd=repo)
         assert (proc.returncode, proc.stderr) == (0, ""), args
         outputs[args[0] if args[0] != "search" else args[1]] = outputs.get(args[0], "") + proc.stdout
     assert outputs["show"].count("parser \ufffd") >= 2 and "parser \ufffd" in outputs["context"]
     assert {h["message_id"] for h in json.loads(outputs["parser"])} == {f"{SID[:8]}-u1", f"{SID[:8]}-a1"}
     assert json.loads(outputs["tokenizer"])[0]["session_id"] == OTHER  # one bad file breaks no other's search
+
+
 def test_surrogate_pairs_stay_whole_and_lone_halves_are_mended(tmp_path: Path) -> None:
-    path = claude_transcript(tmp_path, tmp_path / "w", SID, "a whole pair \U0001f600 and a cut \ud83d",
-                             "a low half \ude00 alone")
+    path = claude_transcript(
+        tmp_path, tmp_path / "w", SID, "a whole pair \U0001f600 and a cut \ud83d", "a low half \ude00 alone"
+    )
     from git_intent.sessions.discovery import read_transcript
 
     (session,) = read_transcript(path)
-    assert [m.text for m in session.messages] == ["a whole pair \U0001f600 and a cut \ufffd",
-                                                  "a low half \ufffd alone"]
+    assert [m.text for m in session.messages] == [
+        "a whole pair \U0001f600 and a cut \ufffd",
+        "a low half \ufffd alone",
+    ]
     json.dumps(to_json(session), ensure_ascii=False).encode("utf-8")
 
 
@@ -95,42 +117,68 @@ def codex_with(tmp_path: Path, bad: dict[str, Any]) -> tuple[Session, Session]:
     return codex.read(path)[0], codex.read(source)[0]
 
 
-@pytest.mark.parametrize("payload", [
-    {"type": {}},
-    {"type": "function_call", "name": ["replace"], "call_id": {}, "arguments": 5},
-    {"type": "message", "role": "assistant", "content": 5},
-    {"type": "custom_tool_call", "name": {}, "input": ["*** Begin Patch"]},
-    {"type": ["reasoning"], "summary": 5},
-])
-def test_codex_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Path, payload: dict[str, Any]) -> None:
-    got, want = codex_with(tmp_path, {"timestamp": "2026-04-30T08:09:20Z", "type": "response_item",
-                                      "payload": payload})
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"type": {}},
+        {"type": "function_call", "name": ["replace"], "call_id": {}, "arguments": 5},
+        {"type": "message", "role": "assistant", "content": 5},
+        {"type": "custom_tool_call", "name": {}, "input": ["*** Begin Patch"]},
+        {"type": ["reasoning"], "summary": 5},
+    ],
+)
+def test_codex_record_of_the_wrong_type_is_skipped_not_the_session(
+    tmp_path: Path, payload: dict[str, Any]
+) -> None:
+    got, want = codex_with(
+        tmp_path, {"timestamp": "2026-04-30T08:09:20Z", "type": "response_item", "payload": payload}
+    )
     assert len(want.edits) == 4
     assert [(e.path, e.tool, e.added) for e in got.edits] == [(e.path, e.tool, e.added) for e in want.edits]
     assert got.session_id == want.session_id and got.stats.records == want.stats.records + 1
 
 
 def test_codex_event_of_the_wrong_type_is_counted(tmp_path: Path) -> None:
-    got, want = codex_with(tmp_path, {"timestamp": "2026-04-30T08:09:20Z", "type": "event_msg",
-                                      "payload": {"type": {}, "message": 5}})
+    got, want = codex_with(
+        tmp_path,
+        {"timestamp": "2026-04-30T08:09:20Z", "type": "event_msg", "payload": {"type": {}, "message": 5}},
+    )
     same_work(got, want)
     assert got.stats.unreadable == want.stats.unreadable + 1
 
 
 GEMINI_BAD = [  # (record, whether it is unreadable as a whole: counted)
     ({"id": "bad-1", "timestamp": "2026-04-29T21:39:40.000Z", "type": {}, "content": "x"}, True),
-    ({"id": "bad-2", "timestamp": "2026-04-29T21:39:40.000Z", "type": "gemini", "content": 5, "thoughts": 5,
-      "toolCalls": [{"name": ["replace"], "args": {"file_path": 5}, "status": "success"}, 5]}, False),
-    ({"id": "bad-3", "timestamp": "2026-04-29T21:39:40.000Z", "type": "user", "content": 5, "displayContent": {}},
-     False),
+    (
+        {
+            "id": "bad-2",
+            "timestamp": "2026-04-29T21:39:40.000Z",
+            "type": "gemini",
+            "content": 5,
+            "thoughts": 5,
+            "toolCalls": [{"name": ["replace"], "args": {"file_path": 5}, "status": "success"}, 5],
+        },
+        False,
+    ),
+    (
+        {
+            "id": "bad-3",
+            "timestamp": "2026-04-29T21:39:40.000Z",
+            "type": "user",
+            "content": 5,
+            "displayContent": {},
+        },
+        False,
+    ),
     ({"$set": 5}, True),
     ({"$rewindTo": {}}, True),
 ]
 
 
 @pytest.mark.parametrize(("bad", "counted"), GEMINI_BAD, ids=[str(i) for i in range(len(GEMINI_BAD))])
-def test_gemini_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Path, bad: dict[str, Any],
-                                                                    counted: bool) -> None:
+def test_gemini_record_of_the_wrong_type_is_skipped_not_the_session(
+    tmp_path: Path, bad: dict[str, Any], counted: bool
+) -> None:
     source = corpus("transcripts", "gemini", "git-ai__gemini-session-simple.jsonl")
     lines = lines_of(source)
     path = tmp_path / source.name
@@ -143,13 +191,28 @@ def test_gemini_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Pa
     assert (sum(got.stats.unknown_types.values()) + got.stats.unreadable > 0) is counted
 
 
-@pytest.mark.parametrize("part", [
-    {"type": {}, "id": "prt-bad", "messageID": "msg-assistant-001"},
-    {"type": "tool", "id": "prt-bad", "tool": ["edit"], "state": {"status": "completed", "input": {"content": 5}}},
-    {"type": "tool", "id": "prt-bad", "tool": "write", "state": {"status": "completed", "input": 5, "metadata": 5}},
-    {"type": "text", "id": "prt-bad", "text": {"a": 1}},
-])
-def test_opencode_part_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Path, part: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"type": {}, "id": "prt-bad", "messageID": "msg-assistant-001"},
+        {
+            "type": "tool",
+            "id": "prt-bad",
+            "tool": ["edit"],
+            "state": {"status": "completed", "input": {"content": 5}},
+        },
+        {
+            "type": "tool",
+            "id": "prt-bad",
+            "tool": "write",
+            "state": {"status": "completed", "input": 5, "metadata": 5},
+        },
+        {"type": "text", "id": "prt-bad", "text": {"a": 1}},
+    ],
+)
+def test_opencode_part_of_the_wrong_type_is_skipped_not_the_session(
+    tmp_path: Path, part: dict[str, Any]
+) -> None:
     storage = tmp_path / "storage"
     shutil.copytree(corpus("transcripts", "opencode", "synthetic__opencode-storage"), storage)
     (want,) = opencode.read(storage)
@@ -164,11 +227,20 @@ def test_cursor_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Pa
     source = corpus("transcripts", "cursor", "git-ai__cursor-session-simple.jsonl")
     lines = lines_of(source)
     path = tmp_path / source.name
-    bad = {"role": "assistant", "message": {"content": [{"type": "tool_use", "name": "Write", "input": {"path": {}}},
-                                                        {"type": "text", "text": 5}, 5]}}
+    bad = {
+        "role": "assistant",
+        "message": {
+            "content": [
+                {"type": "tool_use", "name": "Write", "input": {"path": {}}},
+                {"type": "text", "text": 5},
+                5,
+            ]
+        },
+    }
     path.write_text("".join([*lines[:3], json.dumps(bad) + "\n", *lines[3:]]), encoding="utf-8")
     (got,), (want,) = cursor.read(path), cursor.read(source)
     assert [(e.path, e.added) for e in got.edits] == [(e.path, e.added) for e in want.edits]
+
     # Its tool call is still a readable part, so the record adds one message; the others all stand (their ids
     # are record ordinals, so compared by content).
     def content(messages: list[Any]) -> list[Any]:
@@ -179,13 +251,22 @@ def test_cursor_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Pa
 
 @pytest.mark.slow
 def test_one_bad_record_does_not_drop_a_discovered_session(repo: Path, isolated_env: Path) -> None:
-    """The issue's case: a real rollout, found by discovery, plus one `"type": {}` record: 45/45 lines, not 0."""
+    """The issue's case: a real rollout, found by discovery, plus one `"type": {}` record: 45/45 lines, not
+    0."""
     from transcript_replay import commit_replayed, rebuild_codex, write_replayed
 
     source = corpus(*CODEX_ROLLOUT)
     recorded = "/Users/soph/Work/entire/devenv/gitsync"
     # Where Codex keeps rollouts, naming this work tree as the session's cwd (discovery looks for it).
-    rollout = isolated_env / ".codex" / "sessions" / "2026" / "04" / "30" / f"rollout-2026-04-30T08-09-{CODEX_ID}.jsonl"
+    rollout = (
+        isolated_env
+        / ".codex"
+        / "sessions"
+        / "2026"
+        / "04"
+        / "30"
+        / f"rollout-2026-04-30T08-09-{CODEX_ID}.jsonl"
+    )
     rollout.parent.mkdir(parents=True)
     lines = [line.replace(recorded, str(repo)) for line in lines_of(source)]
     bad = json.dumps({"timestamp": "2026-04-30T08:09:20Z", "type": "response_item", "payload": {"type": {}}})
@@ -196,8 +277,11 @@ def test_one_bad_record_does_not_drop_a_discovered_session(repo: Path, isolated_
     write_replayed(repo, rebuild.pre, str(repo))
     commit_replayed(repo, "baseline", datetime.fromisoformat(rebuild.first_edit_at) - timedelta(hours=1))
     write_replayed(repo, rebuild.post, str(repo))
-    commit_replayed(repo, "even more general url validation",
-                    datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=1))
+    commit_replayed(
+        repo,
+        "even more general url validation",
+        datetime.fromisoformat(rebuild.last_edit_at) + timedelta(minutes=1),
+    )
     os.utime(rollout)  # written since the parent commit, as a live session's rollout is
     result = json.loads(run_cli("record", "HEAD", "--json", cwd=repo).stdout)
     assert (result["lines_added"], result["lines_attributed"]) == (45, 45)
@@ -258,16 +342,21 @@ def test_a_corrupt_opencode_store_is_reported_and_skipped(repo: Path, isolated_e
     shutil.copyfile(corpus("transcripts", "opencode", "synthetic__opencode-sqlite", "opencode.db"), store)
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE session SET directory = ?", (str(repo),))
-        (page_size,), (root,) = conn.execute("PRAGMA page_size").fetchone(), conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'part'").fetchone()
+        (page_size,), (root,) = (
+            conn.execute("PRAGMA page_size").fetchone(),
+            conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'part'").fetchone(),
+        )
     data = bytearray(store.read_bytes())
-    data[(root - 1) * page_size:root * page_size] = b"\xff" * page_size  # the `part` table's page: "malformed"
+    data[(root - 1) * page_size : root * page_size] = (
+        b"\xff" * page_size
+    )  # the `part` table's page: "malformed"
     store.write_bytes(bytes(data))
     proc = run_cli("index", "--json", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines() == [
-        f"warning: The OpenCode store {store} is damaged (database disk image is malformed); its sessions are "
-        "skipped."]
+        f"warning: The OpenCode store {store} is damaged (database disk image is malformed); its sessions "
+        "are skipped."
+    ]
     assert json.loads(proc.stdout)["sessions"] == 1  # the Claude Code session stands
     assert json.loads(run_cli("search", "tokenizer", "--json", cwd=repo).stdout)[0]["session_id"] == SID
 
@@ -285,11 +374,19 @@ def damage_pages(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize(("damage", "command"), [
-    (damage_header, ("index",)), (damage_pages, ("index", "--rebuild")), (damage_pages, ("search", "tokenizer")),
-    (damage_header, ("search", "tokenizer"))], ids=["header-index", "pages-rebuild", "pages-search", "header-search"])
-def test_a_corrupt_index_is_set_aside_and_rebuilt(repo: Path, isolated_env: Path, damage: Any,
-                                                  command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("damage", "command"),
+    [
+        (damage_header, ("index",)),
+        (damage_pages, ("index", "--rebuild")),
+        (damage_pages, ("search", "tokenizer")),
+        (damage_header, ("search", "tokenizer")),
+    ],
+    ids=["header-index", "pages-rebuild", "pages-search", "header-search"],
+)
+def test_a_corrupt_index_is_set_aside_and_rebuilt(
+    repo: Path, isolated_env: Path, damage: Any, command: tuple[str, ...]
+) -> None:
     claude_transcript(isolated_env, repo, SID, "rename the tokenizer", "tokenizer renamed")
     assert run_cli("index", cwd=repo).returncode == 0
     state = repo / ".git" / "intent"

@@ -20,16 +20,29 @@ from git_intent.sessions.discovery import read_transcript
 from git_intent.transcripts.jsonl import iter_records, loads
 
 BOUNDED = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=20)
-SOURCES = {agent: Path(CORPUS) / "transcripts" / path for agent, path in {
-    "claude-code": "claude-code/entire-cli__c9883595c929__queue-operation.jsonl",
-    "codex": next(p.relative_to(Path(CORPUS) / "transcripts").as_posix()
-                  for p in sorted((Path(CORPUS) / "transcripts" / "codex").rglob("*.jsonl"))),
-}.items()}
-RECORDS = {agent: [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                   if line.strip().startswith("{")] for agent, path in SOURCES.items()}
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+SOURCES = {
+    agent: Path(CORPUS) / "transcripts" / path
+    for agent, path in {
+        "claude-code": "claude-code/entire-cli__c9883595c929__queue-operation.jsonl",
+        "codex": next(
+            p.relative_to(Path(CORPUS) / "transcripts").as_posix()
+            for p in sorted((Path(CORPUS) / "transcripts" / "codex").rglob("*.jsonl"))
+        ),
+    }.items()
+}
+RECORDS = {
+    agent: [
+        json.loads(line)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip().startswith("{")
+    ]
+    for agent, path in SOURCES.items()
+}
 
 
 _FOLDER = tempfile.TemporaryDirectory(prefix="git-intent-properties-")  # removed when the run ends
@@ -61,27 +74,35 @@ def test_loads_raises_only_value_error(text: str) -> None:
 
 
 def replaced(record: Any, path: list[int], value: Any) -> Any:
-    """`record` with the field that `path` picks (indices into keys and items, modulo their count) set to `value`."""
+    """`record` with the field that `path` picks (indices into keys and items, modulo their count) set to
+    `value`."""
     if not path or not isinstance(record, dict | list) or not record:
         return value
     if isinstance(record, dict):
         key = sorted(record)[path[0] % len(record)]
         return {**record, key: replaced(record[key], path[1:], value)}
     index = path[0] % len(record)
-    return [*record[:index], replaced(record[index], path[1:], value), *record[index + 1:]]
+    return [*record[:index], replaced(record[index], path[1:], value), *record[index + 1 :]]
 
 
 @BOUNDED
-@given(st.sampled_from(sorted(RECORDS)), st.integers(0, 10_000), st.lists(st.integers(0, 50), min_size=1, max_size=4),
-       JSON)
-def test_every_adapter_survives_any_field_of_any_record_being_any_value(agent: str, which: int, path: list[int],
-                                                                         value: Any) -> None:
+@given(
+    st.sampled_from(sorted(RECORDS)),
+    st.integers(0, 10_000),
+    st.lists(st.integers(0, 50), min_size=1, max_size=4),
+    JSON,
+)
+def test_every_adapter_survives_any_field_of_any_record_being_any_value(
+    agent: str, which: int, path: list[int], value: Any
+) -> None:
     records = RECORDS[agent]
     index = which % len(records)
-    mutated = [*records[:index], replaced(records[index], path, value), *records[index + 1:]]
+    mutated = [*records[:index], replaced(records[index], path, value), *records[index + 1 :]]
     source = SOURCES[agent]
     try:
-        sessions = read_transcript(written("".join(json.dumps(r) + "\n" for r in mutated).encode(), source.suffix))
+        sessions = read_transcript(
+            written("".join(json.dumps(r) + "\n" for r in mutated).encode(), source.suffix)
+        )
     except TranscriptError:
         return
     assert all(s.session_id for s in sessions)

@@ -32,8 +32,19 @@ from ...transcripts.jsonl import head_text, written_since
 from .log import HEADER, split_sections
 from .replies import TOOL, WHOLE_TOOL, Parsed, build
 
-__all__ = ["HISTORY", "MULTI_SESSION", "NAME", "TOOL", "WHOLE_TOOL", "commit_links", "discover", "history",
-           "locations", "read", "sniff"]
+__all__ = [
+    "HISTORY",
+    "MULTI_SESSION",
+    "NAME",
+    "TOOL",
+    "WHOLE_TOOL",
+    "commit_links",
+    "discover",
+    "history",
+    "locations",
+    "read",
+    "sniff",
+]
 
 # One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True
@@ -42,9 +53,9 @@ HISTORY = ".aider.chat.history.md"
 
 
 def history(root: Path) -> Path | None:
-    """`root/.aider.chat.history.md` when it is a regular file inside the work tree `root`, else None: a link the
-    clone brought in that leads out of the work tree names another of this user's files (a shell history, a key),
-    which would be read, indexed and shared as a chat."""
+    """`root/.aider.chat.history.md` when it is a regular file inside the work tree `root`, else None: a
+    link the clone brought in that leads out of the work tree names another of this user's files (a shell
+    history, a key), which would be read, indexed and shared as a chat."""
     path = root / HISTORY
     try:
         inside = path.resolve().is_relative_to(root.resolve())
@@ -59,8 +70,8 @@ def locations(root: Path) -> list[str]:
 
 
 def discover(root: Path, since: datetime | None = None) -> Iterator[Path]:
-    """`root/.aider.chat.history.md` when it is a regular file of the work tree (`history`) written at or after
-    `since`."""
+    """`root/.aider.chat.history.md` when it is a regular file of the work tree (`history`) written at or
+    after `since`."""
     path = history(root)
     if path is not None:
         yield from written_since([path], since)

@@ -11,8 +11,10 @@ from ...core.values import Role
 HEADER = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$")
 _COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40})\b")
 # Aider's own one-line outputs, recognised after a reply even without the trailing two spaces.
-_AIDER_SAYS = re.compile(r"^> (Tokens: |Applied edit to |Commit [0-9a-f]{7}|Committing |The LLM did not conform"
-                         r"|Unexpected error|\^C )")
+_AIDER_SAYS = re.compile(
+    r"^> (Tokens: |Applied edit to |Commit [0-9a-f]{7}|Committing |The LLM did not conform|Unexpected "
+    r"error|\^C )"
+)
 PROMPT_COMMANDS = ("/ask ", "/code ", "/architect ", "/context ")
 
 
@@ -58,7 +60,7 @@ def split_sections(lines: list[str]) -> list[Section]:
     for line in lines:
         header = HEADER.match(line)
         if header:
-            sections.append(Section(started=line[len("# aider chat started at "):].strip()))
+            sections.append(Section(started=line[len("# aider chat started at ") :].strip()))
             sections[-1].lines, block, state, blank_before = 1, None, "", False
             continue
         sections[-1].lines += 1

@@ -20,7 +20,9 @@ _DIVIDER = re.compile(r"^={5,9}\s*$")
 _UPDATED = re.compile(r"^>{5,9} REPLACE\s*$")
 _VERSION = re.compile(r"^Aider (v\S+)")
 _OTHERS = re.compile(r"^# The other \d+ SEARCH/REPLACE blocks? (were|was) applied successfully")
-_FAILED = re.compile(r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$")
+_FAILED = re.compile(
+    r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$"
+)
 
 
 @dataclass
@@ -54,8 +56,11 @@ def build(section: Section, path: Path, seen: Counter[str], confirmed: bool) -> 
     """The session of one section; `seen` counts start times already used (ids of repeats get `-2`, …),
     `confirmed` says whether the log ever reports an applied edit."""
     started = _local_time(section.started)
-    base = "aider-" + section.started.replace(" ", "T").replace(":", "") if section.started else (
-        "aider-before-first-header")
+    base = (
+        "aider-" + section.started.replace(" ", "T").replace(":", "")
+        if section.started
+        else ("aider-before-first-header")
+    )
     seen[base] += 1
     session_id = base if seen[base] == 1 else f"{base}-{seen[base]}"
     stats = ParseStats(records=section.lines)
@@ -72,23 +77,47 @@ def build(section: Section, path: Path, seen: Counter[str], confirmed: bool) -> 
             # `/ask X` is logged, then X again as the request the ask coder sends: one prompt, not two.
             prompt = _is_prompt(text) and not (asked and text.strip() == asked)
             asked = text.split(None, 1)[1].strip() if text.startswith(PROMPT_COMMANDS) and prompt else ""
-            messages.append(Message(message_id=message_id, role="user", timestamp=started,
-                                    parts=(Part(kind="text", text=text),), is_prompt=prompt))
+            messages.append(
+                Message(
+                    message_id=message_id,
+                    role="user",
+                    timestamp=started,
+                    parts=(Part(kind="text", text=text),),
+                    is_prompt=prompt,
+                )
+            )
             continue
         asked = ""
         if block.role == "tool":
             version = version or next((m.group(1) for m in map(_VERSION.match, block.lines) if m), None)
             error = "did not conform to the edit format" in text or "failed to match" in text
-            messages.append(Message(message_id=message_id, role="tool", timestamp=started,
-                                    parts=(Part(kind="tool_result", text=text, is_error=error),)))
+            messages.append(
+                Message(
+                    message_id=message_id,
+                    role="tool",
+                    timestamp=started,
+                    parts=(Part(kind="tool_result", text=text, is_error=error),),
+                )
+            )
         else:
             outcome = _outcome(section.blocks, index + 1)
             parts, made = _reply(block.lines, message_id, started, outcome, confirmed, stats)
-            messages.append(Message(message_id=message_id, role="assistant", timestamp=started, parts=tuple(parts)))
+            messages.append(
+                Message(message_id=message_id, role="assistant", timestamp=started, parts=tuple(parts))
+            )
             edits += made
     cwd = str(path.parent)
-    session = Session(agent="aider", session_id=session_id, transcript=path, cwd=cwd, cwds=[cwd],
-                      agent_version=version, messages=messages, edits=edits, stats=stats)
+    session = Session(
+        agent="aider",
+        session_id=session_id,
+        transcript=path,
+        cwd=cwd,
+        cwds=[cwd],
+        agent_version=version,
+        messages=messages,
+        edits=edits,
+        stats=stats,
+    )
     return Parsed(session=session, blocks=named, edit_messages={e.message_id for e in edits})
 
 
@@ -116,25 +145,35 @@ def _outcome(blocks: list[Block], start: int) -> _Outcome:
             break
         lines = block.lines
         for i, line in enumerate(lines):
-            for prefix, bucket in (("Applied edit to ", outcome.applied), ("Did not apply edit to ", outcome.skipped),
-                                   ("Skipping edits to ", outcome.skipped)):
+            for prefix, bucket in (
+                ("Applied edit to ", outcome.applied),
+                ("Did not apply edit to ", outcome.skipped),
+                ("Skipping edits to ", outcome.skipped),
+            ):
                 if line.startswith(prefix):
-                    bucket.add(line[len(prefix):].removesuffix(" (--dry-run)").strip())
+                    bucket.add(line[len(prefix) :].removesuffix(" (--dry-run)").strip())
             if "did not conform to the edit format" in line:
                 outcome.malformed = True
             if _OTHERS.match(line):
                 outcome.others_applied = True
             failed = _FAILED.match(line)
             if failed:
-                changes, _ = _changes(lines[i + 1:], None, failed.group(1).strip())
+                changes, _ = _changes(lines[i + 1 :], None, failed.group(1).strip())
                 if changes and changes[0].search is not None:
-                    outcome.failed.append((failed.group(1).strip(), _norm(changes[0].search),
-                                           _norm(changes[0].replace)))
+                    outcome.failed.append(
+                        (failed.group(1).strip(), _norm(changes[0].search), _norm(changes[0].replace))
+                    )
     return outcome
 
 
-def _reply(lines: list[str], message_id: str, when: datetime | None, outcome: _Outcome, confirmed: bool,
-           stats: ParseStats) -> tuple[list[Part], list[Edit]]:
+def _reply(
+    lines: list[str],
+    message_id: str,
+    when: datetime | None,
+    outcome: _Outcome,
+    confirmed: bool,
+    stats: ParseStats,
+) -> tuple[list[Part], list[Edit]]:
     while lines and not lines[-1].strip():
         lines = lines[:-1]
     changes, broken = _changes(lines, stats)
@@ -148,13 +187,19 @@ def _reply(lines: list[str], message_id: str, when: datetime | None, outcome: _O
     edits: list[Edit] = []
     at = 0
     for number, change in enumerate(c for c in changes if c.search is not None or c in kept):
-        prose = "\n".join(lines[at:change.start]).strip()
+        prose = "\n".join(lines[at : change.start]).strip()
         if prose:
             parts.append(Part(kind="text", text=prose))
         call_id = f"{message_id}.b{number + 1}"
         tool = TOOL if change.search is not None else WHOLE_TOOL
-        parts.append(Part(kind="tool_call", tool=tool, call_id=call_id,
-                          text="\n".join(lines[change.start:change.end + 1])))
+        parts.append(
+            Part(
+                kind="tool_call",
+                tool=tool,
+                call_id=call_id,
+                text="\n".join(lines[change.start : change.end + 1]),
+            )
+        )
         at = change.end + 1
         if change not in kept:
             continue
@@ -162,9 +207,19 @@ def _reply(lines: list[str], message_id: str, when: datetime | None, outcome: _O
             added = [AddedLine(text=t, line=i + 1) for i, t in enumerate(change.replace.splitlines())]
         else:
             added = text_diff_added(change.search, change.replace, numbered=False)
-        edits.append(Edit(path=change.path, tool=tool, message_id=message_id, call_id=call_id, timestamp=when,
-                          kind="create" if change.search is not None and not change.search.strip() else "update",
-                          old_text=change.search or None, new_text=change.replace, added=tuple(added)))
+        edits.append(
+            Edit(
+                path=change.path,
+                tool=tool,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=when,
+                kind="create" if change.search is not None and not change.search.strip() else "update",
+                old_text=change.search or None,
+                new_text=change.replace,
+                added=tuple(added),
+            )
+        )
     prose = "\n".join(lines[at:]).strip()
     if prose:
         parts.append(Part(kind="text", text=prose))
@@ -186,8 +241,9 @@ def _norm(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
 
 
-def _changes(lines: list[str], stats: ParseStats | None, current: str | None = None
-             ) -> tuple[list[_Change], int]:
+def _changes(
+    lines: list[str], stats: ParseStats | None, current: str | None = None
+) -> tuple[list[_Change], int]:
     """SEARCH/REPLACE blocks (a block with no path line is for `current`, the previous block's file) and,
     with `stats`, whole-file fences of a reply; and the count of blocks that could not be read."""
     changes: list[_Change] = []
@@ -211,19 +267,33 @@ def _changes(lines: list[str], stats: ParseStats | None, current: str | None = N
                 i = k + 1
                 continue
             end = k + 1 if k + 1 < n and lines[k + 1].startswith("```") else k
-            changes.append(_Change(path=name, search=_joined(lines[i + 1:j]), replace=_joined(lines[j + 1:k]),
-                                   start=first, end=end))
+            changes.append(
+                _Change(
+                    path=name,
+                    search=_joined(lines[i + 1 : j]),
+                    replace=_joined(lines[j + 1 : k]),
+                    start=first,
+                    end=end,
+                )
+            )
             current, i = name, end + 1
             continue
         if lines[i].startswith("```") and stats is not None:
             # An opening fence: skip to its closing one, so a closing fence is never taken for an
             # opening one (unless a SEARCH block is inside, which the branch above then reads).
             close = next((c for c in range(i + 1, n) if lines[c].rstrip() == "```"), None)
-            if close is not None and not any(_HEAD.match(line.strip()) for line in lines[i + 1:close]):
+            if close is not None and not any(_HEAD.match(line.strip()) for line in lines[i + 1 : close]):
                 name = _strip_filename(lines[i - 1]) if i > 0 else None
                 if name and ("." in name or "/" in name):
-                    changes.append(_Change(path=name, search=None, replace=_joined(lines[i + 1:close]),
-                                           start=i - 1, end=close))
+                    changes.append(
+                        _Change(
+                            path=name,
+                            search=None,
+                            replace=_joined(lines[i + 1 : close]),
+                            start=i - 1,
+                            end=close,
+                        )
+                    )
                 i = close + 1
                 continue
         i += 1

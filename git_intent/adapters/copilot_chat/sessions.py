@@ -1,15 +1,15 @@
 """VS Code's chat sessions, where Copilot Chat's conversations are kept: `chatSessions/<session id>.json`, one
-document (`version` 3: `sessionId`, `creationDate`, `requests[]`), or, since VS Code 1.10x, `<session id>.jsonl`, a
-mutation log of that document (`{"kind": 0, "v": document}`, then `kind` 1 sets the value at the key path `k`, 2
-pushes the items `v` onto the array at `k` after cutting it to index `i` when given, 3 deletes `k`; VS Code's
-chatSessionOperationLog, as SpecStory's reader replays it).
+document (`version` 3: `sessionId`, `creationDate`, `requests[]`), or, since VS Code 1.10x, `<session
+id>.jsonl`, a mutation log of that document (`{"kind": 0, "v": document}`, then `kind` 1 sets the value at the
+key path `k`, 2 pushes the items `v` onto the array at `k` after cutting it to index `i` when given, 3 deletes
+`k`; VS Code's chatSessionOperationLog, as SpecStory's reader replays it).
 
-A request is `{requestId, timestamp (epoch ms), message {text}, response [parts], responseId, result {timings},
-modelId, agent {extensionVersion}}`: the person's prompt, then the reply. Reply parts: Markdown `{value}`,
-`toolInvocationSerialized {toolId, toolCallId, invocationMessage}`, and `textEditGroup {uri, edits: [[{text,
-range {startLineNumber, startColumn, endLineNumber, endColumn}}]]}`: the text an edit put at a range, so its lines
-and their numbers are exact (a first line that starts inside a line is left out: its start is the file's).
-Other parts (references, undo stops, progress) say nothing a session needs.
+A request is `{requestId, timestamp (epoch ms), message {text}, response [parts], responseId, result
+{timings}, modelId, agent {extensionVersion}}`: the person's prompt, then the reply. Reply parts: Markdown
+`{value}`, `toolInvocationSerialized {toolId, toolCallId, invocationMessage}`, and `textEditGroup {uri, edits:
+[[{text, range {startLineNumber, startColumn, endLineNumber, endColumn}}]]}`: the text an edit put at a range,
+so its lines and their numbers are exact (a first line that starts inside a line is left out: its start is the
+file's). Other parts (references, undo stops, progress) say nothing a session needs.
 """
 
 from __future__ import annotations
@@ -24,15 +24,32 @@ from ...transcripts.vscode_storage import file_uri_path
 
 __all__ = ["document", "read_document"]
 
-PASSED = frozenset({"inlineReference", "undoStop", "codeblockUri", "prepareToolInvocation", "progressMessage",
-                    "mcpServersStarting", "progressTaskSerialized", "thinking", "confirmation", "warning",
-                    "textEdit", "notebookEditGroup", "command", "reference", "extensions", "elicitation"})
+PASSED = frozenset(
+    {
+        "inlineReference",
+        "undoStop",
+        "codeblockUri",
+        "prepareToolInvocation",
+        "progressMessage",
+        "mcpServersStarting",
+        "progressTaskSerialized",
+        "thinking",
+        "confirmation",
+        "warning",
+        "textEdit",
+        "notebookEditGroup",
+        "command",
+        "reference",
+        "extensions",
+        "elicitation",
+    }
+)
 
 
 def document(path: Path, stats: ParseStats) -> dict[str, Any] | None:
     """The session document of a `.json` file, or the one a `.jsonl` log builds; None when there is none (a
-    torn document, a log without its first entry). Each log entry counts as a record; one that cannot be applied
-    is skipped and counted."""
+    torn document, a log without its first entry). Each log entry counts as a record; one that cannot be
+    applied is skipped and counted."""
     if path.suffix == ".json":
         try:
             data = loads(path.read_bytes())
@@ -97,14 +114,23 @@ def _request(request: dict[str, Any], index: int, edits: list[Edit], stats: Pars
     result = request.get("result")
     timings = result.get("timings") if isinstance(result, dict) else None
     elapsed = timings.get("totalElapsed") if isinstance(timings, dict) else None
-    answered = asked + timedelta(milliseconds=elapsed) if asked and isinstance(elapsed, (int, float)) else asked
+    answered = (
+        asked + timedelta(milliseconds=elapsed) if asked and isinstance(elapsed, (int, float)) else asked
+    )
     found: list[Message] = []
     message = request.get("message")
     text = message.get("text") if isinstance(message, dict) else None
     request_id = _id(request.get("requestId"), f"q{index}")
     if isinstance(text, str) and text.strip():
-        found.append(Message(message_id=request_id, role="user", timestamp=asked, parts=(Part(kind="text", text=text),),
-                             is_prompt=True))
+        found.append(
+            Message(
+                message_id=request_id,
+                role="user",
+                timestamp=asked,
+                parts=(Part(kind="text", text=text),),
+                is_prompt=True,
+            )
+        )
     reply_id = _id(request.get("responseId"), f"a{index}")
     if reply_id == request_id:
         reply_id = f"a{index}"
@@ -131,8 +157,15 @@ def _request(request: dict[str, Any], index: int, edits: list[Edit], stats: Pars
     parts = [p for p in parts if p.kind != "text" or p.text.strip()]
     if parts:
         model = request.get("modelId")
-        found.append(Message(message_id=reply_id, role="assistant", timestamp=answered, parts=tuple(parts),
-                             model=model if isinstance(model, str) else None))
+        found.append(
+            Message(
+                message_id=reply_id,
+                role="assistant",
+                timestamp=answered,
+                parts=tuple(parts),
+                model=model if isinstance(model, str) else None,
+            )
+        )
     return found
 
 
@@ -140,8 +173,12 @@ def _tool(item: dict[str, Any], fallback: str) -> Part:
     said = item.get("pastTenseMessage") or item.get("invocationMessage")
     text = said.get("value") if isinstance(said, dict) else said
     call_id = item.get("toolCallId")
-    return Part(kind="tool_call", tool=str(item.get("toolId") or ""), call_id=call_id if isinstance(call_id, str)
-                and call_id else fallback, text=text if isinstance(text, str) else "")
+    return Part(
+        kind="tool_call",
+        tool=str(item.get("toolId") or ""),
+        call_id=call_id if isinstance(call_id, str) and call_id else fallback,
+        text=text if isinstance(text, str) else "",
+    )
 
 
 def _edit_group(item: dict[str, Any], message_id: str, when: Any) -> Edit | None:
@@ -168,8 +205,15 @@ def _edit_group(item: dict[str, Any], message_id: str, when: Any) -> Edit | None
                 added.append(AddedLine(text=line, line=start + offset if isinstance(start, int) else None))
     if not added:
         return None
-    return Edit(path=path, tool="textEditGroup", message_id=message_id, timestamp=when, kind="update",
-                new_text="\n".join(texts), added=tuple(added))
+    return Edit(
+        path=path,
+        tool="textEditGroup",
+        message_id=message_id,
+        timestamp=when,
+        kind="update",
+        new_text="\n".join(texts),
+        added=tuple(added),
+    )
 
 
 def _id(value: Any, fallback: str) -> str:

@@ -31,8 +31,20 @@ from ...transcripts.jsonl import head_records, head_text, iter_records, loads, o
 from .messages import EDIT_TOOLS, SHELL_TOOL, TYPES, build_message
 from .project import SNIFF_BYTES, discover, gemini_dir, locations, project_hash, project_root
 
-__all__ = ["EDIT_TOOLS", "MULTI_SESSION", "NAME", "REWOUND", "SHELL_TOOL", "UNMATCHED_REWIND", "discover", "gemini_dir",
-           "locations", "project_hash", "read", "sniff"]
+__all__ = [
+    "EDIT_TOOLS",
+    "MULTI_SESSION",
+    "NAME",
+    "REWOUND",
+    "SHELL_TOOL",
+    "UNMATCHED_REWIND",
+    "discover",
+    "gemini_dir",
+    "locations",
+    "project_hash",
+    "read",
+    "sniff",
+]
 
 # One file holds many sessions: a file name does not say which (discovery.find_session reads it whole).
 MULTI_SESSION = True
@@ -61,8 +73,11 @@ def sniff(path: Path) -> bool:
 
 def _shaped(record: dict[str, Any]) -> bool:
     """Shaped as a Gemini record of any type: a `$` operation, or an object with a string `id` or `type`."""
-    return any(key.startswith("$") for key in record) or isinstance(record.get("id"), str) or isinstance(
-        record.get("type"), str)
+    return (
+        any(key.startswith("$") for key in record)
+        or isinstance(record.get("id"), str)
+        or isinstance(record.get("type"), str)
+    )
 
 
 def _foreign(record: dict[str, Any]) -> bool:
@@ -169,7 +184,7 @@ class _Chat:
             stats.unknown(UNMATCHED_REWIND)
             return
         keys = list(self.records)
-        for key in keys[keys.index(target):]:
+        for key in keys[keys.index(target) :]:
             del self.records[key]
             stats.unknown(REWOUND)
 
@@ -195,9 +210,19 @@ class _Chat:
                     messages.append(message)
         cwd = project_root(path, self.meta, self.records.values())
         directories = self.meta.get("directories")
-        cwds = [c for c in [cwd, *(directories if isinstance(directories, list) else [])] if isinstance(c, str)]
+        cwds = [
+            c for c in [cwd, *(directories if isinstance(directories, list) else [])] if isinstance(c, str)
+        ]
         nested = path.parent.parent.name == "chats"
-        return Session(agent="gemini-cli", session_id=self.ids[0] if self.ids else path.stem, transcript=path,
-                       cwd=cwd, cwds=list(dict.fromkeys(cwds)), aliases=self.ids[1:],
-                       parent_session_id=path.parent.name if nested else None,
-                       messages=messages, edits=edits, stats=stats)
+        return Session(
+            agent="gemini-cli",
+            session_id=self.ids[0] if self.ids else path.stem,
+            transcript=path,
+            cwd=cwd,
+            cwds=list(dict.fromkeys(cwds)),
+            aliases=self.ids[1:],
+            parent_session_id=path.parent.name if nested else None,
+            messages=messages,
+            edits=edits,
+            stats=stats,
+        )

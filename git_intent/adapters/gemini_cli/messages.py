@@ -36,7 +36,11 @@ def build_message(message_id: str, record: dict[str, Any], edits: list[Edit]) ->
                     edits.append(edit)
                 edits += _shell_edits(call, message_id, when)
         parts = [p for p in parts if p.text or p.kind in ("tool_call", "tool_result")]
-        return Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts)) if parts else None
+        return (
+            Message(message_id=message_id, role="assistant", timestamp=when, parts=tuple(parts))
+            if parts
+            else None
+        )
     shown = parts_of(record.get("displayContent"))
     parts = shown if any(p.kind == "text" and p.text for p in shown) else parts_of(record.get("content"))
     parts = [p for p in parts if p.text or p.kind != "text"]
@@ -45,8 +49,13 @@ def build_message(message_id: str, record: dict[str, Any], edits: list[Edit]) ->
     if kind == "user" and all(p.kind == "tool_result" for p in parts):
         return Message(message_id=message_id, role="tool", timestamp=when, parts=tuple(parts))
     prompt = kind == "user" and any(p.kind == "text" and p.text.strip() for p in parts)
-    return Message(message_id=message_id, role="user" if kind == "user" else "system", timestamp=when,
-                   parts=tuple(parts), is_prompt=prompt)
+    return Message(
+        message_id=message_id,
+        role="user" if kind == "user" else "system",
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=prompt,
+    )
 
 
 def _thought(thought: dict[str, Any]) -> Part:
@@ -75,7 +84,9 @@ def _edit(call: dict[str, Any], message_id: str, when: datetime | None) -> Edit 
     if any(p.is_error for p in parts_of(call.get("result"))):
         return None
     args, display = as_dict(call.get("args")), as_dict(call.get("resultDisplay"))
-    path = next((args[k] for k in PATH_KEYS if isinstance(args.get(k), str) and args[k]), display.get("filePath"))
+    path = next(
+        (args[k] for k in PATH_KEYS if isinstance(args.get(k), str) and args[k]), display.get("filePath")
+    )
     if not isinstance(path, str) or not path:
         return None
     original, after = display.get("originalContent"), display.get("newContent")
@@ -87,16 +98,33 @@ def _edit(call: dict[str, Any], message_id: str, when: datetime | None) -> Edit 
         created = display.get("isNewFile") is True or original == "" or "created" in output.lower()
         if added is None:
             added = [AddedLine(text=t, line=i + 1) for i, t in enumerate(content.splitlines())]
-        return Edit(path=path, tool=name, message_id=message_id, call_id=str_of(call.get("id")), timestamp=stamp,
-                    kind="create" if created else "update", old_text=original if isinstance(original, str) else None,
-                    new_text=content, added=tuple(added))
+        return Edit(
+            path=path,
+            tool=name,
+            message_id=message_id,
+            call_id=str_of(call.get("id")),
+            timestamp=stamp,
+            kind="create" if created else "update",
+            old_text=original if isinstance(original, str) else None,
+            new_text=content,
+            added=tuple(added),
+        )
     old, new = str_of(args.get("old_string")) or "", str_of(args.get("new_string")) or ""
     if added is None:
         # Without the file, a fragment's position is unknown, except when `old_string` is empty: then
         # Gemini created the file with `new_string` as its whole content.
         added = text_diff_added(old, new, numbered=not old)
-    return Edit(path=path, tool=name, message_id=message_id, call_id=str_of(call.get("id")), timestamp=stamp,
-                kind="create" if not old else "update", old_text=old, new_text=new, added=tuple(added))
+    return Edit(
+        path=path,
+        tool=name,
+        message_id=message_id,
+        call_id=str_of(call.get("id")),
+        timestamp=stamp,
+        kind="create" if not old else "update",
+        old_text=old,
+        new_text=new,
+        added=tuple(added),
+    )
 
 
 def _shell_edits(call: dict[str, Any], message_id: str, when: datetime | None) -> list[Edit]:
@@ -106,5 +134,11 @@ def _shell_edits(call: dict[str, Any], message_id: str, when: datetime | None) -
     command = as_dict(call.get("args")).get("command")
     if call.get("name") != SHELL_TOOL or call.get("status") != "success" or not isinstance(command, str):
         return []
-    return shell.shell_edits(command, None, tool=SHELL_TOOL, message_id=message_id, call_id=str_of(call.get("id")),
-                             timestamp=parse_timestamp(call.get("timestamp")) or when)
+    return shell.shell_edits(
+        command,
+        None,
+        tool=SHELL_TOOL,
+        message_id=message_id,
+        call_id=str_of(call.get("id")),
+        timestamp=parse_timestamp(call.get("timestamp")) or when,
+    )

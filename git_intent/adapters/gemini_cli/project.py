@@ -28,7 +28,8 @@ def gemini_dir() -> Path:
 
 
 def project_hash(root: PurePath | str) -> str:
-    """Gemini CLI's project hash: sha256 of the absolute project root, in hex (early versions kept 16 digits)."""
+    """Gemini CLI's project hash: sha256 of the absolute project root, in hex (early versions kept 16
+    digits)."""
     return hashlib.sha256(str(root).encode("utf-8")).hexdigest()
 
 
@@ -66,8 +67,11 @@ def _registry_slugs(roots: set[str], above: set[str]) -> set[str]:
     except (OSError, ValueError):
         return set()
     projects = data.get("projects") if isinstance(data, dict) else None
-    return {slug for path, slug in (projects.items() if isinstance(projects, dict) else [])
-            if isinstance(slug, str) and isinstance(path, str) and _related(path, roots, above)}
+    return {
+        slug
+        for path, slug in (projects.items() if isinstance(projects, dict) else [])
+        if isinstance(slug, str) and isinstance(path, str) and _related(path, roots, above)
+    }
 
 
 def _related(path: str, roots: set[str], above: set[str]) -> bool:
@@ -101,8 +105,11 @@ def _chat_files(chats: Path) -> list[Path]:
 def project_root(path: Path, meta: dict[str, Any], records: Iterable[dict[str, Any]]) -> str | None:
     """The project root: the slug folder's `.project_root`, else the ancestor of a recorded absolute path
     whose sha256 is `projectHash`, else the absolute path a relative edit path resolved to."""
-    project = path.parent.parent if path.parent.name == "chats" else (
-        path.parent.parent.parent if path.parent.parent.name == "chats" else None)
+    project = (
+        path.parent.parent
+        if path.parent.name == "chats"
+        else (path.parent.parent.parent if path.parent.parent.name == "chats" else None)
+    )
     if project is not None:
         try:
             marker = (project / ".project_root").read_text(encoding="utf-8").strip()

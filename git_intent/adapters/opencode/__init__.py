@@ -51,7 +51,11 @@ _EXPORT_HEAD = re.compile(rb'^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_')
 def data_dir() -> Path:
     """OpenCode's data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`."""
     env = os.environ.get("XDG_DATA_HOME")
-    base = Path(env).expanduser() if env and os.path.isabs(os.path.expanduser(env)) else Path.home() / ".local/share"
+    base = (
+        Path(env).expanduser()
+        if env and os.path.isabs(os.path.expanduser(env))
+        else Path.home() / ".local/share"
+    )
     return base / "opencode"
 
 
@@ -114,8 +118,9 @@ def read(path: Path) -> list[Session]:
     return _read(path, lambda _meta, build_session: True)
 
 
-def read_project(path: Path, project_id: str | None = None, root: Path | None = None,
-                 since: datetime | None = None) -> list[Session]:
+def read_project(
+    path: Path, project_id: str | None = None, root: Path | None = None, since: datetime | None = None
+) -> list[Session]:
     """The sessions of `path` whose project id is `project_id` (the repository's root commit) or whose
     directory (else a message's cwd) is `root` or below it, updated at or after `since`. With neither
     `project_id` nor `root`, every session updated since `since`. Only chosen sessions are parsed."""

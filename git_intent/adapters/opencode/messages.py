@@ -17,7 +17,9 @@ from ...transcripts.patches import FilePatch, parse_apply_patch, text_diff_added
 
 EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch"})
 SHELL_TOOL = "bash"
-_QUIET_PARTS = frozenset({"step-start", "step-finish", "snapshot", "patch", "file", "agent", "retry", "compaction"})
+_QUIET_PARTS = frozenset(
+    {"step-start", "step-finish", "snapshot", "patch", "file", "agent", "retry", "compaction"}
+)
 _KINDS = {"add": "create", "delete": "delete"}
 
 
@@ -51,13 +53,27 @@ def build_session(meta: Meta, transcript: Path, raws: Iterable[Raw]) -> Session:
             message = _message(message_id.replace(":", "_"), info, parts, meta.stats, edits)
             if message is not None:
                 messages.append(message)
-    return Session(agent="opencode", session_id=meta.session_id, transcript=transcript,
-                   cwd=cwds[0] if cwds else None, cwds=cwds, parent_session_id=meta.parent_id,
-                   agent_version=meta.version, messages=messages, edits=edits, stats=meta.stats)
+    return Session(
+        agent="opencode",
+        session_id=meta.session_id,
+        transcript=transcript,
+        cwd=cwds[0] if cwds else None,
+        cwds=cwds,
+        parent_session_id=meta.parent_id,
+        agent_version=meta.version,
+        messages=messages,
+        edits=edits,
+        stats=meta.stats,
+    )
 
 
-def _message(message_id: str, info: dict[str, Any], raw_parts: list[dict[str, Any]], stats: ParseStats,
-             edits: list[Edit]) -> Message | None:
+def _message(
+    message_id: str,
+    info: dict[str, Any],
+    raw_parts: list[dict[str, Any]],
+    stats: ParseStats,
+    edits: list[Edit],
+) -> Message | None:
     role = info.get("role")
     if role not in ("user", "assistant"):
         stats.unknown(f"role:{role}")
@@ -83,9 +99,14 @@ def _message(message_id: str, info: dict[str, Any], raw_parts: list[dict[str, An
             stats.unknown(str(kind))
     if not parts:
         return None
-    return Message(message_id=message_id, role=role, timestamp=when, parts=tuple(parts),
-                   is_prompt=role == "user" and typed and not compaction,
-                   is_summary=role == "assistant" and info.get("summary") is True)
+    return Message(
+        message_id=message_id,
+        role=role,
+        timestamp=when,
+        parts=tuple(parts),
+        is_prompt=role == "user" and typed and not compaction,
+        is_summary=role == "assistant" and info.get("summary") is True,
+    )
 
 
 def _tool(raw: dict[str, Any], message_id: str, when: datetime | None, edits: list[Edit]) -> list[Part]:
@@ -96,8 +117,15 @@ def _tool(raw: dict[str, Any], message_id: str, when: datetime | None, edits: li
     status = state.get("status")
     if status in ("completed", "error"):
         output = state.get("output") if status == "completed" else state.get("error")
-        parts.append(Part(kind="tool_result", tool=name, call_id=call_id, is_error=status == "error",
-                          text=output if isinstance(output, str) else "" if output is None else json.dumps(output)))
+        parts.append(
+            Part(
+                kind="tool_result",
+                tool=name,
+                call_id=call_id,
+                is_error=status == "error",
+                text=output if isinstance(output, str) else "" if output is None else json.dumps(output),
+            )
+        )
     if status == "completed" and name in EDIT_TOOLS:
         stamp = _ms(get(state, "time", "end")) or when
         edits += _edits(name, args, as_dict(state.get("metadata")), message_id, call_id, stamp)
@@ -106,19 +134,35 @@ def _tool(raw: dict[str, Any], message_id: str, when: datetime | None, edits: li
         # wrote, moved or copied, as far as the command text shows (`transcripts.shell`).
         command, workdir = text_of(args.get("command")), text_of(args.get("workdir"))
         if command:
-            edits += shell.shell_edits(command, workdir, tool=name, message_id=message_id, call_id=call_id,
-                                       timestamp=_ms(get(state, "time", "end")) or when)
+            edits += shell.shell_edits(
+                command,
+                workdir,
+                tool=name,
+                message_id=message_id,
+                call_id=call_id,
+                timestamp=_ms(get(state, "time", "end")) or when,
+            )
     return parts
 
 
-def _edits(name: str, args: dict[str, Any], meta: dict[str, Any], message_id: str, call_id: str | None,
-           when: datetime | None) -> list[Edit]:
+def _edits(
+    name: str,
+    args: dict[str, Any],
+    meta: dict[str, Any],
+    message_id: str,
+    call_id: str | None,
+    when: datetime | None,
+) -> list[Edit]:
     common: dict[str, Any] = {"tool": name, "message_id": message_id, "call_id": call_id, "timestamp": when}
     if name == "multiedit":
         # metadata.results[i] is the `edit` metadata of edits[i]; an entry's own filePath wins.
         results = dicts(meta.get("results"))
-        found = [_replace({"filePath": args.get("filePath"), **pair}, results[i] if i < len(results) else {}, common)
-                 for i, pair in enumerate(dicts(args.get("edits")))]
+        found = [
+            _replace(
+                {"filePath": args.get("filePath"), **pair}, results[i] if i < len(results) else {}, common
+            )
+            for i, pair in enumerate(dicts(args.get("edits")))
+        ]
         return [e for e in found if e is not None]
     if name in ("apply_patch", "patch"):
         return _patches(args, meta, common)
@@ -137,8 +181,14 @@ def _replace(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any])
     added = _from_metadata(meta, new, whole)
     if added is None:
         added = _numbered(new) if whole else text_diff_added(old or "", new, numbered=False)
-    return Edit(path=path, kind="create" if old == "" else "update", old_text=old, new_text=new,
-                added=tuple(added), **common)
+    return Edit(
+        path=path,
+        kind="create" if old == "" else "update",
+        old_text=old,
+        new_text=new,
+        added=tuple(added),
+        **common,
+    )
 
 
 def _write(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any]) -> Edit | None:
@@ -146,8 +196,13 @@ def _write(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any]) -
     if path is None or not isinstance(content, str):
         return None
     added = _from_metadata(meta, content, True)
-    return Edit(path=path, kind="update" if meta.get("exists") is True else "create", new_text=content,
-                added=tuple(added if added is not None else _numbered(content)), **common)
+    return Edit(
+        path=path,
+        kind="update" if meta.get("exists") is True else "create",
+        new_text=content,
+        added=tuple(added if added is not None else _numbered(content)),
+        **common,
+    )
 
 
 def _patches(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any]) -> list[Edit]:
@@ -155,8 +210,14 @@ def _patches(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any])
     envelope = parse_apply_patch(str(args.get("patchText") or ""))
     files = dicts(meta.get("files"))
     if not files:
-        return [edit for section in envelope for edit in [*_moved(section.path, section.move_to, common),
-                                                          _envelope_edit(section, section.kind, common)]]
+        return [
+            edit
+            for section in envelope
+            for edit in [
+                *_moved(section.path, section.move_to, common),
+                _envelope_edit(section, section.kind, common),
+            ]
+        ]
     edits = []
     for entry in files:
         path = text_of(entry.get("movePath")) or text_of(entry.get("filePath"))
@@ -167,16 +228,23 @@ def _patches(args: dict[str, Any], meta: dict[str, Any], common: dict[str, Any])
         section = _section(envelope, text_of(entry.get("filePath")) or path)
         before, after = text_of(entry.get("before")), text_of(entry.get("after"))
         fragment = after if after is not None else "\n".join(section.new_lines) if section else None
-        added = _from_metadata({"diff": entry.get("patch") or entry.get("diff"), "filediff": entry}, fragment,
-                               after is not None)
+        added = _from_metadata(
+            {"diff": entry.get("patch") or entry.get("diff"), "filediff": entry}, fragment, after is not None
+        )
         if section is None:
             section = FilePatch(path=path, kind=kind)
         if added is None:
             added = _envelope_added(section, kind)
-        edits.append(Edit(path=path, kind=kind,  # type: ignore[arg-type]
-                          old_text=before if before is not None else "\n".join(section.old_lines) or None,
-                          new_text=after if after is not None else "\n".join(section.new_lines),
-                          added=tuple([] if kind == "delete" else added), **common))
+        edits.append(
+            Edit(
+                path=path,
+                kind=kind,  # type: ignore[arg-type]
+                old_text=before if before is not None else "\n".join(section.old_lines) or None,
+                new_text=after if after is not None else "\n".join(section.new_lines),
+                added=tuple([] if kind == "delete" else added),
+                **common,
+            )
+        )
     return edits
 
 
@@ -189,9 +257,14 @@ def _moved(source: str | None, target: str | None, common: dict[str, Any]) -> li
 
 
 def _envelope_edit(section: FilePatch, kind: str, common: dict[str, Any]) -> Edit:
-    return Edit(path=section.move_to or section.path, kind=kind,  # type: ignore[arg-type]
-                old_text="\n".join(section.old_lines) or None, new_text="\n".join(section.new_lines),
-                added=tuple(_envelope_added(section, kind)), **common)
+    return Edit(
+        path=section.move_to or section.path,
+        kind=kind,  # type: ignore[arg-type]
+        old_text="\n".join(section.old_lines) or None,
+        new_text="\n".join(section.new_lines),
+        added=tuple(_envelope_added(section, kind)),
+        **common,
+    )
 
 
 def _envelope_added(section: FilePatch, kind: str) -> list[AddedLine]:
@@ -229,9 +302,12 @@ def _reindent(added: list[AddedLine], source: str | None, whole: bool) -> list[A
         return added
     lines = source.splitlines()
     if whole:
-        return [AddedLine(text=lines[a.line - 1], line=a.line)
-                if a.line and a.line <= len(lines) and _indented(lines[a.line - 1], a.text) is not None else a
-                for a in added]
+        return [
+            AddedLine(text=lines[a.line - 1], line=a.line)
+            if a.line and a.line <= len(lines) and _indented(lines[a.line - 1], a.text) is not None
+            else a
+            for a in added
+        ]
     width: int | None = None
     out, start = [], 0
     for item in added:

@@ -28,7 +28,8 @@ def read_schema(conn: sqlite3.Connection) -> dict[str, set[str]] | None:
 
 
 def db_sessions(path: Path, wanted: Wanted) -> list[Session]:
-    """The `wanted` sessions of a SQLite store; raises DamagedTranscriptError when SQLite says it is corrupt."""
+    """The `wanted` sessions of a SQLite store; raises DamagedTranscriptError when SQLite says it is
+    corrupt."""
     found: list[Session] = []
     # Locked, or not readable here: the sessions read so far stand; damaged: said once, the store is skipped.
     with reading(path, "OpenCode"), closing(open_store(path)) as conn:
@@ -47,14 +48,20 @@ def _db_metas(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[Met
     metas: dict[str, Meta] = {}
     columns = schema["session"]
     if "id" in columns:
-        wanted = [c for c in ("project_id", "parent_id", "directory", "version", "time_updated") if c in columns]
+        wanted = [
+            c for c in ("project_id", "parent_id", "directory", "version", "time_updated") if c in columns
+        ]
         order = "time_created, id" if "time_created" in columns else "id"
         for row in conn.execute(f"SELECT {', '.join(['id', *wanted])} FROM session ORDER BY {order}"):
             values = dict(zip(wanted, row[1:], strict=True))
             metas[str(row[0])] = Meta(
-                session_id=str(row[0]), project_id=text_of(values.get("project_id")),
-                parent_id=text_of(values.get("parent_id")), directory=text_of(values.get("directory")),
-                version=text_of(values.get("version")), updated_ms=int_of(values.get("time_updated")))
+                session_id=str(row[0]),
+                project_id=text_of(values.get("project_id")),
+                parent_id=text_of(values.get("parent_id")),
+                directory=text_of(values.get("directory")),
+                version=text_of(values.get("version")),
+                updated_ms=int_of(values.get("time_updated")),
+            )
     # Messages whose session row is missing (an older or partial store) still form a session.
     for (session_id,) in conn.execute("SELECT DISTINCT session_id FROM message ORDER BY session_id"):
         metas.setdefault(str(session_id), Meta(session_id=str(session_id)))
@@ -63,15 +70,21 @@ def _db_metas(conn: sqlite3.Connection, schema: dict[str, set[str]]) -> list[Met
 
 def _db_messages(conn: sqlite3.Connection, schema: dict[str, set[str]], meta: Meta) -> list[Raw]:
     order = "time_created, id" if "time_created" in schema["message"] else "id"
-    rows = conn.execute(f"SELECT id, data FROM message WHERE session_id = ? ORDER BY {order}", (meta.session_id,))
+    rows = conn.execute(
+        f"SELECT id, data FROM message WHERE session_id = ? ORDER BY {order}", (meta.session_id,)
+    )
     messages = [(str(mid), _decode(data, meta.stats)) for mid, data in rows]
     if "session_id" in schema["part"]:
-        part_rows = conn.execute("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id",
-                                 (meta.session_id,))
+        part_rows = conn.execute(
+            "SELECT message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id",
+            (meta.session_id,),
+        )
     else:
-        part_rows = conn.execute("SELECT part.message_id, part.data FROM part JOIN message ON message.id = "
-                                 "part.message_id WHERE message.session_id = ? ORDER BY part.message_id, part.id",
-                                 (meta.session_id,))
+        part_rows = conn.execute(
+            "SELECT part.message_id, part.data FROM part JOIN message ON message.id = part.message_id "
+            "WHERE message.session_id = ? ORDER BY part.message_id, part.id",
+            (meta.session_id,),
+        )
     parts: dict[str, list[dict[str, Any]]] = {}
     for mid, data in part_rows:
         part = _decode(data, meta.stats)
@@ -115,7 +128,9 @@ def tree_sessions(root: Path, only: str | None, wanted: Wanted) -> list[Session]
     metas: dict[str, Meta] = {}
     for info_path in sorted(root.glob("session/*/*.json")):
         if only is None or info_path.stem == only:
-            meta = metas.setdefault(info_path.stem, Meta(session_id=info_path.stem, project_id=info_path.parent.name))
+            meta = metas.setdefault(
+                info_path.stem, Meta(session_id=info_path.stem, project_id=info_path.parent.name)
+            )
             head = _load(info_path, ParseStats()) or {}
             meta.parent_id, meta.directory = text_of(head.get("parentID")), text_of(head.get("directory"))
             meta.version, meta.updated_ms = text_of(head.get("version")), int_of(get(head, "time", "updated"))
@@ -131,8 +146,14 @@ def tree_sessions(root: Path, only: str | None, wanted: Wanted) -> list[Session]
         for message_path in sorted((root / "message" / meta.session_id).glob("*.json")):
             info = _load(message_path, meta.stats)
             if info is not None:
-                parts = [p for p in (_load(f, meta.stats) for f in sorted((root / "part" / message_path.stem).glob(
-                    "*.json"))) if p is not None]
+                parts = [
+                    p
+                    for p in (
+                        _load(f, meta.stats)
+                        for f in sorted((root / "part" / message_path.stem).glob("*.json"))
+                    )
+                    if p is not None
+                ]
                 raws.append((message_path.stem, info, parts))
         raws.sort(key=lambda raw: (int_of(get(raw[1], "time", "created")) or 0, raw[0]))
         session = build_session(meta, root / "message" / meta.session_id, raws)
@@ -151,10 +172,15 @@ def export_sessions(path: Path, wanted: Wanted) -> list[Session]:
     info = doc.get("info") if isinstance(doc, dict) else None
     if not isinstance(info, dict) or not isinstance(info.get("id"), str):
         return []
-    meta = Meta(session_id=info["id"], project_id=text_of(info.get("projectID")),
-                parent_id=text_of(info.get("parentID")), directory=text_of(info.get("directory")),
-                version=text_of(info.get("version")),
-                updated_ms=int_of(get(info, "time", "updated")), stats=stats)
+    meta = Meta(
+        session_id=info["id"],
+        project_id=text_of(info.get("projectID")),
+        parent_id=text_of(info.get("parentID")),
+        directory=text_of(info.get("directory")),
+        version=text_of(info.get("version")),
+        updated_ms=int_of(get(info, "time", "updated")),
+        stats=stats,
+    )
     raws: list[Raw] = []
     for item in dicts(as_dict(doc).get("messages")):
         message = item.get("info")

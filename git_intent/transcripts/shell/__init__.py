@@ -1,5 +1,6 @@
-"""File writes an agent made through its shell tool, credited only where the command text shows what was written,
-and the files it moved or copied (`mv`, `cp`, `git mv`: `Edit`s of kind "move"/"copy", see `capture.moves`).
+"""File writes an agent made through its shell tool, credited only where the command text shows what was
+written, and the files it moved or copied (`mv`, `cp`, `git mv`: `Edit`s of kind "move"/"copy", see
+`capture.moves`).
 
 Agents sometimes write files from a shell instead of an edit tool: `cat > F <<'EOF'`, `cat >> F <<EOF`,
 `tee F <<EOF`, `printf '…' > F`, `echo -e '…' >> F`, `sed -i 's/^.*$/text/' F`. `shell_edits` reads one
@@ -35,8 +36,15 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$", re.M)
 
 
-def shell_edits(command: str, cwd: str | None, *, tool: str, message_id: str, call_id: str | None = None,
-                timestamp: datetime | None = None) -> list[Edit]:
+def shell_edits(
+    command: str,
+    cwd: str | None,
+    *,
+    tool: str,
+    message_id: str,
+    call_id: str | None = None,
+    timestamp: datetime | None = None,
+) -> list[Edit]:
     """The file writes of one bash `command` run in `cwd`, in command order; [] when none is visible.
 
     `>`/`>|`/`&>` and `tee` make `create` edits numbered 1..n; `>>`, `tee -a` and `sed -i` make `update`
@@ -52,18 +60,37 @@ def shell_edits(command: str, cwd: str | None, *, tool: str, message_id: str, ca
     except RecursionError:
         return []
     writes = Run(cwd).run(tokens)
-    return [Edit(path=path, tool=tool, message_id=message_id, call_id=call_id, timestamp=timestamp, kind=kind,
-                 new_text="\n".join(a.text for a in added), added=tuple(added), source=source)
-            for path, kind, added, source in writes]
+    return [
+        Edit(
+            path=path,
+            tool=tool,
+            message_id=message_id,
+            call_id=call_id,
+            timestamp=timestamp,
+            kind=kind,
+            new_text="\n".join(a.text for a in added),
+            added=tuple(added),
+            source=source,
+        )
+        for path, kind, added, source in writes
+    ]
 
 
-def codex_edits(name: str, arguments: Any, *, message_id: str, call_id: str | None = None,
-                timestamp: datetime | None = None) -> list[Edit]:
+def codex_edits(
+    name: str,
+    arguments: Any,
+    *,
+    message_id: str,
+    call_id: str | None = None,
+    timestamp: datetime | None = None,
+) -> list[Edit]:
     """`shell_edits` of a Codex shell call (`exec_command`, `shell`, `local_shell_call`, …), tool = `name`."""
     found = codex_command(arguments)
     if found is None:
         return []
-    return shell_edits(found[0], found[1], tool=name, message_id=message_id, call_id=call_id, timestamp=timestamp)
+    return shell_edits(
+        found[0], found[1], tool=name, message_id=message_id, call_id=call_id, timestamp=timestamp
+    )
 
 
 def codex_command(arguments: Any) -> tuple[str, str | None] | None:

@@ -8,11 +8,13 @@ import re
 from ...core.values import AddedLine
 from .lexer import Piece, Word, unescape
 
-# The width starts with 1-9 (a leading 0 is a flag): with `\d*` after the flags `[-+ #0]*`, each split of a run of
-# zeros was tried, quadratic ("%" + "0" * 10000 without a conversion).
+# The width starts with 1-9 (a leading 0 is a flag): with `\d*` after the flags `[-+ #0]*`, each split of a
+# run of zeros was tried, quadratic ("%" + "0" * 10000 without a conversion).
 _CONVERSION = re.compile(r"%([-+ #0]*(?:[1-9]\d*)?(?:\.\d*)?)([a-zA-Z%])")
 _REGEX_ADDRESS = r"/(?:[^/\\\n]|\\.)*/[IM]*"
-_ADDRESS = re.compile(rf"(?:(\d+)|\$|{_REGEX_ADDRESS})?((?:,\s*|~)(?:\d+|\$|\+\d+|~\d+|{_REGEX_ADDRESS}))?\s*(!)?\s*")
+_ADDRESS = re.compile(
+    rf"(?:(\d+)|\$|{_REGEX_ADDRESS})?((?:,\s*|~)(?:\d+|\$|\+\d+|~\d+|{_REGEX_ADDRESS}))?\s*(!)?\s*"
+)
 
 
 def echo(args: list[Word]) -> list[Piece]:
@@ -50,7 +52,7 @@ def printf(args: list[Word]) -> list[Piece] | None:
     while True:
         position = 0
         for match in [*specs, None]:
-            literal = form[position:match.start() if match else len(form)]
+            literal = form[position : match.start() if match else len(form)]
             pieces.append(unescape(literal)[0])
             if match is None:
                 break
@@ -113,7 +115,7 @@ def sed_script(script: str) -> list[AddedLine] | None:
         assert address is not None  # every part of the pattern is optional
         number, more, negated = address.groups()
         i = address.end()
-        command = script[i:i + 1]
+        command = script[i : i + 1]
         if command == "s":
             text, i = _substitution(script, i + 1)
         elif command and command in "aic":
@@ -126,30 +128,36 @@ def sed_script(script: str) -> list[AddedLine] | None:
     added: list[AddedLine] = []
     for line, command, text in found:
         first = None if line is None or len(found) > 1 else line + 1 if command == "a" else line
-        added += [AddedLine(text=t, line=None if first is None else first + k) for k, t in enumerate(text.split("\n"))]
+        added += [
+            AddedLine(text=t, line=None if first is None else first + k)
+            for k, t in enumerate(text.split("\n"))
+        ]
     return added or None
 
 
 def _substitution(script: str, i: int) -> tuple[str | None, int]:
     """The replacement of `s/PATTERN/REPLACEMENT/FLAGS` starting after the `s`, when it is a whole line."""
-    delimiter = script[i:i + 1]
+    delimiter = script[i : i + 1]
     if not delimiter or delimiter in "\\\n":
         return None, len(script)
-    parts = re.compile(rf"((?:[^{re.escape(delimiter)}\\]|\\.)*){re.escape(delimiter)}"
-                       rf"((?:[^{re.escape(delimiter)}\\]|\\.)*){re.escape(delimiter)}([^;\n}}]*)", re.S
-                       ).match(script, i + 1)
+    parts = re.compile(
+        rf"((?:[^{re.escape(delimiter)}\\]|\\.)*){re.escape(delimiter)}"
+        rf"((?:[^{re.escape(delimiter)}\\]|\\.)*){re.escape(delimiter)}([^;\n}}]*)",
+        re.S,
+    ).match(script, i + 1)
     if parts is None:
         return None, len(script)
     pattern, replacement, flags = parts.groups()
     whole = pattern in (".*", "^.*", ".*$") or (
-        pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$"))
+        pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$")
+    )
     if not whole or "|" in pattern or set(flags.strip()) - set("gIip0123456789"):
         return None, parts.end()
     out: list[str] = []
     k = 0
     while k < len(replacement):
         c = replacement[k]
-        if c == "&" or (c == "\\" and replacement[k + 1:k + 2] in tuple("0123456789LUluE")):
+        if c == "&" or (c == "\\" and replacement[k + 1 : k + 2] in tuple("0123456789LUluE")):
             return None, parts.end()  # the matched text or a case change: depends on the file
         if c == "\\" and k + 1 < len(replacement):
             out.append({"n": "\n", "t": "\t"}.get(replacement[k + 1], replacement[k + 1]))

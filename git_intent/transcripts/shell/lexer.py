@@ -8,10 +8,41 @@ from dataclasses import dataclass, field
 
 Piece = str | None  # None: text only the running shell knows (an expansion, a glob, a substitution)
 _BLANKS = " \t\r"
-_OPERATORS = ("&&", "||", ";;", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<&", "<>",
-              ";", "&", "|", "(", ")", "<", ">")
+_OPERATORS = (
+    "&&",
+    "||",
+    ";;",
+    "|&",
+    "&>>",
+    "&>",
+    ">>",
+    ">|",
+    ">&",
+    "<<<",
+    "<<-",
+    "<<",
+    "<&",
+    "<>",
+    ";",
+    "&",
+    "|",
+    "(",
+    ")",
+    "<",
+    ">",
+)
 _ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|0[0-7]{0,3}|[1-7][0-7]{0,2}|.)", re.S)
-_CHARS = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_CHARS = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
 _ANSI_C = re.compile(r"((?:[^'\\]|\\.)*)'?", re.S)
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|.")
 _BACKTICK = re.compile(r"`(?:[^`\\]|\\.)*`?", re.S)
@@ -88,7 +119,9 @@ class Lexer:
         word: Word | None = None
         while self.i < len(s):
             c = s[self.i]
-            if c in "<>" and s.startswith("(", self.i + 1):  # process substitution: a word only the shell knows
+            if c in "<>" and s.startswith(
+                "(", self.i + 1
+            ):  # process substitution: a word only the shell knows
                 word = word or Word(self.i)
                 self.i += 2
                 self.tokens(closing=True)
@@ -97,8 +130,8 @@ class Lexer:
             if c in _BLANKS or c == "\n" or c in ";&|()<>":
                 fd = None
                 if word is not None:
-                    if c in "<>" and s[word.start:self.i].isdigit():
-                        fd = int(s[word.start:self.i])
+                    if c in "<>" and s[word.start : self.i].isdigit():
+                        fd = int(s[word.start : self.i])
                     else:
                         self._flush(word, out)
                     word = None
@@ -132,13 +165,13 @@ class Lexer:
             if s.startswith("\n", self.i + 1):
                 self.i += 2  # line continuation
             else:
-                word.add(s[self.i + 1:self.i + 2] or "\\")
+                word.add(s[self.i + 1 : self.i + 2] or "\\")
                 word.quoted = True  # `<<\EOF` quotes the delimiter like `<<'EOF'`
                 self.i += 2
         elif c == "'":
             end = s.find("'", self.i + 1)
             end = len(s) if end < 0 else end
-            word.add(s[self.i + 1:end])
+            word.add(s[self.i + 1 : end])
             word.quoted = True
             self.i = end + 1
         elif c == '"':
@@ -149,8 +182,14 @@ class Lexer:
             self._dollar(word, in_quotes=False)
         elif c == "`":
             self._backtick(word)
-        elif c in "*?[" or (c == "~" and self.i == word.start) or (
-                c == "{" and not (self.i == word.start and s[self.i + 1:self.i + 2] in ("", " ", "\t", "\n"))):
+        elif (
+            c in "*?["
+            or (c == "~" and self.i == word.start)
+            or (
+                c == "{"
+                and not (self.i == word.start and s[self.i + 1 : self.i + 2] in ("", " ", "\t", "\n"))
+            )
+        ):
             word.add(None)  # globs, tilde and brace expansion
             self.i += 1
         else:
@@ -183,7 +222,7 @@ class Lexer:
                 self.i += 1
 
     def _dollar(self, word: Word, in_quotes: bool) -> None:
-        s, nxt = self.s, self.s[self.i + 1:self.i + 2]
+        s, nxt = self.s, self.s[self.i + 1 : self.i + 2]
         if nxt == "(":
             self.i += 2
             self.tokens(closing=True)
@@ -222,7 +261,7 @@ class Lexer:
         word.add(None)
 
     def _flush(self, word: Word, out: list[Token]) -> None:
-        word.raw = self.s[word.start:self.i]
+        word.raw = self.s[word.start : self.i]
         last = out[-1] if out else None
         if isinstance(last, Redirect) and last.target is None:
             last.target = word
@@ -241,7 +280,7 @@ class Lexer:
             while self.i < len(s):
                 end = s.find("\n", self.i)
                 end = len(s) if end < 0 else end
-                line = s[self.i:end]
+                line = s[self.i : end]
                 self.i = end + 1
                 line = line.lstrip("\t") if doc.strip_tabs else line
                 if line == doc.delimiter:
@@ -264,7 +303,7 @@ def unescape(text: str) -> tuple[str, bool]:
     out: list[str] = []
     position = 0
     for match in _ESCAPE.finditer(text):
-        out.append(text[position:match.start()])
+        out.append(text[position : match.start()])
         position, code = match.end(), match.group(1)
         if code == "c":
             return "".join(out), True

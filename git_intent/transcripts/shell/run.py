@@ -1,5 +1,6 @@
 """Running lexed bash for `shell`: pipelines of echo/printf/cat/tee/sed, stdout redirections and `cd`,
-collecting the writes whose content the command text shows, and the files `mv`, `cp` and `git mv` move or copy."""
+collecting the writes whose content the command text shows, and the files `mv`, `cp` and `git mv` move or
+copy."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from .builtins import added_lines, echo, printf, sed_script
 from .lexer import Piece, Redirect, Token, Word
 
 _STDOUT = frozenset({">", ">|", ">>", "&>", "&>>"})
-_PREFIXES = frozenset({"!", "{", "if", "then", "elif", "else", "while", "until", "do", "time", "command", "builtin"})
+_PREFIXES = frozenset(
+    {"!", "{", "if", "then", "elif", "else", "while", "until", "do", "time", "command", "builtin"}
+)
 _SUFFIX = re.compile(r"(\.[\w.~-]*)?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
@@ -21,7 +24,7 @@ _GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--
 _TRANSFER_OPTIONS_WITH_VALUE = frozenset({"-S", "--suffix", "-t", "--target-directory"})
 
 # (path, kind, lines written, source): a write has no source; a move or copy writes no line, and its
-# path ends with '/' when it went into that folder for certain (`models.Edit`).
+# path ends with '/' when it went into that folder for certain (`values.Edit`).
 Write = tuple[str, Literal["create", "update", "move", "copy"], list[AddedLine], str | None]
 
 
@@ -95,7 +98,9 @@ class Run:
         if name == "cat":
             return stdin if all(a.text == "-" for a in args) else None
         if name == "tee":
-            options = [a.text for a in args if a.text is not None and a.text.startswith("-") and a.text != "-"]
+            options = [
+                a.text for a in args if a.text is not None and a.text.startswith("-") and a.text != "-"
+            ]
             if stdin is None or set(options) - {"-a", "--append", "-i", "-p"}:
                 return None
             for arg in args:
@@ -164,11 +169,16 @@ class Run:
                         in_place = True
                         # BSD sed takes the backup suffix as the next argument (`-i ''`, `-i .bak`); GNU
                         # sed reads the rest of `-iSUFFIX` (so `-ie` means suffix "e", not -e).
-                        if index == len(arg) - 1 and texts and texts[0] is not None and _SUFFIX.fullmatch(texts[0]):
+                        if (
+                            index == len(arg) - 1
+                            and texts
+                            and texts[0] is not None
+                            and _SUFFIX.fullmatch(texts[0])
+                        ):
                             texts.pop(0)
                         break
                     if flag == "e":
-                        script = arg[index + 1:] or (texts.pop(0) if texts else None)
+                        script = arg[index + 1 :] or (texts.pop(0) if texts else None)
                         if script is None:
                             return
                         scripts.append(script)
@@ -221,7 +231,7 @@ class Run:
             else:
                 for index, flag in enumerate(text[1:], start=1):
                     if flag in "tS":  # the rest of the word, or the next word, is the value
-                        value = text[index + 1:] or next(words, "")
+                        value = text[index + 1 :] or next(words, "")
                         folder = value if flag == "t" else folder
                         break
                     into_file = into_file or flag == "T"
