@@ -6,7 +6,8 @@ The order of the evidence:
 1. C's note, when C has one: a lines record covering the line credits an agent (unless the note was copied
    from a rewritten commit and no longer matches its lines: unrecorded); no record: a person, except when the
    note credits no line at all and C's trailers name an agent (then that agent, without a transcript). A record
-   with no session is an imported Agent Trace record of another tool: that tool and model (`agent-trace`).
+   with no session is an imported record of another tool (an Agent Trace record, or a git-ai note's line whose
+   session is not here): that tool and model (`agent-trace`).
 2. No note: the line as `git intent record` would credit it now from the sessions on this machine
    (`unnoted.UnnotedLines`, `method: "content"`); else the agent C's trailers name; else unrecorded.
 A credited line is `agent_with_evidence` when the session's message that wrote it can be read here (its
@@ -40,6 +41,8 @@ UNRECORDED = ("Commit {commit} has no git-intent note and no session on this mac
               "for a squash-merge.")
 TRACE = ("Credited to {agent} by an Agent Trace record imported for this commit (`git intent import --from "
          "agent-trace`): that tool's own record, with no transcript here to quote.")
+GITAI = ("Credited to {agent} by the git-ai note of this commit (`git intent import --from git-ai`): git-ai keeps no "
+         "message text, and no transcript on this machine wrote this line.")
 CONTENT = ("Found by content: commit {commit} has no git-intent note; the line is credited as `git intent record` "
            "would credit it from this session's edit.")
 # Agents whose sessions are other tools' records brought in by `git intent import`, never this machine's own.
@@ -152,8 +155,8 @@ class LineResolver:
             return Resolution("agent", Attribution(
                 agent=record.agent, session_id="", message_id="", tool=record.tool, method="agent-trace",
                 confidence=record.confidence, derived_from=record.derived_from,
-                model=model if isinstance(model, str) else None), record=record, reason=TRACE.format(
-                    agent=record.agent))
+                model=model if isinstance(model, str) else None), record=record, reason=(
+                    GITAI if record.tool == "git-ai" else TRACE).format(agent=record.agent))
         attribution = Attribution(agent=record.agent, session_id=record.session_id, message_id=record.message_id,
                                   tool=record.tool, method="note", confidence=record.confidence,
                                   derived_from=record.derived_from)

@@ -3,8 +3,10 @@
 - Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
   survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
   recorded on another machine map onto the work tree by suffix).
-- git-ai: each `refs/notes/ai` note names agent sessions (`agent_id.id`); the ones whose transcripts are
-  on this machine are used to record the commit line by line.
+- git-ai: each `refs/notes/ai` note (the older `prompts` format or git-ai 1.4's sessions-v2) names agent sessions
+  (`agent_id.id`); the ones whose transcripts are on this machine record the commit message by message, and the
+  lines the note attests to an agent that no transcript here credits go to that agent and model, without a
+  session, as another tool's Agent Trace ranges do.
 - Aider: every `> Commit <hash>` line of `.aider.chat.history.md` links that commit to the chat.
 - Agent Trace: each trace record of a file or folder names a git revision and (under git-intent's metadata) the
   sessions of its conversations; those whose transcripts are on this machine record the commit, as for git-ai.
@@ -32,12 +34,21 @@ from ..notes import Credit, SessionRecord
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported
 from ..sessions.discovery import SessionLookup
-from .agent_trace import TRACE_CONFIDENCE, TRACE_TOOL, TracedRange, read_trace_records, trace_ranges, trace_sessions
+from .agent_trace import (
+    TRACE_CONFIDENCE,
+    TRACE_TOOL,
+    TracedRange,
+    agent_name,
+    read_trace_records,
+    trace_ranges,
+    trace_sessions,
+)
 from .entire import checkpoint_trailers, read_checkpoints
-from .git_ai import read_gitai_notes
+from .git_ai import GitAiNote, attested_spans, read_gitai_notes
 from .specstory import import_histories
 
 SOURCES = ("entire", "git-ai", "aider", "agent-trace", "specstory")
+GITAI_TOOL = "git-ai"  # the `tool` of a line a git-ai note credits without a transcript
 
 
 @dataclass
@@ -173,10 +184,26 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
             if (session.agent, session.session_id) not in seen:
                 seen.add((session.agent, session.session_id))
                 result.sessions += 1
-        if transcripts and repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
-            result.add(record_commit(repo, commit, transcripts=transcripts))
+        if repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
+            attested = _gitai_edits(repo, commit, note, result)
+            if transcripts or attested:
+                result.add(record_commit(repo, commit, transcripts=transcripts, outside=attested))
         tick.advance(1)
     return result
+
+
+def _gitai_edits(repo: Repository, commit: str, note: GitAiNote, result: ImportResult) -> list[CarriedEdit]:
+    """The lines `note` attests to an agent, as session-less credits of that agent and model: a transcript here
+    that wrote a line still wins it (`record_commit`'s `outside`). Unreadable pieces are counted in `result`."""
+    files = repo.files_lines(commit, list(note.files))
+    spans, passed = attested_spans(note, {path: len(lines) - (lines[-1:] == [""]) for path, lines in files.items()})
+    if note.unreadable or passed:
+        result.skipped.append(f"{commit[:12]}: {note.unreadable + passed} piece(s) of its git-ai note could not be "
+                              f"read or name no record in it")
+    ranges = [TracedRange(span.path, span.start, span.end, agent_name(span.session.agent),
+                          span.session.model if span.session.model not in ("", "unknown") else None)
+              for span in spans]
+    return trace_edits(repo, commit, ranges, tool=GITAI_TOOL, files=files)
 
 
 def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
@@ -218,18 +245,22 @@ def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
     return result
 
 
-def trace_edits(repo: Repository, commit: str, ranges: list[TracedRange]) -> list[CarriedEdit]:
-    """Session-less credits of `commit`'s lines from another tool's trace ranges (`record_commit`'s `outside`):
-    each range's lines as the commit has them (a range past the file's end is cut there; a path the commit does
-    not have gives nothing), credited to the range's agent and model with `TRACE_CONFIDENCE`."""
+def trace_edits(repo: Repository, commit: str, ranges: list[TracedRange], *, tool: str = TRACE_TOOL,
+                files: dict[str, list[str]] | None = None) -> list[CarriedEdit]:
+    """Session-less credits of `commit`'s lines from another tool's ranges (`record_commit`'s `outside`): each
+    range's lines as the commit has them (a range past the file's end is cut there; a path the commit does not
+    have gives nothing), credited to the range's agent and model with `TRACE_CONFIDENCE`, the record's `tool`
+    (`TRACE_TOOL` for an Agent Trace record, `GITAI_TOOL` for a git-ai note). `files`: the commit's files as
+    `Repository.file_lines` splits them, when the caller has read them."""
     edits: list[CarriedEdit] = []
     for span in ranges:
-        lines = repo.file_lines(commit, span.path)[span.start - 1:span.end]
+        text = files.get(span.path, []) if files is not None else repo.file_lines(commit, span.path)
+        lines = text[span.start - 1:span.end]
         if not lines or lines == [""]:
             continue
-        credit = Credit(agent=span.agent, session_id="", message_id="", tool=TRACE_TOOL, match="exact",
+        credit = Credit(agent=span.agent, session_id="", message_id="", tool=tool, match="exact",
                         confidence=TRACE_CONFIDENCE, extra={"model_id": span.model} if span.model else {})
-        edit = Edit(path=span.path, tool=TRACE_TOOL, message_id="",
+        edit = Edit(path=span.path, tool=tool, message_id="",
                     added=tuple(AddedLine(text=t, line=span.start + i) for i, t in enumerate(lines)))
         edits.append(CarriedEdit(credit=credit, session=SessionRecord(agent=span.agent, session_id="",
                                                                       lines_attributed=0),
