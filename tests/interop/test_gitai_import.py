@@ -281,4 +281,5 @@ def test_overlapping_entries_are_resolved_in_linear_time() -> None:
     started = time.perf_counter()
     spans, passed = attested_spans(note, {"big.py": 50_000})
     assert time.perf_counter() - started < 2.0
-    assert ([(s.path, s.start, s.end, s.session.session_id) for s in spans], passed) == ([("big.py", 1, 50_000, "c")], 0)
+    found = [(s.path, s.start, s.end, s.session.session_id) for s in spans]
+    assert (found, passed) == ([("big.py", 1, 50_000, "c")], 0)
