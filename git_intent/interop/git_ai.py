@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any
 
@@ -133,13 +133,16 @@ class GitAiSpan:
     session: GitAiSession
 
 
-def attested_spans(note: GitAiNote, lengths: Mapping[str, int]) -> tuple[list[GitAiSpan], int]:
+def attested_spans(note: GitAiNote, lengths: Mapping[str, int], elsewhere: Mapping[str, GitAiSession] | None = None
+                   ) -> tuple[list[GitAiSpan], int]:
     """The runs of lines each AI record of `note` holds, per file in note order, as git-ai reads them: a later
     entry of a file holds a line before an earlier one; a person's entry (`h_…` in `humans`, `human`) holds its
-    lines for nobody; an entry whose key the note does not define is passed over (git-ai looks for a legacy
-    prompt in other notes, and skips a session). `lengths`: each file's line count at the commit; lines past it
+    lines for nobody; a legacy prompt key the note does not define is looked up in `elsewhere` (other notes'
+    `prompts`, as git-ai looks for it), and an entry whose record is nowhere (a session key is looked up in this
+    note only, as git-ai does) is passed over. `lengths`: each file's line count at the commit; lines past it
     are cut and files not in it give nothing. Returns (spans, entries passed over). Linear in the entries'
     ranges plus the files' lengths, however the ranges overlap."""
+    others = elsewhere or {}
     spans: list[GitAiSpan] = []
     passed = 0
     for path, entries in note.files.items():
@@ -150,7 +153,8 @@ def attested_spans(note: GitAiNote, lengths: Mapping[str, int]) -> tuple[list[Gi
         # free[i]: a line at or after i not yet held (path-compressed), so each line is assigned once.
         free = list(range(size + 2))
         for entry in reversed(entries):
-            record = None if entry.is_human else note.session_for(entry.key)
+            record = None if entry.is_human else note.session_for(entry.key) or (
+                None if entry.key.startswith("s_") else others.get(entry.key))
             if record is None and not (entry.key == "human" or entry.key in note.humans):
                 passed += 1
                 continue
@@ -170,6 +174,31 @@ def attested_spans(note: GitAiNote, lengths: Mapping[str, int]) -> tuple[list[Gi
                 spans.append(GitAiSpan(path=path, start=line, end=run, session=record))
             line = run + 1
     return spans, passed
+
+
+def prompt_records(notes: Iterable[GitAiNote]) -> dict[str, GitAiSession]:
+    """The legacy `prompts` records of `notes` by key, without their messages (the first note naming a key
+    wins): where git-ai finds a prompt key a note uses but does not define (a commit rebased or
+    cherry-picked carries its attestations, not always its records)."""
+    found: dict[str, GitAiSession] = {}
+    for note in notes:
+        for key, record in note.sessions.items():
+            if record.from_prompts and key not in found:
+                found[key] = replace(record, messages=())
+    return found
+
+
+def foreign_records(note: GitAiNote, elsewhere: Mapping[str, GitAiSession]) -> list[GitAiSession]:
+    """The records of `elsewhere` that `note`'s legacy prompt keys name without the note defining them, once each,
+    in note order."""
+    found: dict[str, GitAiSession] = {}
+    for entries in note.files.values():
+        for entry in entries:
+            key = entry.key
+            if key not in found and key in elsewhere and not entry.is_human and not key.startswith("s_") and (
+                    note.session_for(key) is None):
+                found[key] = elsewhere[key]
+    return list(found.values())
 
 
 def _next_free(free: list[int], line: int) -> int:

@@ -283,3 +283,21 @@ def test_overlapping_entries_are_resolved_in_linear_time() -> None:
     assert time.perf_counter() - started < 2.0
     found = [(s.path, s.start, s.end, s.session.session_id) for s in spans]
     assert (found, passed) == ([("big.py", 1, 50_000, "c")], 0)
+
+
+def test_a_prompt_key_defined_in_another_note_is_found_there(repo: Path) -> None:
+    """A cherry-picked commit's note keeps the attestation but not always the record: git-ai then looks for the
+    prompt in other notes (a session key it looks up in the note only). The real 1.0.25 note defines
+    d8027690cedbf0e0 (cursor, composer-1)."""
+    first = commit_files(repo, {"src/authorship/post_commit.rs": 340,
+                                "src/commands/checkpoint_agent/agent_presets.rs": 1201}, "presets")
+    add_note(repo, first, (NOTES / "b2d4363c7ce85417e3b8bacbc4246b5189064d20.note.txt").read_text(encoding="utf-8"))
+    picked = commit_files(repo, {"src/picked.rs": 10}, "picked")
+    add_note(repo, picked, "src/picked.rs\n  d8027690cedbf0e0 1-3\n  0123456789abcdef 4\n  s_d8027690cedbf0 5\n---\n"
+             '{"schema_version": "authorship/3.0.0", "base_commit_sha": "", "prompts": {}}')
+    result = import_json(repo)
+    assert credited(repo, picked) == {("cursor", "", "git-ai", "composer-1"): {"src/picked.rs": [1, 2, 3]}}
+    assert f"{picked[:12]}: 2 piece(s) of its git-ai note could not be read or name no record in it" in (
+        result["skipped"])
+    assert result["skipped"].count(
+        f"{picked[:12]}: the cursor session 3337b68c-081c-47c8-b5d6-19839cc0bb84 is not on this machine") == 1
