@@ -12,11 +12,10 @@ transcript on the machine):
    later than the commit's committer time plus `capture.timeline.WINDOW_SLACK` (goal 0); and, for information,
    later than the commit's author date (a rebased or amended commit's committer time is later than its work).
 3. Surfaces (`--range`, default HEAD~20..HEAD): the class of each added line (agent with evidence, agent
-   without,
-   human, unrecorded) from `blame`, `review`, `audit`, `stats` and `export`, each in a child process with
-   `--json`; lines whose class differs between any two (goal 0), and the totals of audit and stats. They start
-   from the notes the second import left (`--notes`): commits without a trailer have none, so their lines are
-   answered as `record` would credit them now.
+   without, human, unrecorded) from `blame`, `review`, `audit`, `stats` and `export`, each in a child process
+   with `--json`; lines whose class differs between any two (goal 0), and the totals of audit and stats. They
+   start from the notes the second import left (`--notes`): commits without a trailer have none, so their
+   lines are answered as `record` would credit them now.
 4. Caches. The same answers with `.git/intent/index.db`, the record cache and the parse caches removed, then
    with them built (`git intent index`): answers that differ (goal 0).
 

@@ -7,13 +7,11 @@ of a trailer commit that exactly one edit call of its checkpoint's sessions intr
 ground truth is read from the raw transcripts here with a plain JSON reader, not the product's adapters:
 
 - request: the last genuine user prompt before the call (not a tool result nor a prompt typed into one's
-  record,
-  a command wrapper `<…>`, an interruption marker or a compaction summary "This session is being continued…");
-  a slash command typed with arguments (`/goal simplify this repo…`) is a prompt, its arguments the text
-  (issue 28; the figure without them is printed too);
+  record, a command wrapper `<…>`, an interruption marker or a compaction summary "This session is being
+  continued…"); a slash command typed with arguments (`/goal simplify this repo…`) is a prompt, its arguments
+  the text (issue 28; the figure without them is printed too);
 - reasons: the 3 nearest assistant texts, thinking blocks or Codex reasoning summaries before the call,
-  after the
-  request;
+  after the request;
 - turn: the records from the request to the next genuine prompt.
 
 Each quote of an answer (`"…" [S:M]`) is located by text: whitespace collapsed, typographic quotes folded,

@@ -58,10 +58,12 @@ def test_every_module_says_what_it_holds_and_no_two_say_the_same() -> None:
 def test_the_top_level_keeps_only_the_core_and_the_entry_points() -> None:
     top = sorted(p.stem for p in (ROOT / "git_intent").glob("*.py"))
     assert len(top) <= 9, top
-    assert (
-        max(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "git_intent").rglob("*.py"))
-        <= 450
+    # Lines as ruff formats them at 110 columns (one argument a line once a call does not fit): the format
+    # grew the package from 30,920 to 36,409 lines, so the cap of 450 at 120 columns became 530.
+    longest = max(
+        (len(p.read_text(encoding="utf-8").splitlines()), p.name) for p in (ROOT / "git_intent").rglob("*.py")
     )
+    assert longest[0] <= 530, longest
 
 
 def test_man_pages_are_current() -> None:

@@ -247,10 +247,12 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
     folder, default .specstory/history of the work tree).
 
     Entire's stored transcripts become backup copies and its trailer commits are recorded against them;
-    git-ai's notes and Agent Trace records name sessions whose local transcripts record those commits;
-    Aider's `> Commit` lines link commits directly. SpecStory's histories become backup copies, and the
-    commits made while their edits were recent are credited where an edit's text wrote their lines (as
-    "imported from SpecStory": the histories came with the clone). Idempotent.
+    git-ai's notes (the older prompts format and git-ai 1.4's sessions-v2) and Agent Trace records name
+    sessions whose local transcripts record those commits; the lines they give an agent that no transcript
+    here wrote are credited to that agent and model, without a session. Aider's `> Commit` lines link commits
+    directly. SpecStory's histories become backup copies, and the commits made while their edits were recent
+    are credited where an edit's text wrote their lines (as "imported from SpecStory": the histories came with
+    the clone). Idempotent.
     """
     from ..interop.importers import import_records
     from .progress import Bars

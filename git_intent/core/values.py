@@ -272,10 +272,11 @@ class Attribution:
     docs/json.md).
 
     `model`: the model id the message was written with, when the transcript on this machine records it.
-    With `method` "trailer" only the commit's trailers name the agent: `session_id` and
-    `message_id` are empty, `tool` is "trailer" and `confidence` is below 1. With `method` "agent-trace" an
-    imported Agent Trace record of another tool credits the line to that tool and `model`, with no session:
-    `session_id` and `message_id` are empty, `tool` is "agent-trace", `confidence` below a transcript's."""
+    With `method` "trailer" only the commit's trailers name the agent: `session_id` and `message_id` are
+    empty, `tool` is "trailer" and `confidence` is below 1. With `method` "agent-trace" an imported record
+    of another tool credits the line to that tool and `model`, with no session: `session_id` and
+    `message_id` are empty, `tool` is "agent-trace" (an Agent Trace record) or "git-ai" (a git-ai note
+    whose session has no transcript here), `confidence` below a transcript's."""
 
     __pydantic_config__ = FORBID
 
@@ -299,8 +300,9 @@ class Attribution:
             "description": "note: recorded for this commit; content: no note, the line credited as "
             "`git intent record` would credit it now from the sessions on this machine; trailer: no "
             "transcript credits the commit, its trailers name the agent; agent-trace: the commit's note "
-            "holds an imported Agent Trace record of another tool that credits the line to that tool and "
-            "model, with no transcript."
+            "holds an imported record of another tool (an Agent "
+            'Trace record, `tool` "agent-trace", or a git-ai note, `tool` "git-ai") that credits the line '
+            "to that tool and model, with no transcript."
         },
     )
     confidence: float = 1.0

@@ -7,8 +7,8 @@ The order of the evidence:
 1. C's note, when C has one: a lines record covering the line credits an agent (unless the note was copied
    from a rewritten commit and no longer matches its lines: unrecorded); no record: a person, except when the
    note credits no line at all and C's trailers name an agent (then that agent, without a transcript). A
-   record with no session is an imported Agent Trace record of another tool: that tool and model
-   (`agent-trace`).
+   record with no session is an imported record of another tool (an Agent Trace record, or a git-ai note's
+   line whose session is not here): that tool and model (`agent-trace`).
 2. No note: the line as `git intent record` would credit it now from the sessions on this machine
    (`unnoted.UnnotedLines`, `method: "content"`); else the agent C's trailers name; else unrecorded.
 A credited line is `agent_with_evidence` when the session's message that wrote it can be read here (its
@@ -47,6 +47,10 @@ UNRECORDED = (
 TRACE = (
     "Credited to {agent} by an Agent Trace record imported for this commit (`git intent import --from "
     "agent-trace`): that tool's own record, with no transcript here to quote."
+)
+GITAI = (
+    "Credited to {agent} by the git-ai note of this commit (`git intent import --from git-ai`): git-ai "
+    "keeps no message text, and no transcript on this machine wrote this line."
 )
 CONTENT = (
     "Found by content: commit {commit} has no git-intent note; the line is credited as `git intent record` "
@@ -197,7 +201,7 @@ class LineResolver:
                     model=model if isinstance(model, str) else None,
                 ),
                 record=record,
-                reason=TRACE.format(agent=record.agent),
+                reason=(GITAI if record.tool == "git-ai" else TRACE).format(agent=record.agent),
             )
         attribution = Attribution(
             agent=record.agent,

@@ -249,6 +249,18 @@ class Repository:
                 cache[key] = []
         return cache[key]
 
+    def files_lines(self, commit: str, paths: Sequence[str]) -> dict[str, list[str]]:
+        """The lines of each of `paths` that `commit` holds (as `file_lines` splits them), read in one `git
+        cat-file
+        --batch` per thousand paths (a note may name many files); not cached, so an import's memory stays one
+        commit's files."""
+        wanted = [p for p in dict.fromkeys(paths) if "\n" not in p]
+        return {
+            path: data.decode("utf-8", "replace").split("\n")
+            for path, (_, data) in zip(wanted, self.cat_blobs([f"{commit}:{p}" for p in wanted]), strict=True)
+            if data is not None
+        }
+
     def cat_blobs(self, object_names: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
         """(name, bytes) for each object name (a SHA or `rev:path`) through `git cat-file --batch`, in order;
         bytes is None when the object is missing or not a blob."""

@@ -33,6 +33,7 @@ __all__ = [
     "TRACE_TOOL",
     "TraceRecord",
     "TracedRange",
+    "agent_name",
     "export_records",
     "read_trace_records",
     "trace_ranges",
@@ -315,14 +316,14 @@ def trace_ranges(record: TraceRecord, readable: set[tuple[str, str]]) -> list[Tr
             and isinstance(item.get("session_id"), str)
         ):
             named[(item["path"], item["conversation"])] = (item["agent"], item["session_id"])
-    tool = _agent_name(record.tool.name if record.tool else "")
+    tool = agent_name(record.tool.name if record.tool else "")
     found: list[TracedRange] = []
     for file in record.files:
         for index, conversation in enumerate(file.conversations):
             session = named.get((file.path, index))
             if session is not None and session in readable:
                 continue
-            agent = _agent_name(session[0]) if session else tool
+            agent = agent_name(session[0]) if session else tool
             for span in conversation.ranges:
                 who = span.contributor or conversation.contributor
                 if who is not None and who.type == "ai" and span.end_line >= span.start_line:
@@ -330,7 +331,7 @@ def trace_ranges(record: TraceRecord, readable: set[tuple[str, str]]) -> list[Tr
     return found
 
 
-def _agent_name(name: str) -> str:
+def agent_name(name: str) -> str:
     """A tool's name as an agent name (lowercase letters, digits, `.`, `_`, `-`), "agent" when nothing is
     left."""
     cleaned = re.sub(r"[^a-z0-9._-]+", "-", name.strip().lower()).strip("-._")[:64]

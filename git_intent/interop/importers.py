@@ -4,12 +4,14 @@ keep.
 - Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
   survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
   recorded on another machine map onto the work tree by suffix).
-- git-ai: each `refs/notes/ai` note names agent sessions (`agent_id.id`); the ones whose transcripts are
-  on this machine are used to record the commit line by line.
+- git-ai: each `refs/notes/ai` note (the older `prompts` format or git-ai 1.4's sessions-v2) names agent
+  sessions (`agent_id.id`); the ones whose transcripts are on this machine record the commit message by
+  message, and the lines the note attests to an agent that no transcript here credits go to that agent and
+  model, without a session, as another tool's Agent Trace ranges do.
 - Aider: every `> Commit <hash>` line of `.aider.chat.history.md` links that commit to the chat.
 - Agent Trace: each trace record of a file or folder names a git revision and (under git-intent's metadata)
-  the
-  sessions of its conversations; those whose transcripts are on this machine record the commit, as for git-ai.
+  the sessions of its conversations; those whose transcripts are on this machine record the commit, as for
+  git-ai.
 - SpecStory: the histories of `.specstory/history` become backup copies; the commits their edits produced are
   recorded against them (`interop.specstory`).
 All are idempotent: recording is, and copies are kept only when new or longer.
@@ -32,7 +34,14 @@ from ..core.values import AddedLine, Edit, ParseStats
 from ..git.repo import Repository
 from ..notes import Credit, SessionRecord
 from ..peers.entire import checkpoint_trailers, read_checkpoints
-from ..peers.git_ai import read_gitai_notes
+from ..peers.git_ai import (
+    GitAiNote,
+    GitAiSession,
+    attested_spans,
+    foreign_records,
+    prompt_records,
+    read_gitai_notes,
+)
 from ..sessions.backup import store_transcript
 from ..sessions.brought_in import mark_imported
 from ..sessions.discovery import SessionLookup
@@ -40,6 +49,7 @@ from .agent_trace import (
     TRACE_CONFIDENCE,
     TRACE_TOOL,
     TracedRange,
+    agent_name,
     read_trace_records,
     trace_ranges,
     trace_sessions,
@@ -47,6 +57,7 @@ from .agent_trace import (
 from .specstory import import_histories
 
 SOURCES = ("entire", "git-ai", "aider", "agent-trace", "specstory")
+GITAI_TOOL = "git-ai"  # the `tool` of a line a git-ai note credits without a transcript
 
 
 @dataclass
@@ -182,11 +193,16 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
     tick.stage("Importing from git-ai", _gitai_notes(repo))
     seen: set[tuple[str, str]] = set()
     sessions = SessionLookup(repo, shared=False)  # a session several notes name is read once
+    # A first reading for the prompt records other notes define: on git-ai's own history 3,823 of 29,575
+    # prompt-keyed entries name a record their note lacks.
+    elsewhere = prompt_records(note for _, note in read_gitai_notes(repo))
     for commit, note in read_gitai_notes(repo):
         transcripts: list[Path] = []
-        for record in note.sessions.values():
-            if not record.supported or not record.session_id:
+        named: set[tuple[str, str]] = set()
+        for record in [*note.sessions.values(), *foreign_records(note, elsewhere)]:
+            if not record.supported or not record.session_id or (record.agent, record.session_id) in named:
                 continue
+            named.add((record.agent, record.session_id))
             try:
                 session = sessions.find(record.session_id, record.agent)
             except SessionNotFoundError:
@@ -198,10 +214,39 @@ def _gitai(repo: Repository, tick: Progress) -> ImportResult:
             if (session.agent, session.session_id) not in seen:
                 seen.add((session.agent, session.session_id))
                 result.sessions += 1
-        if transcripts and repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
-            result.add(record_commit(repo, commit, transcripts=transcripts))
+        if repo.succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
+            attested = _gitai_edits(repo, commit, note, elsewhere, result)
+            if transcripts or attested:
+                result.add(record_commit(repo, commit, transcripts=transcripts, outside=attested))
         tick.advance(1)
     return result
+
+
+def _gitai_edits(
+    repo: Repository, commit: str, note: GitAiNote, elsewhere: dict[str, GitAiSession], result: ImportResult
+) -> list[CarriedEdit]:
+    """The lines `note` attests to an agent (its prompt keys also found in `elsewhere`, other notes' prompt
+    records), as session-less credits of that agent and model: a transcript here that wrote a line still wins
+    it (`record_commit`'s `outside`). Unreadable pieces are counted in `result`."""
+    files = repo.files_lines(commit, list(note.files))
+    lengths = {path: len(lines) - (lines[-1:] == [""]) for path, lines in files.items()}
+    spans, passed = attested_spans(note, lengths, elsewhere)
+    if note.unreadable or passed:
+        result.skipped.append(
+            f"{commit[:12]}: {note.unreadable + passed} piece(s) of its git-ai note could not be read or "
+            f"name no record in it"
+        )
+    ranges = [
+        TracedRange(
+            span.path,
+            span.start,
+            span.end,
+            agent_name(span.session.agent),
+            span.session.model if span.session.model not in ("", "unknown") else None,
+        )
+        for span in spans
+    ]
+    return trace_edits(repo, commit, ranges, tool=GITAI_TOOL, files=files)
 
 
 def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
@@ -245,28 +290,37 @@ def _agent_trace(repo: Repository, path: Path, tick: Progress) -> ImportResult:
     return result
 
 
-def trace_edits(repo: Repository, commit: str, ranges: list[TracedRange]) -> list[CarriedEdit]:
-    """Session-less credits of `commit`'s lines from another tool's trace ranges (`record_commit`'s
-    `outside`): each range's lines as the commit has them (a range past the file's end is cut there; a path
-    the commit does not have gives nothing), credited to the range's agent and model with
-    `TRACE_CONFIDENCE`."""
+def trace_edits(
+    repo: Repository,
+    commit: str,
+    ranges: list[TracedRange],
+    *,
+    tool: str = TRACE_TOOL,
+    files: dict[str, list[str]] | None = None,
+) -> list[CarriedEdit]:
+    """Session-less credits of `commit`'s lines from another tool's ranges (`record_commit`'s `outside`): each
+    range's lines as the commit has them (a range past the file's end is cut there; a path the commit does not
+    have gives nothing), credited to the range's agent and model with `TRACE_CONFIDENCE`, the record's `tool`
+    (`TRACE_TOOL` for an Agent Trace record, `GITAI_TOOL` for a git-ai note). `files`: the commit's files as
+    `Repository.file_lines` splits them, when the caller has read them."""
     edits: list[CarriedEdit] = []
     for span in ranges:
-        lines = repo.file_lines(commit, span.path)[span.start - 1 : span.end]
+        text = files.get(span.path, []) if files is not None else repo.file_lines(commit, span.path)
+        lines = text[span.start - 1 : span.end]
         if not lines or lines == [""]:
             continue
         credit = Credit(
             agent=span.agent,
             session_id="",
             message_id="",
-            tool=TRACE_TOOL,
+            tool=tool,
             match="exact",
             confidence=TRACE_CONFIDENCE,
             extra={"model_id": span.model} if span.model else {},
         )
         edit = Edit(
             path=span.path,
-            tool=TRACE_TOOL,
+            tool=tool,
             message_id="",
             added=tuple(AddedLine(text=t, line=span.start + i) for i, t in enumerate(lines)),
         )

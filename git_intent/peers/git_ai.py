@@ -1,14 +1,26 @@
-"""Reading git-ai's authorship notes on refs/notes/ai (schema `authorship/3.0.0`, git-ai 1.0 to 1.5).
+"""Reading git-ai's authorship notes on refs/notes/ai (schema `authorship/3.0.0`, git-ai 1.0 to 1.6), both
+formats.
 
 A note is text: an attestation section, a line `---`, then a pretty-printed JSON document. The attestation
 section names a file on an unindented line (quoted when it holds whitespace), then one indented line per
 key: `<key> <ranges>`, ranges like `1-5,7,10-15` (1-based, inclusive, lines of the file at the annotated
-commit). A key is a legacy prompt hash (`e61c0a4`, `d8027690cedbf0e0`) found in the JSON `prompts`, a
-session id `s_<14 hex>`, optionally with a trace `::t_<14 hex>`, found in `sessions` by the part before
-`::`, or a human (`h_<14 hex>` in `humans`, or the older literal `human`). `prompts` records (older notes)
-embed a normalized transcript (`messages`: user, assistant, thinking, plan, tool_use); `sessions` records
-(newer notes) carry only `agent_id {tool, id, model}` and `human_author`. `agent_id.id` is the agent's own
-session id. Source: git-ai-project/git-ai, src/authorship/authorship_log_serialization.rs.
+commit). Where two entries of a file cover a line, the later one holds it (git-ai reads them last first).
+
+- The older format (git-ai 1.0 to 1.3): keys are prompt hashes (`e61c0a4`, `d8027690cedbf0e0`, 16 hex of
+  SHA-256 of `tool:id`) found in the JSON `prompts`, whose records (`PromptRecord`) carry `agent_id {tool, id,
+  model}`, `human_author`, line counts and, until 1.3, `messages`: a normalized transcript (user, assistant,
+  thinking, plan, tool_use) in notes written before 1.4, read here as git-intent messages.
+- "sessions-v2" (git-ai 1.4.0 on, tag v1.4.0 = 75601597a9e0): keys are `s_<14 hex>` (SHA-256 of `tool:id`) or
+  `s_<14 hex>::t_<14 hex>` (a random trace id per checkpoint), found in the JSON `sessions` by the part before
+  `::`; a `SessionRecord` carries only `agent_id {tool, id, model}`, `human_author` and `custom_attributes`:
+  no message text and no line counts. `agent_id.id` is the agent's own session id, so a local transcript of it
+  gives the messages back. A note may hold both kinds of key while old checkpoints drain.
+- Both: a person is `h_<14 hex>` in `humans` (`{author}`), or the older literal `human`.
+The schema version stays `authorship/3.0.0` across both. Source: git-ai-project/git-ai at 55a1d728fb96
+(1.6.24): src/authorship/authorship_log_serialization.rs (`AUTHORSHIP_LOG_VERSION`, `serialize_to_string`,
+`get_line_attribution`, `generate_session_id`, `generate_trace_id`), src/authorship/authorship_log.rs
+(`PromptRecord`, `SessionRecord`, `HumanRecord`), src/authorship/working_log.rs (`AgentId`) and
+docs/migrations/sessions-v2-note-format.md (Apache-2.0).
 """
 
 from __future__ import annotations
@@ -16,8 +28,8 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any
 
@@ -35,6 +47,13 @@ TOOL_AGENTS = {
     "amp": "amp",
     "droid": "droid",
     "pi": "pi",
+    # git-ai's names for the agents of VS Code's Copilot Chat, the Copilot CLI and Continue's CLI
+    # (src/authorship/attribution_recovery.rs); its `copilot` is tab completion, which keeps no session.
+    "claude-code": "claude-code",
+    "github-copilot": "copilot-chat",
+    "github-copilot-cli": "copilot-cli",
+    "continue-cli": "continue",
+    "cline": "cline",
 }
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?", re.ASCII)
 _SPACE = re.compile(r"\s*")  # what str.lstrip strips
@@ -122,6 +141,107 @@ class GitAiNote:
         """The record an attestation key names (exact key, else the key before `::`); None for humans
         and keys the note does not define (git-ai then looks in other commits' notes)."""
         return self.sessions.get(key) or self.sessions.get(key.split("::", 1)[0])
+
+
+@dataclass(frozen=True)
+class GitAiSpan:
+    """Lines `start..end` (1-based, inclusive) of `path` that a note attests to the AI record `session`."""
+
+    path: str
+    start: int
+    end: int
+    session: GitAiSession
+
+
+def attested_spans(
+    note: GitAiNote, lengths: Mapping[str, int], elsewhere: Mapping[str, GitAiSession] | None = None
+) -> tuple[list[GitAiSpan], int]:
+    """The runs of lines each AI record of `note` holds, per file in note order, as git-ai reads them: a
+    later entry of a file holds a line before an earlier one; a person's entry (`h_…` in `humans`, `human`)
+    holds its lines for nobody; a legacy prompt key the note does not define is looked up in `elsewhere`
+    (other notes' `prompts`, as git-ai looks for it), and an entry whose record is nowhere (a session key
+    is looked up in this note only, as git-ai does) is passed over. `lengths`: each file's line count at
+    the commit; lines past it are cut and files not in it give nothing. Returns (spans, entries passed
+    over). Linear in the entries' ranges plus the files' lengths, however the ranges overlap."""
+    others = elsewhere or {}
+    spans: list[GitAiSpan] = []
+    passed = 0
+    for path, entries in note.files.items():
+        size = lengths.get(path, 0)
+        if size <= 0:
+            continue
+        owner: list[GitAiSession | None] = [None] * (size + 1)
+        # free[i]: a line at or after i not yet held (path-compressed), so each line is assigned once.
+        free = list(range(size + 2))
+        for entry in reversed(entries):
+            record = (
+                None
+                if entry.is_human
+                else note.session_for(entry.key)
+                or (None if entry.key.startswith("s_") else others.get(entry.key))
+            )
+            if record is None and not (entry.key == "human" or entry.key in note.humans):
+                passed += 1
+                continue
+            for start, end in entry.ranges:
+                line = _next_free(free, start)
+                while line <= min(end, size):
+                    owner[line] = record
+                    free[line] = line + 1
+                    line = _next_free(free, line + 1)
+        line = 1
+        while line <= size:
+            record = owner[line]
+            run = line
+            while run < size and owner[run + 1] is record:
+                run += 1
+            if record is not None:
+                spans.append(GitAiSpan(path=path, start=line, end=run, session=record))
+            line = run + 1
+    return spans, passed
+
+
+def prompt_records(notes: Iterable[GitAiNote]) -> dict[str, GitAiSession]:
+    """The legacy `prompts` records of `notes` by key, without their messages (the first note naming a key
+    wins): where git-ai finds a prompt key a note uses but does not define (a commit rebased or
+    cherry-picked carries its attestations, not always its records)."""
+    found: dict[str, GitAiSession] = {}
+    for note in notes:
+        for key, record in note.sessions.items():
+            if record.from_prompts and key not in found:
+                found[key] = replace(record, messages=())
+    return found
+
+
+def foreign_records(note: GitAiNote, elsewhere: Mapping[str, GitAiSession]) -> list[GitAiSession]:
+    """The records of `elsewhere` that `note`'s legacy prompt keys name without the note defining them,
+    once each, in note order."""
+    found: dict[str, GitAiSession] = {}
+    for entries in note.files.values():
+        for entry in entries:
+            key = entry.key
+            if (
+                key not in found
+                and key in elsewhere
+                and not entry.is_human
+                and not key.startswith("s_")
+                and (note.session_for(key) is None)
+            ):
+                found[key] = elsewhere[key]
+    return list(found.values())
+
+
+def _next_free(free: list[int], line: int) -> int:
+    """The first line at or after `line` no entry holds yet (`len(free) - 1` when none), compressing the
+    path."""
+    if line >= len(free):
+        return len(free) - 1
+    root = line
+    while free[root] != root:
+        root = free[root]
+    while free[line] != root:
+        free[line], line = root, free[line]
+    return root
 
 
 def agent_for_tool(tool: str) -> tuple[str, bool]:

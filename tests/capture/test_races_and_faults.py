@@ -3,8 +3,7 @@
 - Races: commits made at once in four linked worktrees sharing one hooks folder and one queue; 20 processes
   writing 20 notes at once (the lock and the compare-and-swap keep 20/20; without them, see the printout).
 - Crash points (`GIT_INTENT_CRASH_AT`, git_intent/core/faults.py): the worker dies after reading the job,
-  after
-  building the notes commit, and after moving the ref; the next drain leaves exactly one record.
+  after building the notes commit, and after moving the ref; the next drain leaves exactly one record.
 - A full disk (`ulimit -f 1`): the note write fails, refs/notes/intent does not move, the job stays queued.
 - A note blob of binary garbage: blame says "unreadable" for its lines only; log lists it with a problem.
 """

@@ -196,7 +196,7 @@ def test_cursor_sessions_note_many_traces() -> None:
         ("opencode", ("opencode", True)),
         ("gemini", ("gemini-cli", True)),
         ("Claude", ("claude-code", True)),
-        ("github-copilot", ("github-copilot", False)),
+        ("github-copilot", ("copilot-chat", True)),
         ("amp", ("amp", True)),
         ("droid", ("droid", True)),
         ("pi", ("pi", True)),
@@ -252,8 +252,8 @@ def test_malformed_note_reads_what_it_can() -> None:
     assert note.humans == {"h_cccccccccccccc": "Ann <ann@example.com>"}
     copilot = note.session_for("s_aaaaaaaaaaaaaa::t_bbbbbbbbbbbbbb")
     assert copilot is not None and (copilot.agent, copilot.supported, copilot.session_id) == (
-        "github-copilot",
-        False,
+        "copilot-chat",
+        True,
         "copilot-1",
     )
     claude = note.sessions["p1"]
@@ -338,3 +338,14 @@ def test_notes_round_trip_through_git(repo: Path, tmp_path: Path) -> None:
     # Two path lines with no entries (dropped, as git-ai does) and a torn JSON document (counted).
     assert found[root].files == {} and found[root].unreadable == 1
     assert list(read_gitai_notes(Repository(repo), ref="refs/notes/missing")) == []
+
+
+def test_git_ai_names_of_the_newer_adapters_map_to_them() -> None:
+    assert [
+        agent_for_tool(t) for t in ("github-copilot", "github-copilot-cli", "continue-cli", "copilot")
+    ] == [
+        ("copilot-chat", True),
+        ("copilot-cli", True),
+        ("continue", True),
+        ("copilot", False),  # tab completion keeps no session
+    ]
