@@ -56,8 +56,8 @@ ANCHORED_IDS = {
 }
 
 
-def _cost(run: Callable[[str], object], text: str, repeats: int = 1) -> float:
-    return min(timed(run, text, LIMIT) for _ in range(repeats))
+def _cost(run: Callable[[str], object], text: str, repeats: int = 1, limit: float = LIMIT) -> float:
+    return min(timed(run, text, limit) for _ in range(repeats))
 
 
 def test_the_package_compiles_many_patterns() -> None:
@@ -130,7 +130,9 @@ def test_the_attacks_found_are_linear_from_10_kb_to_1_mb(
     attack: str, run: Callable[[str], object], unit: str, head: str
 ) -> None:
     small = _cost(run, head + unit * (10_000 // len(unit)) + "zzz", repeats=3)
-    large = _cost(run, head + unit * (1_000_000 // len(unit)) + "zzz")
+    # A megabyte takes the redactor ~1.4 s on an idle machine: the cut is generous (a loaded CI machine), the
+    # ratio below is what tells linear from quadratic (quadratic took 37 s at 2 MB).
+    large = _cost(run, head + unit * (1_000_000 // len(unit)) + "zzz", limit=30 * LIMIT)
     assert large < 100 * 4 * small + 0.5, f"{attack}: {small:.4f} s at 10 KB, {large:.4f} s at 1 MB"
 
 
