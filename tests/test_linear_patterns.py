@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from adversarial import python_syntax, shapes, timed
+from support.adversarial import python_syntax, shapes, timed
 
 import git_intent
 from git_intent.core import linear

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 # Real transcripts and links, kept in the repository (fixtures/README.md) so a fresh clone runs every test.
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures"
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures"
 NOTES_REF = "refs/notes/intent"
 WAIT = 30.0  # seconds to wait for the hook's background worker
 SYNC = {
