@@ -1,4 +1,4 @@
-"""Latency of `git intent lsp` (issue 23, item 2: hover p50 ≤ 50 ms after the first; first answer ≤ 1 s),
+"""Latency of `git intent lsp` (goals: hover p50 ≤ 50 ms after the first; first answer ≤ 1 s),
 driven by pygls's own client over stdio, on a small repository and on a clone of entireio/cli.
 
 What it measures (wall time, `time.perf_counter`), per repository:

@@ -1,4 +1,4 @@
-"""Sharing figures (issue 11): planted secrets found in git objects after a push, false redactions on the
+"""Sharing figures: planted secrets found in git objects after a push, false redactions on the
 fixture transcripts' code edits, redaction throughput, and evidence-ref size per recorded commit.
 
 1. Leaks. The three Claude Code sessions of the linked corpus (entire-cli 8ece5fc12e98, ac3f02a3c337 sessions

@@ -1,4 +1,4 @@
-"""Figures for `git intent why` (issue 10): what the sub-agent reads, how good the offline answer is, and
+"""Figures for `git intent why`: what the sub-agent reads, how good the offline answer is, and
 what an offline answer costs over a blame.
 
 The four linked-corpus commits are rebuilt and recorded as bench/record_corpus.py does (entire-cli

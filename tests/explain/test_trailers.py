@@ -111,8 +111,8 @@ def test_stats_counts_trailer_lines_apart(repo: Path) -> None:
 
 
 def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
-    """Review printed `claude-code · session  · message  · trailer` for a trailer's lines (review of issue
-    19)."""
+    """Review printed `claude-code · session  · message  · trailer` for a trailer's lines (an empty
+    session and message)."""
     sha = commit_file(repo, "tool.py", "def tool():\n    return 42\n", f"add the tool\n\n{CLAUDE}\n")
     text = run_cli("review", "HEAD~1..HEAD", cwd=repo)
     assert text.returncode == 0, text.stderr

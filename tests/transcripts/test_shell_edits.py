@@ -27,7 +27,7 @@ def edits(command: str, cwd: str | None = "/w") -> list[tuple[str, str, Lines]]:
 
 
 # --------------------------------------------------------------------------------------------------
-# The forms the issue names, and what stays human
+# The forms agents use to write files from the shell, and what stays human
 # --------------------------------------------------------------------------------------------------
 
 FORMS: list[tuple[str, list[tuple[str, str, Lines]]]] = [

@@ -251,7 +251,7 @@ def test_cursor_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Pa
 
 @pytest.mark.slow
 def test_one_bad_record_does_not_drop_a_discovered_session(repo: Path, isolated_env: Path) -> None:
-    """The issue's case: a real rollout, found by discovery, plus one `"type": {}` record: 45/45 lines, not
+    """As first found: a real rollout, found by discovery, plus one `"type": {}` record: 45/45 lines, not
     0."""
     from support.transcript_replay import commit_replayed, rebuild_codex, write_replayed
 
