@@ -17,7 +17,7 @@ What it measures (wall time, `time.perf_counter`), per repository:
 
 Repositories:
   small   the one `git intent demo` builds (a real Claude Code session, chunking.go, 188 lines) cli     a
-  clone of entireio/cli (`--cli-snapshot`, default the bare snapshot at /work/.mirror/entireio+cli/repo)
+  clone of entireio/cli (`--cli-snapshot`: the shared bare snapshot folder)
           whose agent lines come from `git intent import --from entire` (its authors' checkpoints branch; a
           few minutes once). `--cli-clone DIR` reuses a clone already imported. The file hovered: the one at
           HEAD with the most agent-line records in the newest notes (`--cli-file` to choose).
