@@ -89,7 +89,19 @@ def test_every_work_tree_file_is_read_through_worktree() -> None:
 
 
 # Where the words a reader sees live: the package, tests, benches, docs, scripts and the README.
-WORDS = ["git_intent", "tests", "bench", "docs", "scripts", ".ci", "README.md"]
+WORDS = [
+    "git_intent",
+    "tests",
+    "bench",
+    "docs",
+    "scripts",
+    ".ci",
+    "README.md",
+    "hooks",
+    "ci",
+    "action.yml",
+    "pyproject.toml",
+]
 # Transcripts and rule files other people wrote (the demo session, gitleaks' rules) are data, not our words.
 OTHERS_WORDS = ("git_intent/data/",)
 
