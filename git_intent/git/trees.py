@@ -24,7 +24,7 @@ class TreeFile:
 
 def list_trees(repo: Repository, trees: Sequence[str], depth: int) -> dict[str, list[TreeFile]]:
     """{tree id: its blobs down to `depth` levels (1: the tree's own files; 2: those of its subtrees too)} for
-    each distinct tree of `trees`, in each tree's order, as `git ls-tree -r -l` would list them, through one
+    each distinct tree of `trees`, in the order `git ls-tree -r -l` lists them, through one
     `git cat-file --batch` per level and one `--batch-check` for the sizes, whatever the number of trees.
 
     An id that is missing or not a tree lists as []; gitlinks are left out. Never raises on what git answers;
@@ -46,7 +46,12 @@ def list_trees(repo: Repository, trees: Sequence[str], depth: int) -> dict[str, 
         level = below
     sizes = _sizes(repo, list(dict.fromkeys(oid for listed in files.values() for _, oid in listed)))
     return {
-        tree: [TreeFile(path, oid, sizes[oid]) for path, oid in listed if oid in sizes]
+        # Paths sorted as bytes are `ls-tree -r`'s order (git sorts a subtree as if its name ended in '/').
+        tree: [
+            TreeFile(path, oid, sizes[oid])
+            for path, oid in sorted(listed, key=lambda f: f[0].encode())
+            if oid in sizes
+        ]
         for tree, listed in files.items()
     }
 

@@ -87,7 +87,7 @@ def import_records(
     "agent-trace", the folder of histories for "specstory" (default `<work tree>/.specstory/history`).
     `progress` hears of each stage (Entire: the checkpoints' sessions read, then the commits recorded;
     SpecStory: the histories read, then the commits recorded; the others: the commits or records visited).
-    Raises IntentError for an unknown source or one with nothing to import here (no checkpoints branch, no
+    Raises IntentError for an unknown source or one with nothing to import here (no Entire checkpoints, no
     refs/notes/ai, no chat history, no trace records or SpecStory histories at `path`)."""
     tick = progress or Quiet()
     if source == "agent-trace":

@@ -1,6 +1,7 @@
 """Reading Entire checkpoints: `Entire-Checkpoint:` trailers on code commits, and the checkpoint folders on
 the `entire/checkpoints/v1` branch (or its remote-tracking copy) and in per-checkpoint refs
-`refs/entire/checkpoints/<id[-2:]>/<id>` (Entire CLI 0.8.1 on, the default since 0.9.0: `peers.entire_refs`).
+`refs/entire/checkpoints/<id[-2:]>/<id>` (Entire CLI 0.8.1 on, the default since 0.9.0), where
+`peers.entire_layout` finds them.
 
 Layout written by the Entire CLI (entireio/cli, 0.3 on): a checkpoint id is 12 hex digits (newer
 versions: a 26-character ULID); the branch tree holds `<id[:2]>/<id[2:]>/metadata.json` (checkpoint_id,
@@ -19,7 +20,7 @@ import hashlib
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,19 +31,20 @@ from ..core.errors import GitError, TranscriptError
 from ..core.values import ParseStats, Session, parse_timestamp
 from ..git.repo import Repository
 from ..git.stream import blob_heads, blob_pieces
-from ..git.trees import list_trees
-from .entire_refs import (
+from .entire_layout import (
     ID,
-    PREFIX,
     CheckpointRef,
+    Folder,
+    Place,
+    branch_places,
     checkpoint_ref_tips,
+    checkpoint_refs,
     is_checkpoint_shaped,
-    parse_ref,
     ref_name,
+    ref_places,
 )
 
 TRAILER = "Entire-Checkpoint"
-BRANCH = "entire/checkpoints/v1"
 # Entire's agent labels -> git-intent agent names (compared case-insensitively).
 AGENT_LABELS = {
     "claude code": "claude-code",
@@ -208,44 +210,13 @@ def checkpoint_trailers(repo: Repository, revision_range: str = "--all") -> dict
     return found
 
 
-def checkpoint_refs(repo: Repository) -> list[str]:
-    """Refs that may hold checkpoints, in the order they are trusted (Entire's own: a checkpoint's ref before
-    the branch): per-checkpoint refs `refs/entire/checkpoints/<id[-2:]>/<id>` (`peers.entire_refs`), the local
-    branch, remote-tracking copies (origin first), Entire's other `refs/entire/checkpoints/...` refs, then the
-    pre-v1 `entire/sessions` branch. A checkpoint-shaped ref Entire would not have written (its shard is not
-    the id's last two characters) is not listed."""
-    out = repo.git(
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/heads/entire/",
-        "refs/remotes/",
-        "refs/entire/",
-        check=False,
-    )
-
-    def rank(ref: str) -> tuple[int, str]:
-        if is_checkpoint_shaped(ref):
-            return (0, ref) if parse_ref(ref) is not None else (9, ref)
-        if ref == f"refs/heads/{BRANCH}":
-            return 1, ""
-        if ref.startswith("refs/remotes/") and ref.endswith(f"/{BRANCH}"):
-            return 2, "" if ref == f"refs/remotes/origin/{BRANCH}" else ref
-        if ref.startswith(PREFIX):
-            return 3, "" if ref.endswith("/full") else ref
-        if ref == "refs/heads/entire/sessions":
-            return 4, ""
-        return 9, ref
-
-    return sorted((r for r in out.split() if rank(r)[0] < 9), key=rank)
-
-
 def read_checkpoints(
     repo: Repository, ref: str | None = None, *, stats: ParseStats | None = None
 ) -> list[Checkpoint]:
     """Every checkpoint in `ref`, or in every ref `checkpoint_refs` finds, each read once: from its
     per-checkpoint ref when one holds it, else from the first branch that does. Per-checkpoint refs are
-    listed together (`entire_refs.checkpoint_ref_tips`, `git.trees.list_trees`: a few git calls for any number
-    of refs), each branch with one `git ls-tree`; metadata is read through `git cat-file --batch` and
+    listed together (`entire_layout.ref_places`: a few git calls for any number of refs), each branch with
+    one `git ls-tree`; metadata is read through `git cat-file --batch` and
     transcripts only when asked for (`EntireSession.transcript_bytes`).
 
     Never raises on a malformed checkpoint: it is skipped and counted in `stats.unreadable`, as are unreadable
@@ -265,9 +236,7 @@ def read_checkpoints(
         if not tree or tree in seen_trees:
             continue
         seen_trees.add(tree)
-        places = [
-            p for p in _branch_folders(name, _list_tree(repo, tree)) if p[3] not in found or p[3] is None
-        ]
+        places = [p for p in branch_places(repo, name, tree) if p.checkpoint_id not in found]
         for checkpoint in _read_folders(repo, places, stats):
             found.setdefault(checkpoint.checkpoint_id, checkpoint)
     return list(found.values())
@@ -322,53 +291,19 @@ def checkpoint_session_ids(repo: Repository, ids: list[str]) -> dict[str, frozen
     return found
 
 
-@dataclass
-class _Folder:
-    files: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (blob id, size)
-    children: dict[str, _Folder] = field(default_factory=dict)
-
-
-# Where a checkpoint folder was found: (ref, its path in the ref's tree, the folder, the checkpoint id its
-# place names, whether that id is the checkpoint's whatever its metadata claims: a per-checkpoint ref's is).
-_Place = tuple[str, str, _Folder, str | None, bool]
 # (place key, checkpoint id, session index, session folder, its files, its metadata, content hash)
-_Pending = tuple[tuple[str, str], str, int, str, _Folder, dict[str, Any], str | None]
+_Pending = tuple[tuple[str, str], str, int, str, Folder, dict[str, Any], str | None]
 
 
 def _read_refs(repo: Repository, tips: list[CheckpointRef], stats: ParseStats) -> list[Checkpoint]:
-    """The checkpoints of per-checkpoint refs, their trees listed together (two levels: the checkpoint's files
-    and its session folders'); refs Entire would not read are counted as unreadable."""
-    readable = [t for t in tips if t.readable]
-    stats.records += len(tips) - len(readable)
-    stats.unreadable += len(tips) - len(readable)
-    listed = list_trees(repo, [t.tree or "" for t in readable], depth=2)
-    places: list[_Place] = [
-        (
-            t.ref,
-            "",
-            _folder((f.path, f.oid, f.size) for f in listed.get(t.tree or "", [])),
-            t.checkpoint_id,
-            True,
-        )
-        for t in readable
-    ]
-    return _read_folders(repo, places, stats)
+    """The checkpoints of per-checkpoint refs; refs Entire would not read are counted as unreadable."""
+    skipped = sum(1 for t in tips if not t.readable)
+    stats.records += skipped
+    stats.unreadable += skipped
+    return _read_folders(repo, ref_places(repo, tips), stats)
 
 
-def _branch_folders(ref: str, root: _Folder) -> list[_Place]:
-    """The checkpoint folders of a branch-shaped tree: `<id[:2]>/<id[2:]>/` (or `<shard>/<id>/`), or the root
-    itself when it holds a checkpoint's metadata.json."""
-    if "metadata.json" in root.files:
-        return [(ref, "", root, None, False)]
-    return [
-        (ref, f"{shard}/{rest}", folder, _path_id(shard, rest), False)
-        for shard, level in sorted(root.children.items())
-        if len(shard) == 2
-        for rest, folder in sorted(level.children.items())
-    ]
-
-
-def _read_folders(repo: Repository, places: list[_Place], stats: ParseStats) -> list[Checkpoint]:
+def _read_folders(repo: Repository, places: list[Place], stats: ParseStats) -> list[Checkpoint]:
     small = [
         f.files[n][0]
         for _, _, top, _, _ in places
@@ -468,7 +403,7 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[tuple[str, str]
     return result
 
 
-def _transcript(folder: _Folder) -> tuple[str | None, tuple[str, ...], int]:
+def _transcript(folder: Folder) -> tuple[str | None, tuple[str, ...], int]:
     """(path, blob ids in chunk order, byte length once joined) of the session's native transcript."""
     for base in _TRANSCRIPTS:
         if base not in folder.files:
@@ -514,40 +449,6 @@ def _is_json_document(data: bytes) -> bool:
         return isinstance(json.loads(data), dict)
     except (ValueError, RecursionError):
         return False
-
-
-def _list_tree(repo: Repository, tree: str) -> _Folder:
-    """The blobs of `tree` (recursively) as nested folders; an unreadable tree is empty."""
-    try:
-        out = repo.git("ls-tree", "-r", "-l", "-z", "--full-tree", tree)
-    except GitError:
-        return _Folder()
-    listed = (
-        (path, fields[2], int(fields[3]))
-        for meta, _, path in (entry.partition("\t") for entry in out.split("\0"))
-        for fields in [meta.split()]
-        if len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit()
-    )
-    return _folder(listed)
-
-
-def _folder(files: Iterable[tuple[str, str, int]]) -> _Folder:
-    """Nested folders of `(path, blob id, size)` rows."""
-    root = _Folder()
-    for path, oid, size in files:
-        *dirs, name = path.split("/")
-        folder = root
-        for part in dirs:
-            folder = folder.children.setdefault(part, _Folder())
-        folder.files[name] = (oid, size)
-    return root
-
-
-def _path_id(shard: str, rest: str) -> str | None:
-    """The checkpoint id a branch folder names: `<id[:2]>/<id[2:]>`, or `<shard>/<id>` for newer ids."""
-    if _ID.fullmatch(shard + rest):
-        return shard + rest
-    return rest if _ID.fullmatch(rest) else None
 
 
 def _json_object(data: bytes | None) -> dict[str, Any] | None:

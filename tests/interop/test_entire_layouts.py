@@ -17,7 +17,7 @@ from transcript_replay import linked_history
 from git_intent.core.values import ParseStats
 from git_intent.git.repo import Repository
 from git_intent.peers.entire import checkpoint_refs, checkpoint_session_ids, read_checkpoints
-from git_intent.peers.entire_refs import checkpoint_ref_tips, is_checkpoint_shaped, parse_ref, ref_name
+from git_intent.peers.entire_layout import checkpoint_ref_tips, is_checkpoint_shaped, parse_ref, ref_name
 
 BRANCH_REF = "refs/heads/entire/checkpoints/v1"
 IDS = ["8ece5fc12e98", "8feaf84a600f", "ab2b9748b105", "ac3f02a3c337"]
