@@ -25,7 +25,14 @@ from pathlib import Path
 from ..core.errors import GitError, IntentError
 from ..core.state_files import private_dir, replace_file, tighten_tree, write_text
 from ..git.repo import Repository
-from ..notes import LEGACY_NOTES_REF, NOTES_REF, adopt_legacy_notes, empty_notes_commit, notes_lock
+from ..notes import (
+    LEGACY_NOTES_REF,
+    NOTES_REF,
+    adopt_legacy_notes,
+    empty_notes_commit,
+    legacy_oid,
+    notes_lock,
+)
 from ..sessions.backup import ensure_excluded
 from . import SHIMS
 from .hook import render_shim
@@ -259,9 +266,11 @@ def _write_hook(path: Path, data: bytes) -> None:
 
 
 def _create_notes_ref(repo: Repository, undo: list[Callable[[], None]]) -> list[str]:
-    with notes_lock(repo):
-        # Not undone with the rest: reads take the old ref's notes as they take the new one's.
-        moved = adopt_legacy_notes(repo)
+    moved = 0
+    if legacy_oid(repo):
+        with notes_lock(repo):
+            # Not undone with the rest: reads take the old ref's notes as they take the new one's.
+            moved = adopt_legacy_notes(repo)
     if moved:
         return [f"Moved {moved} note(s) from {LEGACY_NOTES_REF} to {NOTES_REF}."]
     if repo.succeeds("rev-parse", "-q", "--verify", NOTES_REF):

@@ -33,10 +33,10 @@ def legacy_oid(repo: Repository) -> str:
     return out.strip()
 
 
-def legacy_note_blobs(repo: Repository) -> dict[str, str]:
-    """commit -> note blob id on the old notes ref (empty when it is absent)."""
+def ref_note_blobs(repo: Repository, ref: str) -> dict[str, str]:
+    """commit -> note blob id for every note on `ref` (`git notes list`; empty when it is absent)."""
     listed: dict[str, str] = {}
-    for line in repo.git("notes", "--ref", LEGACY_NOTES_REF, "list", check=False).splitlines():
+    for line in repo.git("notes", "--ref", ref, "list", check=False).splitlines():
         fields = line.split()
         if len(fields) == 2:
             listed[fields[1]] = fields[0]
@@ -56,13 +56,13 @@ def adopt_legacy_notes(repo: Repository) -> int:
     if not old:
         return 0
     new = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
-    theirs = legacy_note_blobs(repo)
+    theirs = ref_note_blobs(repo, LEGACY_NOTES_REF)
     if not new:
         if not repo.succeeds("update-ref", NOTES_REF, old, "0" * 40):
             return 0
         moved = len(theirs)
     else:
-        ours = _listed(repo)
+        ours = ref_note_blobs(repo, NOTES_REF)
         missing = {commit: blob for commit, blob in theirs.items() if commit not in ours}
         proc = subprocess.run(
             ["git", "fast-import", "--quiet", "--date-format=raw"],
@@ -78,11 +78,6 @@ def adopt_legacy_notes(repo: Repository) -> int:
         if ref.endswith(LEGACY_TRACKING[1]):
             repo.git("update-ref", "-d", ref, check=False)
     return moved
-
-
-def _listed(repo: Repository) -> set[str]:
-    out = repo.git("notes", "--ref", NOTES_REF, "list", check=False)
-    return {fields[1] for fields in (line.split() for line in out.splitlines()) if len(fields) == 2}
 
 
 def _merge_stream(new: str, old: str, notes: dict[str, str]) -> bytes:
@@ -107,6 +102,6 @@ __all__ = [
     "NOTES_REF",
     "SCRATCH_PREFIX",
     "adopt_legacy_notes",
-    "legacy_note_blobs",
     "legacy_oid",
+    "ref_note_blobs",
 ]

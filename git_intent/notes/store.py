@@ -29,7 +29,7 @@ from .refs import (
     NOTES_REF,
     SCRATCH_PREFIX,
     adopt_legacy_notes,
-    legacy_note_blobs,
+    ref_note_blobs,
 )
 
 CAS_ATTEMPTS = 20
@@ -103,9 +103,12 @@ def read_notes(repo: Repository, commits: Iterable[str] | None = None) -> dict[s
     return {commit: parse_note(commit, text) for commit, text in _note_texts(repo, commits).items()}
 
 
-def _note_texts(repo: Repository, commits: Iterable[str] | None = None) -> dict[str, str]:
-    """commit -> raw note text, for `commits` (default: every annotated commit) that have a note."""
-    listed = note_blobs(repo)
+def _note_texts(
+    repo: Repository, commits: Iterable[str] | None = None, listed: dict[str, str] | None = None
+) -> dict[str, str]:
+    """commit -> raw note text, for `commits` (default: every annotated commit) that have a note in `listed`
+    (default: `note_blobs`)."""
+    listed = note_blobs(repo) if listed is None else listed
     wanted = list(listed) if commits is None else [c for c in dict.fromkeys(commits) if c in listed]
     texts: dict[str, str] = {}
     for commit, (_, body) in zip(wanted, repo.cat_blobs([listed[c] for c in wanted]), strict=True):
@@ -196,7 +199,7 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
     with notes_lock(repo):
         adopt_legacy_notes(repo)
         old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
-        current = _note_texts(repo, notes)
+        current = _note_texts(repo, notes, ref_note_blobs(repo, NOTES_REF))  # the old ones are moved by now
         texts = {
             commit: render_note(records, parse_note(commit, current.get(commit, "")).foreign)
             for commit, records in notes.items()
@@ -219,7 +222,7 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
                 f"git fast-import could not write {len(changed)} notes: "
                 f"{message[-1] if message else 'exit ' + str(proc.returncode)}."
             )
-        listed = note_blobs(repo)
+        listed = ref_note_blobs(repo, NOTES_REF)
         wrong = [c for c, text in changed.items() if listed.get(c) != _blob_id(text.encode("utf-8"))]
         if wrong:
             raise NoteError(f"{len(wrong)} notes did not read back as written (first: {wrong[0][:12]}).")
@@ -229,12 +232,8 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
 def note_blobs(repo: Repository) -> dict[str, str]:
     """commit -> note blob id for every note on refs/notes/git-intent (`git notes list`), and on
     refs/notes/intent for the commits the new ref has no note on (an earlier version's, not yet moved)."""
-    listed: dict[str, str] = {}
-    for line in repo.git("notes", "--ref", NOTES_REF, "list", check=False).splitlines():
-        fields = line.split()
-        if len(fields) == 2:
-            listed[fields[1]] = fields[0]
-    for commit, blob in legacy_note_blobs(repo).items():
+    listed = ref_note_blobs(repo, NOTES_REF)
+    for commit, blob in ref_note_blobs(repo, LEGACY_NOTES_REF).items():
         listed.setdefault(commit, blob)
     return listed
 
