@@ -98,7 +98,7 @@ def test_lsp_without_the_extra_says_how_to_install_it(monkeypatch: pytest.Monkey
     assert isinstance(result.exception, IntentError)
     assert (str(result.exception), result.exception.hint) == (
         "The language server needs the lsp extra, which is not installed.",
-        "pip install 'git-intent[lsp]'",
+        "pip install 'git-intent-provenance[lsp]'",
     )
 
 
