@@ -296,7 +296,7 @@ def run_backfill(code: Path, repo: Path, transcripts: list[Path]) -> dict[str, A
     if not figures["code"].startswith(str(code)):
         raise SystemExit(f"the child imported {figures['code']}, not the code in {code}")
     listed = subprocess.run(
-        ["git", "notes", "--ref", "refs/notes/intent", "list"],
+        ["git", "notes", "--ref", "refs/notes/git-intent", "list"],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -308,7 +308,7 @@ def run_backfill(code: Path, repo: Path, transcripts: list[Path]) -> dict[str, A
 
 def forget(repo: Path) -> None:
     """Remove what a backfill wrote: the notes, the backup and the derived state."""
-    subprocess.run(["git", "update-ref", "-d", "refs/notes/intent"], cwd=repo, check=True)
+    subprocess.run(["git", "update-ref", "-d", "refs/notes/git-intent"], cwd=repo, check=True)
     shutil.rmtree(repo / ".opencode" / "intent", ignore_errors=True)
     shutil.rmtree(repo / ".git" / "intent", ignore_errors=True)
 

@@ -70,7 +70,7 @@ def world(root: Path, blob: bytes) -> None:
         "user.email=b@x",
         "notes",
         "--ref",
-        "refs/notes/intent",
+        "refs/notes/git-intent",
         "add",
         "-m",
         render_note(records).strip(),

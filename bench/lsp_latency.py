@@ -147,7 +147,7 @@ def kind(hover: Any) -> str:
 def busiest_file(repo: Path) -> str:
     """The file at HEAD with the most agent-line records in the newest 200 notes."""
     listed = subprocess.run(
-        ["git", "notes", "--ref", "intent", "list"], cwd=repo, capture_output=True, text=True, check=True
+        ["git", "notes", "--ref", "git-intent", "list"], cwd=repo, capture_output=True, text=True, check=True
     ).stdout.split()[1::2][:200]
     present = set(
         subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout.split()
@@ -155,7 +155,7 @@ def busiest_file(repo: Path) -> str:
     counts: Counter[str] = Counter()
     for commit in listed:
         note = subprocess.run(
-            ["git", "notes", "--ref", "intent", "show", commit], cwd=repo, capture_output=True, text=True
+            ["git", "notes", "--ref", "git-intent", "show", commit], cwd=repo, capture_output=True, text=True
         ).stdout
         for row in note.splitlines():
             try:

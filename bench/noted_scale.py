@@ -1,6 +1,6 @@
 """What notes cost the commands that count a whole history: `stats`, `audit` and `export` on a scratch history
 of `--commits` commits (default 5,000), each adding two lines to one of 50 files, timed with a note on every
-commit and again with refs/notes/intent deleted. The goal: with notes, within 3x the time without.
+commit and again with refs/notes/git-intent deleted. The goal: with notes, within 3x the time without.
 
 Every note credits both added lines to one of 20 sessions that are not on this machine (so every line is an
 agent's without evidence, and no transcript is parsed: what is measured is reading and checking the notes).
@@ -88,7 +88,7 @@ def notes(root: Path) -> bytes:
             ]
         )
         out.append(f"N inline {sha}\ndata {len(text.encode())}\n{text}\n")
-    head = "commit refs/notes/intent\ncommitter B <b@x> 1800000000 +0000\ndata 5\nnotes\n"
+    head = "commit refs/notes/git-intent\ncommitter B <b@x> 1800000000 +0000\ndata 5\nnotes\n"
     return (head + "".join(out)).encode()
 
 
@@ -115,22 +115,22 @@ def main() -> None:
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=root, check=True)
     subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=notes(root), check=True)
     noted = subprocess.run(
-        ["git", "rev-parse", "refs/notes/intent"], cwd=root, capture_output=True, text=True, check=True
+        ["git", "rev-parse", "refs/notes/git-intent"], cwd=root, capture_output=True, text=True, check=True
     ).stdout.strip()
     print(f"{args.commits} commits, each noted; {FILES} files, {SESSIONS} sessions (none on this machine)")
     print(f"{'command':8} {'with notes':>11} {'without':>9} {'ratio':>6}")
     for name, argv in COMMANDS.items():
-        subprocess.run(["git", "update-ref", "refs/notes/intent", noted], cwd=root, check=True)
+        subprocess.run(["git", "update-ref", "refs/notes/git-intent", noted], cwd=root, check=True)
         timed(root, argv, home)
         with_notes, code = timed(root, argv, home)
-        subprocess.run(["git", "update-ref", "-d", "refs/notes/intent"], cwd=root, check=True)
+        subprocess.run(["git", "update-ref", "-d", "refs/notes/git-intent"], cwd=root, check=True)
         timed(root, argv, home)
         without, code2 = timed(root, argv, home)
         print(
             f"{name:8} {with_notes:10.2f}s {without:8.2f}s {with_notes / without:5.1f}x"
             + (f"  (exit {code}/{code2})" if code or code2 else "")
         )
-    subprocess.run(["git", "update-ref", "refs/notes/intent", noted], cwd=root, check=True)
+    subprocess.run(["git", "update-ref", "refs/notes/git-intent", noted], cwd=root, check=True)
 
 
 if __name__ == "__main__":

@@ -69,8 +69,8 @@ def setup(root: Path, mirror: Path) -> Path:
 
 
 def snapshot(work: Path) -> dict[str, str]:
-    """commit -> note text on refs/notes/intent."""
-    listing = git(work, "notes", "--ref", "refs/notes/intent", "list").split("\n")
+    """commit -> note text on refs/notes/git-intent."""
+    listing = git(work, "notes", "--ref", "refs/notes/git-intent", "list").split("\n")
     pairs = [line.split() for line in listing if line]
     if not pairs:
         return {}
@@ -228,8 +228,8 @@ def causality(work: Path, figures: dict[str, Any], say: Callable[[str], None]) -
 
 
 def restore(work: Path, saved: Path) -> None:
-    """refs/notes/intent as `saved` (commit -> note text) holds it, byte for byte."""
-    subprocess.run(["git", "update-ref", "-d", "refs/notes/intent"], cwd=work, check=True)
+    """refs/notes/git-intent as `saved` (commit -> note text) holds it, byte for byte."""
+    subprocess.run(["git", "update-ref", "-d", "refs/notes/git-intent"], cwd=work, check=True)
     for commit, text in json.loads(saved.read_text()).items():
         blob = (
             subprocess.run(
@@ -242,7 +242,7 @@ def restore(work: Path, saved: Path) -> None:
             .stdout.decode()
             .strip()
         )
-        git(work, "notes", "--ref", "refs/notes/intent", "add", "-f", "-C", blob, commit)
+        git(work, "notes", "--ref", "refs/notes/git-intent", "add", "-f", "-C", blob, commit)
 
 
 def main() -> None:

@@ -129,7 +129,7 @@ def forget(work: Path) -> None:
     """Remove what a backfill wrote: notes, backup copies, derived state."""
     import shutil
 
-    git(work, "update-ref", "-d", "refs/notes/intent", check=False)
+    git(work, "update-ref", "-d", "refs/notes/git-intent", check=False)
     shutil.rmtree(work / ".opencode" / "intent", ignore_errors=True)
     shutil.rmtree(work / ".git" / "intent", ignore_errors=True)
 
@@ -300,7 +300,7 @@ def profile(work: Path, location: str, root: Path) -> list[str]:
 def fallback(work: Path, line: tuple[str, int, str], cli: str) -> dict[str, Any]:
     """Blame one agent line once with its commit's note removed: the content fallback."""
     path, number, commit = line
-    git(work, "notes", "--ref", "refs/notes/intent", "remove", commit)
+    git(work, "notes", "--ref", "refs/notes/git-intent", "remove", commit)
     argv = [cli, "blame", f"{path}:{number}", "--json"]
     cpu, wall, out = timed(argv, work)
     answer = json.loads(out)["lines"][0]

@@ -88,7 +88,7 @@ def test_git_intent_help_opens_the_man_page_the_wheel_installs(tmp_path: Path) -
         check=True,
         capture_output=True,
     )
-    wheel = next((tmp_path / "dist").glob("git_intent-*.whl"))
+    wheel = next((tmp_path / "dist").glob("git_intent_provenance-*.whl"))
     prefix = tmp_path / "prefix"
     subprocess.run(
         [*pip, "install", "--no-deps", "--ignore-installed", "--prefix", str(prefix), str(wheel)],

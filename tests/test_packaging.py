@@ -42,3 +42,24 @@ def test_hook_shims_ship_from_the_top_level_hooks_folder() -> None:
 
     shim = resources.files("git_intent").joinpath("hook_shims", "post-commit").read_text(encoding="utf-8")
     assert shim == (ROOT / "hooks" / "post-commit").read_text(encoding="utf-8")
+
+
+def test_the_distribution_has_a_name_of_its_own_and_the_command_keeps_its_own() -> None:
+    """`git-intent` on PyPI is another project (its releases are not this one), so `pip install git-intent`
+    installed something else: the distribution is `git-intent-provenance`, the README's install lines say
+    so, and the `git intent` command, its console script and the `git_intent` package keep their names."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert config["project"]["name"] == "git-intent-provenance"
+    assert config["project"]["scripts"]["git-intent"] == "git_intent.launch:main"
+    assert config["tool"]["setuptools"]["packages"]["find"]["include"] == ["git_intent*"]
+    from importlib.metadata import distribution
+
+    installed = distribution("git-intent-provenance")
+    assert "git-intent" in {
+        entry.name for entry in installed.entry_points if entry.group == "console_scripts"
+    }
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    installs = [line for line in readme.splitlines() if "pip install" in line and "-e" not in line]
+    assert installs and all(
+        "git-intent-provenance" in line or "pip install -q ." in line for line in installs
+    ), installs

@@ -123,7 +123,7 @@ def test_everything_under_the_state_folder_is_private(repo: Path, monkeypatch: p
     } <= set(modes(state))
     assert loose(state) == {}
     # The worker's git objects (the notes) keep git's usual modes: the umask did not reach the worker.
-    blob = git(repo, "rev-parse", "refs/notes/intent:" + git(repo, "rev-parse", "HEAD").strip()).strip()
+    blob = git(repo, "rev-parse", "refs/notes/git-intent:" + git(repo, "rev-parse", "HEAD").strip()).strip()
     loose_object = repo / ".git" / "objects" / blob[:2] / blob[2:]
     assert stat.S_IMODE(loose_object.stat().st_mode) == 0o444
 

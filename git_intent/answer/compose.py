@@ -22,10 +22,12 @@ from .values import Limits, Usage, WhyAnswer
 
 NO_MODEL_HINT = (
     "Answered offline from the recorded evidence; for a model's answer: git config intent.model <litellm "
-    "model> (needs pip install 'git-intent[agent]')."
+    "model> (needs pip install 'git-intent-provenance[agent]')."
 )
 MAX_LOOKUPS = 5  # sessions looked up only to tell `not_read` from `unknown_message` in one answer
-NO_EXTRA_HINT = "intent.model is set but litellm is not installed: pip install 'git-intent[agent]'."
+NO_EXTRA_HINT = (
+    "intent.model is set but litellm is not installed: pip install 'git-intent-provenance[agent]'."
+)
 
 
 def litellm_installed() -> bool:

@@ -1,6 +1,6 @@
 """`git intent doctor`: check what capture relies on, and repair what is safe to repair.
 
-Repairs: a damaged refs/notes/intent is set aside and rebuilt (its reflog, then the commits the local
+Repairs: a damaged refs/notes/git-intent is set aside and rebuilt (its reflog, then the commits the local
 journal links, re-recorded through `record_commit`); failed jobs go back to the queue and the queue is
 drained; a stale `worker.pid` is removed. Reported only, with the command that fixes them: hooks missing or
 pointing at a Python that is gone, an unwritable state folder (jobs then wait in the fallback queue).
@@ -107,7 +107,7 @@ def _notes_ref(repo: Repository, report: DoctorReport, repair: bool) -> Check:
             name="notes-ref",
             ok=False,
             detail=f"{NOTES_REF} {damage}; setting it aside failed: {exc}",
-            hint="Move it aside by hand: git update-ref -d refs/notes/intent, then `git intent doctor`.",
+            hint=f"Move it aside by hand: git update-ref -d {NOTES_REF}, then `git intent doctor`.",
         )
     if aside is None:  # repaired meanwhile by another doctor
         return Check(name="notes-ref", ok=True, detail=f"{NOTES_REF} is readable.")

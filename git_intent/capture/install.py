@@ -4,12 +4,13 @@ Install is all-or-nothing: every hook is looked at before anything is written, s
 install refuses leaves the repository as it was, and a step that fails (a locked `.git/config`, a full
 disk) undoes the steps before it. What install added to the git configuration is recorded in
 `<git common dir>/intent/install.json`, so uninstall removes exactly that and keeps values the user had set
-before (a `notes.rewriteRef` of their own, even `refs/notes/intent` itself).
+before (a `notes.rewriteRef` of their own, even `refs/notes/git-intent` itself).
 
 Install no longer sets `notes.rewriteRef`: with it, git's own `commit --amend` and `rebase` read
 refs/notes/intent and died (rc 128) whenever the ref was damaged. The post-rewrite hook already hands the
 worker git's old→new pairs, and the worker carries the credits, so git need not copy notes; install takes
-back the value an earlier install set.
+back the value an earlier install set, and the merge strategy it set for that ref's old name. The notes an
+earlier version left on refs/notes/intent are moved to refs/notes/git-intent (`adopt_legacy_notes`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from pathlib import Path
 from ..core.errors import GitError, IntentError
 from ..core.state_files import private_dir, replace_file, tighten_tree, write_text
 from ..git.repo import Repository
-from ..notes import NOTES_REF, empty_notes_commit
+from ..notes import (
+    LEGACY_NOTES_REF,
+    NOTES_REF,
+    adopt_legacy_notes,
+    empty_notes_commit,
+    legacy_oid,
+    notes_lock,
+)
 from ..sessions.backup import ensure_excluded
 from . import SHIMS
 from .hook import render_shim
@@ -35,11 +43,24 @@ HOOKS = SHIMS[:2]  # post-commit, post-rewrite
 # identity from the recorded commits they squash or rebase (capture/landed.py).
 LANDED_HOOKS = SHIMS[2:]  # post-merge, post-checkout
 PUSH_HOOK = "pre-push"  # opt-in (`install --push-notes`): a plain `git push` also pushes the notes
-# cat_sort_uniq merges JSON Lines notes safely.
-CONFIG = (("notes.intent.mergeStrategy", "cat_sort_uniq"),)
-# What earlier installs set and this one takes back: notes.rewriteRef made git itself read
-# refs/notes/intent in every amend and rebase, so a damaged ref failed them with rc 128.
-RETIRED = (("notes.rewriteRef", NOTES_REF),)
+# cat_sort_uniq merges JSON Lines notes safely (the key is notes.<the ref below refs/notes/>.mergeStrategy).
+CONFIG = ((f"notes.{NOTES_REF.removeprefix('refs/notes/')}.mergeStrategy", "cat_sort_uniq"),)
+# What earlier installs set and this one takes back, and why.
+RETIRED = (
+    (
+        "notes.rewriteRef",
+        LEGACY_NOTES_REF,
+        # It made git itself read the notes ref in every amend and rebase: a damaged ref failed them (rc 128).
+        f"with it, git's own amend and rebase fail while {LEGACY_NOTES_REF} is damaged; the post-rewrite "
+        "hook carries the records instead",
+    ),
+    (
+        f"notes.{LEGACY_NOTES_REF.removeprefix('refs/notes/')}.mergeStrategy",
+        "cat_sort_uniq",
+        f"git-intent's notes are on {NOTES_REF} now (whose merge strategy install sets)",
+    ),
+)
+RETIRED_PAIRS = tuple((key, value) for key, value, _ in RETIRED)
 RECORD = "install.json"  # {"config": {key: [values install added]}}
 
 
@@ -50,8 +71,8 @@ def hooks_dir(repo: Repository) -> Path:
 
 
 def rewrite_ref_set(repo: Repository) -> bool:
-    """Whether notes.rewriteRef names refs/notes/intent (then a damaged ref breaks git's amend and rebase);
-    install no longer sets it, so only a value the user set, or an earlier install left, makes this True."""
+    """Whether notes.rewriteRef names refs/notes/git-intent (then a damaged ref breaks git's amend and
+    rebase); install never sets it, so only a value the user set makes this True."""
     return NOTES_REF in _values(repo, "notes.rewriteRef")
 
 
@@ -115,7 +136,7 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
         upgrade = any(p.previous is not None for p in plans)
         record = {
             key: [value] if upgrade and value in _values(repo, key) else []
-            for key, value in (*CONFIG, *RETIRED)
+            for key, value in (*CONFIG, *RETIRED_PAIRS)
         }
     undo: list[Callable[[], None]] = []
     changes: list[str] = []
@@ -134,9 +155,9 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
                 undo.append(partial(_unset, repo, key, value))
                 record[key] = [*record.get(key, []), value]
                 changes.append(f"Set git config {key} = {value}.")
-        for key, value in RETIRED:
+        for key, value, why in RETIRED:
             step = f"unsetting git config {key}"
-            changes += _retire(repo, record, key, value, undo)
+            changes += _retire(repo, record, key, value, why, undo)
         step = f"creating {NOTES_REF}"
         changes += _create_notes_ref(repo, undo)
         step = "adding the backup to .git/info/exclude"
@@ -161,16 +182,23 @@ def retire_config(repo: Repository) -> list[str]:
         record = _load_record(repo)
     except IntentError:
         return []
-    if not record or not any(value in record.get(key, []) for key, value in RETIRED):
+    if not record or not any(value in record.get(key, []) for key, value in RETIRED_PAIRS):
         return []
     undo: list[Callable[[], None]] = []
-    changes = [change for key, value in RETIRED for change in _retire(repo, record, key, value, undo)]
+    changes = [
+        change for key, value, why in RETIRED for change in _retire(repo, record, key, value, why, undo)
+    ]
     _save_record(repo, record, undo)
     return changes
 
 
 def _retire(
-    repo: Repository, record: dict[str, list[str]], key: str, value: str, undo: list[Callable[[], None]]
+    repo: Repository,
+    record: dict[str, list[str]],
+    key: str,
+    value: str,
+    why: str,
+    undo: list[Callable[[], None]],
 ) -> list[str]:
     """Unset `key = value` when an earlier install set it (its record says so); a value of the user's
     stays."""
@@ -185,10 +213,7 @@ def _retire(
         repo.git("config", "--add", key, value)
 
     undo.append(restore)
-    return [
-        f"Unset git config {key} = {value}, which an earlier install set: with it, git's own amend and "
-        f"rebase fail while {NOTES_REF} is damaged; the post-rewrite hook carries the records instead."
-    ]
+    return [f"Unset git config {key} = {value}, which an earlier install set: {why}."]
 
 
 def _plan_hook(folder: Path, hook: str) -> _HookPlan:
@@ -241,6 +266,13 @@ def _write_hook(path: Path, data: bytes) -> None:
 
 
 def _create_notes_ref(repo: Repository, undo: list[Callable[[], None]]) -> list[str]:
+    moved = 0
+    if legacy_oid(repo):
+        with notes_lock(repo):
+            # Not undone with the rest: reads take the old ref's notes as they take the new one's.
+            moved = adopt_legacy_notes(repo)
+    if moved:
+        return [f"Moved {moved} note(s) from {LEGACY_NOTES_REF} to {NOTES_REF}."]
     if repo.succeeds("rev-parse", "-q", "--verify", NOTES_REF):
         return []
     # Readers (`git notes --ref`, fetch's merge) find a notes commit from the start.
@@ -315,7 +347,7 @@ def uninstall(repo: Repository) -> list[str]:
                 os.rename(legacy, path)
                 changes.append(f"Restored your earlier {hook} hook.")
     record = _load_record(repo)
-    for key, value in (*CONFIG, *RETIRED):
+    for key, value in (*CONFIG, *RETIRED_PAIRS):
         added = record.get(key, []) if record is not None else [value]
         if value in added and value in _values(repo, key):
             _unset(repo, key, value)

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ..git.repo import Repository
-from ..notes import notes_ref_damage
+from ..notes import NOTES_REF, notes_ref_damage
 from ..sessions.backup import pending_backups
 from .install import rewrite_ref_set
 from .queue import failed, fallback_queue_dir, parse_job, pending, state_problem, worker_busy
@@ -42,7 +42,7 @@ class CaptureStatus(BaseModel):
         int  # session copies a failure (a full disk) kept out of the backup; the next run retries
     )
     state_dir: str
-    notes_ref_damage: str | None = None  # what is wrong with refs/notes/intent ("points at a blob (…)")
+    notes_ref_damage: str | None = None  # what is wrong with refs/notes/git-intent ("points at a blob (…)")
     rewrite_ref_breaks_git: bool = False  # damaged while notes.rewriteRef names it: amend and rebase fail
     state_problem: str | None = None  # why the hooks cannot queue in <state>/queue
     fallback_queue: str | None = None  # where they queue instead
@@ -116,7 +116,7 @@ def status_text(report: CaptureStatus) -> str:
     out = []
     if report.notes_ref_damage:  # first, and on one line: nothing is recorded until it is repaired
         out.append(
-            f"notes     refs/notes/intent {report.notes_ref_damage}"
+            f"notes     {NOTES_REF} {report.notes_ref_damage}"
             + (
                 "; `git commit --amend` and rebase fail until it is repaired"
                 if report.rewrite_ref_breaks_git

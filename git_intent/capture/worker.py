@@ -25,7 +25,7 @@ from ..core.faults import crash_point
 from ..core.state_files import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
 from ..core.terminal import terminal_safe
 from ..git.repo import Repository
-from ..notes import notes_ref_damage
+from ..notes import NOTES_REF, notes_ref_damage
 from ..sessions.backup import retry_backups
 from ..sessions.drift import NotRead
 from .carry import picked_source, reverted_commit, rewritten_sources
@@ -43,7 +43,7 @@ INCOMPLETE_WAITS = 50
 @dataclass
 class DrainResult:
     """What one `drain` did; `busy` when another worker held the lock and this one did nothing;
-    `notes_ref_damage` when refs/notes/intent is damaged and the jobs were left queued for `git intent
+    `notes_ref_damage` when refs/notes/git-intent is damaged and the jobs were left queued for `git intent
     doctor`."""
 
     results: list[RecordResult] = field(default_factory=list)
@@ -117,14 +117,14 @@ def _retire(repo: Repository, say: Callable[[str], None]) -> None:
 
 
 def _blocked(repo: Repository, state: Path, result: DrainResult, say: Callable[[str], None]) -> bool:
-    """Whether refs/notes/intent is damaged: then every job would fail its three attempts and land in
+    """Whether refs/notes/git-intent is damaged: then every job would fail its three attempts and land in
     failed/, so they all stay queued, untouched, and one line says how to repair."""
     jobs = pending(state)
     damage = notes_ref_damage(repo) if jobs else None
     if damage:
         result.notes_ref_damage = damage
         say(
-            f"refs/notes/intent {damage}: {len(jobs)} job(s) stay queued; run `git intent doctor` to "
+            f"{NOTES_REF} {damage}: {len(jobs)} job(s) stay queued; run `git intent doctor` to "
             "repair it and record them."
         )
     return damage is not None

@@ -82,7 +82,7 @@ def mcp(repo_path: Path | None) -> None:
     \b
     Tools: blame, why, ask, show, search, view_context, set_fidelity, sessions, log; each answers with
     the JSON of the matching command's --json. Register it in an agent with
-    `git intent install --agent NAME`. Needs the mcp extra: pip install 'git-intent[mcp]'.
+    `git intent install --agent NAME`. Needs the mcp extra: pip install 'git-intent-provenance[mcp]'.
     """
     import importlib.util
 
@@ -91,7 +91,7 @@ def mcp(repo_path: Path | None) -> None:
     if importlib.util.find_spec("mcp") is None:
         raise IntentError(
             "The MCP server needs the mcp extra, which is not installed.",
-            hint="pip install 'git-intent[mcp]'",
+            hint="pip install 'git-intent-provenance[mcp]'",
         )
     if repo_path is not None and not repo_path.exists():
         if "${" not in str(repo_path):

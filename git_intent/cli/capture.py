@@ -162,7 +162,7 @@ def record(rev: str | None, transcripts: tuple[Path, ...], pending: bool, as_jso
                 echo(line)
             if done.notes_ref_damage:
                 echo(
-                    f"refs/notes/intent {done.notes_ref_damage}: the jobs stay queued; run `git intent "
+                    f"refs/notes/git-intent {done.notes_ref_damage}: the jobs stay queued; run `git intent "
                     "doctor`.",
                     err=True,
                 )
@@ -339,9 +339,9 @@ def status(as_json: bool) -> None:
 @click.option("--check", "check_only", is_flag=True, help="Only report; repair nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def doctor(check_only: bool, as_json: bool) -> None:
-    """Check capture and repair it: a damaged refs/notes/intent, failed jobs, a stale worker.pid.
+    """Check capture and repair it: a damaged refs/notes/git-intent, failed jobs, a stale worker.pid.
 
-    A damaged notes ref (pointing at a blob or a missing object) is kept as refs/notes/intent-damaged-<UTC
+    A damaged notes ref (pointing at a blob or a missing object) is kept as refs/notes/git-intent-damaged-<UTC
     time> and rebuilt from its reflog and the local journal in .opencode/intent/; failed jobs are queued
     again and recorded. Hooks, an unwritable state folder and shared evidence blobs no command can read
     (too large, too deep, the wrong shape) are reported with the command that fixes them. Exits 1 when

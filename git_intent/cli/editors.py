@@ -72,12 +72,12 @@ def lsp() -> None:
     configuration for neovim, helix, zed, vscode or emacs). It answers for the repository of each file the
     editor asks about: hover shows who wrote the line and the request that asked for it, code lenses sit
     above each agent's range, unsaved edits are mapped back to the committed lines.
-    Needs the lsp extra: pip install 'git-intent[lsp]'.
+    Needs the lsp extra: pip install 'git-intent-provenance[lsp]'.
     """
     if importlib.util.find_spec("pygls") is None:
         raise IntentError(
             "The language server needs the lsp extra, which is not installed.",
-            hint="pip install 'git-intent[lsp]'",
+            hint="pip install 'git-intent-provenance[lsp]'",
         )
     from ..lsp.server import serve_stdio
 

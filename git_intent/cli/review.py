@@ -63,7 +63,7 @@ def serve(port: int, open_browser: bool) -> None:
     fidelity controls, reviews of a range, and search. The address it prints carries a key made for this
     run (?token=...): the browser that opens it keeps the key in a cookie, and any other request gets 401,
     so other accounts on this machine cannot read your transcripts. Needs the `serve` extra:
-    pip install 'git-intent[serve]'.
+    pip install 'git-intent-provenance[serve]'.
     """
     from ..serve import run_server
 

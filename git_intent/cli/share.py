@@ -22,7 +22,8 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
     REMOTE defaults to the current branch's upstream remote, else origin. Only git-intent's refs are
     pushed, never branches. A rejected push fetches, merges and retries (up to 5 times). With
     `git config intent.share evidence` (or `sessions`), the redacted evidence of every recorded commit
-    on REMOTE's branches is shared first; redaction fails closed.
+    on REMOTE's branches is shared first; redaction fails closed. Where REMOTE still has refs/notes/intent
+    (earlier versions' notes ref), it gets the same notes, for teammates who have not upgraded.
     """
     from ..share.remote import push as run
 
@@ -85,11 +86,11 @@ def _push_from_hook(remote: str | None) -> None:
 def fetch(remote: str | None, as_json: bool) -> None:
     """Fetch git-intent's notes and shared evidence from REMOTE and merge them into yours.
 
-    Notes land in refs/notes/remotes/REMOTE/intent and are merged with cat_sort_uniq: local records are
-    never overwritten. REMOTE's branches are fetched too, and commits a forge squash-merged or
-    rebase-merged get the records of the recorded commits they copy (matched by patch id, never by
-    message; lines the forge changed stay uncredited); `git intent push` shares them. Needs no
-    `install`; works in shallow clones.
+    Notes land in refs/notes/remotes/REMOTE/git-intent and are merged with cat_sort_uniq: local records are
+    never overwritten. A REMOTE's refs/notes/intent, where earlier versions kept the notes, is merged too.
+    REMOTE's branches are fetched too, and commits a forge squash-merged or rebase-merged get the records
+    of the recorded commits they copy (matched by patch id, never by message; lines the forge changed stay
+    uncredited); `git intent push` shares them. Needs no `install`; works in shallow clones.
     """
     from ..share.remote import fetch as run
 

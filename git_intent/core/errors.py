@@ -28,11 +28,11 @@ class UnreadableFileError(BadLocationError):
 
 
 class NoteError(IntentError):
-    """A note on refs/notes/intent is missing, corrupt, or written by another tool."""
+    """A note on refs/notes/git-intent is missing, corrupt, or written by another tool."""
 
 
 class NotesRefDamagedError(NoteError):
-    """refs/notes/intent points at something that is not a readable notes commit: no note can be
+    """refs/notes/git-intent points at something that is not a readable notes commit: no note can be
     written until `git intent doctor` sets it aside."""
 
 

@@ -21,7 +21,7 @@ from ..explain.blame import BlameAnswer, LineAnswer, blame_lines
 from ..explain.file_ranges import Range, group_ranges
 from ..git.repo import Repository, run_git
 from ..git.worktree import read_worktree_file
-from ..notes import NOTES_REF
+from ..notes import LEGACY_NOTES_REF, NOTES_REF
 from .line_map import LineMap, map_lines, split_lines
 
 MAX_FILES = 64  # whole-file answers kept (least recently used go first): a day's reading, a few MB
@@ -35,8 +35,8 @@ READING = (
     "in the background); hover again in a moment."
 )
 NOT_INSTALLED = (
-    "git-intent has recorded nothing in this repository yet (it has no refs/notes/intent): run `git intent "
-    "install` and commit, or `git intent backfill` for past commits."
+    "git-intent has recorded nothing in this repository yet (it has no refs/notes/git-intent): run "
+    "`git intent install` and commit, or `git intent backfill` for past commits."
 )
 NOT_COMMITTED = (
     "This line is not committed yet: the buffer added or changed it since the file was last saved or "
@@ -113,7 +113,7 @@ class Answers:
     def _locate(self, path: Path) -> tuple[Repository, str, tuple[str, ...]] | Unanswered | None:
         """(repository, path relative to its root, cache key) for `path`; None outside a repository, for no
         such file or a folder, or in a repository without a commit; why not, for a FIFO, device or link out of
-        the work tree (`read_worktree_file`'s sentence). The key: HEAD, refs/notes/intent, size, mtime."""
+        the work tree (`read_worktree_file`'s sentence). The key: HEAD, the notes refs, size, mtime."""
         repo = self.repository(path.parent)
         if repo is None:
             return None
@@ -254,16 +254,17 @@ def agent_ranges(ranges: list[Range]) -> list[Range]:
 
 
 def _refs(repo: Repository) -> tuple[str, str] | None:
-    """(HEAD, refs/notes/intent) object names ("" for a missing notes ref); None in a repository with no
-    commit yet. One `git show-ref`: the cache key of every answer."""
-    proc = run_git(["show-ref", "--head", NOTES_REF], repo.root, check=False)
+    """(HEAD, the notes refs) object names: the notes as refs/notes/git-intent's object name, then
+    refs/notes/intent's while an earlier version's notes are there ("" for neither); None in a repository
+    with no commit yet. One `git show-ref`: the cache key of every answer."""
+    proc = run_git(["show-ref", "--head", NOTES_REF, LEGACY_NOTES_REF], repo.root, check=False)
     found: dict[str, str] = {}
     for row in proc.stdout.splitlines():
         oid, _, name = row.partition(" ")
         found[name] = oid
     if "HEAD" not in found:
         return None
-    return found["HEAD"], found.get(NOTES_REF, "")
+    return found["HEAD"], " ".join(found[ref] for ref in (NOTES_REF, LEGACY_NOTES_REF) if ref in found)
 
 
 def _blame_line(repo: Repository, relative: str, line: int) -> LineAnswer | Unanswered:

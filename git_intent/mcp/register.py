@@ -112,7 +112,7 @@ def install_agent(agent: str, *, project: Repository | None = None, rules: bool 
     if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("tomlkit") is None:
         raise IntentError(
             "The MCP server needs the mcp extra, which is not installed, so no agent could start it.",
-            hint="pip install 'git-intent[mcp]', then run this again.",
+            hint="pip install 'git-intent-provenance[mcp]', then run this again.",
         )
     if rules:
         extra = rules_target(agent, project.root if project else None)

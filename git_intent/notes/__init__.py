@@ -1,8 +1,8 @@
-"""The one owner of git-intent's note on refs/notes/intent: its record kinds, the range digest, which record
-covers a line, and reading and writing notes (one at a time, or in batches through fast-import).
+"""The one owner of git-intent's note on refs/notes/git-intent: its record kinds, the range digest, which
+record covers a line, and reading and writing notes (one at a time, or in batches through fast-import).
 
 Every other module builds, reads, checks and writes notes through the names below; the format itself is
-documented in docs/json.md ("The note on refs/notes/intent").
+documented in docs/json.md ("The note on refs/notes/git-intent").
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from .records import (
     range_digest,
     render_note,
 )
+from .refs import LEGACY_NOTES_REF, NOTES_REF, adopt_legacy_notes, legacy_oid
 from .store import (
-    NOTES_REF,
     empty_notes_commit,
     note_blobs,
     note_text,
@@ -61,6 +61,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "LEGACY_NOTES_REF",
     "NOTES_REF",
     "NOTE_SCHEMA",
     "CommitRecord",
@@ -71,8 +72,10 @@ __all__ = [
     "NoteRecord",
     "SessionRecord",
     "SetAside",
+    "adopt_legacy_notes",
     "build_note",
     "empty_notes_commit",
+    "legacy_oid",
     "lines_record",
     "note_blobs",
     "note_text",

@@ -1,6 +1,6 @@
-"""Setting a damaged refs/notes/intent aside and putting a readable one in its place.
+"""Setting a damaged refs/notes/git-intent aside and putting a readable one in its place.
 
-The damaged value is kept, never deleted: as `refs/notes/intent-damaged-<UTC time>` when every object
+The damaged value is kept, never deleted: as `refs/notes/git-intent-damaged-<UTC time>` when every object
 it reaches exists (a blob, say), else in `<state>/notes-ref-damaged-<UTC time>` (git will not point a ref
 at a missing object, and a ref reaching one would break `git gc`). The new ref starts from the newest
 notes commit in the ref's reflog that still reads (every note up to the damage, exactly as written), or
@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..core.state_files import private_dir, write_text
 from ..git.repo import Repository
-from .store import NOTES_REF, empty_notes_commit, notes_lock, notes_ref_damage
+from .refs import NOTES_REF
+from .store import empty_notes_commit, notes_lock, notes_ref_damage
 
 DAMAGED_PREFIX = f"{NOTES_REF}-damaged-"
 REFLOG_LOOKS = 50  # reflog entries searched for the last readable notes commit
@@ -32,8 +33,9 @@ class SetAside:
 
 
 def set_aside(repo: Repository) -> SetAside | None:
-    """Move a damaged refs/notes/intent aside and point it at a readable notes commit; None when it was not
-    damaged. Under the notes lock, so no writer races the swap. Raises GitError when git refuses a step."""
+    """Move a damaged refs/notes/git-intent aside and point it at a readable notes commit; None when it was
+    not damaged. Under the notes lock, so no writer races the swap. Raises GitError when git refuses a
+    step."""
     with notes_lock(repo):
         damage = notes_ref_damage(repo)
         if damage is None:
@@ -61,7 +63,7 @@ def set_aside(repo: Repository) -> SetAside | None:
 
 
 def _last_readable(repo: Repository, damaged: str) -> str | None:
-    """The newest notes commit in the reflog of refs/notes/intent whose tree is there, other than
+    """The newest notes commit in the reflog of refs/notes/git-intent whose tree is there, other than
     `damaged`."""
     for n in range(REFLOG_LOOKS):
         sha = repo.git("rev-parse", "-q", "--verify", f"{NOTES_REF}@{{{n}}}", check=False).strip()

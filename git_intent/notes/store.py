@@ -1,9 +1,11 @@
-"""Reading and writing notes on refs/notes/intent, one at a time or in batches.
+"""Reading and writing notes on refs/notes/git-intent, one at a time or in batches.
 
 Writes go through the git CLI under an exclusive lock in `<git common dir>/intent/notes.lock` and are
 verified by reading them back (docs/design.md: 20 concurrent `git notes add` kept 3-5 of 20 notes without a
 lock, 20/20 with one; libgit2 writes flat note trees whose cost grows per note). One note is written with
 `git notes add` on a scratch ref and a compare-and-swap; many (backfill) through one `git fast-import`.
+Reads also take the notes an earlier version left on refs/notes/intent, for commits the new ref lacks; the
+first write moves them (`refs.py`).
 """
 
 from __future__ import annotations
@@ -21,15 +23,21 @@ from ..core.faults import crash_point
 from ..core.state_files import locked, private_dir
 from ..git.repo import Repository
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
+from .refs import (
+    LEGACY_NOTES_REF,
+    LEGACY_SCRATCH_PREFIX,
+    NOTES_REF,
+    SCRATCH_PREFIX,
+    adopt_legacy_notes,
+    ref_note_blobs,
+)
 
-NOTES_REF = "refs/notes/intent"
-SCRATCH_PREFIX = "refs/notes/intent-scratch/"
 CAS_ATTEMPTS = 20
 Records = Sequence[CommitRecord | SessionRecord | LinesRecord]
 
 
 def notes_ref_damage(repo: Repository) -> str | None:
-    """What is wrong with refs/notes/intent, as a phrase ("points at a blob (45b983be36b7)", "points at a
+    """What is wrong with refs/notes/git-intent, as a phrase ("points at a blob (45b983be36b7)", "points at a
     missing object (…)", "names a notes tree that is missing", "cannot be parsed"), or None when it is
     absent or a readable notes commit. One git process when it is readable (the worker asks once per drain).
 
@@ -56,7 +64,7 @@ def notes_ref_damage(repo: Repository) -> str | None:
 
 
 def damaged_ref_error(damage: str) -> NotesRefDamagedError:
-    """The error every note write raises while refs/notes/intent is damaged."""
+    """The error every note write raises while refs/notes/git-intent is damaged."""
     return NotesRefDamagedError(
         f"{NOTES_REF} {damage}; no note can be written until it is repaired.",
         hint="Run `git intent doctor` to set it aside and rebuild it from the local journal.",
@@ -64,8 +72,9 @@ def damaged_ref_error(damage: str) -> NotesRefDamagedError:
 
 
 def note_text(repo: Repository, commit: str) -> str:
-    """The raw text of the note on `commit` ("" when it has none)."""
-    return repo.note_text(NOTES_REF, commit)
+    """The raw text of the note on `commit` ("" when it has none), from refs/notes/intent when the new ref
+    has none (an earlier version's note, not yet moved)."""
+    return repo.note_text(NOTES_REF, commit) or repo.note_text(LEGACY_NOTES_REF, commit)
 
 
 def read_note(repo: Repository, commit: str) -> Note | None:
@@ -94,9 +103,12 @@ def read_notes(repo: Repository, commits: Iterable[str] | None = None) -> dict[s
     return {commit: parse_note(commit, text) for commit, text in _note_texts(repo, commits).items()}
 
 
-def _note_texts(repo: Repository, commits: Iterable[str] | None = None) -> dict[str, str]:
-    """commit -> raw note text, for `commits` (default: every annotated commit) that have a note."""
-    listed = note_blobs(repo)
+def _note_texts(
+    repo: Repository, commits: Iterable[str] | None = None, listed: dict[str, str] | None = None
+) -> dict[str, str]:
+    """commit -> raw note text, for `commits` (default: every annotated commit) that have a note in `listed`
+    (default: `note_blobs`)."""
+    listed = note_blobs(repo) if listed is None else listed
     wanted = list(listed) if commits is None else [c for c in dict.fromkeys(commits) if c in listed]
     texts: dict[str, str] = {}
     for commit, (_, body) in zip(wanted, repo.cat_blobs([listed[c] for c in wanted]), strict=True):
@@ -122,17 +134,19 @@ def write_note(repo: Repository, commit: str, records: Records) -> bool:
     """Write `records` as the note of `commit`; returns False when the note already says exactly that.
 
     git-intent's earlier records are replaced; lines that are not git-intent records are kept. Under the
-    lock, the new notes commit is built on a scratch ref and moved onto refs/notes/intent with a
+    lock, the new notes commit is built on a scratch ref and moved onto refs/notes/git-intent with a
     compare-and-swap (`git update-ref NEW OLD`), so even a writer that ignores the lock (another machine's
     tool on a shared disk, an older git-intent) cannot make a note vanish; a lost race is retried.
     Raises NoteError when the note cannot be written or does not read back as written,
-    NotesRefDamagedError (a NoteError) when refs/notes/intent is damaged.
+    NotesRefDamagedError (a NoteError) when refs/notes/git-intent is damaged. The notes an earlier version
+    left on refs/notes/intent are moved first (`adopt_legacy_notes`).
     """
     with notes_lock(repo):
         remove_stale_scratch_refs(repo)
+        adopt_legacy_notes(repo)
         for attempt in range(CAS_ATTEMPTS):
             old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
-            current = note_text(repo, commit)
+            current = repo.note_text(NOTES_REF, commit)
             text = render_note(records, parse_note(commit, current).foreign)
             if current == text:
                 return False
@@ -145,11 +159,11 @@ def write_note(repo: Repository, commit: str, records: Records) -> bool:
                     raise damaged_ref_error(damage) from None
                 raise
             if swapped:
-                if note_text(repo, commit) != text:
+                if repo.note_text(NOTES_REF, commit) != text:
                     raise NoteError(f"The note written on {commit[:12]} did not read back as written.")
                 return True
     raise NoteError(
-        f"refs/notes/intent kept moving; the note on {commit[:12]} was not written.",
+        f"{NOTES_REF} kept moving; the note on {commit[:12]} was not written.",
         hint="Run `git intent record --pending` again.",
     )
 
@@ -174,17 +188,18 @@ def _swap(repo: Repository, commit: str, text: str, old: str, attempt: int) -> b
 def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
     """Write many notes (commit -> records) in one `git fast-import` transaction, then verify them.
 
-    As `write_note`, each replaces git-intent's earlier records and keeps other lines. fast-import builds a
-    notes commit on top of the current refs/notes/intent and refuses to move the ref unless it still points
-    there. Returns how many notes changed. Raises NoteError when fast-import fails (the ref moved meanwhile,
-    a full disk) or a note does not read back with the expected blob id; the ref is then as before or
-    fully updated.
+    As `write_note`, each replaces git-intent's earlier records and keeps other lines (and the old ref's
+    notes are moved first). fast-import builds a notes commit on top of the current refs/notes/git-intent
+    and refuses to move the ref unless it still points there. Returns how many notes changed. Raises
+    NoteError when fast-import fails (the ref moved meanwhile, a full disk) or a note does not read back
+    with the expected blob id; the ref is then as before or fully updated.
     """
     if not notes:
         return 0
     with notes_lock(repo):
+        adopt_legacy_notes(repo)
         old = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
-        current = _note_texts(repo, notes)
+        current = _note_texts(repo, notes, ref_note_blobs(repo, NOTES_REF))  # the old ones are moved by now
         texts = {
             commit: render_note(records, parse_note(commit, current.get(commit, "")).foreign)
             for commit, records in notes.items()
@@ -207,7 +222,7 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
                 f"git fast-import could not write {len(changed)} notes: "
                 f"{message[-1] if message else 'exit ' + str(proc.returncode)}."
             )
-        listed = note_blobs(repo)
+        listed = ref_note_blobs(repo, NOTES_REF)
         wrong = [c for c, text in changed.items() if listed.get(c) != _blob_id(text.encode("utf-8"))]
         if wrong:
             raise NoteError(f"{len(wrong)} notes did not read back as written (first: {wrong[0][:12]}).")
@@ -215,12 +230,11 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
 
 
 def note_blobs(repo: Repository) -> dict[str, str]:
-    """commit -> note blob id for every note on refs/notes/intent (`git notes list`)."""
-    listed: dict[str, str] = {}
-    for line in repo.git("notes", "--ref", NOTES_REF, "list", check=False).splitlines():
-        fields = line.split()
-        if len(fields) == 2:
-            listed[fields[1]] = fields[0]
+    """commit -> note blob id for every note on refs/notes/git-intent (`git notes list`), and on
+    refs/notes/intent for the commits the new ref has no note on (an earlier version's, not yet moved)."""
+    listed = ref_note_blobs(repo, NOTES_REF)
+    for commit, blob in ref_note_blobs(repo, LEGACY_NOTES_REF).items():
+        listed.setdefault(commit, blob)
     return listed
 
 
@@ -247,11 +261,14 @@ def _blob_id(data: bytes) -> str:
 
 
 def remove_stale_scratch_refs(repo: Repository) -> int:
-    """Delete scratch refs left by writers that crashed mid-write; returns how many."""
-    out = repo.git("for-each-ref", "--format=%(refname)", SCRATCH_PREFIX.rsplit("/", 1)[0], check=False)
+    """Delete scratch refs left by writers that crashed mid-write (an earlier version's too); returns how
+    many."""
+    prefixes = (SCRATCH_PREFIX, LEGACY_SCRATCH_PREFIX)
+    out = repo.git("for-each-ref", "--format=%(refname)", *(p.rstrip("/") for p in prefixes), check=False)
     removed = 0
     for ref in out.split():
-        pid = ref[len(SCRATCH_PREFIX) :].split("-", 1)[0] if ref.startswith(SCRATCH_PREFIX) else ""
+        prefix = next((p for p in prefixes if ref.startswith(p)), "")
+        pid = ref[len(prefix) :].split("-", 1)[0] if prefix else ""
         if pid.isdigit() and not _alive(int(pid)):
             repo.git("update-ref", "-d", ref, check=False)
             removed += 1
@@ -269,8 +286,8 @@ def _alive(pid: int) -> bool:
 
 
 def empty_notes_commit(repo: Repository, message: str) -> str:
-    """A new notes commit with an empty tree (the start of `refs/notes/intent`), made even where git has no
-    committer identity; its SHA. Raises GitError."""
+    """A new notes commit with an empty tree (the start of `refs/notes/git-intent`), made even where git has
+    no committer identity; its SHA. Raises GitError."""
     tree = repo.git("mktree", input_text="").strip()
     return repo.git(*_identity(repo), "commit-tree", tree, "-m", message).strip()
 

@@ -63,7 +63,7 @@ def run_server(
     except ImportError as exc:
         raise IntentError(
             f"git intent serve needs the serve extra ({exc.name or 'starlette'} is not installed).",
-            hint="pip install 'git-intent[serve]'",
+            hint="pip install 'git-intent-provenance[serve]'",
         ) from exc
     sock = bind(port)
     key = secrets.token_urlsafe(32)

@@ -51,7 +51,7 @@ def share_level(repo: Repository) -> str:
 
 
 def noted_commits(repo: Repository) -> dict[str, str]:
-    """`{commit: note blob}` for every note on refs/notes/intent."""
+    """`{commit: note blob}` for every note on refs/notes/git-intent."""
     return note_blobs(repo)
 
 

@@ -1,9 +1,13 @@
 """`git intent push` and `fetch`: git-intent's refs to and from a remote, merged, never overwritten.
 
-Notes are fetched into `refs/notes/remotes/<remote>/intent` and merged into refs/notes/intent with
-`cat_sort_uniq` (docs/design.md: a forced `+refs/notes/intent:refs/notes/intent` silently overwrites local
-notes; never). The evidence store is fetched into `refs/intent/remotes/<remote>/evidence` and merged
-tree by tree (`merge.py`); both land first in a scratch namespace and are refused, nothing local
+Notes are fetched into `refs/notes/remotes/<remote>/git-intent` and merged into refs/notes/git-intent
+with `cat_sort_uniq` (docs/design.md: a forced `+refs/notes/git-intent:refs/notes/git-intent` silently
+overwrites local notes; never). A remote that still has refs/notes/intent, where earlier versions kept the
+notes, is read too (into `refs/notes/remotes/<remote>/git-intent-legacy`, merged the same way), and `push`
+keeps that ref up to date there while it exists, so a teammate on an earlier version sees the new records;
+it is never created where it is absent (SpecStory's refs/notes/intent/* could not be pushed there). The
+evidence store is fetched into `refs/intent/remotes/<remote>/evidence` and merged tree by tree
+(`merge.py`); both land first in a scratch namespace and are refused, nothing local
 changed, unless each is a commit. A push sends only these refs (never branches, with --no-verify so it never
 re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
@@ -22,7 +26,7 @@ from pydantic import BaseModel
 from ..capture.landed import carry_landed
 from ..core.errors import IntentError, ShareError
 from ..git.repo import Repository, run_git
-from ..notes import NOTES_REF, notes_lock
+from ..notes import LEGACY_NOTES_REF, NOTES_REF, adopt_legacy_notes, notes_lock
 from ..notes import evidence_ref as store
 from .collect import ShareResult, share_commits, share_level
 
@@ -32,7 +36,12 @@ _REJECTED = ("[rejected]", "(fetch first)", "(non-fast-forward)", "(stale info)"
 
 def notes_tracking_ref(remote: str) -> str:
     """Where `fetch` keeps REMOTE's notes."""
-    return f"refs/notes/remotes/{remote}/intent"
+    return f"refs/notes/remotes/{remote}/git-intent"
+
+
+def legacy_tracking_ref(remote: str) -> str:
+    """Where `fetch` keeps REMOTE's refs/notes/intent (earlier versions' notes), while REMOTE has it."""
+    return f"refs/notes/remotes/{remote}/git-intent-legacy"
 
 
 class FetchResult(BaseModel):
@@ -88,7 +97,9 @@ def check_remote(repo: Repository, remote: str) -> str:
 def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
     """`{ref: oid}` of git-intent's refs on `remote`. Raises ShareError when the remote cannot be read."""
     proc = run_git(
-        ["ls-remote", "--end-of-options", remote, NOTES_REF, store.EVIDENCE_REF], repo.root, check=False
+        ["ls-remote", "--end-of-options", remote, NOTES_REF, LEGACY_NOTES_REF, store.EVIDENCE_REF],
+        repo.root,
+        check=False,
     )
     if proc.returncode != 0:
         raise ShareError(f"The remote {remote} cannot be read: {_last_line(proc.stderr)}.")
@@ -97,21 +108,25 @@ def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
 
 
 def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
-    """Fetch REMOTE's notes and evidence and merge them into the local refs (no `install` needed; the
-    evidence comes whatever the local sharing level), with REMOTE's branches as `git fetch` updates them;
-    then carry records onto the commits a forge squashed or rebased from recorded ones (`carried`).
-    Raises ShareError when git cannot fetch or merge, and, before any local ref moves, when the remote's
-    notes or evidence ref is not a commit."""
+    """Fetch REMOTE's notes (refs/notes/git-intent, and refs/notes/intent where an earlier version's are
+    still there) and evidence and merge them into the local refs (no `install` needed; the evidence comes
+    whatever the local sharing level), with REMOTE's branches as `git fetch` updates them; then carry records
+    onto the commits a forge squashed or rebased from recorded ones (`carried`). Raises ShareError when git
+    cannot fetch or merge, and, before any local ref moves, when the remote's notes or evidence ref is not a
+    commit."""
     remote = check_remote(repo, remote) if remote else default_remote(repo)
     found = remote_refs(repo, remote)
-    result = FetchResult(remote=remote, notes=NOTES_REF in found, evidence=store.EVIDENCE_REF in found)
-    wanted = {NOTES_REF: notes_tracking_ref(remote)} if result.notes else {}
+    notes = {ref: track for ref, track in _notes_refs(remote).items() if ref in found}
+    result = FetchResult(remote=remote, notes=bool(notes), evidence=store.EVIDENCE_REF in found)
+    wanted = dict(notes)
     if result.evidence:
         wanted[store.EVIDENCE_REF] = store.tracking_ref(remote)
     if wanted:
         _fetch_checked(repo, remote, wanted)
-    if result.notes:
-        result.notes_changed = merge_notes(repo, notes_tracking_ref(remote))
+    if LEGACY_NOTES_REF not in found:  # gone from the remote: push must not create it again
+        repo.git("update-ref", "-d", legacy_tracking_ref(remote), check=False)
+    for tracking in notes.values():
+        result.notes_changed = merge_notes(repo, tracking) or result.notes_changed
     if result.evidence:
         from .merge import merge_store
 
@@ -121,6 +136,11 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     except IntentError as exc:  # the fetch was done; the next fetch or record carries them
         result.carry_problem = str(exc)
     return result
+
+
+def _notes_refs(remote: str) -> dict[str, str]:
+    """{notes ref on REMOTE: its tracking ref}: the new name, then the earlier versions' one."""
+    return {NOTES_REF: notes_tracking_ref(remote), LEGACY_NOTES_REF: legacy_tracking_ref(remote)}
 
 
 def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> None:
@@ -166,8 +186,10 @@ def _git_fetch(repo: Repository, remote: str, specs: list[str]) -> None:
 
 
 def merge_notes(repo: Repository, ref: str) -> bool:
-    """Merge the notes at `ref` into refs/notes/intent with cat_sort_uniq; True when the local ref moved."""
+    """Merge the notes at `ref` into refs/notes/git-intent with cat_sort_uniq (after moving the local notes
+    an earlier version left on refs/notes/intent); True when the local ref moved."""
     with notes_lock(repo):
+        adopt_legacy_notes(repo)
         before = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
         theirs = repo.git("rev-parse", "-q", "--verify", ref, check=False).strip()
         if not theirs or theirs == before:
@@ -189,9 +211,11 @@ def merge_notes(repo: Repository, ref: str) -> bool:
 
 
 def push(repo: Repository, remote: str | None = None, tips: list[str] | tuple[str, ...] = ()) -> PushResult:
-    """Share what the level asks for, then push refs/notes/intent (and, unless the level is `notes`,
+    """Share what the level asks for, then push refs/notes/git-intent (and, unless the level is `notes`,
     refs/intent/evidence) to REMOTE. Evidence is shared for recorded commits reachable from REMOTE's
-    branches or from `tips` (the commits a pre-push hook sees going out).
+    branches or from `tips` (the commits a pre-push hook sees going out). Where REMOTE still has
+    refs/notes/intent (the notes of earlier versions, which a teammate still on one fetches), it is merged
+    first when it moved, and updated to the same notes.
 
     Raises ShareError when the push still fails after MAX_RETRIES fetch-and-merge retries, and
     RedactionError (nothing written or pushed) when redaction fails.
@@ -201,6 +225,7 @@ def push(repo: Repository, remote: str | None = None, tips: list[str] | tuple[st
     result = PushResult(remote=remote, level=level)
     if level != "notes":
         _record(result, share_commits(repo, published(repo, remote, tips), level))
+    _follow_legacy(repo, remote)
     for attempt in range(MAX_RETRIES + 1):
         outcome = _push_once(repo, remote, with_evidence=level != "notes")
         if outcome.ok:
@@ -226,11 +251,30 @@ def published(repo: Repository, remote: str, tips: list[str] | tuple[str, ...] =
     return repo.git("rev-list", "--ignore-missing", *starts, "--", check=False).split()
 
 
+def _follow_legacy(repo: Repository, remote: str) -> None:
+    """Whether REMOTE still has refs/notes/intent, as its tracking ref says for `_push_once`: deleted when
+    REMOTE has none, fetched and merged when REMOTE's moved since the last fetch (a teammate on an earlier
+    version pushed).
+    Raises ShareError when REMOTE cannot be read or its notes cannot be merged."""
+    theirs = remote_refs(repo, remote).get(LEGACY_NOTES_REF)
+    tracked = repo.git("rev-parse", "-q", "--verify", legacy_tracking_ref(remote), check=False).strip()
+    if theirs is None and tracked:
+        repo.git("update-ref", "-d", legacy_tracking_ref(remote), tracked)
+    elif theirs is not None and theirs != tracked:
+        fetch(repo, remote)
+
+
 def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attempt:
     local = {NOTES_REF: repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()}
     args = ["push", "--porcelain", "--no-verify", "--end-of-options", remote]
     if local[NOTES_REF]:
         args.append(f"{NOTES_REF}:{NOTES_REF}")
+    legacy = repo.git("rev-parse", "-q", "--verify", legacy_tracking_ref(remote), check=False).strip()
+    if local[NOTES_REF] and legacy and legacy != local[NOTES_REF]:
+        # The same notes for a teammate on an earlier version; the lease on what was last fetched (and merged)
+        # means the ref is only ever updated, never created where the remote has none.
+        args[1:1] = [f"--force-with-lease={LEGACY_NOTES_REF}:{legacy}"]
+        args.append(f"{NOTES_REF}:{LEGACY_NOTES_REF}")
     evidence = store.ref_oid(repo) if with_evidence else None
     if evidence:
         # The store is one parentless commit per update: replacing it needs force, guarded by the lease
@@ -238,7 +282,7 @@ def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attemp
         expected = store.ref_oid(repo, store.tracking_ref(remote)) or ""
         args[1:1] = [f"--force-with-lease={store.EVIDENCE_REF}:{expected}"]
         args.append(f"{store.EVIDENCE_REF}:{store.EVIDENCE_REF}")
-    refs = [a.split(":")[0] for a in args if a.startswith("refs/")]
+    refs = [a.split(":")[1] for a in args if a.startswith("refs/")]
     if not refs:
         return _Attempt(ok=True, rejected=False, refs=[])
     proc = run_git(args, repo.root, check=False)
@@ -248,6 +292,8 @@ def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attemp
             repo.git("update-ref", store.tracking_ref(remote), evidence)
         if local[NOTES_REF]:
             repo.git("update-ref", notes_tracking_ref(remote), local[NOTES_REF])
+        if f"{NOTES_REF}:{LEGACY_NOTES_REF}" in args:
+            repo.git("update-ref", legacy_tracking_ref(remote), local[NOTES_REF])
         return _Attempt(ok=True, rejected=False, refs=refs)
     rejected = any(marker in text for marker in _REJECTED)
     return _Attempt(ok=False, rejected=rejected, message=_last_line(proc.stderr) or _last_line(proc.stdout))

@@ -132,14 +132,14 @@ def test_backfill_resumes_and_changes_nothing_twice(repo: Path) -> None:
         git(repo, "commit", "-q", "-m", f"c{i}")
     first = backfill(repo, "HEAD~3")
     assert (first["commits"], first["recorded"]) == (4, 4)
-    notes_ref = git(repo, "rev-parse", "refs/notes/intent")
+    notes_ref = git(repo, "rev-parse", "refs/notes/git-intent")
     rest = backfill(repo)
     assert (rest["commits"], rest["recorded"], rest["skipped"]) == (7, 3, 4)
-    moved = git(repo, "rev-parse", "refs/notes/intent")
+    moved = git(repo, "rev-parse", "refs/notes/git-intent")
     assert moved != notes_ref
     assert backfill(repo)["recorded"] == 0
-    assert git(repo, "rev-parse", "refs/notes/intent") == moved
-    listed = git(repo, "notes", "--ref", "refs/notes/intent", "list").splitlines()
+    assert git(repo, "rev-parse", "refs/notes/git-intent") == moved
+    listed = git(repo, "notes", "--ref", "refs/notes/git-intent", "list").splitlines()
     assert len(listed) == 7
 
 
@@ -189,7 +189,9 @@ def _generated_history(repo: Path) -> None:
             session.edit(f"Extend {name}", path, old, new)
         _commit(repo, clock, f"step {step}")
         if step == 20:
-            git(repo, "notes", "--ref", "refs/notes/intent", "add", "-m", "a line of another tool", "HEAD")
+            git(
+                repo, "notes", "--ref", "refs/notes/git-intent", "add", "-m", "a line of another tool", "HEAD"
+            )
         if step == 24:
             git(repo, "checkout", "-q", "-b", "side")
         if step == 28:
@@ -210,16 +212,16 @@ def _generated_history(repo: Path) -> None:
         session.save()
     replaced = _commit(repo, clock, "amended, first")
     record_commit(Repository(repo), replaced)
-    git(repo, "config", "notes.rewriteRef", "refs/notes/intent")
+    git(repo, "config", "notes.rewriteRef", "refs/notes/git-intent")
     path.write_text(path.read_text() + "# and a person's line\n")
     _commit(repo, clock, "amended", "--amend")
 
 
 def _notes_and_backup(repo: Path) -> tuple[dict[str, str], list[dict[str, object]], list[str]]:
     notes = {
-        c: git(repo, "notes", "--ref", "refs/notes/intent", "show", c)
+        c: git(repo, "notes", "--ref", "refs/notes/git-intent", "show", c)
         for _, c in (
-            line.split() for line in git(repo, "notes", "--ref", "refs/notes/intent", "list").splitlines()
+            line.split() for line in git(repo, "notes", "--ref", "refs/notes/git-intent", "list").splitlines()
         )
     }
     journal = repo / ".opencode" / "intent" / "journal.jsonl"
@@ -243,7 +245,7 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
     notes, journal and backup copies on a generated history."""
     repo = make_repo(tmp_path / "repo")
     _generated_history(repo)
-    start_notes = git(repo, "rev-parse", "refs/notes/intent").strip()
+    start_notes = git(repo, "rev-parse", "refs/notes/git-intent").strip()
     shutil.copytree(
         repo / ".opencode" / "intent", tmp_path / "backup"
     )  # record_commit's, of the replaced commit
@@ -263,7 +265,7 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
         if summary.sessions:
             back_up(slow, commit, credits, summary)
     expected = _notes_and_backup(repo)
-    git(repo, "update-ref", "refs/notes/intent", start_notes)
+    git(repo, "update-ref", "refs/notes/git-intent", start_notes)
     shutil.rmtree(repo / ".opencode" / "intent")
     shutil.copytree(tmp_path / "backup", repo / ".opencode" / "intent")
     result = backfill_commits(Repository(repo))
@@ -332,7 +334,7 @@ def test_backfill_credits_a_file_deleted_before_head_from_a_transcript_of_anothe
     (credit,) = [
         r
         for r in map(
-            json.loads, git(repo, "notes", "--ref", "refs/notes/intent", "show", written).splitlines()
+            json.loads, git(repo, "notes", "--ref", "refs/notes/git-intent", "show", written).splitlines()
         )
         if r["kind"] == "lines"
     ]

@@ -1,5 +1,5 @@
-"""`git intent doctor` and a damaged refs/notes/intent, through real `git commit` and the
-installed hooks.
+"""`git intent doctor` and a damaged refs/notes/git-intent, through real `git commit` and the installed
+hooks.
 
 A notes ref pointing at a blob or at a missing object makes every note write fail. It never blocks git:
 install no longer sets notes.rewriteRef, so `git commit --amend` and `git rebase` succeed and
@@ -29,7 +29,8 @@ from support import (
     run_cli,
 )
 
-NOTES_REF = "refs/notes/intent"
+NOTES_REF = "refs/notes/git-intent"
+LEGACY_REF = "refs/notes/intent"  # where earlier versions kept the notes
 STEPS = (
     "def step_one():\n    return 'first step of the pipeline'\n\n\ndef step_two():\n    return 'second "
     "step'\n"
@@ -96,7 +97,10 @@ def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path)
     git(repo, "update-ref", NOTES_REF, blob)
 
     amended_ok = amend(repo, "agent writes steps.py (amended)")
-    assert (amended_ok.returncode, amended_ok.stderr) == (0, "")  # git never reads refs/notes/intent itself
+    assert (amended_ok.returncode, amended_ok.stderr) == (
+        0,
+        "",
+    )  # git never reads refs/notes/git-intent itself
     amended = git(repo, "rev-parse", "HEAD").strip()
 
     # the worker leaves the job queued (never three attempts and failed/), and says why in hook.log
@@ -104,7 +108,7 @@ def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path)
         pending = run_cli("record", "--pending", cwd=repo)
         assert pending.returncode == 1
         assert pending.stderr == (
-            f"refs/notes/intent points at a blob ({blob[:12]}), not a notes commit: "
+            f"refs/notes/git-intent points at a blob ({blob[:12]}), not a notes commit: "
             "the jobs stay queued; run `git intent doctor`.\n"
         )
     report = status(repo)
@@ -120,7 +124,7 @@ def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path)
     record = run_cli("record", "HEAD", cwd=repo)
     assert record.returncode == 1
     assert record.stderr.splitlines() == [
-        f"error: refs/notes/intent points at a blob ({blob[:12]}), not a notes commit; no note can be "
+        f"error: refs/notes/git-intent points at a blob ({blob[:12]}), not a notes commit; no note can be "
         "written until it is repaired.",
         "hint: Run `git intent doctor` to set it aside and rebuild it from the local journal.",
     ]
@@ -135,7 +139,7 @@ def test_damaged_notes_ref_never_blocks_amend_and_doctor_rebuilds_it(repo: Path)
     code, fixed = doctor(repo)
     assert code == 0 and fixed["ok"] is True, fixed
     kept = fixed["notes_ref_kept"]
-    assert kept.startswith("refs/notes/intent-damaged-") and git(repo, "rev-parse", kept).strip() == blob
+    assert kept.startswith("refs/notes/git-intent-damaged-") and git(repo, "rev-parse", kept).strip() == blob
     assert fixed["notes_restored_from"] == good
     assert (fixed["rerecorded"], fixed["requeued"], fixed["recorded"]) == (0, 0, 2)
     assert (fixed["still_queued"], fixed["still_failed"]) == (0, 0)
@@ -155,8 +159,8 @@ def test_doctor_rebuilds_a_ref_pointing_at_a_missing_object_from_the_journal(rep
     assert [e["commit"] for e in journal(repo)] == [sha]
     missing = "deadbeef" * 5
     # written past git (as a crashed tool or a bad sync would), and no reflog to fall back on
-    (repo / ".git" / "refs" / "notes" / "intent").write_text(missing + "\n", encoding="utf-8")
-    (repo / ".git" / "logs" / "refs" / "notes" / "intent").unlink()
+    (repo / ".git" / "refs" / "notes" / "git-intent").write_text(missing + "\n", encoding="utf-8")
+    (repo / ".git" / "logs" / "refs" / "notes" / "git-intent").unlink()
     assert amend(repo, "amended").returncode == 0
     assert status(repo)["notes_ref_damage"] == "points at a missing object (deadbeefdead)"
 
@@ -237,7 +241,7 @@ def test_each_kind_of_damage_is_named_and_set_aside_without_breaking_git_gc(repo
     from git_intent.git.repo import Repository
     from git_intent.notes import notes_ref_damage, set_aside
 
-    loose = repo / ".git" / "refs" / "notes" / "intent"
+    loose = repo / ".git" / "refs" / "notes" / "git-intent"
     blob = git(repo, "hash-object", "-w", "README.md").strip()
     dangling = (
         f"tree {'1' * 40}\nauthor a <a> 1 +0000\ncommitter a <a> 1 +0000\n\nnotes\n"  # a tree never written
@@ -262,7 +266,7 @@ def test_each_kind_of_damage_is_named_and_set_aside_without_breaking_git_gc(repo
         assert notes_ref_damage(Repository(repo)) == damage
         aside = set_aside(Repository(repo))
         assert aside is not None and aside.damage == damage
-        assert aside.kept.startswith("refs/notes/intent-damaged-") is as_ref
+        assert aside.kept.startswith("refs/notes/git-intent-damaged-") is as_ref
         if not as_ref:
             assert Path(aside.kept).read_text(encoding="utf-8") == value + "\n"
         assert notes_ref_damage(Repository(repo)) is None
@@ -278,8 +282,8 @@ def test_each_kind_of_damage_is_named_and_set_aside_without_breaking_git_gc(repo
     assert notes_ref_damage(Repository(repo)) is None  # absent is not damaged
 
 
-def damage(repo: Path) -> str:
-    """Point refs/notes/intent at a blob (as a bad sync or a crashed tool would); the blob."""
+def damage(repo: Path, ref: str = NOTES_REF) -> str:
+    """Point `ref` at a blob (as a bad sync or a crashed tool would); the blob."""
     blob = subprocess.run(
         ["git", "hash-object", "-w", "--stdin"],
         cwd=repo,
@@ -288,7 +292,7 @@ def damage(repo: Path) -> str:
         text=True,
         check=True,
     ).stdout.strip()
-    git(repo, "update-ref", NOTES_REF, blob)
+    git(repo, "update-ref", ref, blob)
     return blob
 
 
@@ -332,16 +336,17 @@ def test_amend_and_rebase_succeed_with_a_damaged_ref_and_the_credits_follow_afte
 
 
 def test_install_takes_back_the_rewrite_ref_an_earlier_install_set(repo: Path) -> None:
-    """An earlier git-intent set notes.rewriteRef (and recorded it in install.json): with it a damaged ref
-    fails git's amend with rc 128. Installing this version unsets it, says why, and amend works."""
+    """An earlier git-intent set notes.rewriteRef to its notes ref, refs/notes/intent (and recorded it in
+    install.json): with it a damaged ref fails git's amend with rc 128. Installing this version unsets it,
+    says why, and amend works; the damaged old ref is left as it was (no note is read from it)."""
     state = repo / ".git" / "intent"
     state.mkdir()
     (state / "install.json").write_text(
-        json.dumps({"config": {"notes.rewriteRef": [NOTES_REF]}}), encoding="utf-8"
+        json.dumps({"config": {"notes.rewriteRef": [LEGACY_REF]}}), encoding="utf-8"
     )
-    git(repo, "config", "notes.rewriteRef", NOTES_REF)
+    git(repo, "config", "notes.rewriteRef", LEGACY_REF)
     agent_commit(repo)
-    blob = damage(repo)
+    blob = damage(repo, LEGACY_REF)
     assert amend(repo, "before install").returncode == 128  # git itself fails on the damaged ref
     proc = run_cli("install", cwd=repo)
     assert proc.returncode == 0, proc.stderr
@@ -354,7 +359,7 @@ def test_install_takes_back_the_rewrite_ref_an_earlier_install_set(repo: Path) -
     assert (
         json.loads((state / "install.json").read_text(encoding="utf-8"))["config"]["notes.rewriteRef"] == []
     )
-    assert git(repo, "rev-parse", NOTES_REF).strip() == blob
+    assert git(repo, "rev-parse", LEGACY_REF).strip() == blob
     assert amend(repo, "after install").returncode == 0
 
 
@@ -371,9 +376,9 @@ def test_the_first_commit_after_an_upgrade_takes_back_the_earlier_rewrite_ref(re
     install(repo)
     state = repo / ".git" / "intent"
     record = json.loads((state / "install.json").read_text(encoding="utf-8"))
-    record["config"]["notes.rewriteRef"] = [NOTES_REF]  # as an earlier install recorded it
+    record["config"]["notes.rewriteRef"] = [LEGACY_REF]  # as an earlier install recorded it
     (state / "install.json").write_text(json.dumps(record), encoding="utf-8")
-    git(repo, "config", "notes.rewriteRef", NOTES_REF)
+    git(repo, "config", "notes.rewriteRef", LEGACY_REF)
     agent_commit(repo)
     assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
     assert (

@@ -154,8 +154,8 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
         f"Installed the post-rewrite hook at {hook.with_name('post-rewrite')}.",
         f"Installed the post-merge hook at {hook.with_name('post-merge')}.",
         f"Installed the post-checkout hook at {hook.with_name('post-checkout')}.",
-        "Set git config notes.intent.mergeStrategy = cat_sort_uniq.",
-        "Created refs/notes/intent.",
+        "Set git config notes.git-intent.mergeStrategy = cat_sort_uniq.",
+        "Created refs/notes/git-intent.",
         "Added /.opencode/intent/ (the local backup) to .git/info/exclude.",
         "Notes stay on this machine until `git intent push`; `git intent install --push-notes` makes every "
         "`git push` carry them.",
@@ -163,9 +163,11 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
     assert proc.stderr == ""
     assert MARKER in hook.read_text(encoding="utf-8")
     assert hook.stat().st_mode & stat.S_IXUSR
-    # git itself never reads refs/notes/intent (a damaged ref must not fail an amend or rebase)
+    # git itself never reads refs/notes/git-intent (a damaged ref must not fail an amend or rebase)
     assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
-    assert git(repo, "config", "--get-all", "notes.intent.mergeStrategy").splitlines() == ["cat_sort_uniq"]
+    assert git(repo, "config", "--get-all", "notes.git-intent.mergeStrategy").splitlines() == [
+        "cat_sort_uniq"
+    ]
     exclude = (root / ".git" / "info" / "exclude").read_text(encoding="utf-8")
     assert exclude.splitlines().count("/.opencode/intent/") == 1
 
@@ -218,7 +220,7 @@ def test_existing_hook_is_kept_runs_and_is_restored(repo: Path) -> None:
         "Removed the post-rewrite hook.",
         "Removed the post-merge hook.",
         "Removed the post-checkout hook.",
-        "Unset git config notes.intent.mergeStrategy = cat_sort_uniq.",
+        "Unset git config notes.git-intent.mergeStrategy = cat_sort_uniq.",
     ]
     assert user_hook.read_bytes() == LEGACY_HOOK.encode()
     assert user_hook.stat().st_mode & stat.S_IXUSR

@@ -112,7 +112,7 @@ def test_post_merge_through_git_intent_hook_carries_a_cherry_picked_copy(repo: P
     assert copy in landed["seen"]
     # the recorded commit credits no agent line, so the copy gets no note (nothing to carry)
     assert [r["kind"] for r in note_records(repo, "side")] == ["commit"]
-    assert git(repo, "notes", "--ref", "refs/notes/intent", "list", copy, check=False) == ""
+    assert git(repo, "notes", "--ref", "refs/notes/git-intent", "list", copy, check=False) == ""
 
 
 def test_install_in_a_bare_repository_is_refused(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from support import SYNC, commit_file, git, note_text, run_cli
 
 from git_intent.capture.install import MARKER
 
-REWRITE = "refs/notes/intent"
+REWRITE = "refs/notes/git-intent"
 
 
 def hooks_of(repo: Path) -> Path:
@@ -116,7 +116,7 @@ def test_a_step_that_fails_undoes_the_steps_before_it(repo: Path) -> None:
     assert proc.stdout == ""
     first = proc.stderr.splitlines()[0]
     assert first.startswith(
-        "error: git-intent was not installed: setting git config notes.intent.mergeStrategy failed ("
+        "error: git-intent was not installed: setting git config notes.git-intent.mergeStrategy failed ("
     )
     assert first.endswith("); everything install had changed before that was undone.")
     assert listing(hooks) == before
@@ -129,7 +129,7 @@ def test_a_step_that_fails_undoes_the_steps_before_it(repo: Path) -> None:
 def test_uninstall_restores_the_notes_settings_the_user_had(repo: Path) -> None:
     git(repo, "config", "notes.rewriteRef", "refs/notes/commits")
     git(repo, "config", "--add", "notes.rewriteRef", REWRITE)  # set by the user before git-intent
-    git(repo, "config", "notes.intent.mergeStrategy", "union")
+    git(repo, "config", "notes.git-intent.mergeStrategy", "union")
     config = local_config(repo)
     proc = run_cli("install", cwd=repo)
     assert proc.returncode == 0, proc.stderr
@@ -138,11 +138,11 @@ def test_uninstall_restores_the_notes_settings_the_user_had(repo: Path) -> None:
         REWRITE,
     ]
     # git reads the last value of a single-valued key: cat_sort_uniq while installed
-    assert git(repo, "config", "--get", "notes.intent.mergeStrategy").strip() == "cat_sort_uniq"
+    assert git(repo, "config", "--get", "notes.git-intent.mergeStrategy").strip() == "cat_sort_uniq"
     assert run_cli("install", cwd=repo).returncode == 0  # a second install must not forget what was there
     proc = run_cli("uninstall", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert "Unset git config notes.intent.mergeStrategy = cat_sort_uniq." in proc.stdout.splitlines()
+    assert "Unset git config notes.git-intent.mergeStrategy = cat_sort_uniq." in proc.stdout.splitlines()
     assert "notes.rewriteRef" not in proc.stdout
     assert local_config(repo) == config
     assert not (repo / ".git" / "intent" / "install.json").exists()

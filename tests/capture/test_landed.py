@@ -226,7 +226,7 @@ def test_a_teammate_who_only_fetches_derives_the_same_note(tmp_path: Path) -> No
     assert session_id in ours
     ok("push", cwd=mate)
     ok("push", cwd=team.author)  # fetches and merges the teammate's notes (cat_sort_uniq) on rejection
-    remote_note = git(team.remote, "notes", "--ref", "refs/notes/intent", "show", squash)
+    remote_note = git(team.remote, "notes", "--ref", "refs/notes/git-intent", "show", squash)
     assert remote_note == ours
 
 

@@ -162,7 +162,7 @@ def test_crlf_note_written_by_release_0_1_0_still_matches(repo: Path) -> None:
         repo,
         "notes",
         "--ref",
-        "refs/notes/intent",
+        "refs/notes/git-intent",
         "add",
         "-m",
         "\n".join(json.dumps(r, sort_keys=True, separators=(",", ":")) for r in note),

@@ -263,10 +263,10 @@ def test_record_is_idempotent_on_a_real_commit(tmp_path: Path) -> None:
     transcript = corpus("linked", *GITSYNC_8FEA)
     repo = replay_single(tmp_path, transcript, rebuild_codex(transcript), "even more general url validation")
     first = record(repo, transcript)
-    note = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD")
+    note = git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD")
     second = record(repo, transcript)
     assert (first["note_written"], second["note_written"]) == (True, False)
-    assert git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD") == note
+    assert git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD") == note
     # without --transcript the backup copy made by the first run is enough
     third = record(repo)
     assert third["lines_attributed"] == 45 and third["note_written"] is False

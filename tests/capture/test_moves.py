@@ -72,7 +72,7 @@ def _moved_commit(tmp_path: Path) -> Path:
 def _credits(repo: Path) -> dict[int, tuple[str, str, str]]:
     """line -> (session, message, tool) of the note's ranges on the moved file."""
     credited: dict[int, tuple[str, str, str]] = {}
-    for line in git(repo, "notes", "--ref", "intent", "show", "HEAD").splitlines():
+    for line in git(repo, "notes", "--ref", "git-intent", "show", "HEAD").splitlines():
         record = json.loads(line)
         if record.get("kind") == "lines" and record.get("path") == MOVED:
             for number in range(record["start"], record["end"] + 1):
@@ -354,7 +354,7 @@ def test_the_cache_keeps_another_session_s_edit_of_a_file_moved_twice(repo: Path
     credited = {
         (r["path"], r["start"], r["end"], r["session_id"], r["message_id"], r["tool"])
         for r in (
-            json.loads(line) for line in git(repo, "notes", "--ref", "intent", "show", sha).splitlines()
+            json.loads(line) for line in git(repo, "notes", "--ref", "git-intent", "show", sha).splitlines()
         )
         if r.get("kind") == "lines"
     }

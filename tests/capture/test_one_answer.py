@@ -16,10 +16,10 @@ from support.transcript_replay import linked_history
 
 
 def notes(repo: Path) -> dict[str, str]:
-    """commit -> the text of its note on refs/notes/intent."""
-    listing = git(repo, "notes", "--ref", "refs/notes/intent", "list").split("\n")
+    """commit -> the text of its note on refs/notes/git-intent."""
+    listing = git(repo, "notes", "--ref", "refs/notes/git-intent", "list").split("\n")
     return {
-        commit: git(repo, "notes", "--ref", "refs/notes/intent", "show", commit)
+        commit: git(repo, "notes", "--ref", "refs/notes/git-intent", "show", commit)
         for commit in (line.split()[1] for line in listing if line)
     }
 
@@ -47,7 +47,9 @@ def test_import_backfill_and_record_write_the_same_notes_in_any_order(tmp_path: 
         cli(repo, "record", commit)
     assert {c: n for c, n in notes(repo).items() if c in first} == first
 
-    git(repo, "update-ref", "-d", "refs/notes/intent")  # the transcripts stay in the backup the import made
+    git(
+        repo, "update-ref", "-d", "refs/notes/git-intent"
+    )  # the transcripts stay in the backup the import made
     code, shown = run_in_terminal(["git", "intent", "backfill", "HEAD"], repo)  # a bar per step on a terminal
     assert code == 0 and "Reading transcripts" in shown and "Recording commits" in shown, shown
     assert {c: n for c, n in notes(repo).items() if c in first} == first

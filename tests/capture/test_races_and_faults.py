@@ -4,7 +4,8 @@
   writing 20 notes at once (the lock and the compare-and-swap keep 20/20; without them, see the printout).
 - Crash points (`GIT_INTENT_CRASH_AT`, git_intent/core/faults.py): the worker dies after reading the job,
   after building the notes commit, and after moving the ref; the next drain leaves exactly one record.
-- A full disk (`ulimit -f 1`): the note write fails, refs/notes/intent does not move, the job stays queued.
+- A full disk (`ulimit -f 1`): the note write fails, refs/notes/git-intent does not move, the job stays
+  queued.
 - A note blob of binary garbage: blame says "unreadable" for its lines only; log lists it with a problem.
 """
 
@@ -27,8 +28,8 @@ from typing import Any
 import pytest
 from support import commit_file, git, install, note_records, run_cli
 
-NOTES_REF = "refs/notes/intent"
-SCRATCH_REFS = "refs/notes/intent-scratch/"
+NOTES_REF = "refs/notes/git-intent"
+SCRATCH_REFS = "refs/notes/git-intent-scratch/"
 CRASH_EXIT = 86
 WAIT = 30.0
 
@@ -38,7 +39,7 @@ WAIT = 30.0
 
 
 def noted(repo: Path) -> set[str]:
-    """The objects that have a note on refs/notes/intent."""
+    """The objects that have a note on refs/notes/git-intent."""
     out = git(repo, "notes", "--ref", NOTES_REF, "list")
     return {line.split()[1] for line in out.splitlines() if line.strip()}
 
@@ -104,7 +105,7 @@ while not os.path.exists(go):
 record_commit(Repository(Path(root)), sha)
 """
 # The note writer as it was before the lock, patched into each writer process: no lock, no compare-and-swap,
-# `git notes add` straight onto refs/notes/intent (what the lock prevents is what this loses).
+# `git notes add` straight onto refs/notes/git-intent (what the lock prevents is what this loses).
 UNLOCKED = """
 from contextlib import nullcontext
 import git_intent.notes.store as store
@@ -256,7 +257,7 @@ INSTALLED_NOTES_HEAD = ""
 def crash_through_hook(repo: Path, point: str) -> str:
     install(repo)
     global INSTALLED_NOTES_HEAD
-    INSTALLED_NOTES_HEAD = notes_head(repo)  # install creates an empty refs/notes/intent
+    INSTALLED_NOTES_HEAD = notes_head(repo)  # install creates an empty refs/notes/git-intent
     sha = commit_file(
         repo,
         "crash.txt",

@@ -37,7 +37,7 @@ def test_agent_work_committed_in_two_pieces_is_credited_in_both(repo: Path) -> N
 
 def test_note_copied_onto_an_amend_does_not_credit_the_persons_rewrite(repo: Path) -> None:
     repo = repo.resolve()
-    git(repo, "config", "notes.rewriteRef", "refs/notes/intent")  # as `git intent install` sets it
+    git(repo, "config", "notes.rewriteRef", "refs/notes/git-intent")  # as `git intent install` sets it
     start = datetime.now(timezone.utc) - timedelta(hours=1)
     session = ClaudeSession(cwd=repo, clock=Clock(start))
     session.prompt("Add alpha")
@@ -49,7 +49,7 @@ def test_note_copied_onto_an_amend_does_not_credit_the_persons_rewrite(repo: Pat
     git(repo, "add", "a.py")
     git(repo, "commit", "-q", "--amend", "--no-edit")
     # git copied the old note; its line ranges describe the old commit.
-    assert "git-intent/1" in git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD")
+    assert "git-intent/1" in git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD")
     stale = blame(repo, "a.py:1-2")["lines"]
     assert [line["attribution"] for line in stale] == [None, None]  # type: ignore[index]
     assert {line["status"] for line in stale} == {"unrecorded"}  # type: ignore[union-attr]
@@ -61,14 +61,14 @@ def test_note_copied_onto_an_amend_does_not_credit_the_persons_rewrite(repo: Pat
 
 def test_record_keeps_another_tools_note_text_verbatim(repo: Path) -> None:
     foreign = "Reviewed-by: someone  \n\nA paragraph of\nanother tool's note.\n"
-    git(repo, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", foreign.rstrip("\n"))
-    raw = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD")
+    git(repo, "notes", "--ref", "refs/notes/git-intent", "add", "-f", "-m", foreign.rstrip("\n"))
+    raw = git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD")
     assert run_cli("record", "HEAD", cwd=repo).returncode == 0
-    after = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD")
+    after = git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD")
     assert after.startswith(raw.rstrip("\n") + "\n")
     assert '"kind":"commit"' in after
     assert run_cli("record", "HEAD", cwd=repo).returncode == 0  # and again: unchanged, no error
-    assert git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD") == after
+    assert git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD") == after
 
 
 def test_symlinked_backup_folder_is_never_written(repo: Path) -> None:

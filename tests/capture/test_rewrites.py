@@ -83,7 +83,8 @@ def who(repo: Path, path: str, text: str) -> tuple[str, str | None, str | None, 
 
 
 def all_notes_are_json_lines(repo: Path) -> set[str]:
-    """Every note on refs/notes/intent parses line by line as JSON objects; returns the annotated commits."""
+    """Every note on refs/notes/git-intent parses line by line as JSON objects; returns the annotated
+    commits."""
     noted: set[str] = set()
     for row in git(repo, "notes", "--ref", NOTES_REF, "list").splitlines():
         blob, annotated = row.split()
@@ -637,7 +638,7 @@ def test_record_pending_exits_1_with_json_too_when_work_is_left(repo: Path) -> N
     agent.write("Writing lib.py.", root / "lib.py", LIB_BASE + RETRY)
     agent.save()
     lock = (
-        root / ".git" / "refs" / "notes" / "intent.lock"
+        root / ".git" / "refs" / "notes" / "git-intent.lock"
     )  # the notes ref stays locked: the job stays queued
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text("")
@@ -658,9 +659,9 @@ def test_status_lists_a_queued_job_and_record_pending_drains_it(repo: Path) -> N
     agent.prompt("Add a retry helper")
     write_id = agent.write("Writing lib.py.", root / "lib.py", LIB_BASE + RETRY)
     agent.save()
-    # Another git process holds the notes ref's lock: the worker cannot move refs/notes/intent, a
+    # Another git process holds the notes ref's lock: the worker cannot move refs/notes/git-intent, a
     # transient failure, so the job must stay queued (the commit itself must succeed).
-    lock = root / ".git" / "refs" / "notes" / "intent.lock"
+    lock = root / ".git" / "refs" / "notes" / "git-intent.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text("")
     sha = commit(root, "retry while the notes ref is locked")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support import commit_file, git, run_cli
 
-NOTES_REF = "refs/notes/intent"
+NOTES_REF = "refs/notes/git-intent"
 
 
 def assert_one_error(proc: subprocess.CompletedProcess[str], *, starts: str = "error: ") -> str:

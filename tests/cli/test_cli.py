@@ -77,7 +77,7 @@ def test_path(repo: Path) -> None:
     for line in proc.stdout.splitlines():
         key = "hook log" if line.startswith("hook log") else line.split()[0]
         rows[key] = line[len(key) :].strip()
-    assert rows["notes"] == "refs/notes/intent"
+    assert rows["notes"] == "refs/notes/git-intent"
     assert rows["backup"] == str(root / ".opencode" / "intent")
     assert rows["state"] == str(root / ".git" / "intent")
     assert rows["hooks"] == str(root / ".git" / "hooks")

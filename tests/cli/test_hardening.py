@@ -43,11 +43,11 @@ def test_hook_records_commits_in_a_repository_without_reflogs(repo: Path) -> Non
     (repo / "x.txt").write_text("hello\n")
     git(repo, "add", "x.txt")
     git(repo, "commit", "-q", "-m", "x", env={"GIT_INTENT_HOOK_SYNC": "1"})
-    note = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD", check=False)
+    note = git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD", check=False)
     deadline = time.monotonic() + 20
     while not note and time.monotonic() < deadline:
         time.sleep(0.1)
-        note = git(repo, "notes", "--ref", "refs/notes/intent", "show", "HEAD", check=False)
+        note = git(repo, "notes", "--ref", "refs/notes/git-intent", "show", "HEAD", check=False)
     assert '"kind":"commit"' in note
 
 

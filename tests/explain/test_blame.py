@@ -97,7 +97,7 @@ def test_answers_exit_0_and_an_unreadable_note_warns_once(repo: Path) -> None:
     assert (text.returncode, text.stderr) == (0, "")
     assert text.stdout.count("has no git-intent note") == 1  # the reason once, in the answer
 
-    git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "garbage", sha)
+    git(root, "notes", "--ref", "refs/notes/git-intent", "add", "-f", "-m", "garbage", sha)
     for args in (("app.py:1",), ("app.py",), ("app.py:1", "--json")):
         proc = run_cli("blame", *args, cwd=root)
         assert proc.returncode == 1, args  # a note that cannot be read leaves the question unanswered
@@ -270,7 +270,7 @@ def test_whole_file_blame_answers_every_line_in_ranges_with_one_git_blame(repo: 
     calls = trace.read_text(encoding="utf-8").splitlines()
     assert sum("built-in: git blame " in c for c in calls) == 1, calls
     # the notes of both commits read at once (a listing, then their blobs), none one by one
-    assert sum("built-in: git notes --ref refs/notes/intent list" in c for c in calls) == 1, calls
+    assert sum("built-in: git notes --ref refs/notes/git-intent list" in c for c in calls) == 1, calls
     assert not any("built-in: git notes " in c and c.endswith((first, second)) for c in calls), calls
 
     text = run_cli("blame", "mod.py", cwd=root)

@@ -215,7 +215,7 @@ def test_a_commit_answered_alone_or_with_others_gets_the_same_credits(repo: Path
                 assert alone[commit].resolve(commit, hunk.path, line) == together.resolve(
                     commit, hunk.path, line
                 )
-    assert git(root, "notes", "--ref", "refs/notes/intent", "list") == ""
+    assert git(root, "notes", "--ref", "refs/notes/git-intent", "list") == ""
 
 
 def test_forged_note_records_count_alike_everywhere(tmp_path: Path) -> None:
@@ -261,7 +261,16 @@ def test_forged_note_records_count_alike_everywhere(tmp_path: Path) -> None:
         ]
     )  # past the end of the file
     (root / ".git" / "forged-note").write_text(note, encoding="utf-8")
-    git(root, "notes", "--ref", "refs/notes/intent", "add", "-F", str(root / ".git" / "forged-note"), forged)
+    git(
+        root,
+        "notes",
+        "--ref",
+        "refs/notes/git-intent",
+        "add",
+        "-F",
+        str(root / ".git" / "forged-note"),
+        forged,
+    )
     found = answers(root, base)
     agree(root, base, found)
     classes = {(r["path"], r["line"]): r["line_class"] for r in found["audit"]["listed"]}

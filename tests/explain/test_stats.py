@@ -86,13 +86,13 @@ def test_unrecorded_commits_ranges_and_missing_evidence(demo_repo: Path) -> None
 
 
 def test_a_foreign_note_counts_as_unrecorded_with_a_warning(demo_repo: Path) -> None:
-    git(demo_repo, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "not ours", "HEAD~1")
+    git(demo_repo, "notes", "--ref", "refs/notes/git-intent", "add", "-f", "-m", "not ours", "HEAD~1")
     proc = run_cli("stats", "--json", cwd=demo_repo)
     report = json.loads(proc.stdout)
     assert report["by_status"] == {"agent": 32, "human": 0, "unrecorded": 333, "trailer": 0}
     sha = git(demo_repo, "rev-parse", "HEAD~1").strip()
     assert report["problems"] == [
-        f"The note on {sha[:12]} in refs/notes/intent is not a git-intent record (corrupt, or written by "
+        f"The note on {sha[:12]} in refs/notes/git-intent is not a git-intent record (corrupt, or written by "
         f"another tool); the lines of that commit count as unrecorded."
     ]
     text = run_cli("stats", cwd=demo_repo)

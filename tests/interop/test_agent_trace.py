@@ -77,7 +77,7 @@ def test_import_reads_the_records_back(repo: Path, tmp_path: Path) -> None:
     traces = tmp_path / "traces"
     traces.mkdir()
     (traces / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _export(repo)))
-    git(repo, "update-ref", "-d", "refs/notes/intent")
+    git(repo, "update-ref", "-d", "refs/notes/git-intent")
     assert blame_json(repo, "steps.py:2")["lines"][0]["status"] != "agent" or (
         blame_json(repo, "steps.py:2")["lines"][0]["attribution"]["method"] == "content"
     )

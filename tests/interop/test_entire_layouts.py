@@ -43,8 +43,8 @@ def import_json(repo: Path) -> dict[str, Any]:
 
 
 def notes(repo: Path) -> dict[str, str]:
-    """{commit: its note's text} on refs/notes/intent."""
-    listed = git(repo, "notes", "--ref", "refs/notes/intent", "list").split()
+    """{commit: its note's text} on refs/notes/git-intent."""
+    listed = git(repo, "notes", "--ref", "refs/notes/git-intent", "list").split()
     return {
         commit: git(repo, "cat-file", "blob", note)
         for note, commit in zip(listed[::2], listed[1::2], strict=True)

@@ -112,7 +112,7 @@ def test_committed_histories_credit_lines_only_once_imported(tmp_path: Path) -> 
     assert (
         blame(root, ".github/workflows/ci.yml:1")["line_class"] == "human"
     )  # recorded: still no agent's line
-    git(root, "notes", "--ref", "refs/notes/intent", "remove", shas["ci"])
+    git(root, "notes", "--ref", "refs/notes/git-intent", "remove", shas["ci"])
 
     result = import_json(root)
     ci = CLAUDE.read_text(encoding="utf-8")

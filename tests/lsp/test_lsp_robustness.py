@@ -37,14 +37,14 @@ def test_awkward_files_answer_none_or_one_sentence_and_the_server_keeps_serving(
         assert await server.hover(uri(root / "app.py"), 1) == sentence_markdown(NOT_INSTALLED)
         assert await server.hover(uri(root / "gone.py"), 1) is None
         assert await server.hover("untitled:Untitled-1", 1) is None
-        # The same server, once refs/notes/intent moves (here: a damaged note appears): answers are
+        # The same server, once refs/notes/git-intent moves (here: a damaged note appears): answers are
         # recomputed.
-        git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", "garbage", sha)
+        git(root, "notes", "--ref", "refs/notes/git-intent", "add", "-f", "-m", "garbage", sha)
         damaged = await server.hover(uri(root / "app.py"), 1)
         assert damaged is not None and damaged.startswith(
             "**Unreadable note**: the record of this line's commit cannot be read.\n\n```text\n"
         )
-        assert f"\nThe note on {sha[:12]} in refs/notes/intent is not a git-intent record" in damaged
+        assert f"\nThe note on {sha[:12]} in refs/notes/git-intent is not a git-intent record" in damaged
         assert (
             damaged.count("\n") == 9
         )  # the head, then blame's own text for the line and the note's sentence
@@ -98,7 +98,7 @@ def test_lsp_without_the_extra_says_how_to_install_it(monkeypatch: pytest.Monkey
     assert isinstance(result.exception, IntentError)
     assert (str(result.exception), result.exception.hint) == (
         "The language server needs the lsp extra, which is not installed.",
-        "pip install 'git-intent[lsp]'",
+        "pip install 'git-intent-provenance[lsp]'",
     )
 
 

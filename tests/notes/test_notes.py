@@ -177,7 +177,7 @@ def test_carrying_a_credit_keeps_every_field_of_its_record() -> None:
 def test_write_notes_in_one_batch_keeps_other_tools_lines_and_skips_unchanged_notes(repo: Path) -> None:
     first = git(repo, "rev-parse", "HEAD").strip()
     second = commit_file(repo, "b.txt", "b\n")
-    git(repo, "notes", "--ref", "refs/notes/intent", "add", "-m", "Reviewed-by: another tool", first)
+    git(repo, "notes", "--ref", "refs/notes/git-intent", "add", "-m", "Reviewed-by: another tool", first)
     notes = {
         sha: [CommitRecord(commit=sha, lines_added=1, lines_attributed=0, recorded_by="git-intent test")]
         for sha in (first, second)
@@ -186,9 +186,9 @@ def test_write_notes_in_one_batch_keeps_other_tools_lines_and_skips_unchanged_no
     assert write_notes(store, notes) == 2
     assert note_text(repo, first) == "Reviewed-by: another tool\n" + render_note(notes[first])
     assert note_text(repo, second) == render_note(notes[second])
-    head = git(repo, "rev-parse", "refs/notes/intent")
+    head = git(repo, "rev-parse", "refs/notes/git-intent")
     assert write_notes(store, notes) == 0
-    assert git(repo, "rev-parse", "refs/notes/intent") == head
+    assert git(repo, "rev-parse", "refs/notes/git-intent") == head
     read = read_notes(store)
     assert {sha: (n.own, n.foreign) for sha, n in read.items()} == {
         first: (notes[first][0], ("Reviewed-by: another tool",)),

@@ -375,7 +375,7 @@ def test_without_the_serve_extra_it_says_what_to_install(repo: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr == (
         "error: git intent serve needs the serve extra (uvicorn is not installed).\n"
-        "hint: pip install 'git-intent[serve]'\n"
+        "hint: pip install 'git-intent-provenance[serve]'\n"
     )
 
 

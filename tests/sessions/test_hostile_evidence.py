@@ -96,7 +96,7 @@ def hostile_world(repo: Path) -> tuple[Path, str, dict[str, str]]:
                 sha=range_digest([lines[n - 1]]),
             )
         )
-    git(root, "notes", "--ref", "refs/notes/intent", "add", "-f", "-m", render_note(records).strip(), sha)
+    git(root, "notes", "--ref", "refs/notes/git-intent", "add", "-f", "-m", render_note(records).strip(), sha)
     deep = (
         b'{"schema":"git-intent-evidence/1","agent":"claude-code","session_id":"deep-session","messages":'
         + b"[" * 200_000

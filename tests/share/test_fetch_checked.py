@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import git, run_cli
 
-NOTES = "refs/notes/intent"
+NOTES = "refs/notes/git-intent"
 EVIDENCE = "refs/intent/evidence"
 
 
@@ -87,7 +87,7 @@ def test_a_remote_notes_ref_that_is_not_a_commit_is_refused_and_nothing_local_ch
         "not a commit: nothing was fetched."
     )
     assert local_refs(b) == before
-    assert ("refs/notes/intent" in before) is local_notes
+    assert ("refs/notes/git-intent" in before) is local_notes
     assert git(b, "cat-file", "-t", NOTES, check=False).strip() == ("commit" if local_notes else "")
     # Recording still works: the notes ref is a commit or absent, never the remote's object.
     assert "ok       notes-ref" in run_cli("doctor", cwd=b).stdout

@@ -104,7 +104,7 @@ class World:
 
     def agent_line(self) -> tuple[str, int, str]:
         """(path, line, message id) of the first line the note credits."""
-        note = git(self.a, "notes", "--ref", "refs/notes/intent", "show", self.commit)
+        note = git(self.a, "notes", "--ref", "refs/notes/git-intent", "show", self.commit)
         record = next(r for r in map(json.loads, note.splitlines()) if r["kind"] == "lines")
         return record["path"], record["start"], record["message_id"]
 
@@ -123,7 +123,7 @@ def blame_json(repo: Path, location: str, env: dict[str, str] | None = None) -> 
 def test_evidence_travels_redacted_and_no_planted_secret_reaches_any_object(world: World) -> None:
     ok("share", "evidence", cwd=world.a)
     pushed = json.loads(ok("push", "--json", cwd=world.a).stdout)
-    assert pushed["pushed"] == ["refs/notes/intent", "refs/intent/evidence"]
+    assert pushed["pushed"] == ["refs/notes/git-intent", "refs/intent/evidence"]
     assert (pushed["commits_shared"], pushed["sessions_shared"]) == (1, [f"claude-code/{SESSION}"])
     assert sum(pushed["redactions"].values()) >= 14
 
@@ -181,7 +181,7 @@ def test_sessions_level_redacts_prompts_reasoning_and_tool_outputs(world: World)
 @pytest.mark.slow
 def test_default_level_sends_no_transcript_text(world: World) -> None:
     pushed = json.loads(ok("push", "--json", cwd=world.a).stdout)
-    assert (pushed["level"], pushed["pushed"]) == ("notes", ["refs/notes/intent"])
+    assert (pushed["level"], pushed["pushed"]) == ("notes", ["refs/notes/git-intent"])
     objects = all_objects(world.remote)
     assert REQUEST.encode() not in objects
     assert leaked(objects, world.fakes) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import git, run_cli
 
-NOTES = "refs/notes/intent"
+NOTES = "refs/notes/git-intent"
 
 
 def clone(remote: Path, path: Path, *extra: str) -> Path:
@@ -93,7 +93,7 @@ def test_concurrent_pushes_keep_every_note_and_merge_notes_on_one_commit(tmp_pat
         proc = run_cli("fetch", cwd=repo)
         assert proc.returncode == 0, proc.stderr
         assert set(notes_of(repo)) == {base, *made}
-    assert git(remote, "for-each-ref", "--format=%(refname)") == "refs/heads/main\nrefs/notes/intent\n"
+    assert git(remote, "for-each-ref", "--format=%(refname)") == "refs/heads/main\nrefs/notes/git-intent\n"
 
 
 def test_fetch_never_overwrites_local_notes_and_needs_no_install(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_fetch_never_overwrites_local_notes_and_needs_no_install(tmp_path: Path)
     text = notes_of(b)[base]
     assert "from-a" in text and "local-to-b" in text
     assert (
-        git(b, "rev-parse", "refs/notes/remotes/origin/intent").strip()
+        git(b, "rev-parse", "refs/notes/remotes/origin/git-intent").strip()
         == git(remote, "rev-parse", NOTES).strip()
     )
 

@@ -24,7 +24,7 @@ import pytest
 
 # Real transcripts and links, kept in the repository (fixtures/README.md) so a fresh clone runs every test.
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures"
-NOTES_REF = "refs/notes/intent"
+NOTES_REF = "refs/notes/git-intent"
 WAIT = 30.0  # seconds to wait for the hook's background worker
 SYNC = {
     "GIT_INTENT_HOOK_SYNC": "1"
@@ -805,7 +805,7 @@ def add_odd_files(repo: Path, outside: Path) -> None:
     """Commit to `repo` `app.py`, then `big.txt` (over the size a work tree file is read), then `zero` (a
     link to /dev/zero), `away.txt` (a link to `outside`/secret.txt, which holds `PGPASSWORD=kept-outside`)
     and `swapped.py`, which is then replaced on disk by a FIFO; and make `pipe`, a FIFO git does not track.
-    refs/notes/intent is made to exist (the language server answers nothing without it)."""
+    refs/notes/git-intent is made to exist (the language server answers nothing without it)."""
     from git_intent.git.worktree import MAX_FILE_BYTES
 
     (repo / "app.py").write_text("def main():\n    return 0\n")
