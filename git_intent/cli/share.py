@@ -31,7 +31,7 @@ def push(remote: str | None, as_json: bool, wait: float, hook: bool) -> None:
     pushed, never branches. Commits the hooks queued are recorded first (waiting up to --wait seconds
     for a worker recording them), so a push right after `git commit` sends that commit's note; exit 1,
     after pushing the rest, when one could not be recorded. A rejected push fetches, merges and retries
-    (up to 20 times, after a random pause). With `git config intent.share evidence` (or `sessions`), the
+    (up to 40 times, after a random pause). With `git config intent.share evidence` (or `sessions`), the
     redacted evidence of every recorded commit on REMOTE's branches is shared first; redaction fails
     closed.
     """
