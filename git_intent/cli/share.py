@@ -253,8 +253,10 @@ def audit(
     """
     from ..core.errors import AuditThresholdError
     from ..share.audit import audit as run
+    from ..share.audit import unrecorded_hint
 
-    report = run(open_repo(), revision_range, listed=listed)
+    repo = open_repo()
+    report = run(repo, revision_range, listed=listed)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
@@ -262,7 +264,7 @@ def audit(
     if min_coverage is not None and report.coverage < min_coverage:
         raise AuditThresholdError(
             f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
-            hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).",
+            hint=unrecorded_hint(repo, report.unrecorded_commits),
         )
     if min_evidence is not None and report.evidence_coverage < min_evidence:
         raise AuditThresholdError(
