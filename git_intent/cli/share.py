@@ -14,26 +14,56 @@ from ._base import cli, echo, open_repo, print_json
 @click.argument("remote", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print what was pushed as JSON.")
 @click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for the hooks' worker to record queued commits before pushing.",
+)
+@click.option(
     "--hook", is_flag=True, hidden=True, help="Run as the pre-push hook: read git's ref lines, never fail."
 )
-def push(remote: str | None, as_json: bool, hook: bool) -> None:
+def push(remote: str | None, as_json: bool, wait: float, hook: bool) -> None:
     """Push git-intent's notes (and, when sharing is on, redacted evidence) to REMOTE.
 
     REMOTE defaults to the current branch's upstream remote, else origin. Only git-intent's refs are
-    pushed, never branches. A rejected push fetches, merges and retries (up to 5 times). With
-    `git config intent.share evidence` (or `sessions`), the redacted evidence of every recorded commit
-    on REMOTE's branches is shared first; redaction fails closed. Where REMOTE still has refs/notes/intent
-    (earlier versions' notes ref), it gets the same notes, for teammates who have not upgraded.
+    pushed, never branches. Commits the hooks queued are recorded first (waiting up to --wait seconds
+    for a worker recording them), so a push right after `git commit` sends that commit's note; exit 1,
+    after pushing the rest, when one could not be recorded. A rejected push fetches, merges and retries
+    (up to 40 times, after a random pause). With `git config intent.share evidence` (or `sessions`), the
+    redacted evidence of every recorded commit on REMOTE's branches is shared first; redaction fails
+    closed. Where REMOTE still has refs/notes/intent (earlier versions' notes ref), it gets the same notes,
+    for teammates who have not upgraded.
     """
     from ..share.remote import push as run
 
     if hook:
         _push_from_hook(remote)
         return
-    result = run(open_repo(), remote)
+    result = run(open_repo(), remote, wait=wait, say=lambda text: echo(text, err=True))
     if as_json:
         print_json(result.model_dump(mode="json"))
-        return
+    else:
+        _push_text(result)
+    if result.not_shared:
+        sys.exit(1)  # scripts must see that a commit they made was not shared, --json or not
+
+
+def _push_text(result: object) -> None:
+    from ..share.remote import PushResult
+
+    assert isinstance(result, PushResult)
+    if result.recorded_first:
+        echo(f"Recorded {result.recorded_first} queued commit(s) first.")
+    if result.not_shared:
+        echo(
+            f"warning: {len(result.not_shared)} queued commit(s) could not be recorded, so their notes were "
+            "not shared: "
+            + "; ".join(f"{u.commit[:12]} ({u.state}: {u.reason})" for u in result.not_shared)
+            + ". `git intent status` lists them; `git intent record --pending` retries.",
+            err=True,
+        )
     if not result.pushed:
         echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
         return
@@ -44,7 +74,7 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
             if result.retries
             else ""
         )
-        + "."
+        + f": the notes of {result.notes_shared} commit(s) new or changed there."
     )
     if result.level == "notes":
         echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
@@ -73,9 +103,15 @@ def _push_from_hook(remote: str | None) -> None:
             if len(parts) == 4:
                 tips.append(parts[1])
     try:
-        result = run(open_repo(), remote, tips)
+        result = run(open_repo(), remote, tips, say=lambda text: echo(f"git-intent: {text}", err=True))
         if result.pushed:
             echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
+        if result.not_shared:
+            echo(
+                f"git-intent: {len(result.not_shared)} queued commit(s) could not be recorded, so their "
+                "notes were not pushed; `git intent status` lists them.",
+                err=True,
+            )
     except Exception as exc:  # the user's push goes on whatever happens to ours
         echo(f"git-intent: the notes were not pushed ({exc}); run `git intent push` later.", err=True)
 
@@ -218,8 +254,10 @@ def audit(
     """
     from ..core.errors import AuditThresholdError
     from ..share.audit import audit as run
+    from ..share.audit import unrecorded_hint
 
-    report = run(open_repo(), revision_range, listed=listed)
+    repo = open_repo()
+    report = run(repo, revision_range, listed=listed)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
@@ -227,7 +265,7 @@ def audit(
     if min_coverage is not None and report.coverage < min_coverage:
         raise AuditThresholdError(
             f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
-            hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).",
+            hint=unrecorded_hint(repo, report.unrecorded_commits),
         )
     if min_evidence is not None and report.evidence_coverage < min_evidence:
         raise AuditThresholdError(
