@@ -90,6 +90,10 @@ def fetch(remote: str | None, as_json: bool) -> None:
     rebase-merged get the records of the recorded commits they copy (matched by patch id, never by
     message; lines the forge changed stay uncredited); `git intent push` shares them. Needs no
     `install`; works in shallow clones.
+
+    REMOTE may also be a URL or path, such as a contributor's fork: its branches are kept in
+    refs/intent/forks/NAME/, so a pull request from the fork that was squash-merged or rebase-merged is
+    credited to the contributor's sessions.
     """
     from ..share.remote import fetch as run
 

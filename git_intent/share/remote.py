@@ -8,7 +8,8 @@ changed, unless each is a commit. A push sends only these refs (never branches, 
 re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
 After a fetch, commits a forge squashed or rebased from recorded ones get their records carried
-(`capture.landed`); the next `push` shares them.
+(`capture.landed`); the next `push` shares them. `fetch` also reads a URL or path (a contributor's fork,
+`sources`): its recorded commits become the sources a maintainer's squash or rebase is matched to.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..git.repo import Repository, run_git
 from ..notes import NOTES_REF, notes_lock
 from ..notes import evidence_ref as store
 from .collect import ShareResult, share_commits, share_level
+from .sources import FetchSource, fetch_source, remote_source
 
 MAX_RETRIES = 5
 _REJECTED = ("[rejected]", "(fetch first)", "(non-fast-forward)", "(stale info)", "[remote rejected]")
@@ -100,22 +102,23 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     """Fetch REMOTE's notes and evidence and merge them into the local refs (no `install` needed; the
     evidence comes whatever the local sharing level), with REMOTE's branches as `git fetch` updates them;
     then carry records onto the commits a forge squashed or rebased from recorded ones (`carried`).
+    REMOTE is a remote's name, or a URL or path such as a contributor's fork (`sources.fetch_source`).
     Raises ShareError when git cannot fetch or merge, and, before any local ref moves, when the remote's
     notes or evidence ref is not a commit."""
-    remote = check_remote(repo, remote) if remote else default_remote(repo)
-    found = remote_refs(repo, remote)
-    result = FetchResult(remote=remote, notes=NOTES_REF in found, evidence=store.EVIDENCE_REF in found)
-    wanted = {NOTES_REF: notes_tracking_ref(remote)} if result.notes else {}
+    source = fetch_source(repo, remote) if remote else remote_source(repo, default_remote(repo))
+    found = remote_refs(repo, source.location)
+    result = FetchResult(remote=source.shown, notes=NOTES_REF in found, evidence=store.EVIDENCE_REF in found)
+    wanted = {NOTES_REF: notes_tracking_ref(source.name)} if result.notes else {}
     if result.evidence:
-        wanted[store.EVIDENCE_REF] = store.tracking_ref(remote)
+        wanted[store.EVIDENCE_REF] = store.tracking_ref(source.name)
     if wanted:
-        _fetch_checked(repo, remote, wanted)
+        _fetch_checked(repo, source, wanted)
     if result.notes:
-        result.notes_changed = merge_notes(repo, notes_tracking_ref(remote))
+        result.notes_changed = merge_notes(repo, notes_tracking_ref(source.name))
     if result.evidence:
         from .merge import merge_store
 
-        result.evidence_changed = merge_store(repo, store.tracking_ref(remote))
+        result.evidence_changed = merge_store(repo, store.tracking_ref(source.name))
     try:
         result.carried = [landed.commit for landed in carry_landed(repo)]
     except IntentError as exc:  # the fetch was done; the next fetch or record carries them
@@ -123,11 +126,12 @@ def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
     return result
 
 
-def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> None:
-    """Fetch REMOTE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a commit,
-    REMOTE's branches; then move the fetched refs to their tracking refs. Raises ShareError, with no local
+def _fetch_checked(repo: Repository, source: FetchSource, wanted: dict[str, str]) -> None:
+    """Fetch SOURCE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a commit,
+    SOURCE's branches; then move the fetched refs to their tracking refs. Raises ShareError, with no local
     ref changed, when git cannot fetch or a fetched ref is not a commit (a notes ref pointing at a blob
     stopped every later record until `doctor`)."""
+    remote = source.location
     # A scratch namespace of this run's own: what the remote sent is looked at before any ref we read moves.
     incoming = f"refs/intent/incoming/{os.getpid()}-{secrets.token_hex(4)}"
     scratch = {ref: f"{incoming}/{index}" for index, ref in enumerate(wanted)}
@@ -137,15 +141,15 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> Non
             kind = repo.git("cat-file", "-t", temp, check=False).strip() or "missing object"
             if kind != "commit":
                 raise ShareError(
-                    f"The remote {remote} has a {ref} that points at a {kind}, not a commit: nothing was "
-                    f"fetched.",
-                    hint=f"Ask whoever can push to {remote} to repair {ref}; your refs are unchanged.",
+                    f"The remote {source.shown} has a {ref} that points at a {kind}, not a commit: nothing "
+                    f"was fetched.",
+                    hint=f"Ask whoever can push to {source.shown} to repair {ref}; your refs are unchanged.",
                 )
-        # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
-        # squashed or rebased must be here for their records to be carried.
-        branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
-        if branches:
-            _git_fetch(repo, remote, branches)
+        # The remote's own branches too (a remote's configured refspecs, as `git fetch` would; a fork's into
+        # refs/intent/forks/): the commits a forge squashed or rebased must be here for their records to be
+        # carried.
+        if source.branches:
+            _git_fetch(repo, remote, list(source.branches))
         for ref, temp in scratch.items():
             # Forced, but only into the remote-tracking refs: they mirror the remote; local records are
             # merged.
