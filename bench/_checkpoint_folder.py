@@ -1,4 +1,4 @@
-"""The checkpoint-folder phase of bench/real_history.py (issue 19): the agents' folders emptied and the
+"""The checkpoint-folder phase of bench/real_history.py: the agents' folders emptied and the
 authors' whole `entire/checkpoints/v1` tree given as `backfill --transcript DIR`, as a teammate's or a CI
 machine's transcripts come in, scored on the same lines as the agent-folder run.
 

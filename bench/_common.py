@@ -43,7 +43,7 @@ def isolate(root: Path) -> Path:
     return home
 
 
-# The Claude Code fixtures copied by `claude_transcripts` (the 288 KB one first: issue 14 measured with it).
+# The Claude Code fixtures copied by `claude_transcripts` (the 288 KB one first: the figures used it).
 CLAUDE_FIXTURES = (
     "entire-cli__a6e4c2a0fbd1__compaction.jsonl",
     "entire-cli__37995ebed6e4-2__torn-line__two-cwds.jsonl",
@@ -107,7 +107,7 @@ def iso(when: datetime) -> str:
     return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-# Python source for a child process: counts the `git` processes it starts in `started[0]` (issue 14's
+# Python source for a child process: counts the `git` processes it starts in `started[0]` (the
 # figures of git processes per run), by wrapping subprocess.Popen.__init__.
 COUNT_GIT = """
 started = [0]

@@ -95,7 +95,7 @@ def cpu_now() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-# What a resident process's client would cost (issue 14, item 3: "measure before deciding"): a Python
+# What a resident process's client would cost (measured before deciding to build one): a Python
 # started with -I -S (no site, no venv packages) that sends its argv and working directory over a unix
 # socket and prints the reply. The server here answers at once, so this is the floor of that design.
 CLIENT = """import json, os, socket, sys

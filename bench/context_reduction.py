@@ -16,7 +16,7 @@ budget (`render_context`, 8,000 tokens per session), then prints per file:
              "never", "don't" (`topics.fact_sentences`); kept when the sentence is a substring of the
              text rendered for its session
 
-and whether the issue 5 targets are met: at least 95% smaller, 100% of the facts kept. A file under
+and whether the targets are met: at least 95% smaller, 100% of the facts kept. A file under
 10 KB is marked tiny: a rendering's fixed header (session line, how to reopen messages, topic map) is
 ~150 tokens, more than 5% of such a file, so 95% is out of reach by construction.
 

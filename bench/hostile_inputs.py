@@ -1,8 +1,8 @@
-"""Hostile shared evidence (issue 21): what one huge message and one deeply nested blob on
+"""Hostile shared evidence: what one huge message and one deeply nested blob on
 `refs/intent/evidence` cost the commands that read them.
 
 A scratch repository gets a commit whose one line is credited to a session, and a store holding that
-session's blob with one message of `--mb` MB (default 30; the issue measured 60 MB: `show` 30 s and 392 MB),
+session's blob with one message of `--mb` MB (default 30; first measured with 60 MB: `show` 30 s and 392 MB),
 or a blob nested `--depth` deep (default 200,000: every reader exited 3 before). Each command runs once as a
 subprocess; printed: exit code, wall time, the child's peak RSS, bytes printed, stderr's first line.
 

@@ -1,4 +1,4 @@
-"""Index ingest of real transcripts, and what indexing less tool output would buy (issue 14, a decision).
+"""Index ingest of real transcripts, and what indexing less tool output would buy (a decision).
 
 Reads every Claude Code and Codex fixture transcript (fixtures/transcripts: 10 sessions, the text of real
 work), ingests `--copies` copies of them (new session ids) into a fresh index four times: tool results

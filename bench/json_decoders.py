@@ -1,4 +1,4 @@
-"""JSON decoders on the fixture transcripts: would orjson or msgspec pay for a dependency (issue 14, item 4)?
+"""JSON decoders on the fixture transcripts: would orjson or msgspec pay for a dependency?
 
 Decodes every line of every JSON Lines transcript in fixtures/ with the standard library's
 `JSONDecoder.raw_decode` (what `transcripts.jsonl` uses), `orjson.loads` and `msgspec.json.Decoder.decode`

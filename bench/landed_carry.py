@@ -1,4 +1,4 @@
-"""What looking for forge merges costs (issue 24): `carry_landed` on a real history, entireio/cli's `main`.
+"""What looking for forge merges costs: `carry_landed` on a real history, entireio/cli's `main`.
 
 Every non-merge commit but the newest `--new` gets a note (a commit record, as the hook writes for each
 commit), `--recorded` of them at most; the newest `--new` arrive unrecorded, as after a `git pull`, plus one

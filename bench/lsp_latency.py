@@ -1,4 +1,4 @@
-"""Latency of `git intent lsp` (issue 23, item 2: hover p50 ≤ 50 ms after the first; first answer ≤ 1 s),
+"""Latency of `git intent lsp` (goals: hover p50 ≤ 50 ms after the first; first answer ≤ 1 s),
 driven by pygls's own client over stdio, on a small repository and on a clone of entireio/cli.
 
 What it measures (wall time, `time.perf_counter`), per repository:
@@ -17,7 +17,7 @@ What it measures (wall time, `time.perf_counter`), per repository:
 
 Repositories:
   small   the one `git intent demo` builds (a real Claude Code session, chunking.go, 188 lines) cli     a
-  clone of entireio/cli (`--cli-snapshot`, default the bare snapshot at /work/.mirror/entireio+cli/repo)
+  clone of entireio/cli (`--cli-snapshot`: the shared bare snapshot folder)
           whose agent lines come from `git intent import --from entire` (its authors' checkpoints branch; a
           few minutes once). `--cli-clone DIR` reuses a clone already imported. The file hovered: the one at
           HEAD with the most agent-line records in the newest notes (`--cli-file` to choose).

@@ -1,4 +1,4 @@
-"""Reading time of a real Codex rollout with one pathological line inserted (issue 9, item 5).
+"""Reading time of a real Codex rollout with one pathological line inserted.
 
 Each ~600 KB line is inserted after the third record of fixtures/transcripts/codex/git-sync__8feaf84a600f
 __apply-patch.jsonl (144 KB) and the file is read with the Codex adapter; the figure is the median of

@@ -1,4 +1,4 @@
-"""The answers people wait on that read what is recorded (issue 22): `stats`, `sessions`, `search`, the MCP
+"""The answers people wait on that read what is recorded: `stats`, `sessions`, `search`, the MCP
 handshake and the web view's `/sessions` and `/search` pages, each by this checkout's code and by a baseline
 revision's code, side by side in one run, on the same repository and state.
 
@@ -195,7 +195,7 @@ def main() -> None:
         "--keep", type=Path, required=True, help="the folder bench/real_history.py --keep made"
     )
     parser.add_argument(
-        "--against", default="44b1d1b", help="the baseline revision (default: before issue 22)"
+        "--against", default="44b1d1b", help="the baseline revision (default: before the read-path work)"
     )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")

@@ -30,7 +30,7 @@ git-intent never sees:
    `git-intent blame FILE:LINE` against `git blame --porcelain -L n,n` (CPU with children, and wall; the
    median of the per-line ratios), one cProfile of the CLI blame, and one blame whose commit has no note (its
    note removed: the content fallback).
-5. Checkpoints folder (issue 19): notes removed, the agents' folders emptied, and the whole checkpoints branch
+5. Checkpoints folder: notes removed, the agents' folders emptied, and the whole checkpoints branch
    written out as one folder (every session's copy in every checkpoint, metadata and prompts beside them)
    given as `backfill --transcript DIR`; the same lines scored again; the files backfill skipped, by reason
    (none of them a `full.jsonl`); bench/_checkpoint_folder.py.
@@ -206,8 +206,8 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tupl
 
 
 def latency(work: Path, lines: list[tuple[str, int, str]], runs: int, cli: str) -> dict[str, Any]:
-    """Per line, the median of `runs`: `git-intent blame FILE:LINE` (text, what a person or a script reads;
-    issue 22), `git-intent blame FILE:LINE --json`, the same through the opt-in resident process
+    """Per line, the median of `runs`: `git-intent blame FILE:LINE` (text, what a person or a script
+    reads), `git-intent blame FILE:LINE --json`, the same through the opt-in resident process
     (`GIT_INTENT_RESIDENT=1`, warm: the caller's CPU only), `blame_lines` in this process (the blame work
     without start-up), and `git blame --porcelain -L n,n`; CPU includes child processes."""
     from git_intent.explain.blame import blame_lines
@@ -496,7 +496,7 @@ def recall_phase(
 
 
 def folder_phase(root: Path, truth: Truth, figures: dict[str, Any], say: Callable[[str], None]) -> None:
-    """Issue 19: the agents' folders empty and the checkpoints branch written out as one folder given to
+    """The agents' folders empty and the checkpoints branch written out as one folder given to
     `backfill --transcript DIR`, scored on the same lines as the agent-folder run above."""
     forget(truth.work)
 

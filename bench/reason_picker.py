@@ -1,4 +1,4 @@
-"""Does the offline answer quote the reason that made the edit and the question that asked for it (issue 20)?
+"""Does the offline answer quote the reason that made the edit and the question that asked for it?
 
 On a real history with its authors' Entire checkpoints (bench/real_history.py's sandbox: main cloned alone,
 the Claude Code and Codex transcripts written into the agents' folders, `git intent backfill HEAD --transcript
@@ -9,7 +9,7 @@ ground truth is read from the raw transcripts here with a plain JSON reader, not
 - request: the last genuine user prompt before the call (not a tool result nor a prompt typed into one's
   record, a command wrapper `<…>`, an interruption marker or a compaction summary "This session is being
   continued…"); a slash command typed with arguments (`/goal simplify this repo…`) is a prompt, its arguments
-  the text (issue 28; the figure without them is printed too);
+  the text (the figure without them is printed too);
 - reasons: the 3 nearest assistant texts, thinking blocks or Codex reasoning summaries before the call,
   after the request;
 - turn: the records from the request to the next genuine prompt.
@@ -24,7 +24,7 @@ places names no one edit); `ask` median seconds; `why` minus `blame` median mill
 process, warm). The why figures are also given over the lines blame credits to the session that wrote them
 (the rest are attribution misses, which no reason picker can mend).
 
-Rules counted on every sampled line (issue 28, item 8; goal 0 for the first four): quotes given as why
+Rules counted on every sampled line (goal 0 for the first four): quotes given as why
 (request, confirmed, reasoning) later than the edit in blame's evidence, and in `review COMMIT`'s group for
 the line (asked, confirmed, because); quotes out of time order; passages ending with a list item's number (cut
 inside a list); review text that leaves out a `confirmed` blame shows. Bare confirmations and those shown with
@@ -204,8 +204,8 @@ def steps(path: Path, agent: str) -> list[dict[str, Any]]:
 
 def truth_at(flow: list[dict[str, Any]], at: int) -> dict[str, Any]:
     """The request, the 3 nearest reasons and the turn's record ids around the edit step `at`;
-    `typed_request`, the request when slash commands never count as prompts (this measure's reading before
-    issue 28)."""
+    `typed_request`, the request when slash commands never count as prompts (this measure's first
+    reading)."""
     start = next((i for i in range(at, -1, -1) if flow[i]["kind"] == "prompt"), None)
     end = next((i for i in range(at, len(flow)) if flow[i]["kind"] == "prompt"), len(flow))
     reasons = [s["text"] for s in flow[(start or 0) : at] if s["kind"] == "reason"][-3:]
@@ -399,11 +399,11 @@ RULES = (
 
 
 def quote_rules(evidence: list[Any]) -> dict[str, int]:
-    """Counts over one blame answer's evidence (issue 28, item 8): quotes given as why (request, confirmed,
+    """Counts over one blame answer's evidence: quotes given as why (request, confirmed,
     reasoning) later than the edit; quotes out of time order (a proposal a confirmation confirmed is shown
     with that confirmation, so it is left out of the order); passages ending with a list item's number (a cut
     inside a list); bare confirmations among the requests, and those shown with what they confirmed."""
-    from git_intent.explain.reasons import is_confirmation  # where main before issue 28 had it too
+    from git_intent.explain.reasons import is_confirmation  # where older builds have it too
 
     edit = next((e for e in evidence if e.kind == "edit"), None)
     why = [e for e in evidence if e.kind in ("request", "confirmed", "reasoning")]
@@ -426,7 +426,7 @@ def quote_rules(evidence: list[Any]) -> dict[str, int]:
 
 
 def ask_like_search(work: Path, count: int, seed: int = 5) -> dict[str, Any]:
-    """`ask` against `git intent search` on the same words (issue 28): `count` prompts of the sandbox's
+    """`ask` against `git intent search` on the same words: `count` prompts of the sandbox's
     sessions that end with "?" (20-200 characters), asked with their first and last words left out as a
     reader would reword them; how often `ask` cites search's first user or assistant hit, and both the best
     user and the best assistant hit of that hit's session (the question and its answer)."""
@@ -601,7 +601,7 @@ def main() -> None:
     )
     if f["why_quotes_typed_request"] is not None:
         print(
-            f"    the request when a slash command never counts as a prompt (the reading before issue 28) "
+            f"    the request when a slash command never counts as a prompt (this measure's first reading) "
             f"{f['why_quotes_typed_request']:.2f}"
         )
     print(

@@ -49,7 +49,7 @@ from typing import Any
 from _common import isolate
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "linked"
-# The tests' independent transcript reader rebuilds the commits (tests/transcript_replay.py).
+# The tests' independent transcript reader rebuilds the commits (tests/support/transcript_replay.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 VICTOR = "/Users/gtrrz-victor/wks/gtrrz-victor/improve-status-cmd-output/"
@@ -114,7 +114,7 @@ def git(repo: Path, *args: str, when: datetime | None = None) -> str:
 
 
 def run_case(case: Case, corpus: Path, folder: Path) -> list[dict[str, Any]]:
-    from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+    from support.transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
     from git_intent.capture.record import record_commit
     from git_intent.git.repo import Repository

@@ -1,6 +1,6 @@
 """`git intent record` (what the hook's worker runs per commit) against N Claude Code transcripts on disk.
 
-Issue 14: recording cost grew linearly with the transcripts written in the look-back window (~25 ms CPU and
+Recording cost grew linearly with the transcripts written in the look-back window (~25 ms CPU and
 ~0.26 MB peak memory each), since every one was parsed, and every edit in it diffed, on every commit. This
 builds one small repository per N, writes N transcripts for it (copies of a 288 KB fixture with new session
 ids, the cwd moved into the repository and the files each edited into a folder of its own, or with

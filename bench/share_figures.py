@@ -1,15 +1,14 @@
-"""Sharing figures (issue 11): planted secrets found in git objects after a push, false redactions on the
+"""Sharing figures: planted secrets found in git objects after a push, false redactions on the
 fixture transcripts' code edits, redaction throughput, and evidence-ref size per recorded commit.
 
-1. Leaks. The three Claude Code sessions of the linked corpus (entire-cli 8ece5fc12e98, ac3f02a3c337
-   sessions 2 and 0; fixtures/linked/README.md) are copied with fakes planted (tests/planted.py: 14 rule
-   families, 10 per family per session = 420): one third appended to every user prompt, one third spread
-   over the assistant's thinking and text blocks, one third over the tool outputs. Each commit is rebuilt
-   and recorded as `record_corpus.py` does, shared at `--level` (default `sessions`: every planted secret
-   is in text the redactor is given), pushed to a bare remote and fetched into a fresh clone. Then every
-   object of the remote and of the clone (`git cat-file --batch-all-objects --batch`) is searched for
-   each secret and for 12-character windows across it. "given" counts the fakes that were in text handed
-   to the redactor.
+1. Leaks. The three Claude Code sessions of the linked corpus (entire-cli 8ece5fc12e98, ac3f02a3c337 sessions
+   2 and 0; fixtures/linked/README.md) are copied with fakes planted (tests/support/planted.py: 14 rule
+   families, 10 per family per session = 420): one third appended to every user prompt, one third spread over
+   the assistant's thinking and text blocks, one third over the tool outputs. Each commit is rebuilt and
+   recorded as `record_corpus.py` does, shared at `--level` (default `sessions`: every planted secret is in
+   text the redactor is given), pushed to a bare remote and fetched into a fresh clone. Then every object of
+   the remote and of the clone (`git cat-file --batch-all-objects --batch`) is searched for each secret and
+   for 12-character windows across it. "given" counts the fakes that were in text handed to the redactor.
 2. False redactions. Every edit of every fixture transcript (fixtures/transcripts, fixtures/linked) is
    redacted without the diff exemption; each finding other than a home path is a false redaction (the
    fixtures hold no real secret). The git SHAs, UUIDs and long base64/hex runs in those edits are counted,
@@ -48,7 +47,7 @@ from record_corpus import CASES, DEFAULT_CORPUS, run_case
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from planted import FAMILIES, Planted, fragments, plant, plant_claude  # noqa: E402
+from support.planted import FAMILIES, Planted, fragments, plant, plant_claude  # noqa: E402
 
 HEX = re.compile(r"\b[0-9a-f]{7,64}\b")
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")

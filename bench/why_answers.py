@@ -1,4 +1,4 @@
-"""Figures for `git intent why` (issue 10): what the sub-agent reads, how good the offline answer is, and
+"""Figures for `git intent why`: what the sub-agent reads, how good the offline answer is, and
 what an offline answer costs over a blame.
 
 The four linked-corpus commits are rebuilt and recorded as bench/record_corpus.py does (entire-cli
@@ -7,9 +7,10 @@ each transcript, one line of its commit that this call alone added (at least 25 
 file) is asked about; the transcripts are read here with a plain JSON reader, independently of the product.
 
   1. tokens read: `why(repo, LINE)` with a scripted, well-behaved model on a local OpenAI-compatible server
-     (tests/scripted_model.py, through the real litellm client): blame(path, line) → view_context(session,
-     budget 400) → message_detail(the reasoning message nearest the edit, else the request) → an answer
-     citing the request. `transcript_tokens_read` against `session_tokens_total` (characters / 4).
+     (tests/support/scripted_model.py, through the real litellm client): blame(path, line) →
+     view_context(session, budget 400) → message_detail(the reasoning message nearest the edit, else the
+     request) → an answer citing the request. `transcript_tokens_read` against `session_tokens_total`
+     (characters / 4).
   2. offline quality: `why(repo, LINE, offline=True)`; an answer is right when the sentence "The user asked …"
      cites the prompt that asked for the line: the last user prompt before the edit call in the raw
      transcript. Citations verified = verified / (verified + dropped).
@@ -48,7 +49,7 @@ from blame_latency import find_cli, summarize
 from record_corpus import CASES, DEFAULT_CORPUS, run_case
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from scripted_model import Reply, call, say, scripted, tool_results  # noqa: E402
+from support.scripted_model import Reply, call, say, scripted, tool_results  # noqa: E402
 
 WARMUPS = 2
 VIEW_BUDGET = 400

@@ -1,5 +1,5 @@
 #!/bin/sh
-# git-intent's pull-request comment (issue 24): fetch the team's records, review the pull request's range
+# git-intent's pull-request comment: fetch the team's records, review the pull request's range
 # as Markdown, and create or update one comment on the pull request with `gh`; optionally fail the check
 # when too few added lines are recorded. Run by action.yml (the composite GitHub Action at the repository
 # root); tests/share/test_ci_action.py runs it with a stub `gh` on PATH.

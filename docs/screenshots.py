@@ -1,7 +1,7 @@
 """Regenerate the screenshots of `git intent serve` in docs/ (serve-file.png, serve-session.png).
 
-Builds the test repository from the linked fixtures (tests/review_repo.py: three real entire-cli commits
-and their Claude Code sessions, in a temporary folder with HOME isolated), serves it, and photographs
+Builds the test repository from the linked fixtures (tests/support/review_repo.py: three real entire-cli
+commits and their Claude Code sessions, in a temporary folder with HOME isolated), serves it, and photographs
 two pages with Debian's headless Chromium (scripts/ensure-chromium installs it when missing).
 
 Run: .venv/bin/python docs/screenshots.py
@@ -16,10 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from review_repo import CHUNKING, S8, build_review_repo, serving  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
-from test_serve_browser import chromium  # noqa: E402
+from support.browser import chromium  # noqa: E402
+from support.review_repo import CHUNKING, S8, build_review_repo, serving  # noqa: E402
 
 
 def main() -> None:

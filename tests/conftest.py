@@ -1,7 +1,7 @@
 """Shared fixtures: real git repositories in tmp dirs with an isolated HOME and git config.
 
-The helpers tests share live in support.py; the most used ones are re-exported here for `from conftest
-import`.
+The helpers tests share live in the support package (tests/support/); the most used ones are re-exported
+here for `from conftest import`.
 """
 
 from __future__ import annotations

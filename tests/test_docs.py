@@ -74,7 +74,7 @@ def test_man_pages_are_current() -> None:
 
 @pytest.mark.slow
 def test_git_intent_help_opens_the_man_page_the_wheel_installs(tmp_path: Path) -> None:
-    """Issue 20: `git intent --help` runs `man git-intent`; the wheel must carry the page to
+    """`git intent --help` runs `man git-intent`; the wheel must carry the page to
     share/man/man1."""
     source = tmp_path / "src"
     source.mkdir()

@@ -1,4 +1,4 @@
-"""Every `--json` output of a dataclass answer is what pydantic would print (issue 22).
+"""Every `--json` output of a dataclass answer is what pydantic would print.
 
 `models.to_json` writes the JSON form of the value types by hand (building pydantic's serializer cost each
 `--json` call ~70 ms); pydantic stays the authority it is checked against: Hypothesis builds sessions,

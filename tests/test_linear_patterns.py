@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from adversarial import python_syntax, shapes, timed
+from support.adversarial import python_syntax, shapes, timed
 
 import git_intent
+from git_intent.answer.citations import quote_spans
 from git_intent.core import linear
 
 SMALL, LARGE = 4_000, 64_000
@@ -84,6 +85,8 @@ def test_every_pattern_is_linear_on_adversarial_text(name: str, pattern: Any) ->
     for shape in shapes(source, flags & ~re.UNICODE if isinstance(pattern, re.Pattern) else 0):
         small = _cost(run, shape.build(SMALL), repeats=3)
         large = _cost(run, shape.build(LARGE))
+        if large > 16 * 8 * small + 0.05:  # measured again: a busy machine stalls one run, never all three
+            large = min(large, _cost(run, shape.build(LARGE), repeats=2))
         assert large <= 16 * 8 * small + 0.05, (
             f"{name} ({source[:80]!r}) on {shape}: {small * 1000:.2f} ms at {SMALL} characters, "
             f"{large * 1000:.2f} ms at {LARGE}"
@@ -120,6 +123,7 @@ ATTACKS = [
     ("one long line of secret assignments: 37 s at 2 MB", _redaction, 'A_SECRET="x1y2z3w4" ', ""),
     ("a compaction summary's prompt list of newlines: 17.7 s at 150k", _listed, "\n", "All user messages:\n"),
     ("unclosed tag blocks: 5 s at 20,000", _tag_blocks, "<a_b>", ""),
+    ("unclosed quotes in an answer: every mark read 2,000 characters on", quote_spans, "“a", ""),
 ]
 
 
@@ -133,6 +137,8 @@ def test_the_attacks_found_are_linear_from_10_kb_to_1_mb(
     # A megabyte takes the redactor ~1.4 s on an idle machine: the cut is generous (a loaded CI machine), the
     # ratio below is what tells linear from quadratic (quadratic took 37 s at 2 MB).
     large = _cost(run, head + unit * (1_000_000 // len(unit)) + "zzz", limit=30 * LIMIT)
+    if large >= 100 * 4 * small + 0.5:  # measured again: a busy machine stalls one run, never all three
+        large = min(large, _cost(run, head + unit * (1_000_000 // len(unit)) + "zzz", 2, 30 * LIMIT))
     assert large < 100 * 4 * small + 0.5, f"{attack}: {small:.4f} s at 10 KB, {large:.4f} s at 1 MB"
 
 

@@ -1,4 +1,4 @@
-"""Issue 9, item 10: what git-intent keeps on disk is private to its owner.
+"""What git-intent keeps on disk is private to its owner.
 
 - Everything under `<git common dir>/intent/` is created 0700 (folders) / 0600 (files): the queue and its
   jobs (written by the sh shims), hook.log, the worker's lock, failed/, error.log, index.db and SQLite's
@@ -28,7 +28,7 @@ from support import SYNC, claude_session, commit_all, git, install, journal, run
 from git_intent.core.state_files import private_dir
 from git_intent.git.repo import Repository
 
-SECRET = "DB_PASSWORD=hunter2-planted-for-issue-9"
+SECRET = "DB_PASSWORD=hunter2-planted-for-this-test"
 
 
 @pytest.fixture(autouse=True)

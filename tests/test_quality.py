@@ -1,6 +1,6 @@
 """The code stays typed, lint-clean and formatted: mypy --strict over the package, ruff's checks and its
-formatter (110 columns) over the whole tree, and the layers of docs/design.md hold (import-linter's contracts
-in .importlinter)."""
+formatter (110 columns) over the whole tree, the layers of docs/design.md hold (import-linter's contracts
+in .importlinter), and no comment or doc points where a reader of the repository cannot follow."""
 
 from __future__ import annotations
 
@@ -86,3 +86,53 @@ def test_every_work_tree_file_is_read_through_worktree() -> None:
             ):
                 found.append(f"{name}:{node.lineno} {ast.unparse(node.func)}")
     assert found == [], "read work tree files through git.worktree.read_worktree_file:\n" + "\n".join(found)
+
+
+# Where the words a reader sees live: the package, tests, benches, docs, scripts and the README.
+WORDS = [
+    "git_intent",
+    "tests",
+    "bench",
+    "docs",
+    "scripts",
+    ".ci",
+    "README.md",
+    "hooks",
+    "ci",
+    "action.yml",
+    "pyproject.toml",
+]
+# Transcripts and rule files other people wrote (the demo session, gitleaks' rules) are data, not our words.
+OTHERS_WORDS = ("git_intent/data/",)
+
+
+def test_no_word_points_where_a_reader_cannot_follow() -> None:
+    """Comments, docstrings, docs and help say what and why: no number of a tracker the repository does not
+    carry, and no file outside the checkout (a design or style note kept beside it, a shared folder). The
+    patterns are built from pieces so this file does not match itself."""
+    import re
+
+    word = "iss" + "ue"
+    tracker = re.compile(rf"\b{word}s?[\s#-]*\d+", re.IGNORECASE)
+    outside = re.compile(
+        "|".join(re.escape(name) for name in ("DESIGN" + ".md", "STYLE" + ".md", ".." + "/shared"))
+    )
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *WORDS],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    found: list[str] = []
+    for name in sorted(set(listed.split("\0")) - {""}):
+        path = ROOT / name
+        if name.startswith(OTHERS_WORDS) or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # images and other binary files
+        for match in (*tracker.finditer(text), *outside.finditer(text)):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(f"{name}:{line} {match.group(0)!r}")
+    assert found == [], "say what and why instead:\n" + "\n".join(found)

@@ -1,4 +1,4 @@
-"""State files planted as symbolic links (issue 21, item 5): git-intent writes nothing through them. Each file
+"""State files planted as symbolic links: git-intent writes nothing through them. Each file
 it writes under `.git/intent` is opened with O_NOFOLLOW and refused with one sentence when it is a link; no
 file outside `.git/intent` changes, not its content and not its mode."""
 

@@ -1,9 +1,9 @@
 """`git intent import --from entire|git-ai|aider|agent-trace|specstory`: build on the records other tools
 keep.
 
-- Entire: the native transcripts stored on the checkpoints branch become backup copies (so the why
-  survives), and every commit carrying an `Entire-Checkpoint:` trailer is recorded against them (paths
-  recorded on another machine map onto the work tree by suffix).
+- Entire: the native transcripts stored in its checkpoints (per-checkpoint refs and the checkpoints branch)
+  become backup copies (so the why survives), and every commit carrying an `Entire-Checkpoint:` trailer is
+  recorded against them (paths recorded on another machine map onto the work tree by suffix).
 - git-ai: each `refs/notes/ai` note (the older `prompts` format or git-ai 1.4's sessions-v2) names agent
   sessions (`agent_id.id`); the ones whose transcripts are on this machine record the commit message by
   message, and the lines the note attests to an agent that no transcript here credits go to that agent and
@@ -87,7 +87,7 @@ def import_records(
     "agent-trace", the folder of histories for "specstory" (default `<work tree>/.specstory/history`).
     `progress` hears of each stage (Entire: the checkpoints' sessions read, then the commits recorded;
     SpecStory: the histories read, then the commits recorded; the others: the commits or records visited).
-    Raises IntentError for an unknown source or one with nothing to import here (no checkpoints branch, no
+    Raises IntentError for an unknown source or one with nothing to import here (no Entire checkpoints, no
     refs/notes/ai, no chat history, no trace records or SpecStory histories at `path`)."""
     tick = progress or Quiet()
     if source == "agent-trace":
@@ -127,9 +127,10 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
     checkpoints = read_checkpoints(repo, stats=stats)
     if not checkpoints:
         raise IntentError(
-            "This repository has no Entire checkpoints (no entire/checkpoints/v1 branch or "
-            "refs/entire/checkpoints).",
-            hint="git fetch origin entire/checkpoints/v1:entire/checkpoints/v1",
+            "This repository has no Entire checkpoints (no entire/checkpoints/v1 branch, no "
+            "refs/entire/checkpoints/ refs).",
+            hint="git fetch origin entire/checkpoints/v1:entire/checkpoints/v1 "
+            "'refs/entire/checkpoints/*:refs/entire/checkpoints/*'",
         )
     copies: dict[str, list[Path]] = {}
     # Reading and keeping every checkpoint's transcripts took 27 s of 97 on entireio/cli (590 checkpoints, 712
@@ -175,11 +176,11 @@ def _entire(repo: Repository, tick: Progress) -> ImportResult:
             result.add(record_commit(repo, commit, transcripts=transcripts))
         else:
             result.skipped.append(
-                f"{commit[:12]}: checkpoint {', '.join(ids)} is not on the checkpoints branch"
+                f"{commit[:12]}: checkpoint {', '.join(ids)} is in no checkpoints branch or ref here"
             )
         tick.advance(1)
     if stats.unreadable:
-        result.skipped.append(f"{stats.unreadable} checkpoint folder(s) could not be read")
+        result.skipped.append(f"{stats.unreadable} checkpoint folder(s) or ref(s) could not be read")
     return result
 
 

@@ -1,15 +1,17 @@
-"""Reading Entire checkpoints: `Entire-Checkpoint:` trailers on code commits, and the checkpoint trees on
-the `entire/checkpoints/v1` branch (or its remote-tracking copy, or `refs/entire/checkpoints/...`).
+"""Reading Entire checkpoints: `Entire-Checkpoint:` trailers on code commits, and the checkpoint folders on
+the `entire/checkpoints/v1` branch (or its remote-tracking copy) and in per-checkpoint refs
+`refs/entire/checkpoints/<id[-2:]>/<id>` (Entire CLI 0.8.1 on, the default since 0.9.0), where
+`peers.entire_layout` finds them.
 
-Layout written by the Entire CLI (entireio/cli, 0.3 to 0.6): a checkpoint id is 12 hex digits (newer
+Layout written by the Entire CLI (entireio/cli, 0.3 on): a checkpoint id is 12 hex digits (newer
 versions: a 26-character ULID); the branch tree holds `<id[:2]>/<id[2:]>/metadata.json` (checkpoint_id,
 strategy, branch, files_touched, sessions[]) and one folder per session `<n>/` holding `metadata.json`
 (session_id, agent, created_at, files_touched, transcript_lines_at_start, ...), `full.jsonl` (the agent's
 native transcript byte for byte; `full.log` in early versions; past 50 MB split into `full.jsonl`,
 `full.jsonl.001`, ... joined by newlines), `prompt.txt`, `context.md` and `content_hash.txt`
-(`sha256:<hex>` of the transcript). A per-checkpoint ref `refs/entire/checkpoints/<shard>/<id>` points at
-a commit whose tree root is one checkpoint folder. Older sessions ids carry a date prefix
-(`2026-01-28-<uuid>`); the agent's own id is the uuid.
+(`sha256:<hex>` of the transcript). A per-checkpoint ref points at a commit whose tree root is one such
+checkpoint folder. Older sessions ids carry a date prefix (`2026-01-28-<uuid>`); the agent's own id is the
+uuid.
 """
 
 from __future__ import annotations
@@ -29,9 +31,20 @@ from ..core.errors import GitError, TranscriptError
 from ..core.values import ParseStats, Session, parse_timestamp
 from ..git.repo import Repository
 from ..git.stream import blob_heads, blob_pieces
+from .entire_layout import (
+    ID,
+    CheckpointRef,
+    Folder,
+    Place,
+    branch_places,
+    checkpoint_ref_tips,
+    checkpoint_refs,
+    is_checkpoint_shaped,
+    ref_name,
+    ref_places,
+)
 
 TRAILER = "Entire-Checkpoint"
-BRANCH = "entire/checkpoints/v1"
 # Entire's agent labels -> git-intent agent names (compared case-insensitively).
 AGENT_LABELS = {
     "claude code": "claude-code",
@@ -40,7 +53,7 @@ AGENT_LABELS = {
     "cursor": "cursor",
     "opencode": "opencode",
 }
-_ID = re.compile(r"[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}")
+_ID = ID
 _DATE_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}-(?=.)", re.ASCII)
 _TRANSCRIPTS = ("full.jsonl", "full.log")
 _SNIFF_BYTES = 65536
@@ -197,81 +210,62 @@ def checkpoint_trailers(repo: Repository, revision_range: str = "--all") -> dict
     return found
 
 
-def checkpoint_refs(repo: Repository) -> list[str]:
-    """Refs that may hold checkpoints, in the order they are trusted: the local branch, remote-tracking
-    copies (origin first), Entire's `refs/entire/checkpoints/...` refs, the pre-v1 `entire/sessions`
-    branch, then per-checkpoint refs."""
-    out = repo.git(
-        "for-each-ref",
-        "--format=%(refname)",
-        "refs/heads/entire/",
-        "refs/remotes/",
-        "refs/entire/",
-        check=False,
-    )
-
-    def rank(ref: str) -> tuple[int, str]:
-        if ref == f"refs/heads/{BRANCH}":
-            return 0, ""
-        if ref.startswith("refs/remotes/") and ref.endswith(f"/{BRANCH}"):
-            return 1, "" if ref == f"refs/remotes/origin/{BRANCH}" else ref
-        if ref.startswith("refs/entire/checkpoints/") and _per_checkpoint(ref) is None:
-            return 2, "" if ref.endswith("/full") else ref
-        if ref == "refs/heads/entire/sessions":
-            return 3, ""
-        if _per_checkpoint(ref) is not None:
-            return 4, ref
-        return 9, ref
-
-    return sorted((r for r in out.split() if rank(r)[0] < 9), key=rank)
-
-
 def read_checkpoints(
     repo: Repository, ref: str | None = None, *, stats: ParseStats | None = None
 ) -> list[Checkpoint]:
-    """Every checkpoint in `ref`, or in every ref `checkpoint_refs` finds (a checkpoint found in two refs
-    is read from the first). Metadata is read through `git ls-tree` and `git cat-file --batch`;
-    transcripts are read only when asked for (`EntireSession.transcript_bytes`).
+    """Every checkpoint in `ref`, or in every ref `checkpoint_refs` finds, each read once: from its
+    per-checkpoint ref when one holds it, else from the first branch that does. Per-checkpoint refs are
+    listed together (`entire_layout.ref_places`: a few git calls for any number of refs), each branch with
+    one `git ls-tree`; metadata is read through `git cat-file --batch` and
+    transcripts only when asked for (`EntireSession.transcript_bytes`).
 
-    Never raises on a malformed checkpoint: it is skipped and counted in `stats.unreadable` (as are
-    unreadable session folders); `stats.records` counts the checkpoint folders seen. A ref that does not
-    exist reads as no checkpoints.
+    Never raises on a malformed checkpoint: it is skipped and counted in `stats.unreadable`, as are unreadable
+    session folders and per-checkpoint refs Entire would not read (pointing at anything but a commit, or
+    named with a shard that is not the id's last two characters); `stats.records` counts the checkpoint
+    folders and refs seen. A ref that does not exist reads as no checkpoints.
     """
     stats = stats if stats is not None else ParseStats()
-    seen_trees: set[str] = set()
     found: dict[str, Checkpoint] = {}
-    for name in [ref] if ref else checkpoint_refs(repo):
+    if ref is None or is_checkpoint_shaped(ref):
+        for checkpoint in _read_refs(repo, checkpoint_ref_tips(repo, None if ref is None else [ref]), stats):
+            found.setdefault(checkpoint.checkpoint_id, checkpoint)
+    branches = [r for r in checkpoint_refs(repo) if not is_checkpoint_shaped(r)] if ref is None else [ref]
+    seen_trees: set[str] = set()
+    for name in [] if ref is not None and is_checkpoint_shaped(ref) else branches:
         tree = repo.git("rev-parse", "--verify", "--quiet", f"{name}^{{tree}}", check=False).strip()
         if not tree or tree in seen_trees:
             continue
         seen_trees.add(tree)
-        for checkpoint in _read_tree(repo, name, tree, stats):
+        places = [p for p in branch_places(repo, name, tree) if p.checkpoint_id not in found]
+        for checkpoint in _read_folders(repo, places, stats):
             found.setdefault(checkpoint.checkpoint_id, checkpoint)
     return list(found.values())
 
 
 def checkpoint_session_ids(repo: Repository, ids: list[str]) -> dict[str, frozenset[str]]:
     """{checkpoint id: the agents' own ids of its sessions} for the checkpoints `ids` found in the refs
-    `checkpoint_refs` lists (the first ref holding a checkpoint wins), reading only their folders: one `git
-    ls-tree` per ref and one `git cat-file --batch`, where `read_checkpoints` reads every checkpoint (0.9 s on
-    entireio/cli's 590; recording one commit needs one). Checkpoints not found are left out; never raises."""
+    `checkpoint_refs` lists (a checkpoint's own ref first, then the first branch holding it), reading only
+    their folders: one `git ls-tree` per ref and one `git cat-file --batch`, where `read_checkpoints` reads
+    every checkpoint (0.9 s on entireio/cli's 590; recording one commit needs one). Checkpoints not found are
+    left out; never raises."""
     wanted = [i for i in dict.fromkeys(ids) if _ID.fullmatch(i)]
     found: dict[str, frozenset[str]] = {}
+    # A checkpoint's own ref is named after its id: looked up directly, not among every ref.
+    tips = checkpoint_ref_tips(repo, [ref_name(i) for i in wanted]) if wanted else []
+    sources = [(t.tree or "", {"": t.checkpoint_id or ""}) for t in tips if t.readable]
     for ref in checkpoint_refs(repo) if wanted else []:
         missing = [i for i in wanted if i not in found]
-        if not missing:
-            break
-        own = _per_checkpoint(ref)
-        if own is not None and own not in missing:
+        if not is_checkpoint_shaped(ref) and missing:
+            sources.append(
+                (ref, {folder: i for i in missing for folder in (f"{i[:2]}/{i[2:]}", f"{i[:2]}/{i}")})
+            )
+    for source, folders in sources:
+        folders = {f: i for f, i in folders.items() if i not in found}
+        if not folders:
             continue
-        folders = (
-            {"": own}
-            if own is not None
-            else {folder: i for i in missing for folder in (f"{i[:2]}/{i[2:]}", f"{i[:2]}/{i}")}
-        )
         try:
             out = repo.git(
-                "ls-tree", "-r", "-z", "--full-tree", ref, "--", *[f for f in folders if f], check=False
+                "ls-tree", "-r", "-z", "--full-tree", source, "--", *[f for f in folders if f], check=False
             )
         except GitError:
             continue
@@ -284,7 +278,7 @@ def checkpoint_session_ids(repo: Repository, ids: list[str]) -> dict[str, frozen
                 continue
             folder, number = "/".join(parts[:-2]), parts[-2]
             if folder in folders and number.isascii() and number.isdigit():
-                metadata.setdefault(folders[folder] or "", []).append(fields[2])
+                metadata.setdefault(folders[folder], []).append(fields[2])
         blobs = dict(repo.cat_blobs([oid for oids in metadata.values() for oid in oids]))
         for checkpoint_id, oids in metadata.items():
             sessions: set[str] = set()
@@ -297,30 +291,22 @@ def checkpoint_session_ids(repo: Repository, ids: list[str]) -> dict[str, frozen
     return found
 
 
-@dataclass
-class _Folder:
-    files: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (blob id, size)
-    children: dict[str, _Folder] = field(default_factory=dict)
+# (place key, checkpoint id, session index, session folder, its files, its metadata, content hash)
+_Pending = tuple[tuple[str, str], str, int, str, Folder, dict[str, Any], str | None]
 
 
-# (checkpoint folder, checkpoint id, session index, session folder, its files, its metadata, content hash)
-_Pending = tuple[str, str, int, str, _Folder, dict[str, Any], str | None]
+def _read_refs(repo: Repository, tips: list[CheckpointRef], stats: ParseStats) -> list[Checkpoint]:
+    """The checkpoints of per-checkpoint refs; refs Entire would not read are counted as unreadable."""
+    skipped = sum(1 for t in tips if not t.readable)
+    stats.records += skipped
+    stats.unreadable += skipped
+    return _read_folders(repo, ref_places(repo, tips), stats)
 
 
-def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list[Checkpoint]:
-    root = _list_tree(repo, tree)
-    if "metadata.json" in root.files or _per_checkpoint(ref):  # the root is the checkpoint
-        folders = [("", root, _per_checkpoint(ref))]
-    else:
-        folders = [
-            (f"{shard}/{rest}", folder, _path_id(shard, rest))
-            for shard, level in sorted(root.children.items())
-            if len(shard) == 2
-            for rest, folder in sorted(level.children.items())
-        ]
+def _read_folders(repo: Repository, places: list[Place], stats: ParseStats) -> list[Checkpoint]:
     small = [
         f.files[n][0]
-        for _, top, _ in folders
+        for _, _, top, _, _ in places
         for f in (top, *top.children.values())
         for n in ("metadata.json", "content_hash.txt")
         if n in f.files
@@ -328,11 +314,13 @@ def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list
     blobs = dict(repo.cat_blobs(list(dict.fromkeys(small))))
     checkpoints: list[Checkpoint] = []
     pending: list[_Pending] = []
-    for path, folder, path_id in folders:
+    for ref, path, folder, place_id, by_place in places:
         stats.records += 1
         meta = _json_object(blobs.get(folder.files.get("metadata.json", ("", 0))[0]))
         claimed = meta.get("checkpoint_id") if meta is not None else None
-        checkpoint_id = claimed if isinstance(claimed, str) and _ID.fullmatch(claimed) else path_id
+        checkpoint_id = (
+            place_id if by_place or not (isinstance(claimed, str) and _ID.fullmatch(claimed)) else claimed
+        )
         if meta is None or checkpoint_id is None:
             stats.unreadable += 1
             continue
@@ -356,7 +344,7 @@ def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list
                 continue
             pending.append(
                 (
-                    path,
+                    (ref, path),
                     checkpoint_id,
                     int(name),
                     f"{path}/{name}".lstrip("/"),
@@ -366,22 +354,23 @@ def _read_tree(repo: Repository, ref: str, tree: str, stats: ParseStats) -> list
                 )
             )
     sessions = _sessions(repo, pending)
-    return [replace(c, sessions=tuple(sessions.get(c.folder, ()))) for c in checkpoints]
+    return [replace(c, sessions=tuple(sessions.get((c.ref, c.folder), ()))) for c in checkpoints]
 
 
-def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[EntireSession]]:
-    """{checkpoint folder: sessions}; sessions with no usable agent label are named from their transcript's
-    first bytes."""
-    transcripts = {folder: _transcript(child) for _, _, _, folder, child, _, _ in pending}
+def _sessions(repo: Repository, pending: list[_Pending]) -> dict[tuple[str, str], list[EntireSession]]:
+    """{(ref, checkpoint folder): sessions}; sessions with no usable agent label are named from their
+    transcript's first bytes."""
+    transcripts = [_transcript(child) for _, _, _, _, child, _, _ in pending]
     unlabelled = [
-        transcripts[folder][1][0]
-        for _, _, _, folder, _, meta, _ in pending
-        if _label_agent(meta) is None and transcripts[folder][1]
+        objects[0]
+        for (_, _, _, _, _, meta, _), (_, objects, _) in zip(pending, transcripts, strict=True)
+        if _label_agent(meta) is None and objects
     ]
     heads = blob_heads(repo, unlabelled, _SNIFF_BYTES)
-    result: dict[str, list[EntireSession]] = defaultdict(list)
-    for parent, checkpoint_id, index, folder, _, meta, content_hash in pending:
-        path, objects, size = transcripts[folder]
+    result: dict[tuple[str, str], list[EntireSession]] = defaultdict(list)
+    for (parent, checkpoint_id, index, folder, _, meta, content_hash), (path, objects, size) in zip(
+        pending, transcripts, strict=True
+    ):
         label = _str(meta.get("agent"))
         agent = _label_agent(meta)
         if agent is None:
@@ -414,7 +403,7 @@ def _sessions(repo: Repository, pending: list[_Pending]) -> dict[str, list[Entir
     return result
 
 
-def _transcript(folder: _Folder) -> tuple[str | None, tuple[str, ...], int]:
+def _transcript(folder: Folder) -> tuple[str | None, tuple[str, ...], int]:
     """(path, blob ids in chunk order, byte length once joined) of the session's native transcript."""
     for base in _TRANSCRIPTS:
         if base not in folder.files:
@@ -460,41 +449,6 @@ def _is_json_document(data: bytes) -> bool:
         return isinstance(json.loads(data), dict)
     except (ValueError, RecursionError):
         return False
-
-
-def _list_tree(repo: Repository, tree: str) -> _Folder:
-    """The blobs of `tree` (recursively) as nested folders; an unreadable tree is empty."""
-    root = _Folder()
-    try:
-        out = repo.git("ls-tree", "-r", "-l", "-z", "--full-tree", tree)
-    except GitError:
-        return root
-    for entry in out.split("\0"):
-        meta, _, path = entry.partition("\t")
-        fields = meta.split()
-        if len(fields) != 4 or fields[1] != "blob" or not fields[3].isdigit():
-            continue
-        *dirs, name = path.split("/")
-        folder = root
-        for part in dirs:
-            folder = folder.children.setdefault(part, _Folder())
-        folder.files[name] = (fields[2], int(fields[3]))
-    return root
-
-
-def _per_checkpoint(ref: str) -> str | None:
-    """The checkpoint id of a per-checkpoint ref `refs/entire/checkpoints/<shard>/<id>`, else None."""
-    parts = ref.split("/")
-    if len(parts) == 5 and ref.startswith("refs/entire/checkpoints/") and len(parts[3]) == 2:
-        return parts[4] if _ID.fullmatch(parts[4]) else None
-    return None
-
-
-def _path_id(shard: str, rest: str) -> str | None:
-    """The checkpoint id a branch folder names: `<id[:2]>/<id[2:]>`, or `<shard>/<id>` for newer ids."""
-    if _ID.fullmatch(shard + rest):
-        return shard + rest
-    return rest if _ID.fullmatch(rest) else None
 
 
 def _json_object(data: bytes | None) -> dict[str, Any] | None:

@@ -1,7 +1,8 @@
-"""The sessions a commit names itself: through its `Entire-Checkpoint:` trailer (the checkpoint's sessions on
-the checkpoints branch), its `Claude-Session:` trailer, its git-ai note (refs/notes/ai) and Aider's `> Commit
-<hash>` lines. When several sessions wrote the same line, a session the commit names wins (docs/design.md,
-"How a line is attributed": the checkpoint's own trailer first), whichever route records the commit.
+"""The sessions a commit names itself: through its `Entire-Checkpoint:` trailer (the checkpoint's sessions,
+in its own ref or on the checkpoints branch), its `Claude-Session:` trailer, its git-ai note (refs/notes/ai)
+and Aider's `> Commit <hash>` lines. When several sessions wrote the same line, a session the commit names
+wins (docs/design.md, "How a line is attributed": the checkpoint's own trailer first), whichever route
+records the commit.
 """
 
 from __future__ import annotations

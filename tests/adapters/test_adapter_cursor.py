@@ -310,7 +310,7 @@ def test_subagent_file_gets_parent_and_workspace_from_layout(tmp_path: Path) -> 
 
 
 def test_apply_patch_move_and_shell_mv_are_move_edits(tmp_path: Path) -> None:
-    """Issue 28: a moved file keeps the credit of its earlier edits, so the move itself is an edit:
+    """A moved file keeps the credit of its earlier edits, so the move itself is an edit:
     ApplyPatch's `*** Move to:` and the Shell tool's `mv` (no result is recorded, as for every Cursor
     tool)."""
     patch = "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-x\n+y\n*** End Patch\n"

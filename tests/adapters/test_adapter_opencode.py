@@ -966,7 +966,7 @@ def test_discovered_corpus_copy_reads_like_the_original(tmp_path: Path, opencode
 
 
 # --------------------------------------------------------------------------------------------------
-# Moves (issue 28): apply_patch's movePath and the bash tool's mv
+# Moves: apply_patch's movePath and the bash tool's mv
 # --------------------------------------------------------------------------------------------------
 
 

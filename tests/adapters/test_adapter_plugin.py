@@ -1,6 +1,6 @@
 """Agents are open for extension: an adapter installed by another distribution, registered under the
 `git_intent.adapters` entry-point group, is found, its sessions validate, and `blame` explains a line it
-wrote, end to end through the installed hook (issue 8, item 5; docs/adapters.md)."""
+wrote, end to end through the installed hook (docs/adapters.md)."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def test_an_adapter_reads_only_sessions_of_its_own_name(tmp_path: Path) -> None:
 
 
 def test_a_plugins_sessions_are_validated_and_its_lists_made_tuples(tmp_path: Path) -> None:
-    """The models are dataclasses (issue 22): nothing checks them when built, so the registry validates what a
+    """The models are dataclasses: nothing checks them when built, so the registry validates what a
     plug-in returns with pydantic."""
     from git_intent.core.values import Message, Part
 

@@ -80,20 +80,20 @@ TABLE: dict[str, Expected] = {
         "codex", "git-sync__a42e22b7f6bc__torn-line-excerpt", 6, 1, 0, 0, 0, 0
     ),
     SANITIZED_CX: Expected("codex", "019fc8be-3658-7ca3-9e29-000000000000", 118, 19, 0, 3, 0, 0),
-    # Issue 19's excerpts: Claude Code 2.1.143 opening with `last-prompt`/`permission-mode` (8 records: 3 head
-    # records, a prompt, 2 Edits and their 2 results), codex 0.130 (one apply_patch over 12 files).
+    # The newest-format excerpts: Claude Code 2.1.143 opening with `last-prompt`/`permission-mode` (8 records:
+    # 3 head records, a prompt, 2 Edits and their 2 results), codex 0.130 (one apply_patch over 12 files).
     f"{CC}/git-sync__ae52adb63cec__2.1.143-excerpt.jsonl": Expected(
         "claude-code", "ff0a7d3f-e73b-48cc-a5d1-49b930a82fdf", 8, 5, 2, 1, 0, 9
     ),
     f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl": Expected(
         "claude-code", "ff0a7d3f-e73b-48cc-a5d1-49b930a82fdf", 8, 5, 2, 1, 0, 6
     ),
-    # Issue 20's excerpt: Claude Code 2.1.91, 3 head records, 2 prompts, 3 Edits (one per file) and their
+    # The rebased excerpt: Claude Code 2.1.91, 3 head records, 2 prompts, 3 Edits (one per file) and their
     # results.
     f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl": Expected(
         "claude-code", "c7d001b2-f56b-4999-82ed-3af83b6837b6", 10, 8, 3, 2, 0, 101
     ),
-    # Issue 28's excerpts (quotes): a numbered list; "yes, fix it"; a prompt typed while the agent worked (in
+    # The quote excerpts: a numbered list; "yes, fix it"; a prompt typed while the agent worked (in
     # a tool result's record: a prompt); `/goal` with arguments (a prompt) after `/model` without (not one);
     # "yep do it".
     f"{CC}/entire-cli__d51bd3632c2d__numbered-list-excerpt.jsonl": Expected(
@@ -114,7 +114,7 @@ TABLE: dict[str, Expected] = {
     f"{CX}/git-sync__6857343fdac4__0.130-excerpt.jsonl": Expected(
         "codex", "019e27f2-b7de-71c3-a0f9-70d6539231ba", 7, 3, 12, 1, 0, 12
     ),
-    # Issue 28's excerpt: Claude Code 2.1.17, 2 prompts, a Write (338 lines), the Bash mv (a move edit, no
+    # The moved-file excerpt: Claude Code 2.1.17, 2 prompts, a Write (338 lines), the Bash mv (a move edit, no
     # line) and 3 Edits (92 + 2 + 9 lines against their originalFile), with their results.
     f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl": Expected(
         "claude-code", "f4237e82-ca7b-48a3-bfed-36548f3e4f6b", 13, 13, 5, 2, 0, 441
@@ -883,7 +883,7 @@ def test_discover_without_agent_folders_finds_nothing(tmp_path: Path) -> None:
 
 
 def test_codex_patch_move_to_is_a_move_then_the_update(tmp_path: Path) -> None:
-    """Issue 28: `*** Move to:` takes the file and the credit of its earlier edits to the new path."""
+    """`*** Move to:` takes the file and the credit of its earlier edits to the new path."""
     patch = "*** Begin Patch\n*** Update File: a.py\n*** Move to: pkg/a.py\n@@\n-x\n+y\n*** End Patch"
     path = write_records(
         tmp_path / "rollout-1.jsonl",

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_support import OTHER_SESSION, REQUEST, SESSION, demo, pair, templates, use_model
 from conftest import run_cli
-from review_repo import S8, build_review_repo, isolated_env
-from scripted_model import call, say, scripted, tool_results
+from support.answer_support import OTHER_SESSION, REQUEST, SESSION, demo, pair, templates, use_model
+from support.review_repo import S8, build_review_repo, isolated_env
+from support.scripted_model import call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, ask
 from git_intent.answer.values import Citation
@@ -61,7 +61,7 @@ def test_the_best_matching_session_comes_first_and_every_citation_is_verified(pa
 
 
 def test_a_quoted_line_is_answered_from_the_turn_whose_edit_wrote_it(pair: Path) -> None:
-    """Issue 20, item 3: the session whose edit wrote the quoted line comes first, and the answer's first
+    """The session whose edit wrote the quoted line comes first, and the answer's first
     citation is the request that opened that edit's turn, quoted."""
     path = "cmd/entire/cli/agent/chunking.go"
     answer = question(
@@ -147,7 +147,7 @@ def test_cli_ask_json_has_the_why_shape_and_text_lists_references(demo: Path) ->
 
 @pytest.fixture(scope="module")
 def four_sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tests/review_repo.py's repository: four real sessions of the linked fixtures, each recorded."""
+    """tests/support/review_repo.py's repository: four real sessions of the linked fixtures, each recorded."""
     root = tmp_path_factory.mktemp("ask-four")
     build_review_repo(root)
     return root

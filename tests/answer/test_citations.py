@@ -1,4 +1,4 @@
-"""Citation checking and link stripping (issue 10): pure functions, exact results."""
+"""Citation checking and link stripping: pure functions, exact results."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_quotable_text_holds_text_reasoning_decoded_tool_arguments_and_results()
     ],
 )
 def test_strip_links_removes_javascript_and_protocol_relative_links(hostile: str) -> None:
-    """Issue 21, item 7: `javascript:` URLs and protocol-relative `//host/…` links, in tags or bare."""
+    """`javascript:` URLs and protocol-relative `//host/…` links, in tags or bare."""
     text, removed = strip_links(hostile)
     assert "CANARY" not in text and "evil" not in text and "javascript" not in text.lower(), text
     assert text.startswith("click ") and text.endswith(" here") and removed >= 1

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_support import (
+from conftest import run_cli
+from support.answer_support import (
     CANARY,
     EDIT,
     FOLLOW_UP,
@@ -31,8 +32,7 @@ from answer_support import (
     templates,
     use_model,
 )
-from conftest import run_cli
-from scripted_model import Fail, Hang, call, say, scripted, tool_results
+from support.scripted_model import Fail, Hang, call, say, scripted, tool_results
 
 from git_intent.answer import WhyAnswer, why
 from git_intent.answer.values import Citation
@@ -42,7 +42,7 @@ from git_intent.git.repo import Repository
 
 __all__ = ["demo", "injected", "templates"]  # fixtures used by the tests below
 
-# The reason picker (issue 20) quotes the message nearest the edit that names the line's words
+# The reason picker quotes the message nearest the edit that names the line's words
 # (`lineWithNewline`, `maxSize`), once fenced code is left out: not REASONING, which names fewer.
 PICKED_REASON = "ac23b196-cbdd-4c7a-8e47-12bee6ff6c63"
 OFFLINE_CITED = [REQUEST, PICKED_REASON, EDIT, FOLLOW_UP]
@@ -222,7 +222,7 @@ def test_a_well_behaved_model_reads_little_and_its_citations_are_verified(
         "reached": None,
     }
     first = server.requests[0]
-    # The model's blame tool answers with the same picker as blame and the offline answer (issue 20, item 5).
+    # The model's blame tool answers with the same picker as blame and the offline answer.
     blamed = json.loads(tool_results(server.requests[1])[0].split("\n", 1)[1].rsplit("\n<<<END DATA", 1)[0])
     line = blamed["lines"][0]
     assert line["symbol"] == "func ChunkJSONL"
@@ -340,7 +340,7 @@ def test_a_failing_server_gives_the_offline_answer_with_the_model_error(
         use_model(monkeypatch, server.url)
         answer = ask_why(demo)
     assert len(server.requests) == 1  # no retries
-    assert answer.mode == "offline" and answer.steps == 1  # the failed call was made: counted (issue 20)
+    assert answer.mode == "offline" and answer.steps == 1  # the failed call was made: counted
     assert answer.model_error is not None
     assert answer.model_error.startswith(f"The model openai/scripted at {server.url} failed (HTTP 500): ")
     assert [c.message_id for c in answer.citations] == OFFLINE_CITED
@@ -455,7 +455,7 @@ def test_an_injected_transcript_reaches_the_model_only_as_data(
     assert boundaries[0] != boundaries[1]
 
 
-# --- issue 21, item 2: the bytes read from a model and the answer shown are capped
+# --- the bytes read from a model and the answer shown are capped
 # ----------------------------
 
 
@@ -491,7 +491,7 @@ def test_a_long_model_answer_is_cut_and_says_so(demo: Path, monkeypatch: pytest.
 
 def test_the_capped_client_keeps_the_environments_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     """httpx reads proxies from the environment only for a client without its own transport: the capped client
-    mounts them itself (review of issue 21: a model behind HTTPS_PROXY was unreachable)."""
+    mounts them itself (a model behind HTTPS_PROXY was once unreachable)."""
     import httpx
 
     from git_intent.answer.reply_cap import _CappedTransport, capped_client

@@ -24,7 +24,7 @@ from support import (
     make_repo,
     session_cwd,
 )
-from transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from support.transcript_replay import commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 from git_intent.capture.backfill import backfill as backfill_commits
 from git_intent.capture.record import attribute_commit, back_up, note_records, record_commit, summarize
@@ -247,7 +247,7 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
     shutil.copytree(
         repo / ".opencode" / "intent", tmp_path / "backup"
     )  # record_commit's, of the replaced commit
-    # The per-commit path, as backfill ran it before issue 14.
+    # The per-commit path, as backfill ran it before it read the history in bulk.
     slow = InProcessRepository.of(Repository(repo))
     commits = git(repo, "rev-list", "--reverse", "HEAD").split()
     own = {c for c, note in read_notes(slow, commits).items() if note.own is not None}
@@ -285,7 +285,7 @@ def test_bulk_backfill_writes_what_recording_each_commit_writes(tmp_path: Path) 
 def test_backfill_starts_a_fixed_number_of_git_processes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 14, item 2: the history is read in bulk, so the git processes a backfill starts do not grow with
+    """The history is read in bulk, so the git processes a backfill starts do not grow with
     its commits (before: 2.8 per commit with pygit2 reads, 8.9 without)."""
     repo = make_repo(tmp_path / "repo")
     _generated_history(repo)

@@ -1,4 +1,4 @@
-"""Carrying keeps every field of the source record (issue 9): a line a person tweaked after the agent wrote it
+"""Carrying keeps every field of the source record: a line a person tweaked after the agent wrote it
 (a fuzzy match, confidence < 1) stays a fuzzy match with the same confidence after a message-only amend and
 after a squash, each session keeps one record with its transcript hash, and running `git intent record`
 after the hook writes the very note the hook wrote. Real commits through the installed hooks (foreground).

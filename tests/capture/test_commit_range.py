@@ -1,5 +1,5 @@
 """`commit_range.added_hunks_of`: the streamed `git log -p` gives every commit, merges included, exactly the
-hunks `Repository.added_hunks` computes for it one `git diff` per parent (issue 14)."""
+hunks `Repository.added_hunks` computes for it one `git diff` per parent."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import CORPUS
-from transcript_replay import Rebuild, rebuild_claude, rebuild_codex
+from support.transcript_replay import Rebuild, rebuild_claude, rebuild_codex
 
 LINKED = CORPUS / "linked"
 ENTIRE = LINKED / "entire-cli"

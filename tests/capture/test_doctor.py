@@ -1,8 +1,8 @@
-"""`git intent doctor` and a damaged refs/notes/intent (issue 9, item 8), through real `git commit` and the
+"""`git intent doctor` and a damaged refs/notes/intent, through real `git commit` and the
 installed hooks.
 
-A notes ref pointing at a blob or at a missing object makes every note write fail. It never blocks git
-(issue 24): install no longer sets notes.rewriteRef, so `git commit --amend` and `git rebase` succeed and
+A notes ref pointing at a blob or at a missing object makes every note write fail. It never blocks git:
+install no longer sets notes.rewriteRef, so `git commit --amend` and `git rebase` succeed and
 their jobs wait in the queue; an earlier install's notes.rewriteRef is taken back by the next install.
 Status says so in one line; the worker leaves the jobs queued instead of failing them; doctor sets the ref
 aside, rebuilds it (reflog, then the journal), queues failed jobs again and drains the queue, and the
@@ -293,7 +293,7 @@ def damage(repo: Path) -> str:
 
 
 def test_amend_and_rebase_succeed_with_a_damaged_ref_and_the_credits_follow_after_doctor(repo: Path) -> None:
-    """Issue 24, item 3: with git-intent installed and its ref damaged, git's own amend and rebase exit 0
+    """With git-intent installed and its ref damaged, git's own amend and rebase exit 0
     with nothing on stderr; once doctor repairs the ref, the amended and rebased commits carry the
     agent's credits (the post-rewrite jobs waited in the queue)."""
     install(repo)
@@ -342,7 +342,7 @@ def test_install_takes_back_the_rewrite_ref_an_earlier_install_set(repo: Path) -
     git(repo, "config", "notes.rewriteRef", NOTES_REF)
     agent_commit(repo)
     blob = damage(repo)
-    assert amend(repo, "before install").returncode == 128  # what issue 24 reported
+    assert amend(repo, "before install").returncode == 128  # git itself fails on the damaged ref
     proc = run_cli("install", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert (

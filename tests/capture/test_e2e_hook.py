@@ -163,7 +163,7 @@ def test_install_prints_changes_and_is_idempotent(repo: Path) -> None:
     assert proc.stderr == ""
     assert MARKER in hook.read_text(encoding="utf-8")
     assert hook.stat().st_mode & stat.S_IXUSR
-    # issue 24: git itself never reads refs/notes/intent (a damaged ref must not fail an amend or rebase)
+    # git itself never reads refs/notes/intent (a damaged ref must not fail an amend or rebase)
     assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""
     assert git(repo, "config", "--get-all", "notes.intent.mergeStrategy").splitlines() == ["cat_sort_uniq"]
     exclude = (root / ".git" / "info" / "exclude").read_text(encoding="utf-8")
@@ -329,7 +329,7 @@ def test_hook_records_claude_and_codex_sessions(repo: Path) -> None:
 
 
 def blame_json_any(repo: Path, location: str) -> dict[str, Any]:
-    """`blame --json`, which exits 0 whatever the lines' statuses (issue 9, item 13)."""
+    """`blame --json`, which exits 0 whatever the lines' statuses."""
     proc = run_cli("blame", location, "--json", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -1,7 +1,7 @@
-"""The hooks' fallback queue (issue 9, item 11): when `<git common dir>/intent` cannot be written, a real
+"""The hooks' fallback queue: when `<git common dir>/intent` cannot be written, a real
 `git commit` through the installed hooks still succeeds and queues its job in
 `$XDG_STATE_HOME/git-intent/repos/<absolute git common dir>/queue/` (default `~/.local/state`); with no
-writable queue at all, or while the state folder itself is read-only (no worker can run, issue 24), the hook
+writable queue at all, or while the state folder itself is read-only (no worker can run), the hook
 prints one line naming `git intent record <sha>`. Status reports both.
 
 Tests may run as root, where chmod does not stop writes: there the folder is made unwritable by putting a
@@ -69,7 +69,7 @@ def test_commit_with_an_unwritable_state_folder_is_queued_in_the_fallback_queue(
             ["git", "commit", "-q", "-m", "add a.txt"], cwd=repo, capture_output=True, text=True
         )
         sha = git(repo, "rev-parse", "HEAD").strip()
-        # No worker can run while .git/intent is read-only: the hook says so, once (issue 24, item 4)
+        # No worker can run while .git/intent is read-only: the hook says so, once
         assert (first.returncode, first.stderr) == (
             0,
             (

@@ -70,7 +70,7 @@ def test_pre_commit_manifest_declares_every_stage() -> None:
 
 
 def test_post_merge_through_git_intent_hook_carries_a_cherry_picked_copy(repo: Path) -> None:
-    """Issue 24: `git-intent-hook post-merge` (husky, pre-commit) queues a "landed" job; the worker carries
+    """`git-intent-hook post-merge` (husky, pre-commit) queues a "landed" job; the worker carries
     a recorded commit's note onto an unrecorded copy of it on a branch (same patch id). A file checkout
     (post-checkout flag 0) queues nothing."""
     import json

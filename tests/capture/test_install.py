@@ -1,4 +1,4 @@
-"""Issue 9, item 12: `git intent install` and `uninstall` through the CLI, in real repositories.
+"""`git intent install` and `uninstall` through the CLI, in real repositories.
 
 - A hook that is a symlink (dangling or not) is never written through: the link itself is moved aside as
   `<hook>.legacy` (chained when its target exists and is executable) and uninstall puts it back.
@@ -151,7 +151,7 @@ def test_uninstall_restores_the_notes_settings_the_user_had(repo: Path) -> None:
 def test_install_then_uninstall_leaves_the_config_as_it_was(repo: Path) -> None:
     config = local_config(repo)
     assert run_cli("install", "--push-notes", cwd=repo).returncode == 0
-    assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""  # issue 24: never set
+    assert git(repo, "config", "--get-all", "notes.rewriteRef", check=False) == ""  # never set
     proc = run_cli("uninstall", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[:5] == [

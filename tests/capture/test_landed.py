@@ -1,4 +1,4 @@
-"""Records survive the forge (issue 24): a bare remote, the author's clone with git-intent installed, and a
+"""Records survive the forge: a bare remote, the author's clone with git-intent installed, and a
 "forge" clone without git-intent that squash-merges and rebase-merges the author's pull requests, with a
 human commit landed on main in between and a line edited on the forge (a suggestion applied).
 
@@ -211,7 +211,7 @@ def test_the_next_record_carries_a_squash_the_author_fetched_with_plain_git(tmp_
 
 @pytest.mark.slow
 def test_a_teammate_who_only_fetches_derives_the_same_note(tmp_path: Path) -> None:
-    """Issue 24, item 2: a teammate's clone that has the pull request's commits (cloned before the merge)
+    """A teammate's clone that has the pull request's commits (cloned before the merge)
     runs `git intent fetch` after the squash; the author has not pushed the carried records. Both derive
     the same note byte for byte, and pushing both leaves one copy of each line on the remote."""
     team = Team(tmp_path)
@@ -249,7 +249,7 @@ def test_a_commit_sharing_lines_but_not_a_patch_with_an_open_branch_is_not_credi
 
 def test_a_diff_that_is_not_utf8_has_a_patch(repo: Path) -> None:
     """A file in latin-1 (byte 0xe9) made `git patch-id`'s reader raise UnicodeDecodeError, so every `record`
-    and `fetch` ended in exit 3 after its work (review of issue 24)."""
+    and `fetch` ended in exit 3 after its work."""
     from git_intent.capture.landed import _patches
     from git_intent.git.repo import Repository
 

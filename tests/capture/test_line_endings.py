@@ -1,5 +1,5 @@
 """Line endings as real repositories have them, end to end: an agent writes the file, a real `git commit` runs
-the installed hook (in the foreground), and `git intent blame` must credit every agent line (issue 9).
+the installed hook (in the foreground), and `git intent blame` must credit every agent line.
 
 - CRLF (Windows files, `.bat`, `.sln`): the note's range digest and blame's check must hash a line alike,
   whether it was read from the diff or from the blob.

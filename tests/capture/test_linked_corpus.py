@@ -29,7 +29,7 @@ from support import (
     run_cli,
     session_cwd,
 )
-from transcript_replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from support.transcript_replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 pytestmark = pytest.mark.slow
 

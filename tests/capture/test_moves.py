@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import corpus, run_cli
 from support import A_PY, ClaudeSession, Clock, at, blame_json, claude_project_dir, commit_at, git, make_repo
-from transcript_replay import commit_replayed, rebuild_claude
+from support.transcript_replay import commit_replayed, rebuild_claude
 
 from git_intent.capture.moves import Move, Moves
 from git_intent.capture.record import record_commit

@@ -1,4 +1,4 @@
-"""Issue 19: the newest transcript formats, copied from another machine, still credit the commits they wrote.
+"""The newest transcript formats, copied from another machine, still credit the commits they wrote.
 
 The fixtures are excerpts of entireio/git-sync's own sessions (Claude Code 2.1.143, codex 0.130.0; see
 fixtures/transcripts/*/README.md). Each test rebuilds the real commit from the transcript (the file before the
@@ -28,7 +28,7 @@ from support import (
     make_repo,
     session_cwd,
 )
-from transcript_replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
+from support.transcript_replay import Rebuild, commit_replayed, rebuild_claude, rebuild_codex, write_replayed
 
 from git_intent.adapters import ADAPTERS
 
@@ -75,7 +75,7 @@ ADAPTERS_BY_FILE = {"claude-code": "claude-code", "codex": "codex"}
 
 
 def test_claude_code_2_1_143_session_is_credited_and_blamed(tmp_path: Path) -> None:
-    """The file opens with `last-prompt` and `permission-mode` records: before issue 19 it was 'not a
+    """The file opens with `last-prompt` and `permission-mode` records: once it was 'not a
     transcript of a known agent' and the commit stayed unrecorded."""
     repo = make_repo(tmp_path / "repo")
     _replay(repo, CLAUDE_143, rebuild_claude(CLAUDE_143), "better fallback handling for v2/v1 fallback")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from support import ClaudeSession, Clock, blame_json, commit_at, git, make_repo, run_cli, run_in_terminal
-from transcript_replay import linked_history
+from support.transcript_replay import linked_history
 
 
 def notes(repo: Path) -> dict[str, str]:

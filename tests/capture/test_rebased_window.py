@@ -1,4 +1,4 @@
-"""Issue 20: a rebased commit is credited to the session that wrote it days before its new parent.
+"""A rebased commit is credited to the session that wrote it days before its new parent.
 
 entireio/git-sync d851ee02ef08 was authored on 2026-04-15 16:04 +02:00, the day Claude Code session c7d001b2
 made its edits, then rebased onto a parent committed on 04-24 (committer date 04-29). The window of edits that
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus, run_cli
 from support import at, blame_json, git, make_repo, session_cwd
-from transcript_replay import commit_replayed, rebuild_claude, write_replayed
+from support.transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 EXCERPT = corpus("transcripts", "claude-code", "git-sync__32bf11bd8793-1__rebased-excerpt.jsonl")
 SESSION = "c7d001b2-f56b-4999-82ed-3af83b6837b6"
@@ -135,8 +135,8 @@ def test_the_window_of_a_commit_not_rebased_starts_at_its_parent(tmp_path: Path)
 
 
 def test_the_author_date_widens_the_window_by_thirty_days_at_most() -> None:
-    """A cherry-pick of months-old work must not make backfill read every transcript since (issue 20
-    review)."""
+    """A cherry-pick of months-old work must not make backfill read every transcript
+    since."""
     from datetime import datetime, timedelta, timezone
 
     from git_intent.config import REBASE_REACH, window_start

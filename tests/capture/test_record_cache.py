@@ -1,4 +1,4 @@
-"""The record cache (issue 14): each transcript parsed once per version, the same credits as parsing every
+"""The record cache: each transcript parsed once per version, the same credits as parsing every
 file, invalidation on change, growth and replacement, and a damaged or unusable cache never stopping a
 record. Also: the local diff of an edit gives exactly the whole-file diff's lines on every fixture."""
 
@@ -36,7 +36,7 @@ _DIFF_USERS = (
 
 
 def whole_file_diff(before: str, after: str, *, numbered: bool = True) -> list[AddedLine]:
-    """text_diff_added as it was before issue 14: difflib over the whole texts."""
+    """text_diff_added as it was before its trimming: difflib over the whole texts."""
     old, new = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     return [

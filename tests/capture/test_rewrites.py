@@ -614,7 +614,7 @@ def test_blame_without_a_note_matches_content_or_says_it_does_not_know(repo: Pat
 
     lines = lib.read_text(encoding="utf-8").splitlines()
     proc = run_cli("blame", f"lib.py:{lines.index(RETRY_PERSON) + 1}", "--json", cwd=root)
-    # "unrecorded" is an answer, as git blame's is (issue 9, item 13): exit 0, the reason in the JSON only
+    # "unrecorded" is an answer, as git blame's is: exit 0, the reason in the JSON only
     assert (proc.returncode, proc.stderr) == (0, "")
     got = json.loads(proc.stdout)["lines"][0]
     assert (got["commit"], got["status"], got["attribution"], got["evidence"]) == (
@@ -643,7 +643,7 @@ def test_record_pending_exits_1_with_json_too_when_work_is_left(repo: Path) -> N
     lock.write_text("")
     commit(root, "retry while the notes ref is locked")
     proc = run_cli("record", "--pending", "--json", cwd=root)
-    # the same exit code as the text form (issue 9, item 13): queued work left undone is not an answer
+    # the same exit code as the text form: queued work left undone is not an answer
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert (json.loads(proc.stdout)["processed"], json.loads(proc.stdout)["retry"]) == (0, 1)
     lock.unlink()

@@ -186,7 +186,7 @@ def test_blame_on_a_corrupt_note_loses_nothing(app_repo: Path) -> None:
 def test_blame_on_a_commit_without_note(app_repo: Path) -> None:
     sha = git(app_repo, "log", "-1", "--format=%H", "--", "app.py").strip()
     proc = run_cli("blame", "app.py:1-3", "--json", cwd=app_repo)
-    # "unrecorded" is an answer (issue 9, item 13): exit 0, like git blame; the reason is in the JSON only
+    # "unrecorded" is an answer: exit 0, like git blame; the reason is in the JSON only
     assert (proc.returncode, proc.stderr) == (0, "")
     lines = json.loads(proc.stdout)["lines"]
     assert [(ln["line"], ln["commit"], ln["status"], ln["attribution"]) for ln in lines] == [
@@ -282,7 +282,7 @@ def test_hook_fast_path_failure_does_not_fail_the_commit(repo: Path) -> None:
     proc = commit_through_hook(repo, "fast.txt", "committed even though the hook cannot queue it\n")
     assert proc.returncode == 0, proc.stderr
     sha = git(repo, "rev-parse", "HEAD").strip()
-    # no worker can run without the state folder: one line says so (issue 24)
+    # no worker can run without the state folder: one line says so
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(
         f"git-intent: commit {sha[:12]} was not queued"
     )

@@ -126,7 +126,7 @@ def test_demo_keep(tmp_path: Path) -> None:
 
 
 def test_each_command_is_looked_up_in_the_module_that_registers_it() -> None:
-    """The lazy group imports `COMMAND_MODULES[name]` to run `name` (issue 22): the table must name every
+    """The lazy group imports `COMMAND_MODULES[name]` to run `name`: the table must name every
     command, and the module each one's function lives in."""
     from git_intent.cli._base import COMMAND_MODULES
 

@@ -1,4 +1,4 @@
-"""`git intent blame LOCATION` is answered without click (cli/printing.py, issue 22): it must answer
+"""`git intent blame LOCATION` is answered without click (cli/printing.py, for start-up time): it must answer
 exactly as the click route does. `blame -- LOCATION` takes the click route with the same meaning, so each
 pair is compared byte for byte, exit codes and stderr included, through the installed command."""
 
@@ -63,7 +63,7 @@ def test_outside_a_repository_the_plain_route_says_so(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("route", [["blame"], ["blame", "--"]], ids=["plain", "click"])
 def test_a_reader_that_leaves_an_ascii_terminal_or_no_stdout_end_alike(demo: Path, route: list[str]) -> None:
-    """As click.echo and click's main did before the plain route (issue 22 review): a closed pipe exits 1 in
+    """As click.echo and click's main did before the plain route: a closed pipe exits 1 in
     silence, an ASCII-configured stdout gets UTF-8 with replacements, a closed stdout gets nothing."""
     argv = ["git", "intent", *route, f"{FILE}:85"]
     gone = subprocess.Popen(argv, cwd=demo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

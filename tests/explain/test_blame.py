@@ -1,6 +1,6 @@
 """`git intent blame` on real files, end to end through the installed hook: bare CRs, exit codes and
 warnings, a line's history (`previous`), how a link was found, whole-file blame, move detection on
-request, and the content fallback through the session index (issues 9, 12 and 14)."""
+request, and the content fallback through the session index."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def who(line: dict[str, Any]) -> tuple[str, str | None, str | None]:
     return line["status"], a and a["session_id"], a and a["message_id"]
 
 
-# --- issue 9, item 2: a bare CR inside a line, CR-only line endings
+# --- a bare CR inside a line, CR-only line endings
 # ---------------------------------------------
 
 
@@ -82,7 +82,7 @@ def test_bare_cr_and_cr_only_endings_are_recorded_and_blamed(repo: Path) -> None
     assert past.returncode == 1 and "has 2 lines" in past.stderr
 
 
-# --- issue 9, item 13: exit codes and warnings
+# --- exit codes and warnings
 # ------------------------------------------------------------------
 
 
@@ -108,7 +108,7 @@ def test_answers_exit_0_and_an_unreadable_note_warns_once(repo: Path) -> None:
             assert "not a git-intent record" not in proc.stdout and "unreadable" in proc.stdout, proc.stdout
 
 
-# --- issue 9, items 15 and 16: a line's history; how a link was found
+# --- a line's history; how a link was found
 # --------------------------------------------
 
 
@@ -228,7 +228,7 @@ def test_the_content_fallback_reaches_back_from_a_rebased_commits_author_date(re
     )
 
 
-# --- issue 12, item 4: whole-file blame
+# --- whole-file blame
 # ----------------------------------------------------------------------------
 
 
@@ -310,7 +310,7 @@ def test_whole_file_blame_of_a_long_file_stays_one_row_per_line(repo: Path) -> N
     assert len(json.loads(run_cli("blame", "big.txt", "--json", cwd=root).stdout)["ranges"]) == 1
 
 
-# --- issue 14, item 5: blame follows the diff; moves only on request
+# --- blame follows the diff; moves only on request
 # -------------------------------------------
 
 
@@ -370,7 +370,7 @@ def test_moves_on_request_follow_a_persons_move_to_the_agents_commit(repo: Path)
     assert f"moved     here by commit {moved[:12]}" in text
 
 
-# --- issue 14, item 5: the content fallback through the session index
+# --- the content fallback through the session index
 # --------------------------------------------
 
 

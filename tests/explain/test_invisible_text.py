@@ -1,4 +1,4 @@
-"""Invisible text made visible (issue 21, item 6): zero-width characters, bidi marks (U+200E/F, U+061C),
+"""Invisible text made visible: zero-width characters, bidi marks (U+200E/F, U+061C),
 the BOM and Unicode tag characters (U+E0000-U+E007F, which can spell instructions a model reads and a
 person does not see) are shown as escapes in blame, why, show, review's text and markdown, and the web
 view; JSON keeps them."""

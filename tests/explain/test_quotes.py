@@ -1,4 +1,4 @@
-"""Quotes a reader can use (issue 28, item 8), on real excerpts of entireio/cli and entireio/git-sync
+"""Quotes a reader can use, on real excerpts of entireio/cli and entireio/git-sync
 sessions replayed into a repository and recorded: a numbered list is never cut inside an item, a bare
 confirmation shows the proposal it confirmed, a prompt typed while the agent worked and a slash command's
 arguments are quoted, evidence is in time order and nothing quoted as a reason comes after the edit, and
@@ -16,9 +16,9 @@ from urllib.parse import quote as url_quote
 from urllib.parse import urlsplit
 
 import pytest
-from answer_support import build_repo
 from conftest import corpus, git, run_cli
-from review_repo import isolated_env, serving
+from support.answer_support import build_repo
+from support.review_repo import isolated_env, serving
 
 from git_intent.answer import why
 from git_intent.git.repo import Repository

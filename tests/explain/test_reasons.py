@@ -1,4 +1,4 @@
-"""The reason picker and the symbol around a line (issue 20), end to end through the installed hook: blame's
+"""The reason picker and the symbol around a line, end to end through the installed hook: blame's
 evidence, the offline `why` built from it, review's reason, and tree-sitter's symbol."""
 
 from __future__ import annotations

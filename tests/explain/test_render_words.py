@@ -1,4 +1,4 @@
-"""What the text renderers say about themselves (issue 20, item 4): times carry their zone, counts agree with
+"""What the text renderers say about themselves: times carry their zone, counts agree with
 their noun, a cut row ends with "…", and `more:` points only at a command that works here."""
 
 from __future__ import annotations

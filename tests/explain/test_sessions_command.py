@@ -41,7 +41,7 @@ def test_sessions_lists_this_repositorys_sessions_and_their_commits(repo: Path, 
 def test_sessions_reads_each_transcript_once_per_version_and_lists_what_a_full_parse_would(
     repo: Path, reads: list[Path]
 ) -> None:
-    """The listing comes from the record cache (issue 22): a second call parses nothing, a grown transcript
+    """The listing comes from the record cache: a second call parses nothing, a grown transcript
     is parsed again, and every field equals what parsing every transcript gives."""
     from git_intent.explain.session_list import list_sessions
     from git_intent.git.repo import Repository
@@ -77,7 +77,7 @@ def test_a_transcript_out_of_the_look_back_stays_cached_across_a_record(
     repo: Path, reads: list[Path]
 ) -> None:
     """`record` looks only at its look-back; it used to forget every older transcript, so the next `sessions`
-    parsed them all again (review of issue 22)."""
+    parsed them all again."""
     import os
 
     from git_intent.capture.record import record_commit

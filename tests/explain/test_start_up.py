@@ -1,4 +1,4 @@
-"""What a plain `git intent blame` and an offline `why` import (issue 22): the answers people wait on most
+"""What a plain `git intent blame` and an offline `why` import: the answers people wait on most
 start with no pydantic, no grammar pack once a file's symbols are kept, no adapter once a parse is kept, and
 none of the other commands' modules; `blame LOCATION` without click (cli/printing.py). Measured by
 `python -X importtime` of the real CLI on the demo."""

@@ -41,7 +41,7 @@ def test_stats_of_all_history(demo_repo: Path) -> None:
         "by_status": {"agent": 32, "human": 333, "unrecorded": 0, "trailer": 0},
     }
     assert (report["by_agent"], report["by_trailer_agent"]) == ({"claude-code": 32}, {})
-    # the model comes from the parsed transcript once adapters record it (issue 12, item 4)
+    # the model comes from the parsed transcript once adapters record it
     assert report["by_model"] in ({"unknown": 32}, {"claude-opus-4-5-20251101": 32})
     assert report["by_person"] == {"A Person": 333}
     assert [

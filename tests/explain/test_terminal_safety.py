@@ -1,4 +1,4 @@
-"""Nothing read from a transcript or a note can drive the terminal (issue 9, item 6): escape sequences
+"""Nothing read from a transcript or a note can drive the terminal: escape sequences
 (an OSC 52 clipboard write), C1 controls and bidi overrides are escaped in every text output and in
 hook.log, and written as \\u escapes in JSON, which keeps the value."""
 

@@ -1,4 +1,4 @@
-"""Issue 19, item 5: a commit's trailers are evidence when no transcript is found. Blame credits its added
+"""A commit's trailers are evidence when no transcript is found. Blame credits its added
 lines to the agent the trailers name (`method: "trailer"`, no session or message, confidence below 1); a
 transcript-based attribution always wins; stats counts trailer lines apart."""
 
@@ -111,8 +111,8 @@ def test_stats_counts_trailer_lines_apart(repo: Path) -> None:
 
 
 def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
-    """Review printed `claude-code · session  · message  · trailer` for a trailer's lines (review of issue
-    19)."""
+    """Review printed `claude-code · session  · message  · trailer` for a trailer's lines (an empty
+    session and message)."""
     sha = commit_file(repo, "tool.py", "def tool():\n    return 42\n", f"add the tool\n\n{CLAUDE}\n")
     text = run_cli("review", "HEAD~1..HEAD", cwd=repo)
     assert text.returncode == 0, text.stderr
@@ -130,8 +130,8 @@ def test_review_names_the_trailer_not_an_empty_session(repo: Path) -> None:
 
 
 def test_a_review_group_spanning_two_definitions_names_neither(repo: Path) -> None:
-    """Review groups lines by attribution; its `symbol` is the group's only when every line shares it (review
-    of issue 20: lines of `class A` were shown `in def f`)."""
+    """Review groups lines by attribution; its `symbol` is the group's only when every line shares it (lines
+    of `class A` were once shown `in def f`)."""
     commit_file(repo, "two.py", "def f():\n    return 1\n\n\nclass A:\n    x = 2\n", f"add two\n\n{CLAUDE}\n")
     proc = run_cli("review", "HEAD~1..HEAD", "--json", cwd=repo)
     assert proc.returncode == 0, proc.stderr

@@ -160,8 +160,8 @@ def test_every_fact_of_every_corpus_session_survives_the_default_rendering() -> 
             for fact in facts_of(session):
                 assert fact in context.text, (path.name, fact)
                 checked += 1
-    # 125, 1 of the codex 0.130 excerpt (issue 19), 1 of the Claude Code 2.1.91 excerpt (issue 20), 6 of the
-    # excerpts of issue 28's quotes and 5 of its moved-file excerpt; the Aider history (67 facts) is Markdown:
+    # 125, 1 of the codex 0.130 excerpt, 1 of the Claude Code 2.1.91 excerpt, 6 of the excerpts kept for
+    # their quotes and 5 of the moved-file excerpt; the Aider history (67 facts) is Markdown:
     # its test is below. A list item is one fact, never cut into sentences: the review pasted into the
     # compacted Codex session gives 10 fewer facts than when its items were cut.
     assert checked == 138

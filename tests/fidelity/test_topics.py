@@ -356,7 +356,7 @@ def test_open_questions_are_questions_nobody_answered() -> None:
 
 
 def test_the_digest_quotes_html_a_person_typed_and_drops_only_agent_wrappers() -> None:
-    # issue 13: the user's words are shown as written; escaping is for output, never a change to the text
+    # the user's words are shown as written; escaping is for output, never a change to the text
     typed = 'Make the banner show <script>alert("hi")</script> as text, and <b>bold</b> the title please'
     wrapped = (
         "<ide_opened_file>The user opened src/app.py</ide_opened_file> Rename the config loader to "

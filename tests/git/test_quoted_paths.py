@@ -1,4 +1,4 @@
-"""File names git quotes (issue 21, item 4): a `"`, a tab or a backslash next to characters above U+00FF. git
+"""File names git quotes: a `"`, a tab or a backslash next to characters above U+00FF. git
 writes such a name C-quoted with octal escapes of its UTF-8 bytes; no command may crash on it, and the
 post-commit hook must still record the commit."""
 

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest import git
-from review_repo import serving
 from support import ODD_FILES, add_odd_files, unreadable_sentence
+from support.review_repo import serving
 
 from git_intent.core.errors import UnreadableFileError
 from git_intent.git.worktree import MAX_FILE_BYTES, read_worktree_file

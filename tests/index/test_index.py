@@ -199,7 +199,7 @@ def test_ingest_stores_messages_edits_and_touched_paths(scenario: Scenario) -> N
 def test_incremental_ingest_skips_unchanged_and_writes_only_the_appended_message(scenario: Scenario) -> None:
     r = Repository(scenario.repo)
     ingest(r)
-    again = ingest(r)  # nothing changed: not a transcript parsed (issue 20), nothing written
+    again = ingest(r)  # nothing changed: not a transcript parsed, nothing written
     assert (again.transcripts, again.sessions, again.sessions_skipped, again.rows_written) == (0, 0, 0, 0)
     assert load.unchanged(r)
     db = open_index(r)
@@ -248,7 +248,7 @@ def test_an_unchanged_index_is_known_without_parsing_a_transcript(
 
 def test_an_index_with_a_backup_copy_of_its_session_is_known_unchanged(scenario: Scenario) -> None:
     """`record` keeps a copy of every credited session in the backup: two files, one merged session. Both are
-    recorded, so the next search parses nothing (review of issues 20 and 22: only the copy the session was
+    recorded, so the next search parses nothing (before, only the copy the session was
     indexed from was, and `unchanged` was never true in real use)."""
     from git_intent.sessions.backup import session_copy_path
 
@@ -507,7 +507,7 @@ def test_ingest_result_is_json_serialisable(scenario: Scenario) -> None:
 def test_search_scores_only_candidates_that_can_enter_the_answer(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 14, item 4: re-ranking stops once no later candidate (by bm25) can reach the `limit`-th score;
+    """Re-ranking stops once no later candidate (by bm25) can reach the `limit`-th score;
     the answer equals the one from scoring every candidate."""
     from rapidfuzz import fuzz
 
@@ -585,7 +585,7 @@ def test_typo_search_reads_the_vocabulary_again_after_the_index_changed(scenario
 
 
 def test_rows_are_tuples_in_column_order_with_the_digests_earlier_versions_stored() -> None:
-    """Issue 14: rows became tuples inserted with positional parameters. Their values and digests are the
+    """Rows became tuples inserted with positional parameters. Their values and digests are the
     ones the dict rows of earlier versions stored (these literals come from that code), so an index written
     before still sees an unchanged message as unchanged and rewrites nothing."""
     from git_intent.core.values import AddedLine, Edit, Message, Part, Session
@@ -676,12 +676,12 @@ def test_rows_are_tuples_in_column_order_with_the_digests_earlier_versions_store
 
 
 def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Path) -> None:
-    """Issue 14: the answers below are the ones the build before tuple rows gave on the Claude Code and
+    """The answers below are the ones the build before tuple rows gave on the Claude Code and
     Codex fixture transcripts (exact, typo and two-word queries); an ingest that stores other text, or an
     index shaped otherwise, fails here first (bench/index_throughput.py --compare checks 200 more)."""
     from git_intent.sessions.discovery import read_transcript
 
-    # The fixtures of that build: issue 28's excerpt (a document about checkpoints and git notes) came later.
+    # The fixtures of that build: the moved-file excerpt (about checkpoints and git notes) came later.
     later = {"entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl"}
     sessions = [
         s
@@ -700,7 +700,7 @@ def test_search_over_fixture_transcripts_finds_what_the_dict_rows_found(repo: Pa
             f"{claude}:r411",
         ],
         "pytest fixture": [f"{codex}:r103", f"{codex}:r28", f"{claude}:r699"],
-        # third since issue 28's `/goal` excerpt: "<command-message>goal</command-message>… make commits …"
+        # third since the `/goal` excerpt was added: "<command-message>goal</command-message>… make commits …"
         "commit message": [
             "198393f2-22db-477b-ac77-1825bea883ae:3e5c0942-5da9-4e4a-9f45-5f5b400293f9",
             f"{claude}:r626",

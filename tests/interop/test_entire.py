@@ -258,7 +258,7 @@ def test_per_checkpoint_ref(entire_repo: tuple[Path, dict[str, str]]) -> None:
     tree = git(path, "rev-parse", f"{BRANCH_REF}:8e/ce5fc12e98").strip()
     set_ref(path, "refs/entire/checkpoints/98/8ece5fc12e98", tree, "Checkpoint: 8ece5fc12e98")
     repo = Repository(path)
-    assert checkpoint_refs(repo) == [BRANCH_REF, "refs/entire/checkpoints/98/8ece5fc12e98"]
+    assert checkpoint_refs(repo) == ["refs/entire/checkpoints/98/8ece5fc12e98", BRANCH_REF]
     assert len(read_checkpoints(repo)) == 4  # found on both refs, read once
     git(path, "update-ref", "-d", BRANCH_REF)
     (checkpoint,) = read_checkpoints(repo)

@@ -20,7 +20,7 @@ from typing import Any
 
 from conftest import corpus, git, run_cli
 from support import at, blame_json, make_repo, note_records, note_text, session_cwd
-from transcript_replay import commit_replayed, rebuild_codex, write_replayed
+from support.transcript_replay import commit_replayed, rebuild_codex, write_replayed
 
 from git_intent.adapters import codex
 from git_intent.peers.git_ai import attested_spans, parse_gitai_note

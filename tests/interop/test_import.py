@@ -16,7 +16,7 @@ from support import (
     run_cli,
     run_in_terminal,
 )
-from transcript_replay import linked_history
+from support.transcript_replay import linked_history
 
 
 # (transcript, checkpoint id, rebuild, subject)

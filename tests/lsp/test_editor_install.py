@@ -1,5 +1,5 @@
 """`git intent install --editor NAME` prints each editor's configuration, `--write` adds it showing the diff,
-and `uninstall --editor NAME` puts every byte back (issue 23, item 4)."""
+and `uninstall --editor NAME` puts every byte back."""
 
 from __future__ import annotations
 

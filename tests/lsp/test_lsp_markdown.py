@@ -1,4 +1,4 @@
-"""Transcript text in a hover can never become live markdown or HTML (issue 23, item 1): rendered by a
+"""Transcript text in a hover can never become live markdown or HTML: rendered by a
 CommonMark renderer with raw HTML allowed (the worst an editor does), no link, image or tag survives."""
 
 from __future__ import annotations

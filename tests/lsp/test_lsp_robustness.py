@@ -1,4 +1,4 @@
-"""`git intent lsp` never takes the editor down (issue 23, item 3): each awkward case answers None or one
+"""`git intent lsp` never takes the editor down: each awkward case answers None or one
 sentence and the server keeps serving; it exits cleanly on shutdown/exit, at the end of stdin, and when the
 process that started it dies."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import git
-from lsp_client import Session, run_server, uri
 from support import ODD_FILES, add_odd_files, unreadable_sentence
+from support.lsp_client import Session, run_server, uri
 
 from git_intent.lsp.answers import NOT_INSTALLED
 from git_intent.lsp.markdown import sentence_markdown

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from lsp_client import Session, run_server, uri
+from support.lsp_client import Session, run_server, uri
 
 from git_intent.demo import run_demo
 

@@ -1,4 +1,4 @@
-"""The MCP `why` and `ask` tools over a real stdio subprocess, against the why/ask library (issue 12).
+"""The MCP `why` and `ask` tools over a real stdio subprocess, against the why/ask library.
 
 Written against `git_intent.answer.why(repo, location, *, model=None, offline=False)` and
 `git_intent.answer.ask(repo, question, *, path=None, model=None, offline=False)`, both returning the pydantic

@@ -1,4 +1,4 @@
-"""`git intent mcp` answers `initialize` before the SDK is loaded (issue 22), with exactly the answer the SDK
+"""`git intent mcp` answers `initialize` before the SDK is loaded, with exactly the answer the SDK
 gives, and hands every later message to the SDK unchanged: raw JSON-RPC over a real stdio subprocess."""
 
 from __future__ import annotations

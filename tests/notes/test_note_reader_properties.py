@@ -1,4 +1,4 @@
-"""Property tests (Hypothesis, issue 21) of the readers of data other people write: the note reader and the
+"""Property tests (Hypothesis) of the readers of data other people write: the note reader and the
 shared evidence reader never raise on any input, keep every line they cannot read, and round-trip what they
 write. Bounded (`max_examples`) so the suite stays fast."""
 

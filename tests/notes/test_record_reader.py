@@ -1,4 +1,4 @@
-"""A note record is read the same whether the plain check builds it or pydantic validates it (issue 22).
+"""A note record is read the same whether the plain check builds it or pydantic validates it.
 
 `parse_record` builds a record itself only when every known field already has exactly its type; anything else
 goes to pydantic's lax validation. Hypothesis throws records of every kind with fields of the right type,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import corpus, git, run_cli
-from planted import FAMILIES, plant
+from support.planted import FAMILIES, plant
 
 from git_intent.core.errors import RedactionError
 from git_intent.redaction import detectors

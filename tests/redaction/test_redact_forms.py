@@ -1,4 +1,4 @@
-"""Redaction without gaps on common forms (issue 21, item 3): secret-named variables whatever their prefix and
+"""Redaction without gaps on common forms: secret-named variables whatever their prefix and
 quoting, password options, secrets named in prose, credentials in any URL authority, tokens hidden by an
 invisible character or written as hex or %XX escapes, and a token split across two parts of one message —
 sealed and shared, none of them reaches a git object; SHAs, UUIDs and test data are still spared."""
@@ -12,9 +12,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from planted import Planted, evasions, fragments
 from support import claude_session, git, install, note_text, run_cli
 from support import commit_synced as commit
+from support.planted import Planted, evasions, fragments
 
 from git_intent.redaction.redact import redact_text, seal
 
@@ -162,7 +162,7 @@ def test_only_text_and_reasoning_parts_are_joined_and_an_edits_added_lines_keep_
     ],
 )
 def test_a_placeholder_word_inside_a_secret_does_not_spare_it(text: str) -> None:
-    """Placeholder words spare a value only as whole words of a one-word value (review of issue 21: as
+    """Placeholder words spare a value only as whole words of a one-word value (as
     substrings, "test" in "latest" and "your" in "Yourkiddo9" let these through)."""
     assert "[REDACTED:" in redact_text(text).text
 

@@ -1,5 +1,5 @@
-"""Property tests (Hypothesis, issue 21) of the redactor: a planted secret of every family and every form
-issue 21 found is removed whole wherever it stands in any text, and across any split of a message into
+"""Property tests (Hypothesis) of the redactor: a planted secret of every family and every form that once
+slipped past it is removed whole wherever it stands in any text, and across any split of a message into
 parts; SHAs, UUIDs, digests and identifiers are never touched; no text makes it raise. Bounded
 (`max_examples`) so the suite stays fast."""
 
@@ -11,7 +11,7 @@ import uuid
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from planted import Planted, evasions, plant
+from support.planted import Planted, evasions, plant
 
 from git_intent.redaction.redact import redact_text, seal
 

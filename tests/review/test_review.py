@@ -1,5 +1,6 @@
-"""`git intent review RANGE`: the three linked entire-cli commits in one history (tests/review_repo.py),
-reviewed as JSON, text and a pull-request comment; ranges, diff parsing, truncation and the model seam."""
+"""`git intent review RANGE`: the three linked entire-cli commits in one history
+(tests/support/review_repo.py), reviewed as JSON, text and a pull-request comment; ranges, diff parsing,
+truncation and the model seam."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import git, run_cli
-from review_repo import CHUNKING, S0, S2, S8, SCRIPT_PROMPT, ReviewRepo, build_review_repo
+from support.review_repo import CHUNKING, S0, S2, S8, SCRIPT_PROMPT, ReviewRepo, build_review_repo
 
 from git_intent.core.errors import IntentError
 from git_intent.git.repo import Repository
@@ -145,7 +146,7 @@ def test_text_quotes_the_request_and_the_reason_with_citations(built: ReviewRepo
     gemini = text[text.index(f"\n{GEMINI} (modified)") :]
     assert "asked     “Add error handling/logging for Gemini message marshaling failures" in gemini
     assert "[1ed1f046:dabe33ec]" in gemini
-    # the reason picker's passage: the sentence naming the line's word (`"context"`), issue 20
+    # the reason picker's passage: the sentence naming the line's word (`"context"`)
     assert (
         "because   “I'll use `context.Background()` for the logging since this is an edge case utility "
         "function.”" in gemini

@@ -1,5 +1,5 @@
 """`git intent review` with a model: one cited paragraph per session from the `ask` sub-agent, citations
-checked by code (issue 13, scope 1), against the scripted OpenAI-compatible server."""
+checked by code, against the scripted OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from answer_support import REQUEST, SESSION, demo, templates, use_model  # noqa: F401  (fixtures)
 from conftest import run_cli
-from scripted_model import call, say, scripted
+from support.answer_support import REQUEST, SESSION, demo, templates, use_model  # noqa: F401  (fixtures)
+from support.scripted_model import call, say, scripted
 
 QUOTE = "Handle single lines exceeding MaxChunkSize"
 

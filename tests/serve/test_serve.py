@@ -5,7 +5,6 @@ from `/`, nothing from another host, a busy port named. The browser tests are in
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import socket
 from collections.abc import Iterator
@@ -15,7 +14,16 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 import pytest
 from conftest import run_cli
-from review_repo import CHUNKING, S8, ReviewRepo, Site, build_review_repo, serving, serving_opened
+from support.review_repo import (
+    CHUNKING,
+    S8,
+    ReviewRepo,
+    Site,
+    build_review_repo,
+    levels,
+    serving,
+    serving_opened,
+)
 
 from git_intent.serve.security import UNAUTHORIZED, cookie_value, host_is_local, token_matches
 
@@ -261,15 +269,6 @@ def test_a_post_needs_the_runs_token(built: ReviewRepo, site: Site) -> None:
     assert request(site, "/no/such/page", method="POST", body="")[0] == 403
 
 
-def levels(built: ReviewRepo) -> dict[str, str]:
-    """The user's stored fidelity choices for session S8 (what `git intent fidelity` writes)."""
-    proc = run_cli("context", S8, "--json", cwd=built.path, env=built.env)
-    assert proc.returncode == 0, proc.stderr
-    return {
-        t["topic_id"]: t["fidelity"] for t in json.loads(proc.stdout)["topic_map"] if t["chosen_by"] == "user"
-    }
-
-
 def test_every_page_is_reachable_from_the_start_page_and_nothing_comes_from_elsewhere(site: Site) -> None:
     seen: dict[str, int] = {}
     queue = ["/"]
@@ -314,7 +313,7 @@ def test_the_file_view_works_without_javascript(built: ReviewRepo, site: Site) -
     panel = page[page.index(f'id="{shown[0]}"') :]
     panel = panel[: panel.index("</section>")]
     assert "Handle single lines exceeding MaxChunkSize" in panel
-    assert '<p class="muted symbol">in <code>func ChunkJSONL</code></p>' in panel  # issue 20: the symbol
+    assert '<p class="muted symbol">in <code>func ChunkJSONL</code></p>' in panel  # its symbol
     assert f'<tr id="L{built.changed_line - 1}"' in page and 'class="selected"' in page
 
 

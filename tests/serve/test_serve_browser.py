@@ -15,7 +15,14 @@ from urllib.error import HTTPError
 from urllib.parse import urlsplit
 
 import pytest
-from review_repo import (
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from support.browser import ENSURE, chromium
+from support.review_repo import (
     CHUNKING,
     S0,
     S8,
@@ -25,40 +32,16 @@ from review_repo import (
     Site,
     build_review_repo,
     isolated_env,
+    levels,
     serving,
     serving_opened,
 )
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import Select, WebDriverWait
-from test_serve import levels
 
 from git_intent.demo import run_demo
 from git_intent.serve.security import UNAUTHORIZED
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
-ENSURE = ROOT / "scripts" / "ensure-chromium"
 REQUEST_S0 = "Handle single lines exceeding MaxChunkSize (error or split) in chunking.go:84"
-
-
-def chromium() -> tuple[str, str]:
-    """Paths of chromium and chromedriver, installing them through scripts/ensure-chromium when missing."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if browser and driver:
-        return browser, driver
-    proc = subprocess.run([str(ENSURE)], capture_output=True, text=True, timeout=1200)
-    if proc.returncode != 0 or len(proc.stdout.split()) < 2:
-        pytest.fail(
-            "The browser tests need Debian's chromium and chromium-driver, and scripts/ensure-chromium "
-            f"could not install them:\n{proc.stderr.strip()}"
-        )
-    browser, driver = proc.stdout.split()[-2:]
-    return browser, driver
 
 
 @pytest.fixture(scope="module")

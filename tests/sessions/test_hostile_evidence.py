@@ -1,4 +1,4 @@
-"""Fetched evidence other people wrote (issue 21, items 1 and 2): a blob nested 200,000 deep, one over the
+"""Fetched evidence other people wrote: a blob nested 200,000 deep, one over the
 size cap, one of the wrong shape, and a 3 MB message, on `refs/intent/evidence` next to a good blob. Every
 reader answers (blame, show, review, why offline), warns once per bad blob, and `doctor` names each bad
 object."""

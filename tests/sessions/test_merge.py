@@ -1,4 +1,4 @@
-"""Copies of one session merge into one (issue 19, item 4): records deduplicated by message id, edits by
+"""Copies of one session merge into one: records deduplicated by message id, edits by
 call."""
 
 from __future__ import annotations

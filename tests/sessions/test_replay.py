@@ -1,5 +1,6 @@
 """`replay.rebuild` builds the files before and after a session from `Session.edits` alone, and agrees with
-the tests' independent reading of the transcript (tests/transcript_replay.py) on every Claude Code file."""
+the tests' independent reading of the transcript (tests/support/transcript_replay.py) on every Claude Code
+file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, corpus
-from transcript_replay import rebuild_claude
+from support.transcript_replay import rebuild_claude
 
 from git_intent.core.values import to_json
 from git_intent.sessions.discovery import read_transcript

@@ -1,4 +1,4 @@
-"""The session cache (issue 14): a transcript blame and show read again is parsed once per version of the
+"""The session cache: a transcript blame and show read again is parsed once per version of the
 file; what comes back from the cache equals a fresh parse on every fixture, a changed file is parsed again,
 a damaged cache file is parsed over, and the cache is private."""
 
@@ -157,7 +157,7 @@ def test_blame_reads_its_session_from_the_cache_on_its_second_call(
 
 
 def test_a_cache_file_others_could_write_is_never_unpickled(tmp_path: Path, reads: list[Path]) -> None:
-    """Pickles run code when loaded (issue 22 moved the cache to them): only this user's 0600 files are
+    """Pickles run code when loaded (the cache is pickled for speed): only this user's 0600 files are
     read."""
     path = tmp_path / "session.jsonl"
     shutil.copyfileobj(BIG.open("rb"), path.open("wb"))

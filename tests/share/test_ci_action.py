@@ -1,4 +1,4 @@
-"""The pull-request comment without a service (issue 24, item 5): action.yml's script, ci/pr-comment.sh, run
+"""The pull-request comment without a service: action.yml's script, ci/pr-comment.sh, run
 as the GitHub Action runs it, in a CI clone of a bare remote, with a fake `gh` on PATH that serves the pull
 request's comments from a JSON file, applies `--jq` with the jq library (gh's own is gojq) and records every
 call. The author's clone recorded an agent's commit on a branch and pushed the branch and its notes; a person

@@ -1,4 +1,4 @@
-"""Sharing end to end (issue 11): a bare remote and clones in tmp dirs, a real Claude Code transcript with
+"""Sharing end to end: a bare remote and clones in tmp dirs, a real Claude Code transcript with
 planted fake secrets, push and fetch, blame on a machine without transcripts, and a scan of every object.
 
 Clone A replays the linked fixture entire-cli 8ece5fc12e98 (54 agent lines, fixtures/linked/README.md)
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from conftest import corpus, git, run_cli
-from planted import Planted, fragments, plant, plant_claude
-from transcript_replay import commit_replayed, rebuild_claude, write_replayed
+from support.planted import Planted, fragments, plant, plant_claude
+from support.transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 TRANSCRIPT = ("linked", "entire-cli", "checkpoints", "8e", "ce5fc12e98", "0", "full.jsonl")
 SESSION = "cc432c40-914a-4c1a-a972-0103199a736a"

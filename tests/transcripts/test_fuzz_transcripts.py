@@ -1,4 +1,4 @@
-"""Mutants of every fixture transcript never break reading (issue 9, "Done means").
+"""Mutants of every fixture transcript never break reading.
 
 Each fixture is damaged the ways real files are — truncated, byte-flipped, lines duplicated and deleted,
 fields of the wrong type, NUL bytes, invalid UTF-8, lone surrogates, a huge line, a deeply nested line —

@@ -174,7 +174,7 @@ def _whole_file(before: list[str], after: list[str]) -> list[tuple[str, int]]:
 
 
 def test_text_diff_added_trims_a_file_of_repeated_lines_edited_near_its_end() -> None:
-    """Issue 14: runs of repeated lines (`}`) far from an edit near the end of a file no longer force the
+    """Runs of repeated lines (`}`) far from an edit near the end of a file no longer force the
     whole-file diff (553 of 3,697 edits of entireio/cli's real transcripts did, files of up to 3,200
     lines)."""
     old = [line for i in range(100) for line in (f"func f{i}() {{", "}", "}")] + ["end one", "end two"]

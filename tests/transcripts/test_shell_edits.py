@@ -27,7 +27,7 @@ def edits(command: str, cwd: str | None = "/w") -> list[tuple[str, str, Lines]]:
 
 
 # --------------------------------------------------------------------------------------------------
-# The forms the issue names, and what stays human
+# The forms agents use to write files from the shell, and what stays human
 # --------------------------------------------------------------------------------------------------
 
 FORMS: list[tuple[str, list[tuple[str, str, Lines]]]] = [
@@ -398,10 +398,10 @@ SHELL_CORPUS: dict[str, tuple[int, int]] = {
     f"{CX}/git-sync__8feaf84a600f__apply-patch.jsonl": (14, 0),
     f"{CX}/git-sync__a42e22b7f6bc__torn-line-excerpt.jsonl": (0, 0),
     f"{CX}/sanitized__schema-coverage-0.146.jsonl": (2, 0),
-    f"{CC}/git-sync__ae52adb63cec__2.1.143-excerpt.jsonl": (0, 0),  # issue 19's excerpts: edits, no shell
+    f"{CC}/git-sync__ae52adb63cec__2.1.143-excerpt.jsonl": (0, 0),  # newest-format excerpts: edits, no shell
     f"{CC}/git-sync__74fd06e0aef8__2.1.143-later-copy-excerpt.jsonl": (0, 0),
-    f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl": (0, 0),  # issue 20's excerpt: 3 Edits, no shell
-    f"{CC}/entire-cli__d51bd3632c2d__numbered-list-excerpt.jsonl": (0, 0),  # issue 28's excerpts: no shell
+    f"{CC}/git-sync__32bf11bd8793-1__rebased-excerpt.jsonl": (0, 0),  # rebased excerpt: 3 Edits, no shell
+    f"{CC}/entire-cli__d51bd3632c2d__numbered-list-excerpt.jsonl": (0, 0),  # the quote excerpts: no shell
     f"{CC}/entire-cli__ada8171575ce__yes-fix-it-excerpt.jsonl": (0, 0),
     f"{CC}/entire-cli__db3f4ae57df0__typed-while-working-excerpt.jsonl": (0, 0),
     f"{CC}/git-sync__f27edbb5033d__goal-command-excerpt.jsonl": (0, 0),
@@ -410,7 +410,7 @@ SHELL_CORPUS: dict[str, tuple[int, int]] = {
     f"{CC}/entire-cli__7e72a8d8fdb8__moved-file-excerpt.jsonl": (
         1,
         1,
-    ),  # issue 28's excerpt: the mv is a move
+    ),  # the mv is a move
     "linked/entire-cli/checkpoints/8e/ce5fc12e98/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/0/full.jsonl": (2, 0),
     "linked/entire-cli/checkpoints/ac/3f02a3c337/2/full.jsonl": (2, 0),

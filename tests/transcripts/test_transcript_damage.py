@@ -1,4 +1,4 @@
-"""Damaged transcripts and a damaged index never break a command (issue 9, items 3, 4, 5, 7 and 9).
+"""Damaged transcripts and a damaged index never break a command.
 
 Each case reproduces a failure found by probing the build with mutated real transcripts: a lone UTF-16
 surrogate, fields of the wrong type, deeply nested lines, a damaged Codex `session_meta`, a corrupt
@@ -251,9 +251,9 @@ def test_cursor_record_of_the_wrong_type_is_skipped_not_the_session(tmp_path: Pa
 
 @pytest.mark.slow
 def test_one_bad_record_does_not_drop_a_discovered_session(repo: Path, isolated_env: Path) -> None:
-    """The issue's case: a real rollout, found by discovery, plus one `"type": {}` record: 45/45 lines, not
+    """As first found: a real rollout, found by discovery, plus one `"type": {}` record: 45/45 lines, not
     0."""
-    from transcript_replay import commit_replayed, rebuild_codex, write_replayed
+    from support.transcript_replay import commit_replayed, rebuild_codex, write_replayed
 
     source = corpus(*CODEX_ROLLOUT)
     recorded = "/Users/soph/Work/entire/devenv/gitsync"

@@ -1,4 +1,4 @@
-"""Property tests (Hypothesis, issue 21) of the transcript readers: the tolerant JSON Lines reader and every
+"""Property tests (Hypothesis) of the transcript readers: the tolerant JSON Lines reader and every
 adapter, through `read_transcript`, on lines of any bytes and on real records with any field replaced by any
 JSON value. Nothing but TranscriptError escapes; every object a line holds is yielded or counted. Bounded
 (`max_examples`) so the suite stays fast."""

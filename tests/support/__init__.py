@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 # Real transcripts and links, kept in the repository (fixtures/README.md) so a fresh clone runs every test.
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures"
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures"
 NOTES_REF = "refs/notes/intent"
 WAIT = 30.0  # seconds to wait for the hook's background worker
 SYNC = {
@@ -706,6 +706,96 @@ def corpus_files() -> dict[str, bytes]:
         root = corpus("linked", source, "checkpoints")
         files.update({p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()})
     return files
+
+
+def migrated_metadata(raw: bytes, checkpoint_id: str) -> bytes:
+    """A checkpoint's root metadata.json as Entire's `entire doctor migrate-checkpoints` writes it into the
+    checkpoint's ref (entireio/cli `cmd/entire/cli/checkpoint/migrate.go` at 002e36a8,
+    `normalizeMigratedMetadata`): `checkpoint_version` dropped, each session string under
+    `/<id[:2]>/<id[2:]>/` made relative to the checkpoint (`/0/full.jsonl`), then, when anything changed,
+    encoded again by Go's encoding/json: keys sorted, two-space indent, a final newline. The two encoders
+    agree on this data: integers only, and none of the characters Go escapes (`<`, `>`, `&`, U+2028/9)."""
+    doc = json.loads(raw)
+    changed = "checkpoint_version" in doc
+    doc.pop("checkpoint_version", None)
+    prefix = f"/{checkpoint_id[:2]}/{checkpoint_id[2:]}"
+    for session in doc.get("sessions") if isinstance(doc.get("sessions"), list) else []:
+        for key, value in session.items() if isinstance(session, dict) else []:
+            if isinstance(value, str) and value.startswith(prefix + "/"):
+                session[key] = value[len(prefix) :]
+                changed = True
+    if not changed:
+        return raw
+    text = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert _go_writes_alike(doc) and not re.search("[<>&\u2028\u2029]", text), "Go would encode it otherwise"
+    return text.encode()
+
+
+def _go_writes_alike(value: Any) -> bool:
+    """Whether Go's encoding/json writes every number of `value` as Python's json does: integers, and floats
+    that are not integral with 1e-4 <= |f| < 1e16 (both then write the shortest round-trip decimal)."""
+    if isinstance(value, dict):
+        return all(_go_writes_alike(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_go_writes_alike(v) for v in value)
+    if isinstance(value, float):
+        return not value.is_integer() and 1e-4 <= abs(value) < 1e16
+    return True
+
+
+def migrate_to_refs(repo: Path, branch: str = "refs/heads/entire/checkpoints/v1") -> dict[str, str]:
+    """What `entire doctor migrate-checkpoints` (entireio/cli `MigrateBranchToRefs`, `migrate.go` at
+    002e36a8; Entire CLI 0.9.0 on) does to `branch`: every checkpoint folder `<id[:2]>/<id[2:]>/` of its tip
+    becomes an orphan commit "Import checkpoint <id> (migrated from git-branch)" whose tree is that folder
+    with the root metadata.json migrated (`migrated_metadata`), at `refs/entire/checkpoints/<id[-2:]>/<id>`.
+    The branch is left as it is. Returns {checkpoint id: ref}."""
+    refs: dict[str, str] = {}
+    for shard_line in git(repo, "ls-tree", "-d", branch).splitlines():
+        shard = shard_line.split("\t", 1)[1]
+        for line in git(repo, "ls-tree", "-d", f"{branch}:{shard}").splitlines():
+            checkpoint_id = shard + line.split("\t", 1)[1]
+            if not re.fullmatch(r"[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}", checkpoint_id):
+                continue
+            folder = f"{branch}:{shard}/{checkpoint_id[2:]}"
+            entries = git(repo, "ls-tree", folder).splitlines()
+            raw = subprocess.run(
+                ["git", "cat-file", "blob", f"{folder}/metadata.json"],
+                cwd=repo,
+                capture_output=True,
+                check=True,
+            ).stdout
+            migrated = (
+                subprocess.run(
+                    ["git", "hash-object", "-w", "--stdin"],
+                    cwd=repo,
+                    input=migrated_metadata(raw, checkpoint_id),
+                    capture_output=True,
+                    check=True,
+                )
+                .stdout.decode()
+                .strip()
+            )
+            listing = "".join(
+                f"100644 blob {migrated}\tmetadata.json\n"
+                if entry.endswith("\tmetadata.json")
+                else entry + "\n"
+                for entry in entries
+            )
+            tree = (
+                subprocess.run(
+                    ["git", "mktree"], cwd=repo, input=listing.encode(), capture_output=True, check=True
+                )
+                .stdout.decode()
+                .strip()
+            )
+            refs[checkpoint_id] = f"refs/entire/checkpoints/{checkpoint_id[-2:]}/{checkpoint_id}"
+            set_ref(
+                repo,
+                refs[checkpoint_id],
+                tree,
+                f"Import checkpoint {checkpoint_id} (migrated from git-branch)",
+            )
+    return refs
 
 
 ODD_FILES = ("zero", "away.txt", "swapped.py", "pipe", "big.txt")

@@ -27,8 +27,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest import PYTHON_BIN
+
 from support import ClaudeSession, Clock, corpus, git, run_cli
-from transcript_replay import commit_replayed, rebuild_claude, write_replayed
+from support.transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 S0 = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 S2 = "1ed1f046-f456-4f14-9c74-bb83179cf809"
@@ -256,3 +257,12 @@ def serving_opened(built: Served, folder: Path) -> Iterator[tuple[Site, str]]:
         while not opened.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         yield site, opened.read_text()
+
+
+def levels(built: ReviewRepo) -> dict[str, str]:
+    """The user's stored fidelity choices for session S8 (what `git intent fidelity` writes)."""
+    proc = run_cli("context", S8, "--json", cwd=built.path, env=built.env)
+    assert proc.returncode == 0, proc.stderr
+    return {
+        t["topic_id"]: t["fidelity"] for t in json.loads(proc.stdout)["topic_map"] if t["chosen_by"] == "user"
+    }

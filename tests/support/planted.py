@@ -149,7 +149,7 @@ def plant_claude(
     )
 
 
-# Forms that slipped past redaction before issue 21 (item 3): (form, secret, text). Secrets are fake.
+# Forms that once slipped past redaction to a shared remote: (form, secret, text). Secrets are fake.
 def _hex(text: str) -> str:
     return text.encode().hex()
 
@@ -159,7 +159,7 @@ def _percent(text: str) -> str:
 
 
 def evasions(seed: int = 21) -> list[Planted]:
-    """One fake secret of each form issue 21 found reaching the remote, in the sentence that carried it."""
+    """One fake secret of each form once found reaching the remote, in the sentence that carried it."""
     rng = random.Random(seed)
     word = lambda: _pick(rng, string.ascii_lowercase, rng.randrange(5, 9))  # noqa: E731
     token = "ghp_" + _pick(rng, ALNUM, 36)

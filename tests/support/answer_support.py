@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 from conftest import corpus
-from transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 from git_intent.adapters.claude_code import encode_project
 from git_intent.capture.record import record_commit
 from git_intent.git.repo import Repository
+from support.transcript_replay import commit_replayed, rebuild_claude, write_replayed
 
 SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 REQUEST = "00696767-9ae6-4387-b93c-4d48f521f55e"
