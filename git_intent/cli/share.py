@@ -127,6 +127,10 @@ def fetch(remote: str | None, as_json: bool) -> None:
     REMOTE's branches are fetched too, and commits a forge squash-merged or rebase-merged get the records
     of the recorded commits they copy (matched by patch id, never by message; lines the forge changed stay
     uncredited); `git intent push` shares them. Needs no `install`; works in shallow clones.
+
+    REMOTE may also be a URL or path, such as a contributor's fork: its branches are kept in
+    refs/intent/forks/NAME/, so a pull request from the fork that was squash-merged or rebase-merged is
+    credited to the contributor's sessions.
     """
     from ..share.remote import fetch as run
 
@@ -243,25 +247,52 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
     help="Also list the lines: every line with its class in --json; in text, the agent lines without "
     "evidence and the unrecorded ones.",
 )
+@click.option(
+    "--annotate",
+    type=click.Choice(["github"]),
+    help="Also print a GitHub workflow annotation (::warning) for each run of agent lines without evidence "
+    "and of unrecorded lines, where it stands at the range's end.",
+)
+@click.option(
+    "--max-annotations",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="With --annotate: print at most this many, then one ::notice saying what was left out.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 def audit(
-    revision_range: str, min_coverage: float | None, min_evidence: float | None, listed: bool, as_json: bool
+    revision_range: str,
+    min_coverage: float | None,
+    min_evidence: float | None,
+    listed: bool,
+    annotate: str | None,
+    max_annotations: int,
+    as_json: bool,
 ) -> None:
     """Count the lines REVISION_RANGE added: agent (with or without evidence), human, unrecorded.
 
     Lines are classified as blame, review, stats and export classify them. For CI: `git intent fetch && git
-    intent audit origin/main..HEAD --min-coverage 0.9`.
+    intent audit origin/main..HEAD --min-coverage 0.9`. With `--annotate github` (in a GitHub Actions
+    step), the agent lines without evidence and the unrecorded lines show up beside the pull request's
+    diff: one warning per run of consecutive lines.
     """
     from ..core.errors import AuditThresholdError
     from ..share.audit import audit as run
     from ..share.audit import unrecorded_hint
 
+    if annotate and as_json:
+        raise click.UsageError("--annotate prints workflow commands, not JSON: drop --json or --annotate.")
     repo = open_repo()
-    report = run(repo, revision_range, listed=listed)
+    report = run(repo, revision_range, listed=listed or bool(annotate))
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
-        echo(_audit_text(report), nl=False)
+        echo(_audit_text(report, listed), nl=False)
+    if annotate:
+        from ..share.annotations import github_annotations
+
+        echo(github_annotations(repo, report, max_annotations).text(), nl=False)
     if min_coverage is not None and report.coverage < min_coverage:
         raise AuditThresholdError(
             f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
@@ -274,7 +305,7 @@ def audit(
         )
 
 
-def _audit_text(report: object) -> str:
+def _audit_text(report: object, listed: bool = True) -> str:
     from ..share.audit import AuditReport
 
     assert isinstance(report, AuditReport)
@@ -291,7 +322,8 @@ def _audit_text(report: object) -> str:
         out.append(f"  {name:<12} {agent.lines} line(s), {agent.with_evidence} with evidence")
     for item in report.files:
         out.append(f"  {item.path}  {item.lines.total} line(s), coverage {item.coverage:.0%}")
-    gaps = [row for row in report.listed or () if row.line_class in ("agent_without_evidence", "unrecorded")]
+    rows = report.listed if listed else None
+    gaps = [row for row in rows or () if row.line_class in ("agent_without_evidence", "unrecorded")]
     if gaps:
         out.append("  lines without evidence or record:")
         for row in gaps:

@@ -14,7 +14,8 @@ only these refs (never branches, with --no-verify so it never re-enters a pre-pu
 fetches and merges git-intent's refs and retries after a random pause, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
 After a fetch, commits a forge squashed or rebased from recorded ones get their records carried
-(`capture.landed`); the next `push` shares them.
+(`capture.landed`); the next `push` shares them. `fetch` also reads a URL or path (a contributor's fork,
+`sources`): its recorded commits become the sources a maintainer's squash or rebase is matched to.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..git.repo import Repository, run_git
 from ..notes import LEGACY_NOTES_REF, NOTES_REF, adopt_legacy_notes, notes_lock
 from ..notes import evidence_ref as store
 from .collect import ShareResult, share_commits, share_level
+from .sources import FetchSource, fetch_source, remote_source
 
 # Twenty clones pushing at once to one remote: each round one push wins the ref and the rest fetch, merge and
 # try again; a random pause, doubling up to 2 s, spreads them out. bench/push_contention.py: 20 clones on 2
@@ -139,27 +141,28 @@ def fetch(repo: Repository, remote: str | None = None, *, branches: bool = True)
     """Fetch REMOTE's notes (refs/notes/git-intent, and refs/notes/intent where an earlier version's are
     still there) and evidence and merge them into the local refs (no `install` needed; the evidence comes
     whatever the local sharing level), with REMOTE's branches as `git fetch` updates them; then carry records
-    onto the commits a forge squashed or rebased from recorded ones (`carried`). Raises ShareError when git
+    onto the commits a forge squashed or rebased from recorded ones (`carried`). REMOTE is a remote's name,
+    or a URL or path such as a contributor's fork (`sources.fetch_source`). Raises ShareError when git
     cannot fetch or merge, and, before any local ref moves, when the remote's notes or evidence ref is not a
     commit. Without `branches` (a rejected push catching up), only git-intent's refs are fetched and nothing
     is carried."""
-    remote = check_remote(repo, remote) if remote else default_remote(repo)
-    found = remote_refs(repo, remote)
-    notes = {ref: track for ref, track in _notes_refs(remote).items() if ref in found}
-    result = FetchResult(remote=remote, notes=bool(notes), evidence=store.EVIDENCE_REF in found)
+    source = fetch_source(repo, remote) if remote else remote_source(repo, default_remote(repo))
+    found = remote_refs(repo, source.location)
+    notes = {ref: track for ref, track in _notes_refs(source.name).items() if ref in found}
+    result = FetchResult(remote=source.shown, notes=bool(notes), evidence=store.EVIDENCE_REF in found)
     wanted = dict(notes)
     if result.evidence:
-        wanted[store.EVIDENCE_REF] = store.tracking_ref(remote)
+        wanted[store.EVIDENCE_REF] = store.tracking_ref(source.name)
     if wanted:
-        _fetch_checked(repo, remote, wanted, branches=branches)
+        _fetch_checked(repo, source, wanted, branches=branches)
     if LEGACY_NOTES_REF not in found:  # gone from the remote: push must not create it again
-        repo.git("update-ref", "-d", legacy_tracking_ref(remote), check=False)
+        repo.git("update-ref", "-d", legacy_tracking_ref(source.name), check=False)
     for tracking in notes.values():
         result.notes_changed = merge_notes(repo, tracking) or result.notes_changed
     if result.evidence:
         from .merge import merge_store
 
-        result.evidence_changed = merge_store(repo, store.tracking_ref(remote))
+        result.evidence_changed = merge_store(repo, store.tracking_ref(source.name))
     if not branches:
         return result
     try:
@@ -174,11 +177,14 @@ def _notes_refs(remote: str) -> dict[str, str]:
     return {NOTES_REF: notes_tracking_ref(remote), LEGACY_NOTES_REF: legacy_tracking_ref(remote)}
 
 
-def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str], *, branches: bool = True) -> None:
-    """Fetch REMOTE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a commit,
-    REMOTE's branches; then move the fetched refs to their tracking refs. Raises ShareError, with no local
-    ref changed, when git cannot fetch or a fetched ref is not a commit (a notes ref pointing at a blob
-    stopped every later record until `doctor`)."""
+def _fetch_checked(
+    repo: Repository, source: FetchSource, wanted: dict[str, str], *, branches: bool = True
+) -> None:
+    """Fetch SOURCE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a
+    commit, SOURCE's branches (unless not `branches`); then move the fetched refs to their tracking refs.
+    Raises ShareError, with no local ref changed, when git cannot fetch or a fetched ref is not a commit (a
+    notes ref pointing at a blob stopped every later record until `doctor`)."""
+    remote = source.location
     # A scratch namespace of this run's own: what the remote sent is looked at before any ref we read moves.
     incoming = f"refs/intent/incoming/{os.getpid()}-{secrets.token_hex(4)}"
     scratch = {ref: f"{incoming}/{index}" for index, ref in enumerate(wanted)}
@@ -188,15 +194,15 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str], *, bra
             kind = repo.git("cat-file", "-t", temp, check=False).strip() or "missing object"
             if kind != "commit":
                 raise ShareError(
-                    f"The remote {remote} has a {ref} that points at a {kind}, not a commit: nothing was "
-                    f"fetched.",
-                    hint=f"Ask whoever can push to {remote} to repair {ref}; your refs are unchanged.",
+                    f"The remote {source.shown} has a {ref} that points at a {kind}, not a commit: nothing "
+                    f"was fetched.",
+                    hint=f"Ask whoever can push to {source.shown} to repair {ref}; your refs are unchanged.",
                 )
-        # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
-        # squashed or rebased must be here for their records to be carried.
-        specs = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
-        if specs and branches:
-            _git_fetch(repo, remote, specs)
+        # The remote's own branches too (a remote's configured refspecs, as `git fetch` would; a fork's into
+        # refs/intent/forks/): the commits a forge squashed or rebased must be here for their records to be
+        # carried.
+        if source.branches and branches:
+            _git_fetch(repo, remote, list(source.branches))
         for ref, temp in scratch.items():
             # Forced, but only into the remote-tracking refs: they mirror the remote; local records are
             # merged.
