@@ -39,7 +39,9 @@ def install(
 
     All or nothing: what install refuses (a foreign hook with a `.legacy` beside it) changes nothing,
     and a step that fails undoes the ones before it. An earlier hook is kept as `<hook>.legacy` and runs
-    first; a symlinked hook is moved aside as the link itself, never written through.
+    first (beside pre-commit's script, ours is the `.legacy` it runs); a symlinked hook is moved aside as
+    the link itself, never written through. With husky 9 (a `.husky` folder) the hooks are a guarded
+    `git-intent-hook` call added to `.husky/<hook>`.
 
     With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
     (user-level; --project for this repository's), showing the diff. With --editor NAME, print the

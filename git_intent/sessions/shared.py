@@ -8,6 +8,7 @@ unreadable transcripts are, and `git intent doctor` names them.
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -149,6 +150,7 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
         )
         if item.get("redacted"):
             redacted.append(item["message_id"])
+    _rebuild_calls(messages, edits)
     return validate(
         SharedSession,
         {
@@ -163,6 +165,42 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
             "topics": [t for t in payload.get("topics", []) if isinstance(t, dict)],
         },
     )
+
+
+def _rebuild_calls(messages: list[dict[str, Any]], edits: list[dict[str, Any]]) -> None:
+    """Give each shared edit back the tool call that made it, in its message, when the blob has none.
+
+    The `evidence` level shares a message's text and reasoning but not its tool calls, so a teammate's
+    `show` printed no diff (the diff hangs from the call) and `why` could not quote the edited lines (a quote
+    comes from the call's arguments). The call is rebuilt from what the blob holds, the edits it made: its
+    arguments are the edits' paths and texts, every one of which the diff shows, so `show` prints it as the
+    author's and quotes find the edited lines there."""
+    made: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for edit in edits:
+        if edit["call_id"]:
+            made.setdefault((edit["message_id"], edit["call_id"]), []).append(edit)
+    for message in messages:
+        present = {p["call_id"] for p in message["parts"] if p["kind"] == "tool_call"}
+        for (message_id, call_id), found in made.items():
+            if message_id != message["message_id"] or call_id in present:
+                continue
+            arguments = [
+                {
+                    "path": e["path"],
+                    "old_string": e["old_text"] or "",
+                    "new_string": e["new_text"] or "\n".join(a["text"] for a in e["added"]),
+                }
+                for e in found
+            ]
+            message["parts"].append(
+                {
+                    "kind": "tool_call",
+                    "text": json.dumps({"edits": arguments}, ensure_ascii=False),
+                    "tool": found[0]["tool"],
+                    "call_id": call_id,
+                    "is_error": False,
+                }
+            )
 
 
 def capped(text: Any) -> Any:
