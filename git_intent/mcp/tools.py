@@ -55,8 +55,9 @@ def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
     """`git intent context SESSION --budget N --json`."""
     from ..command_outputs import ContextOutput
     from ..fidelity.context import session_context
+    from ..index.annotations import stored_for
 
-    rendered, commits = session_context(repo, session_id, budget)
+    rendered, commits = session_context(repo, session_id, budget, stored_for(repo))
     return ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json")
 
 
@@ -65,8 +66,9 @@ def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> 
     level."""
     from ..command_outputs import FidelityChange
     from ..fidelity.context import change_fidelity
+    from ..index.annotations import stored_for
 
-    state = change_fidelity(repo, session_id, target, level)
+    state = change_fidelity(repo, session_id, target, level, stored_for(repo))
     return FidelityChange(
         session=session_id, target=target, level=level, topics=state.topics, messages=state.messages
     ).model_dump(mode="json")
