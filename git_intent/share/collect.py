@@ -3,8 +3,8 @@
 `evidence`: for each recorded commit, the messages that explain its agent lines — the user
 message that asked, the assistant's text and reasoning around each edit, the edit itself, the topic
 summary and the annotations of those turns — never tool outputs (command output, file reads), where most
-secrets live. `sessions`: the whole session. Both pass through `redact.seal()`; lines identical to the commits' own diff lines are
-left as they are (they are already in the repository).
+secrets live. `sessions`: the whole session. Both pass through `redact.seal()`; lines identical to the
+commits' own diff lines are left as they are (they are already in the repository).
 """
 
 from __future__ import annotations
