@@ -157,11 +157,18 @@ def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
 
     state = change_fidelity(repo := open_repo(), session, target, level, stored_for(repo))
     if as_json:
-        from ..command_outputs import FidelityChange
+        from ..command_outputs import FidelityChange, topic_annotation
+        from ..fidelity.context import find_topic
 
+        topic = topic_annotation(find_topic(repo, session, target, stored_for(repo)))
         print_json(
             FidelityChange(
-                session=session, target=target, level=level, topics=state.topics, messages=state.messages
+                session=session,
+                target=target,
+                level=level,
+                topics=state.topics,
+                messages=state.messages,
+                topic=topic,
             ).model_dump(mode="json")
         )
         return

@@ -76,6 +76,17 @@ def change_fidelity(
     return state
 
 
+def find_topic(
+    repo: Repository, reference: str, topic_id: str, stored: StoredAnnotations | None = None
+) -> Topic | None:
+    """Topic `topic_id` ("t3") of the session `reference` names, as `session_topics` draws it; None for a
+    message target or an unknown topic. Raises SessionNotFoundError for an unknown session."""
+    if not re.fullmatch(r"t[1-9]\d*", topic_id):
+        return None
+    session, _ = resolve_reference(repo, reference.split(":", 1)[0])
+    return next((t for t in session_topics(session, stored) if t.topic_id == topic_id), None)
+
+
 def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> dict[str, list[str]]:
     """topic id → commits whose notes credit a line to one of the topic's messages."""
     by_message = message_commits(repo, session.agent, session.session_id)

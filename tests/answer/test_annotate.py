@@ -216,3 +216,45 @@ def test_the_worker_starts_annotation_only_when_asked(demo: Path, monkeypatch: p
         assert len(server.requests) == 1
     stored = stored_annotations(git, "claude-code", SESSION)
     assert [s.annotation.source for s in stored] == ["model"]
+
+
+def test_mcp_and_the_why_sub_agent_read_the_annotations(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from answer_support import LINE
+    from scripted_model import say
+
+    from git_intent.answer import why
+    from git_intent.mcp import tools
+
+    git = Repository(demo)
+    with scripted([good]) as server:
+        use_model(monkeypatch, server.url)
+        annotate_sessions(git, [read_session(demo)])
+    (turn,) = session_turns(read_session(demo))
+    fact = f"Turn {turn.turn_id} keeps the limit at 64 KB."
+    view = tools.view_context(git, SESSION, 2000)
+    assert isinstance(view, dict)
+    assert [(t["label"], t["summary"], t["key_facts"], t["source"]) for t in view["topic_map"]] == [
+        ("compacted_review", "Reviewed the relay planner and its tests.", [fact], "model")
+    ]
+    assert f"Key fact: {fact}" in view["text"]
+    changed = tools.set_fidelity(git, SESSION, "t1", "placeholder")
+    assert isinstance(changed, dict) and changed["topic"] == {
+        "topic_id": "t1",
+        "label": "compacted_review",
+        "summary": "Reviewed the relay planner and its tests.",
+        "placeholder": "relay planner review and its tests",
+        "key_facts": [fact],
+        "source": "model",
+    }
+    placeholder = tools.view_context(git, SESSION, 2000)
+    assert (
+        isinstance(placeholder, dict)
+        and "## t1 · placeholder · relay planner review and its tests" in (placeholder["text"])
+    )
+    assert fact in placeholder["text"]
+    with scripted([say("It exists to bound chunk sizes.")]) as server:
+        use_model(monkeypatch, server.url)
+        why(git, LINE, cwd=demo)
+        seed = server.requests[0]["messages"][1]["content"]
+    assert "summary: Reviewed the relay planner and its tests. Key facts: " + fact in seed
+    assert seed.index("summary: Reviewed") < seed.index(f"blame {LINE}")
