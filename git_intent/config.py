@@ -107,7 +107,9 @@ def _positive(repo: Repository, key: str, default: float, *, whole: bool) -> flo
     return float(value)
 
 
-DEFAULT_ANNOTATE_BUDGET = 200_000  # model tokens a day for annotations: ~450 turns at the measured cost
+# Model tokens a day for annotations: ~210 turns at the 950 tokens a turn bench/annotate_cost.py measured (830
+# prompt, 120 completion; a model writing Decant's 300-500 completion tokens a turn halves that).
+DEFAULT_ANNOTATE_BUDGET = 200_000
 
 
 @dataclass(frozen=True)
