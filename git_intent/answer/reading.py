@@ -9,10 +9,8 @@ from collections.abc import Iterable
 
 from ..core.errors import IntentError, SessionNotFoundError
 from ..core.values import Message, Session
-from ..fidelity.context import session_topics
 from ..fidelity.topics import Topic, message_tokens
 from ..git.repo import Repository
-from ..index.annotations import stored_for
 from ..sessions.discovery import SessionLookup, find_session
 from ..sessions.prose import estimate_tokens
 from .citations import Ref, quotable_text
@@ -78,6 +76,10 @@ class Reading:
         """The session's topics as its annotations draw them (`fidelity.context.session_topics`: the agent's
         own, a model's stored in the index, else the offline segmentation), computed once."""
         if session.session_id not in self._topics:
+            # here, not at import: an offline `why` reads no topics and must not load the index
+            from ..fidelity.context import session_topics
+            from ..index.annotations import stored_for
+
             self._topics[session.session_id] = session_topics(session, stored_for(self.repo))
         return self._topics[session.session_id]
 

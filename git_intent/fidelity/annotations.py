@@ -39,7 +39,6 @@ __all__ = [
 
 FENCE = "intent-annotation"  # the info string of the fenced JSON block an agent appends to its reply
 RANK = ANNOTATION_RANK
-_BLOCK = re.compile(r"```" + FENCE + r"[ \t]*\n(?P<body>.*?)\n[ \t]*```", re.DOTALL)
 _WORD = re.compile(r"[a-z0-9]+")
 # Messages after which an autonomous turn is cut at the next assistant message: one sentence still says
 # what 40 messages did (~2 messages per tool call), and a model reads the turn clipped anyway.
@@ -136,6 +135,33 @@ def parse_annotation(data: Any, *, source: AnnotationSource, turn: Turn) -> Turn
     )
 
 
+def fenced_blocks(text: str) -> list[str]:
+    """The bodies of the ```intent-annotation fenced blocks of `text`, in order: a line opening with the
+    fence and the info string, up to the next line holding only ``` (str.find, linear in the text: a regex
+    with a lazy body was quadratic on many unclosed fences)."""
+    out = []
+    opening = "```" + FENCE
+    start = text.find(opening)
+    while start >= 0:
+        if _rest_of_line(text, start + len(opening)).strip():  # another info string (```intent-annotations)
+            start = text.find(opening, start + len(opening))
+            continue
+        body = text.find("\n", start) + 1
+        close = text.find("\n```", body - 1)
+        while close >= 0 and _rest_of_line(text, close + 4).strip():
+            close = text.find("\n```", close + 4)
+        if body == 0 or close < 0:
+            break
+        out.append(text[body:close])
+        start = text.find(opening, close + 4)
+    return out
+
+
+def _rest_of_line(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[at:] if end < 0 else text[at:end]
+
+
 def agent_annotations(session: Session, turns: Sequence[Turn] | None = None) -> list[TurnAnnotation]:
     """The annotations the agent wrote itself: the last ```intent-annotation fenced JSON block of each
     turn's assistant text (`git intent install --agent … --annotate` asks for one per turn). Blocks that are
@@ -143,12 +169,12 @@ def agent_annotations(session: Session, turns: Sequence[Turn] | None = None) -> 
     out = []
     for turn in turns if turns is not None else session_turns(session):
         blocks = [
-            b.group("body")
+            body
             for m in turn.messages
             if m.role == "assistant"
             for p in m.parts
             if p.kind == "text" and FENCE in p.text
-            for b in _BLOCK.finditer(p.text)
+            for body in fenced_blocks(p.text)
         ]
         for body in reversed(blocks):
             try:

@@ -122,7 +122,9 @@ def build_payload(
     annotations: Sequence[TurnAnnotation] = (),
 ) -> dict[str, Any]:
     """The unsealed blob content of `session` at `level` for the lines `records` credit to it, with the
-    per-turn annotations (`annotations`: those stored in the index) of the turns whose messages it shares."""
+    per-turn annotations a model or the agent wrote (`annotations`: those stored in the index) of the turns
+    whose messages it shares; offline ones are not carried (a reader derives them from the shared, redacted
+    messages)."""
     from ..fidelity.annotations import effective_annotations, session_turns
     from ..fidelity.topics import segment_topics
 
@@ -157,9 +159,9 @@ def build_payload(
         if shared & set(t.message_ids)
     ]
     carried = [
-        to_json(a)
+        a
         for a in effective_annotations(session, annotations, segmented)
-        if shared & turns.get(a.turn_id, set())
+        if a.source != "offline" and shared & turns.get(a.turn_id, set())
     ]
     return {
         "schema": SCHEMA,
@@ -169,10 +171,30 @@ def build_payload(
         "agent_version": session.agent_version,
         "commits": sorted(set(commits)),
         "topics": topics,
-        "annotations": carried,
+        "annotations": [to_json(a) for a in _safe_labels(session, carried)],
         "messages": messages,
         "edits": list(edits.values()),
     }
+
+
+def _safe_labels(session: Session, carried: list[TurnAnnotation]) -> list[TurnAnnotation]:
+    """`carried` with every topic label that holds a word of a secret in the session replaced: a snake_case
+    label (`pgpassword_drprm42`) is a form of the secret the redactor does not know, so seal() cannot."""
+    if not carried:
+        return carried
+    import re
+    from dataclasses import replace
+
+    from ..redaction.redact import redact_text
+
+    words: set[str] = set()
+    for message in session.messages:
+        for part in message.parts:
+            found = redact_text(part.text)
+            for finding in found.findings:
+                words |= {w for w in re.findall(r"[a-z0-9]+", part.text[finding.start : finding.end].lower())}
+    secret = {w for w in words if len(w) >= 3}
+    return [replace(a, topic="redacted_topic") if secret & set(a.topic.split("_")) else a for a in carried]
 
 
 def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResult:

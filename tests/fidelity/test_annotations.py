@@ -252,3 +252,17 @@ def test_annotations_travel_with_shared_evidence_redacted() -> None:
     assert [a.source for a in chosen] == ["model"] * 3
     assert chosen[1:] == [replace(a, digest=b.digest) for a, b in zip(model[1:], chosen[1:], strict=True)]
     assert "REDACTED" in chosen[0].key_facts[0] and secret not in chosen[0].key_facts[0]
+
+
+def test_a_topic_label_holding_a_secret_is_not_shared() -> None:
+    from git_intent.share.collect import build_payload
+
+    session = _session("Set PGPASSWORD=drprm42 psql -h db.internal -U app before you run it.", "Done.")
+    model = [
+        replace(a, topic=label)
+        for a, label in zip(model_annotations(session), ["pgpassword_drprm42", "deploy_script"], strict=True)
+    ]
+    payload = build_payload(session, [], [], "sessions", model)
+    assert [a["topic"] for a in payload["annotations"]] == ["redacted_topic", "deploy_script"]
+    offline_only = build_payload(session, [], [], "sessions", offline_annotations(session))
+    assert offline_only["annotations"] == []  # a reader derives offline ones from the redacted messages
