@@ -103,6 +103,11 @@ SCHEMAS: dict[str, OutputSchema] = {
         # why/ask live in git_intent.answer; a build without them lists neither.
         OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why_line", "WhyAnswer")),
         OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why_line", "WhyAnswer")),
+        OutputSchema(
+            "annotate",
+            "git intent annotate SESSION... | --all | --since DATE --json",
+            _attr(".answer.annotate", "AnnotateResult"),
+        ),
     ]
 }
 

@@ -56,6 +56,7 @@ COMMAND_MODULES = {
     "search": "sessions",
     "context": "sessions",
     "fidelity": "sessions",
+    "annotate": "answer",
     "push": "share",
     "fetch": "share",
     "share": "share",

@@ -16,10 +16,18 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def agent_options(*, install: bool) -> Callable[[_F], _F]:
-    """`--agent NAME` (repeatable), `--project` and `--rules`, shared by install and uninstall."""
+    """`--agent NAME` (repeatable), `--project`, `--rules` and `--annotate`, shared by install and
+    uninstall."""
 
     def add(command: _F) -> _F:
         verb = "Register git-intent's MCP server in" if install else "Take git-intent's MCP server out of"
+        command = click.option(
+            "--annotate",
+            is_flag=True,
+            hidden=not install,
+            help="With --agent: also ask the agent to append its own annotation of each turn (an "
+            "intent-annotation JSON block), which git-intent reads in place of its own.",
+        )(command)
         command = click.option(
             "--rules",
             is_flag=True,
@@ -43,16 +51,18 @@ def agent_options(*, install: bool) -> Callable[[_F], _F]:
     return add
 
 
-def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, install: bool) -> None:
+def register_agents(
+    agents: tuple[str, ...], *, project: bool, rules: bool, install: bool, annotate: bool = False
+) -> None:
     """Run install_agent/uninstall_agent for each agent and print each file's diff and what happened."""
     from ..mcp.register import install_agent, uninstall_agent
 
     if not agents:
-        raise click.UsageError("--project and --rules go with --agent NAME.")
+        raise click.UsageError("--project, --rules and --annotate go with --agent NAME.")
     repo = open_repo() if project else None
     for agent in agents:
         changes = (
-            install_agent(agent, project=repo, rules=rules)
+            install_agent(agent, project=repo, rules=rules, annotate=annotate)
             if install
             else uninstall_agent(agent, project=repo)
         )

@@ -32,6 +32,7 @@ def install(
     agents: tuple[str, ...],
     project: bool,
     rules: bool,
+    annotate: bool,
     editor: str | None,
     write: bool,
 ) -> None:
@@ -44,7 +45,8 @@ def install(
     `git-intent-hook` call added to `.husky/<hook>`.
 
     With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
-    (user-level; --project for this repository's), showing the diff. With --editor NAME, print the
+    (user-level; --project for this repository's), showing the diff; --annotate also asks the agent to
+    append its own annotation of each turn, read in place of git-intent's. With --editor NAME, print the
     configuration that starts `git intent lsp` in that editor; --write adds it to the editor's user config.
     """
     if editor or write:
@@ -52,8 +54,8 @@ def install(
             raise click.UsageError("--write goes with --editor NAME.")
         configure_editor(editor, write=write, install=True)
         return
-    if agents or project or rules:
-        register_agents(agents, project=project, rules=rules, install=True)
+    if agents or project or rules or annotate:
+        register_agents(agents, project=project, rules=rules, install=True, annotate=annotate)
         return
     from ..capture.install import install as run
 
@@ -99,7 +101,9 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 @cli.command()
 @agent_options(install=False)
 @editor_options(install=False)
-def uninstall(agents: tuple[str, ...], project: bool, rules: bool, editor: str | None) -> None:
+def uninstall(
+    agents: tuple[str, ...], project: bool, rules: bool, annotate: bool, editor: str | None
+) -> None:
     """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay).
 
     Only the config values install added are removed: a notes.rewriteRef you had set before stays.
@@ -111,7 +115,7 @@ def uninstall(agents: tuple[str, ...], project: bool, rules: bool, editor: str |
     if editor:
         configure_editor(editor, write=False, install=False)
         return
-    if agents or project or rules:
+    if agents or project or rules or annotate:
         register_agents(agents, project=project, rules=rules, install=False)
         return
     from ..capture.install import uninstall as run

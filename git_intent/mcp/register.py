@@ -34,7 +34,15 @@ from ..capture.user_config import InstallRecord, config_diff, read_config, user_
 from ..core.errors import IntentError
 from ..git.repo import Repository
 from . import AGENTS
-from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
+from .rules import (
+    RULES_BEGIN,
+    RULES_END,
+    Rules,
+    annotate_target,
+    rules_target,
+    with_rules,
+    without_rules,
+)
 
 SERVER = "git-intent"
 Format = Literal["json", "toml", "text"]
@@ -104,11 +112,23 @@ def config_target(agent: str, project_root: Path | None) -> Target:
     )
 
 
-def install_agent(agent: str, *, project: Repository | None = None, rules: bool = False) -> list[Change]:
+def install_agent(
+    agent: str, *, project: Repository | None = None, rules: bool = False, annotate: bool = False
+) -> list[Change]:
     """Register the MCP server in `agent`'s config (and, with `rules`, a short instruction on when to call
-    `why`); returns one Change per file looked at. Raises IntentError when a file cannot be parsed (it is
-    left untouched) or written."""
+    `why`; with `annotate`, the instruction to append an `intent-annotation` block to each turn); returns one
+    Change per file looked at. Raises IntentError when a file cannot be parsed (it is left untouched) or
+    written, or when `agent` has no instruction file for `annotate`."""
     targets = [config_target(agent, project.root if project else None)]
+    if annotate:
+        found = annotate_target(agent, project.root if project else None)
+        if found is None:
+            raise IntentError(
+                f"git-intent cannot ask {agent} to annotate its turns: it reads no instruction file "
+                "git-intent can write.",
+                hint="Annotate with a model instead: git config intent.model …, then `git intent annotate`.",
+            )
+        targets.append(Target(found.path, "text", "", found))
     if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("tomlkit") is None:
         raise IntentError(
             "The MCP server needs the mcp extra, which is not installed, so no agent could start it.",
@@ -139,6 +159,9 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
     extra = rules_target(agent, project.root if project else None)
     if extra is not None:
         targets.append(Target(extra.path, "text", "", extra))
+    annotating = annotate_target(agent, project.root if project else None)
+    if annotating is not None:
+        targets.append(Target(annotating.path, "text", "", annotating))
     changes: list[Change] = []
     for target in targets:
         current = read_config(target.path)
@@ -171,9 +194,11 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
 def _apply(agent: str, project: Repository | None, targets: list[Target], *, adding: bool) -> list[Change]:
     record = InstallRecord(_record_path(agent, project))
     edits: list[tuple[Target, bytes | None, bytes | None]] = []
+    pending: dict[Path, bytes | None] = {}  # two blocks in one file (AGENTS.md): the second edits the first's
     for target in targets:  # parse everything first: a file that cannot be read stops before any write
-        current = read_config(target.path)
-        edits.append((target, current, _edit(target, current, adding=adding)))
+        current = pending[target.path] if target.path in pending else read_config(target.path)
+        pending[target.path] = _edit(target, current, adding=adding)
+        edits.append((target, current, pending[target.path]))
     changes: list[Change] = []
     for target, current, edited in edits:
         if edited == current:

@@ -55,20 +55,28 @@ def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
     """`git intent context SESSION --budget N --json`."""
     from ..command_outputs import ContextOutput
     from ..fidelity.context import session_context
+    from ..index.annotations import stored_for
 
-    rendered, commits = session_context(repo, session_id, budget)
+    rendered, commits = session_context(repo, session_id, budget, stored_for(repo))
     return ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json")
 
 
 def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> JSON:
-    """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or
-    level."""
-    from ..command_outputs import FidelityChange
-    from ..fidelity.context import change_fidelity
+    """`git intent fidelity SESSION TARGET LEVEL --json`, with the target topic's annotation (summary,
+    placeholder, key facts). Raises FidelityError for an unknown target or level."""
+    from ..command_outputs import FidelityChange, topic_annotation
+    from ..fidelity.context import change_fidelity, find_topic
+    from ..index.annotations import stored_for
 
-    state = change_fidelity(repo, session_id, target, level)
+    stored = stored_for(repo)
+    state = change_fidelity(repo, session_id, target, level, stored)
     return FidelityChange(
-        session=session_id, target=target, level=level, topics=state.topics, messages=state.messages
+        session=session_id,
+        target=target,
+        level=level,
+        topics=state.topics,
+        messages=state.messages,
+        topic=topic_annotation(find_topic(repo, session_id, target, stored)),
     ).model_dump(mode="json")
 
 

@@ -39,7 +39,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 # JSON nested 200,000 deep crashed every reader. Larger blobs are not read; deeper documents are not used.
 MAX_BLOB_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 32  # a real blob nests 5 deep (payload > messages > message > parts > part)
-_LISTS = ("messages", "edits", "topics")
+_LISTS = ("messages", "edits", "topics", "annotations")
 
 
 def tracking_ref(remote: str) -> str:

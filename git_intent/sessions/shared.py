@@ -30,11 +30,13 @@ MAX_PART_CHARS = 64 * 1024
 @dataclass(kw_only=True)
 class SharedSession(Session):
     """A session read from the shared store: `level` (evidence | sessions), the ids of the messages
-    whose text redaction changed, and the shared topic summaries."""
+    whose text redaction changed, the shared topic summaries, and the shared per-turn annotations (decoded
+    JSON objects, validated where they are used: `fidelity.annotations.shared_annotations`)."""
 
     level: str = "evidence"
     redacted_ids: list[str] = field(default_factory=list)
     topics: list[dict[str, Any]] = field(default_factory=list)
+    annotations: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _shared(repo: Repository) -> dict[str, dict[str, str]]:
@@ -163,6 +165,7 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
             "level": str(payload.get("level", "evidence")),
             "redacted_ids": sorted(set(redacted)),
             "topics": [t for t in payload.get("topics", []) if isinstance(t, dict)],
+            "annotations": [a for a in payload.get("annotations", []) if isinstance(a, dict)],
         },
     )
 

@@ -151,13 +151,19 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
         lowered = await client.call_tool(
             "set_fidelity", {"session_id": SESSION, "target": "t1", "level": "placeholder"}
         )
-        assert payload(lowered) == {
+        changed = payload(lowered)
+        topic = changed.pop("topic")  # the topic's annotation: offline here, no model annotated it
+        assert changed == {
             "session": SESSION,
             "target": "t1",
             "level": "placeholder",
             "topics": {"t1": "placeholder"},
             "messages": {},
         }
+        assert (topic["topic_id"], topic["source"]) == ("t1", "offline")
+        assert topic["placeholder"].endswith("(33 messages, 2 edits)") and topic["summary"].startswith(
+            "Asked: "
+        )
         assert (
             payload(await client.call_tool("blame", {"path": FILE, "line": 86}))["lines"][0]["attribution"][
                 "session_id"
