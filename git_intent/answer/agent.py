@@ -169,16 +169,42 @@ def cut_answer(text: str) -> str:
     )
 
 
-def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], final: bool) -> Any:
+def complete_once(settings: ModelSettings, system: str, user: str) -> AgentRun:
+    """One model call without tools (an observer's or a summariser's): the reply's text, tokens counted,
+    and `error` (one sentence) when the call failed or took more than `settings.timeout` seconds."""
+    litellm = _litellm()
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+    ]
+    run = AgentRun(transcript=messages, steps=1)
+    try:
+        reply = _complete(litellm, settings, messages, final=False, tools=False)
+    except ModelError as exc:
+        run.error = str(exc)
+        return run
+    usage = getattr(reply, "usage", None)
+    run.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    run.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    choices = getattr(reply, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    run.text = cut_answer((getattr(message, "content", None) or "").strip()) or None
+    return run
+
+
+def _complete(
+    litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], final: bool, *, tools: bool = True
+) -> Any:
     kwargs: dict[str, Any] = {
         "model": settings.model,
         "messages": messages,
-        "tools": SPECS,
         "timeout": settings.timeout,
         "num_retries": 0,
         "max_retries": 0,
-        "_skip_mcp_handler": True,  # litellm 1.106 imports `mcp` for any call with tools otherwise
     }
+    if tools:
+        kwargs["tools"] = SPECS
+        kwargs["_skip_mcp_handler"] = True  # litellm 1.106 imports `mcp` for any call with tools otherwise
     if final:
         kwargs["tool_choice"] = "none"
     if settings.api_base:
