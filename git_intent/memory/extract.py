@@ -33,16 +33,26 @@ _CORRECTION = re.compile(
 )
 _DECISION = re.compile(
     r"\b(?:let'?s (?:go with|use|do|keep|switch|move|make|stick)|we(?:'ll| will) (?:use|go|keep|do|switch)|"
-    r"(?:i|we)(?:'ve| have)? decided|go with|switch(?:ed)? (?:back )?to|use \S+(?: \S+){0,3} instead of|"
+    r"(?:i|we)(?:'ve| have)? decided|go with|(?:switch|migrate)(?:ed)?(?: \S+){0,5} to|"
+    r"(?:use|keep) \S+(?: \S+){0,3} instead of|"
     r"instead of .{1,60}, use|from now on|the plan is|change of plan|we(?:'re| are) going (?:to|with))\b",
     _I,
 )
 _CONSTRAINT_LEAD = re.compile(
     r"^(?:please\s+)?(?:never|always|don'?t|do not|must|must not|avoid|make sure|ensure|no more)\b", _I
 )
+# Mid-sentence, a rule needs a modal that binds ("must not", "should always") or a subject that takes one
+# ("we never", "it must"): "each iteration fetches a reader but never defers" describes code, it is no rule.
 _CONSTRAINT = re.compile(
-    r"\b(?:must not|mustn'?t|must never|must always|should never|should always|shall not|never|always|"
-    r"must|under no circumstances)\b",
+    r"\b(?:must not|mustn'?t|must never|must always|should never|should always|shall not|under no "
+    r"circumstances)\b|\b(?:we|you|it|they)(?: should| shall| must)? (?:never|always)\b|\b(?:we|you|it|they) "
+    r"must\b",
+    _I,
+)
+# What a user tells the agent about this session's work, not about the code: "Do not make changes."
+_TRANSIENT = re.compile(
+    r"^(?:please\s+)?(?:do not|don'?t|never) (?:make|edit|change|modify|write|touch|commit|push|run|create)"
+    r"(?: any)?(?: (?:changes|files|code|anything|edits))?(?: yet| now| for now)?[.!]?$",
     _I,
 )
 _CONVENTION = re.compile(
@@ -51,7 +61,7 @@ _CONVENTION = re.compile(
     _I,
 )
 _QUESTION = re.compile(
-    r"^(?:should we|do we (?:need|want)|what if|is it (?:worth|better|ok)|can we|how should we|which .+ "
+    r"^(?:should we|do we (?:need|want)|what if|is it (?:worth|better|ok)|how should we|which .+ "
     r"should)\b",
     _I,
 )
@@ -86,7 +96,7 @@ def classify(unit: str) -> Kind | None:
         return "fact"
     if _DECISION.search(unit):
         return "decision"
-    if _NOT_A_RULE.search(unit):
+    if _NOT_A_RULE.search(unit) or _TRANSIENT.search(unit) or (unit[:1] in "-*" and "**" in unit):
         return None
     if _CONSTRAINT_LEAD.search(unit) or _CONSTRAINT.search(unit):
         return "convention" if _CONVENTION.search(unit) else "constraint"
@@ -132,7 +142,7 @@ def _confirmed(before: Message, message: Message, edited: tuple[str, ...]) -> li
     asked = [u for u in rows if u.endswith("?") and _PROPOSAL.search(u) and len(u) <= MAX_UNIT_CHARS]
     if not asked:
         return []
-    text = clip_units([asked[-1]], TEXT_CHARS)
+    text = "Confirmed: " + clip_units([asked[-1]], TEXT_CHARS)
     return [Found("decision", text, (before, message), edited, _symbols(text))]
 
 
