@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -29,7 +30,9 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
     if hook:
         _push_from_hook(remote)
         return
-    result = run(open_repo(), remote)
+    repo = open_repo()
+    _share_memory(repo)
+    result = run(repo, remote)
     if as_json:
         print_json(result.model_dump(mode="json"))
         return
@@ -61,6 +64,15 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
         )
 
 
+def _share_memory(repo: Any) -> None:
+    """Put the memory's log on the evidence store first when the sharing level carries text (redacted)."""
+    from ..memory.share import share_memory
+    from ..share.collect import share_level
+
+    if share_level(repo) != "notes":
+        share_memory(repo)
+
+
 def _push_from_hook(remote: str | None) -> None:
     """The pre-push hook: push git-intent's refs beside the user's push; warn, never block it."""
     from ..share.remote import push as run
@@ -72,7 +84,9 @@ def _push_from_hook(remote: str | None) -> None:
             if len(parts) == 4:
                 tips.append(parts[1])
     try:
-        result = run(open_repo(), remote, tips)
+        repo = open_repo()
+        _share_memory(repo)
+        result = run(repo, remote, tips)
         if result.pushed:
             echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
     except Exception as exc:  # the user's push goes on whatever happens to ours
