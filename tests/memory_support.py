@@ -6,16 +6,22 @@ Two Claude Code sessions (tests/support.py's builder, the records Claude Code 2.
 prompts sit real prompts, typed by people in the fixtures' transcripts (`real_prompts`, each file's source
 in fixtures/README.md), with real assistant replies: the noise the offline observer must not take for rules.
 `PLANTED` lists what must be found: kind, the words the observation holds, and which planted message(s)
-it cites.
+it cites. The fixtures `template` (built once per test module) and `planted` (a test's view of it, its
+memory emptied) are imported by the test modules.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
 
+import pytest
 from support import SYNC, Clock, claude_session, commit_all, commit_at_all, install, make_repo, write_files
 
 from git_intent.explain.reasons import is_request
@@ -158,3 +164,39 @@ def build(root: Path, sessions: int = 1) -> PlantedRepo:
 def _dated(when: datetime) -> dict[str, str]:
     stamp = (when + timedelta(minutes=1)).isoformat()
     return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """The variables that place a test's HOME, git config and agent folders in `home`."""
+    return {
+        "HOME": str(home),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+        "GIT_AUTHOR_NAME": "Test Person",
+        "GIT_AUTHOR_EMAIL": "person@example.com",
+        "GIT_COMMITTER_NAME": "Test Person",
+        "GIT_COMMITTER_EMAIL": "person@example.com",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PlantedRepo, Path]]:
+    """The planted repository, built once (its sessions live in the module's HOME)."""
+    root = tmp_path_factory.mktemp("planted")
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in home_env(root / "home").items():
+            patch.setenv(key, value)
+        yield build(root), root / "home"
+
+
+@pytest.fixture
+def planted(template: tuple[PlantedRepo, Path], monkeypatch: pytest.MonkeyPatch) -> PlantedRepo:
+    """The planted repository with its memory folder emptied, in the HOME its transcripts live in."""
+    built, home = template
+    for key, value in home_env(home).items():
+        monkeypatch.setenv(key, value)
+    shutil.rmtree(built.root / ".git" / "intent" / "memory", ignore_errors=True)
+    return built

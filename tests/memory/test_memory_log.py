@@ -4,14 +4,9 @@ what it leaves alone, reversals, reflection, the state and `git intent memory` i
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from memory_support import PlantedRepo, build
+from memory_support import PlantedRepo, planted, template  # noqa: F401  (fixtures)
 from support import run_cli
 
 from git_intent.git.repo import Repository
@@ -23,47 +18,13 @@ from git_intent.memory.values import Observation, Remembered
 from git_intent.sessions.discovery import find_session
 
 
-def home_env(home: Path) -> dict[str, str]:
-    """The variables that place a test's HOME, git config and agent folders in `home`."""
-    return {
-        "HOME": str(home),
-        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "CODEX_HOME": str(home / ".codex"),
-        "GIT_AUTHOR_NAME": "Test Person",
-        "GIT_AUTHOR_EMAIL": "person@example.com",
-        "GIT_COMMITTER_NAME": "Test Person",
-        "GIT_COMMITTER_EMAIL": "person@example.com",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PlantedRepo, Path]]:
-    """The planted repository, built once (its sessions live in the module's HOME)."""
-    root = tmp_path_factory.mktemp("planted")
-    with pytest.MonkeyPatch.context() as patch:
-        for key, value in home_env(root / "home").items():
-            patch.setenv(key, value)
-        yield build(root), root / "home"
-
-
-@pytest.fixture
-def planted(template: tuple[PlantedRepo, Path], monkeypatch: pytest.MonkeyPatch) -> PlantedRepo:
-    """The planted repository with its memory folder emptied, in the HOME its transcripts live in."""
-    built, home = template
-    for key, value in home_env(home).items():
-        monkeypatch.setenv(key, value)
-    shutil.rmtree(built.root / ".git" / "intent" / "memory", ignore_errors=True)
-    return built
-
-
 def matching(found: list[Remembered], kind: str, words: str) -> list[Remembered]:
     return [o for o in found if o.kind == kind and words in o.text]
 
 
-def test_offline_observer_finds_every_planted_item_with_its_citations(planted: PlantedRepo) -> None:
+def test_offline_observer_finds_every_planted_item_with_its_citations(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     result = update_memory(Repository(planted.root), use_model=False)
     found = remembered(Repository(planted.root))
     for item in planted.planted:
@@ -82,7 +43,9 @@ def test_offline_observer_finds_every_planted_item_with_its_citations(planted: P
     assert result.model_skipped == "no model is configured (intent.memoryModel or intent.model)"
 
 
-def test_paths_are_the_files_named_and_the_files_the_turn_edited(planted: PlantedRepo) -> None:
+def test_paths_are_the_files_named_and_the_files_the_turn_edited(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     update_memory(Repository(planted.root), use_model=False)
     found = remembered(Repository(planted.root))
     assert matching(found, "constraint", "Never retry POST")[0].paths == ["src/http_client.py"]
@@ -90,7 +53,9 @@ def test_paths_are_the_files_named_and_the_files_the_turn_edited(planted: Plante
     assert matching(found, "convention", "snake_case")[0].paths == []
 
 
-def test_a_reversed_decision_is_marked_superseded_not_deleted(planted: PlantedRepo) -> None:
+def test_a_reversed_decision_is_marked_superseded_not_deleted(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     repo = Repository(planted.root)
     update_memory(repo, use_model=False)
     found = remembered(repo)
@@ -107,7 +72,9 @@ def test_a_reversed_decision_is_marked_superseded_not_deleted(planted: PlantedRe
     assert f"decision (superseded by {redis.id})" in text
 
 
-def test_an_update_with_nothing_new_appends_nothing(planted: PlantedRepo) -> None:
+def test_an_update_with_nothing_new_appends_nothing(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     repo = Repository(planted.root)
     first = update_memory(repo, use_model=False)
     lines = log_path(repo).read_text().splitlines()
@@ -118,7 +85,7 @@ def test_an_update_with_nothing_new_appends_nothing(planted: PlantedRepo) -> Non
 
 
 def test_a_forged_citation_is_dropped_and_an_observation_left_without_one_is_dropped(
-    planted: PlantedRepo,
+    planted: PlantedRepo,  # noqa: F811
 ) -> None:
     session = find_session(Repository(planted.root), planted.first)
     read, known = shown([session])
@@ -138,7 +105,7 @@ def test_a_forged_citation_is_dropped_and_an_observation_left_without_one_is_dro
 
 
 def test_memory_for_exact_lines_gives_the_request_and_the_sessions_that_wrote_them(
-    planted: PlantedRepo,
+    planted: PlantedRepo,  # noqa: F811
 ) -> None:
     update_memory(Repository(planted.root), use_model=False)
     proc = run_cli("memory", "src/http_client.py:7", "--json", "--no-update", cwd=planted.root)
@@ -154,7 +121,9 @@ def test_memory_for_exact_lines_gives_the_request_and_the_sessions_that_wrote_th
     assert all("Redis" not in o["text"] for o in answer["observations"])  # another file, another session
 
 
-def test_the_budget_bounds_the_answer(planted: PlantedRepo) -> None:
+def test_the_budget_bounds_the_answer(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     repo = Repository(planted.root)
     update_memory(repo, use_model=False)
     whole = memory_for(repo, None, budget=5000)
@@ -164,7 +133,9 @@ def test_the_budget_bounds_the_answer(planted: PlantedRepo) -> None:
     assert [o.id for o in small.observations] == [o.id for o in whole.observations][: len(small.observations)]
 
 
-def test_bad_locations_fail_with_one_sentence(planted: PlantedRepo) -> None:
+def test_bad_locations_fail_with_one_sentence(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     proc = run_cli("memory", "src/http_client.py:900", cwd=planted.root)
     assert proc.returncode == 1 and proc.stderr.startswith("error: ")
     outside = run_cli("memory", "../elsewhere.py", cwd=planted.root)
@@ -172,7 +143,8 @@ def test_bad_locations_fail_with_one_sentence(planted: PlantedRepo) -> None:
 
 
 def test_reflection_folds_older_observations_keeping_every_citation(
-    planted: PlantedRepo, monkeypatch: pytest.MonkeyPatch
+    planted: PlantedRepo,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     repo = Repository(planted.root)
     update_memory(repo, use_model=False)
@@ -196,7 +168,9 @@ def test_reflection_folds_older_observations_keeping_every_citation(
     assert cited == {c for o in after for c in o.citations}
 
 
-def test_state_text_and_json(planted: PlantedRepo) -> None:
+def test_state_text_and_json(
+    planted: PlantedRepo,  # noqa: F811
+) -> None:
     proc = run_cli("memory", "--state", "--json", cwd=planted.root)
     state = json.loads(proc.stdout)
     assert [i["text"] for i in state["constraints"]] == [
