@@ -25,7 +25,7 @@ from .values import MemoryAnswer, Remembered, Request
 
 DEFAULT_BUDGET = 1000  # tokens (characters / 4)
 REQUEST_CHARS = 400
-MATCH = 60  # rapidfuzz partial_token_set_ratio a recall question must reach (or share a distinctive word)
+MATCH = 80  # rapidfuzz token_set_ratio a question without a distinctive word must reach
 
 
 def remembered(repo: Repository) -> list[Remembered]:
@@ -56,7 +56,8 @@ def memory_for(
 
 def recall(repo: Repository, question: str, *, budget: int = DEFAULT_BUDGET) -> MemoryAnswer:
     """What the memory holds on `question`: a path of the repository (or PATH:LINES) is answered as
-    `memory_for`; other text matches observations by their words, newest first."""
+    `memory_for`; other text matches observations sharing a distinctive word with it (in their text,
+    paths or symbols; without such a word, rapidfuzz similarity), newest first."""
     stripped = question.strip()
     head = stripped.rsplit(":", 1)[0] if ":" in stripped else stripped
     if head and " " not in head and (repo.root / head).exists():
@@ -65,9 +66,11 @@ def recall(repo: Repository, question: str, *, budget: int = DEFAULT_BUDGET) -> 
     found = [
         o
         for o in remembered(repo)
-        if wanted & terms(" ".join([o.text, *o.paths, *o.symbols]))
-        or fuzz.partial_token_set_ratio(stripped.lower(), o.text.lower()) >= MATCH
-        and len(stripped) > 3
+        if (
+            wanted & terms(" ".join([o.text, *o.paths, *o.symbols]))
+            if wanted
+            else fuzz.token_set_ratio(stripped.lower(), o.text.lower()) >= MATCH
+        )
     ]
     return _within(MemoryAnswer(query=stripped, budget=budget), found, budget)
 
