@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..core.values import to_json
 from ..memory.values import MemoryAnswer, ProjectState
 from ._base import cli, echo, open_repo, print_json
 
@@ -57,15 +58,17 @@ def memory(
         from ..memory.guard import main as guard
 
         sys.exit(guard())
-    from ..memory.update import project_state, update_memory
+    from ..memory.stored import project_state
 
     repo = open_repo()
     if not no_update:
+        from ..memory.update import update_memory
+
         update_memory(repo, use_model=not offline)
     if state:
         snapshot = project_state(repo)
         if as_json:
-            print_json(snapshot.model_dump(mode="json"))
+            print_json(to_json(snapshot))
         else:
             echo(state_text(snapshot))
         return
@@ -73,7 +76,7 @@ def memory(
 
     answer = memory_for(repo, location, budget=budget)
     if as_json:
-        print_json(answer.model_dump(mode="json"))
+        print_json(to_json(answer))
     else:
         echo(answer_text(answer))
 

@@ -122,7 +122,8 @@ def recall(repo: Repository, question: str, budget: int = 1000) -> JSON:
     last update left it."""
     from ..memory.recall import recall as run
 
-    return run(repo, question, budget=budget).model_dump(mode="json")
+    answered: dict[str, Any] = to_json(run(repo, question, budget=budget))
+    return answered
 
 
 def intent_for(
@@ -135,4 +136,5 @@ def intent_for(
     """
     from ..memory.recall import intent_for as run
 
-    return run(repo, path, line, end_line, budget=budget).model_dump(mode="json")
+    answered: dict[str, Any] = to_json(run(repo, path, line, end_line, budget=budget))
+    return answered

@@ -9,6 +9,8 @@ the log that code could not trace to a message.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import replace
+from typing import Any
 
 from ..answer.citations import Ref, quotable_text, verify_citations
 from ..core.values import Session
@@ -43,5 +45,8 @@ def checked(
     refs = list(dict.fromkeys(f"{c.session_id}:{c.message_id}" for c in kept))
     if not refs:
         return None, len(dropped)
-    update = {"citations": refs, "id": observation_id(observation.kind, observation.text, refs)}
-    return observation.model_copy(update=update), len(dropped)
+    update: dict[str, Any] = {
+        "citations": refs,
+        "id": observation_id(observation.kind, observation.text, refs),
+    }
+    return replace(observation, **update), len(dropped)

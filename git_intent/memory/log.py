@@ -12,15 +12,17 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import Any
 
 from ..core.state_files import append_text, locked, private_dir
+from ..core.values import parse_timestamp, to_json
 from ..git.repo import Repository
-from .values import Observation, Remembered
+from .values import KINDS, Observation, Remembered
 
 LOG = "observations.jsonl"
+_SOURCES = ("offline", "model", "reflection", "shared")
 
 
 def memory_dir(repo: Repository) -> Path:
@@ -54,13 +56,61 @@ def read_log(path: Path) -> list[Observation]:
         return []
     found: list[Observation] = []
     for line in raw.splitlines():
-        if not line.strip():
-            continue
         try:
-            found.append(Observation.model_validate_json(line))
-        except ValidationError:
+            row = json.loads(line) if line.strip() else None
+        except ValueError:
             continue
+        observation = from_row(row)
+        if observation is not None:
+            found.append(observation)
     return found
+
+
+def from_row(row: Any) -> Observation | None:
+    """A log line's decoded JSON as an Observation, or None when any field has the wrong shape. The log is
+    this clone's own state: checked field by field here (pydantic's validator would cost every
+    `memory PATH` its ~100 ms import); a teammate's shared log goes through pydantic (`share.py`)."""
+    if not isinstance(row, dict):
+        return None
+    texts = ("id", "kind", "text")
+    lists = ("paths", "symbols", "citations", "compacts")
+    if not all(isinstance(row.get(k), str) for k in texts) or row["kind"] not in KINDS:
+        return None
+    if not all(
+        isinstance(row.get(k, []), list) and all(isinstance(v, str) for v in row.get(k, [])) for k in lists
+    ):
+        return None
+    supersedes, source, level = row.get("supersedes"), row.get("source", "offline"), row.get("level", 0)
+    if (
+        not (supersedes is None or isinstance(supersedes, str))
+        or source not in _SOURCES
+        or level not in (0, 1)
+    ):
+        return None
+    stamp = row.get("observed_at")
+    return Observation(
+        id=row["id"],
+        kind=row["kind"],
+        text=row["text"],
+        paths=list(row.get("paths", [])),
+        symbols=list(row.get("symbols", [])),
+        citations=list(row.get("citations", [])),
+        observed_at=parse_timestamp(stamp),
+        supersedes=supersedes,
+        compacts=list(row.get("compacts", [])),
+        level=level,
+        source=source,
+    )
+
+
+def to_row(observation: Observation) -> dict[str, Any]:
+    """An observation as its log line's JSON: empty lists, None and default fields left out."""
+    row: dict[str, Any] = to_json(observation)
+    return {
+        k: v
+        for k, v in row.items()
+        if v not in (None, []) and not (k == "level" and v == 0) and not (k == "source" and v == "offline")
+    }
 
 
 def append_observations(repo: Repository, observations: list[Observation]) -> int:
@@ -71,7 +121,7 @@ def append_observations(repo: Repository, observations: list[Observation]) -> in
     fresh = [o for o in dict((o.id, o) for o in observations).values() if o.id not in have]
     if fresh:
         with append_text(path) as out:
-            out.write("".join(o.model_dump_json(exclude_defaults=True) + "\n" for o in fresh))
+            out.write("".join(json.dumps(to_row(o), ensure_ascii=False) + "\n" for o in fresh))
     return len(fresh)
 
 
@@ -88,7 +138,10 @@ def view(observations: Iterable[Observation]) -> list[Remembered]:
         ):
             reversed_by[o.supersedes] = o
     shown = [
-        Remembered(**o.model_dump(), superseded_by=reversed_by[o.id].id if o.id in reversed_by else None)
+        Remembered(
+            **{f.name: getattr(o, f.name) for f in fields(Observation)},
+            superseded_by=reversed_by[o.id].id if o.id in reversed_by else None,
+        )
         for o in rows
         if o.id not in folded
     ]
@@ -101,4 +154,4 @@ def _stamp(o: Observation) -> str:
 
 def dumps(observations: Iterable[Observation]) -> str:
     """Observations as JSON Lines (the log's own form)."""
-    return "".join(json.dumps(o.model_dump(mode="json", exclude_defaults=True)) + "\n" for o in observations)
+    return "".join(json.dumps(to_row(o), ensure_ascii=False) + "\n" for o in observations)

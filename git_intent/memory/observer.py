@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from ..answer.citations import Ref, strip_links
 from ..config import ModelSettings, model_settings, setting
 from ..core.errors import IntentError
-from ..core.values import Message, Session
+from ..core.values import Message, Session, validate
 from ..git.repo import Repository
 from ..sessions.prose import estimate_tokens
 from .citing import checked
@@ -164,9 +164,7 @@ def observe(
             done.dropped += dropped
             if observation is not None:
                 times = [t for c in observation.citations if (t := stamps.get(c)) is not None]
-                done.observations.append(
-                    observation.model_copy(update={"observed_at": max(times) if times else None})
-                )
+                done.observations.append(replace(observation, observed_at=max(times) if times else None))
         for s, m in chunk:
             done.cursor[s.session_id] = s.messages.index(m) + 1
     return done
@@ -213,14 +211,17 @@ def parse_reply(text: str) -> list[tuple[Observation, str | None]]:
             continue
         try:
             citations = [str(c).strip("[] ") for c in item.get("citations", []) if isinstance(c, str)]
-            observation = Observation(
-                id=observation_id(item["kind"], item["text"], citations),
-                kind=item["kind"],
-                text=strip_links(" ".join(item["text"].split()))[0][:600],
-                paths=[p for p in item.get("paths", []) if isinstance(p, str)][:12],
-                symbols=[s for s in item.get("symbols", []) if isinstance(s, str)][:12],
-                citations=citations,
-                source="model",
+            observation = validate(
+                Observation,
+                {
+                    "id": observation_id(item["kind"], item["text"], citations),
+                    "kind": item["kind"],
+                    "text": strip_links(" ".join(item["text"].split()))[0][:600],
+                    "paths": [p for p in item.get("paths", []) if isinstance(p, str)][:12],
+                    "symbols": [s for s in item.get("symbols", []) if isinstance(s, str)][:12],
+                    "citations": citations,
+                    "source": "model",
+                },
             )
         except ValidationError:
             continue

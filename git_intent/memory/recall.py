@@ -12,15 +12,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rapidfuzz import fuzz
-
 from ..core.errors import BadLocationError
 from ..git.repo import Repository
 from ..sessions.prose import estimate_tokens
 from .log import log_path, read_log, view
 from .reversal import terms
 from .share import shared_observations
-from .update import edited_files
+from .stored import edited_files
 from .values import MemoryAnswer, Remembered, Request
 
 DEFAULT_BUDGET = 1000  # tokens (characters / 4)
@@ -62,6 +60,8 @@ def recall(repo: Repository, question: str, *, budget: int = DEFAULT_BUDGET) -> 
     head = stripped.rsplit(":", 1)[0] if ":" in stripped else stripped
     if head and " " not in head and (repo.root / head).exists():
         return memory_for(repo, stripped, budget=budget, cwd=repo.root)
+    from rapidfuzz import fuzz
+
     wanted = terms(stripped)
     found = [
         o

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from rapidfuzz import fuzz
-
 from .log import observation_id
 from .values import KINDS, Kind, Observation, ProjectState, Remembered, StateItem
 
@@ -45,6 +43,8 @@ def reflect(shown: list[Remembered], reflect_at: int) -> list[Observation]:
 
 def _fold(kind: Kind, paths: list[str], members: list[Remembered]) -> list[Observation]:
     """Members (newest first) as few observations of at most FOLD_CHARS characters each."""
+    from rapidfuzz import fuzz
+
     texts: list[str] = []
     for o in members:
         if not any(fuzz.token_set_ratio(o.text, t) >= REPEAT for t in texts):

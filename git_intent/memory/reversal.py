@@ -10,6 +10,7 @@ of equals) is reversed.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .values import Observation, Remembered
 
@@ -42,7 +43,7 @@ def mark_reversals(new: list[Observation], earlier: list[Remembered]) -> list[Ob
     for observation in new:
         target = _reversed(observation, pool) if observation.supersedes is None else None
         if target is not None:
-            observation = observation.model_copy(update={"supersedes": target.id})
+            observation = replace(observation, supersedes=target.id)
             pool = [o for o in pool if o.id != target.id]
         out.append(observation)
         if observation.kind in ("decision", "constraint"):

@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import ValidationError
-
+from ..core.values import validate
 from ..git.repo import Repository
 from ..notes import evidence_ref as store
-from ..redaction.redact import seal
-from .log import log_path, read_log
+from .log import log_path, read_log, to_row
 from .values import Observation
 
 MEMORY_PATH = "memory/observations.json"
@@ -27,6 +25,8 @@ def share_memory(repo: Repository) -> int:
     """Put this clone's log (with what was shared before) on the store, sealed; returns how many
     observations the shared blob holds (0 when there is nothing to share). Raises RedactionError (nothing
     written) when redaction fails, ShareError when the store moved meanwhile."""
+    from ..redaction.redact import seal  # re2 and the rule data: only when something is shared
+
     mine = read_log(log_path(repo))
     if not mine:
         return 0
@@ -35,7 +35,7 @@ def share_memory(repo: Repository) -> int:
         shared = _payload_observations(repo, entries.get(MEMORY_PATH))
         merged = {o["id"]: o for o in shared if isinstance(o.get("id"), str)}
         for o in mine:
-            merged.setdefault(o.id, o.model_dump(mode="json", exclude_defaults=True))
+            merged.setdefault(o.id, to_row(o))
         payload = {"schema": SCHEMA, "observations": sorted(merged.values(), key=lambda o: o["id"])}
         oid = store.write_sealed(repo, seal(payload))
         if entries.get(MEMORY_PATH) != oid:
@@ -48,10 +48,14 @@ def shared_observations(repo: Repository) -> list[Observation]:
     """The observations on the local store (yours and fetched ones), as source "shared"; unreadable ones
     are skipped (someone else wrote them)."""
     oid = store.read_entries(repo)[1].get(MEMORY_PATH) if store.ref_oid(repo) else None
+    if oid is None:
+        return []
+    from pydantic import ValidationError  # someone else wrote it: pydantic checks it
+
     found: list[Observation] = []
     for item in _payload_observations(repo, oid):
         try:
-            found.append(Observation.model_validate({**item, "source": "shared"}))
+            found.append(validate(Observation, {**item, "source": "shared"}))
         except ValidationError:
             continue
     return found

@@ -10,11 +10,12 @@ so an update run twice writes nothing the second time.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from ..core.state_files import replace_file
+from ..core.values import to_json
 from ..git.repo import Repository
 from ..notes.store import read_notes
 from ..sessions.discovery import candidate_sessions
@@ -26,11 +27,9 @@ from .observer import observe, observer_settings
 from .reflect import derive_state, reflect
 from .reversal import mark_reversals
 from .share import shared_observations
-from .values import MemoryUpdate, Observation, ProjectState, Remembered
+from .stored import CURSOR, GUARD, STATE, load_json
+from .values import MemoryUpdate, Observation, Remembered
 
-CURSOR = "observed.json"
-STATE = "state.json"
-GUARD = "guard.json"
 DEFAULT_REFLECT_AT = 400  # live observations before the older half is folded
 
 
@@ -45,7 +44,7 @@ def update_memory(repo: Repository, *, use_model: bool = True) -> MemoryUpdate:
     result = MemoryUpdate()
     with memory_lock(repo):
         folder = memory_dir(repo)
-        cursor = _load(folder / CURSOR)
+        cursor = load_json(folder / CURSOR)
         offline: dict[str, int] = cursor.setdefault("offline", {})
         by_model: dict[str, int] = cursor.setdefault("model", {})
         edited: dict[str, list[str]] = cursor.setdefault("edited", {})
@@ -96,26 +95,11 @@ def update_memory(repo: Repository, *, use_model: bool = True) -> MemoryUpdate:
         current = view([*log, *shared_observations(repo)])
         result.sessions = len(sessions)
         result.log_lines = len(log)
-        replace_file(folder / STATE, derive_state(current, len(log)).model_dump_json(indent=1).encode())
+        state = to_json(derive_state(current, len(log)))
+        replace_file(folder / STATE, json.dumps(state, indent=1).encode())
         replace_file(folder / GUARD, json.dumps(_guard_index(repo, current, edited)).encode())
         replace_file(folder / CURSOR, json.dumps(cursor).encode())
     return result
-
-
-def project_state(repo: Repository) -> ProjectState:
-    """The state derived at the last update (derived now from the log when none was written yet)."""
-    path = repo.state_dir / "memory" / STATE
-    try:
-        return ProjectState.model_validate_json(path.read_bytes())
-    except (OSError, ValueError):
-        log = read_log(log_path(repo))
-        return derive_state(view([*log, *shared_observations(repo)]), len(log))
-
-
-def edited_files(repo: Repository) -> dict[str, list[str]]:
-    """session id → repository files the session edited (as of the last update)."""
-    edited = _load(repo.state_dir / "memory" / CURSOR).get("edited", {})
-    return edited if isinstance(edited, dict) else {}
 
 
 def _guard_index(repo: Repository, current: list[Remembered], edited: dict[str, list[str]]) -> dict[str, Any]:
@@ -155,19 +139,11 @@ def _repo_paths(observation: Observation, files: frozenset[str]) -> Observation:
         hits = [f for f in files if f == path.strip("/") or f.endswith("/" + path.strip("/"))]
         if len(hits) == 1:
             kept.append(hits[0])
-    return observation.model_copy(update={"paths": sorted(set(kept))})
+    return replace(observation, paths=sorted(set(kept)))
 
 
 def _files(repo: Repository) -> frozenset[str]:
     return repo.tree_files("HEAD") if repo.succeeds("rev-parse", "-q", "--verify", "HEAD") else frozenset()
 
 
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-__all__ = ["edited_files", "project_state", "update_memory"]
+__all__ = ["update_memory"]

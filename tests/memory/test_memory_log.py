@@ -4,6 +4,7 @@ what it leaves alone, reversals, reflection, the state and `git intent memory` i
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from memory_support import PlantedRepo, planted, template  # noqa: F401  (fixtures)
@@ -13,7 +14,8 @@ from git_intent.git.repo import Repository
 from git_intent.memory.citing import checked, shown
 from git_intent.memory.log import log_path, read_log
 from git_intent.memory.recall import memory_for, remembered
-from git_intent.memory.update import project_state, update_memory
+from git_intent.memory.stored import project_state
+from git_intent.memory.update import update_memory
 from git_intent.memory.values import Observation, Remembered
 from git_intent.sessions.discovery import find_session
 
@@ -97,10 +99,8 @@ def test_a_forged_citation_is_dropped_and_an_observation_left_without_one_is_dro
     )
     kept, dropped = checked(raw, read, known)
     assert kept is not None and kept.citations == [real] and dropped == 2 and kept.id != raw.id
-    assert checked(raw.model_copy(update={"citations": [forged]}), read, known) == (None, 1)
-    quoted, dropped = checked(
-        raw.model_copy(update={"citations": [real]}), read, known, quote="retry every POST"
-    )
+    assert checked(replace(raw, citations=[forged]), read, known) == (None, 1)
+    quoted, dropped = checked(replace(raw, citations=[real]), read, known, quote="retry every POST")
     assert quoted is None and dropped == 1
 
 
