@@ -16,7 +16,7 @@ import sys
 from .core.version import __version__
 
 # Read-only, fast, no stdin, no progress bar: what an editor or a script asks again and again.
-COMMANDS = frozenset({"blame", "show", "log", "search", "context", "sessions", "stats"})
+COMMANDS = frozenset({"blame", "show", "log", "search", "context", "sessions", "stats", "memory"})
 _PACKAGE = os.path.dirname(os.path.realpath(__file__))
 
 
