@@ -22,7 +22,17 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from support import SYNC, Clock, claude_session, commit_all, commit_at_all, install, make_repo, write_files
+from support import (
+    SYNC,
+    Clock,
+    claude_session,
+    commit_all,
+    commit_at_all,
+    git,
+    install,
+    make_repo,
+    write_files,
+)
 
 from git_intent.explain.reasons import is_request
 from git_intent.sessions.discovery import read_transcript
@@ -199,4 +209,11 @@ def planted(template: tuple[PlantedRepo, Path], monkeypatch: pytest.MonkeyPatch)
     for key, value in home_env(home).items():
         monkeypatch.setenv(key, value)
     shutil.rmtree(built.root / ".git" / "intent" / "memory", ignore_errors=True)
+    # What a test may have added to the shared repository: a remote, the sharing level, the evidence refs.
+    git(built.root, "remote", "remove", "origin", check=False)
+    git(built.root, "config", "--unset", "intent.share", check=False)
+    for ref in git(
+        built.root, "for-each-ref", "--format=%(refname)", "refs/intent/", "refs/notes/remotes/"
+    ).split():
+        git(built.root, "update-ref", "-d", ref)
     return built

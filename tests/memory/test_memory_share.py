@@ -57,3 +57,34 @@ def test_a_teammate_sees_the_same_memory_redacted(planted: PlantedRepo, tmp_path
             )
     sqlite = next(o for o in theirs.values() if o["text"].startswith("Let's use SQLite"))
     assert sqlite["superseded_by"] is not None  # the reversal travels with what it reversed
+
+
+def test_two_logs_merge_into_their_union(planted: PlantedRepo, tmp_path: Path) -> None:  # noqa: F811
+    update_memory(Repository(planted.root), use_model=False)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(planted.root, "remote", "add", "origin", str(remote))
+    git(planted.root, "config", "intent.share", "evidence")
+    git(planted.root, "push", "-q", "origin", "main")
+    assert run_cli("push", cwd=planted.root).returncode == 0
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    git(clone, "config", "intent.share", "evidence")
+    assert run_cli("fetch", cwd=clone).returncode == 0
+    theirs = Repository(clone)
+    own = Observation(
+        id=observation_id("convention", "Name feature flags ff_<area>_<name>.", ["t1:m1"]),
+        kind="convention",
+        text="Name feature flags ff_<area>_<name>.",
+        citations=["t1:m1"],
+    )
+    with memory_lock(theirs):
+        append_observations(theirs, [own])
+    assert run_cli("push", cwd=clone).returncode == 0, "the teammate's push"
+    assert run_cli("fetch", cwd=planted.root).returncode == 0
+    answer = json.loads(
+        run_cli("memory", "--json", "--no-update", "--budget", "5000", cwd=planted.root).stdout
+    )
+    ids = [o["id"] for o in answer["observations"]]
+    assert own.id in ids and len(ids) == len(set(ids)) == 10
+    assert next(o for o in answer["observations"] if o["id"] == own.id)["source"] == "shared"
