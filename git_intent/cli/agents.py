@@ -75,6 +75,11 @@ def register_agents(
                 f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
                 f"starts in (`git intent install` there records new commits)."
             )
+            if guard and agent == "claude-code":
+                echo(
+                    "The edit guard answers from the memory of each repository: run `git intent memory` "
+                    "there once (and after new sessions) to bring it up to date."
+                )
         elif not changes:
             echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
 
