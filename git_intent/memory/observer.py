@@ -12,7 +12,6 @@ agent's words are sent, never tool output.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -49,8 +48,6 @@ P are repository-relative files it concerns (none: the whole repository). Cite t
 (only ids shown here); Q is a short exact quote from the first message cited. Record only what the user \
 asked for, decided, forbade or corrected and what the agent decided with a reason; skip routine steps. \
 Write no URLs."""
-
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -195,10 +192,12 @@ def _chunks(sessions: list[Session], cursor: dict[str, int]) -> list[list[tuple[
 def parse_reply(text: str) -> list[tuple[Observation, str | None]]:
     """The observations of a model reply (a JSON object, possibly fenced), each with its quote; items that
     are not observations are skipped. Ids are provisional: `citing.checked` recomputes them."""
-    match = _JSON.search(text)
+    # From the first "{" to the last "}" (a reply may fence its JSON or talk around it); found with
+    # find/rfind, never a `\{.*\}` scan, which is quadratic on a reply of unclosed braces.
+    start, end = text.find("{"), text.rfind("}")
     try:
-        value = json.loads(match.group(0)) if match else {}
-    except ValueError:
+        value = json.loads(text[start : end + 1]) if 0 <= start < end else {}
+    except (ValueError, RecursionError):
         return []
     items = value.get("observations") if isinstance(value, dict) else None
     found: list[tuple[Observation, str | None]] = []
