@@ -126,7 +126,9 @@ def build(root: Path, sessions: int = 1) -> PlantedRepo:
     ids["retry_edit"] = one.edit(
         "I'll retry idempotent methods only.", repo / "src/http_client.py", CLIENT, CLIENT_RETRY
     )
-    ids["proposal"] = one.say("Should I use exponential backoff instead of a fixed delay between attempts?")
+    ids["proposal"] = one.say(
+        "Should I use exponential backoff in `send()` instead of a fixed delay between attempts?"
+    )
     ids["confirm"] = one.prompt("yes")
     ids["decision"] = one.prompt("Let's use SQLite for the response cache in src/cache.py.")
     ids["cache_edit"] = one.edit("Switching the cache to SQLite.", repo / "src/cache.py", CACHE, CACHE_SQLITE)
@@ -152,7 +154,7 @@ def build(root: Path, sessions: int = 1) -> PlantedRepo:
         Planted("constraint", "Never retry POST requests", [f"{a}:{ids['constraint']}"]),
         Planted(
             "decision",
-            "exponential backoff instead of a fixed delay",
+            "exponential backoff in `send()` instead of a fixed delay",
             [f"{a}:{ids['proposal']}", f"{a}:{ids['confirm']}"],
         ),
         Planted("decision", "Let's use SQLite for the response cache", [f"{a}:{ids['decision']}"]),

@@ -32,7 +32,7 @@ _CORRECTION = re.compile(
     _I,
 )
 _DECISION = re.compile(
-    r"\b(?:let'?s (?:go with|use|do|keep|switch|move|make|stick)|we(?:'ll| will) (?:use|go|keep|do|switch)|"
+    r"\b(?:let'?s (?:go with|use|keep|switch|make|stick)|we(?:'ll| will) (?:use|go|keep|do|switch)|"
     r"(?:i|we)(?:'ve| have)? decided|go with|(?:switch|migrate)(?:ed)?(?: \S+){0,5} to|"
     r"(?:use|keep) \S+(?: \S+){0,3} instead of|"
     r"instead of .{1,60}, use|from now on|the plan is|change of plan|we(?:'re| are) going (?:to|with))\b",
@@ -60,13 +60,22 @@ _CONVENTION = re.compile(
     r"always use|prefer|we use|format(?:ted)? (?:as|with))\b",
     _I,
 )
+# Without a rule word, a convention is stated as one ("use tabs", "we prefer …"), not described ("it still
+# refers to the old function name, with a date prefix").
+_CONVENTION_LEAD = re.compile(
+    r"^(?:please\s+)?(?:use|prefer|name|follow|keep|stick to)\b|\bwe (?:use|prefer|name|follow)\b", _I
+)
+# What names code in a proposal: a `backticked` span, a file name, a snake_case or camelCase word.
+_NAMES_CODE = re.compile(
+    r"`[^`\n]+`|\b\w+\.[A-Za-z]{1,5}\b|\b[a-z]+_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*"
+)
 _QUESTION = re.compile(
     r"^(?:should we|do we (?:need|want)|what if|is it (?:worth|better|ok)|how should we|which .+ "
     r"should)\b",
     _I,
 )
 _FACT = re.compile(r"^(?:note that|fyi\b|keep in mind|remember that|bear in mind|for context)", _I)
-_NOT_A_RULE = re.compile(r"^(?:i|it|that|this) (?:always|never)\b|\?$", _I)
+_NOT_A_RULE = re.compile(r"^(?:i|it|that|this) (?:always|never)\b|^never ?mind\b|\?$", _I)
 _PROPOSAL = re.compile(r"\b(?:instead|or|option|approach|use|switch)\b", _I)
 _FILE = re.compile(r"(?<![\w/.-])([\w./-]*\w\.[A-Za-z][A-Za-z0-9]{0,5})\b")
 _SYMBOL = re.compile(
@@ -100,7 +109,7 @@ def classify(unit: str) -> Kind | None:
         return None
     if _CONSTRAINT_LEAD.search(unit) or _CONSTRAINT.search(unit):
         return "convention" if _CONVENTION.search(unit) else "constraint"
-    if _CONVENTION.search(unit) and re.search(r"\b(?:use|prefer|name|follow|keep)\b", unit, _I):
+    if _CONVENTION.search(unit) and _CONVENTION_LEAD.search(unit):
         return "convention"
     return None
 
@@ -136,10 +145,15 @@ def extract(session: Session, path_of: PathOf, files: frozenset[str]) -> list[Ob
 
 
 def _confirmed(before: Message, message: Message, edited: tuple[str, ...]) -> list[Found]:
-    """A bare "yes" to a proposal that chose between ways (a question naming an option, "instead", "use"):
-    a decision in the agent's words, citing the proposal and the confirmation."""
+    """A bare "yes" to a proposal that chose between ways and names the code (a question with "instead",
+    "or", "use", "option" and a `name`, a file or an identifier): a decision in the agent's words, citing
+    the proposal and the confirmation. ("Want me to run the tests?" chose nothing worth keeping.)"""
     rows = units(prose_of(before.text))
-    asked = [u for u in rows if u.endswith("?") and _PROPOSAL.search(u) and len(u) <= MAX_UNIT_CHARS]
+    asked = [
+        u
+        for u in rows
+        if u.endswith("?") and _PROPOSAL.search(u) and _NAMES_CODE.search(u) and len(u) <= MAX_UNIT_CHARS
+    ]
     if not asked:
         return []
     text = "Confirmed: " + clip_units([asked[-1]], TEXT_CHARS)
