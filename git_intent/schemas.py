@@ -91,6 +91,14 @@ SCHEMAS: dict[str, OutputSchema] = {
             "cursor/agent-trace)",
             _attr(".interop.agent_trace", "TraceRecord"),
         ),
+        OutputSchema(
+            "memory",
+            "git intent memory [PATH[:LINES]] --json (and the MCP tools recall and intent_for)",
+            _attr(".memory.values", "MemoryAnswer"),
+        ),
+        OutputSchema(
+            "memory-state", "git intent memory --state --json", _attr(".memory.values", "ProjectState")
+        ),
         OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
         OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
         OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),

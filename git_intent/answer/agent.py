@@ -185,6 +185,29 @@ def chat(settings: ModelSettings, messages: list[dict[str, Any]]) -> tuple[str, 
     )
 
 
+def complete_once(settings: ModelSettings, system: str, user: str) -> AgentRun:
+    """One model call without tools (an observer's or a summariser's): the reply's text, tokens counted,
+    and `error` (one sentence) when the call failed or took more than `settings.timeout` seconds."""
+    litellm = _litellm()
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+    ]
+    run = AgentRun(transcript=messages, steps=1)
+    try:
+        reply = _complete(litellm, settings, messages, final=False, tools=False)
+    except ModelError as exc:
+        run.error = str(exc)
+        return run
+    usage = getattr(reply, "usage", None)
+    run.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    run.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    choices = getattr(reply, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    run.text = cut_answer((getattr(message, "content", None) or "").strip()) or None
+    return run
+
+
 def _complete(
     litellm: Any,
     settings: ModelSettings,

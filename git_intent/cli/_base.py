@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     "why": "answer",
     "ask": "answer",
     "lsp": "editors",
+    "memory": "memory",
     "install": "capture",
     "hook": "capture",
     "uninstall": "capture",

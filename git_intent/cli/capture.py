@@ -33,6 +33,7 @@ def install(
     project: bool,
     rules: bool,
     annotate: bool,
+    guard: bool,
     editor: str | None,
     write: bool,
 ) -> None:
@@ -46,7 +47,8 @@ def install(
 
     With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
     (user-level; --project for this repository's), showing the diff; --annotate also asks the agent to
-    append its own annotation of each turn, read in place of git-intent's. With --editor NAME, print the
+    append its own annotation of each turn, read in place of git-intent's; --guard adds Claude Code's edit
+    guard (a PreToolUse hook running `git intent memory --hook`). With --editor NAME, print the
     configuration that starts `git intent lsp` in that editor; --write adds it to the editor's user config.
     """
     if editor or write:
@@ -54,8 +56,8 @@ def install(
             raise click.UsageError("--write goes with --editor NAME.")
         configure_editor(editor, write=write, install=True)
         return
-    if agents or project or rules or annotate:
-        register_agents(agents, project=project, rules=rules, install=True, annotate=annotate)
+    if agents or project or rules or annotate or guard:
+        register_agents(agents, project=project, rules=rules, install=True, annotate=annotate, guard=guard)
         return
     from ..capture.install import install as run
 
@@ -102,20 +104,21 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 @agent_options(install=False)
 @editor_options(install=False)
 def uninstall(
-    agents: tuple[str, ...], project: bool, rules: bool, annotate: bool, editor: str | None
+    agents: tuple[str, ...], project: bool, rules: bool, annotate: bool, guard: bool, editor: str | None
 ) -> None:
     """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay).
 
     Only the config values install added are removed: a notes.rewriteRef you had set before stays.
 
     With --agent NAME, take the MCP server out of that agent's configuration instead: the files come
-    back byte for byte when nothing else changed them since install. With --editor NAME, take the
+    back byte for byte when nothing else changed them since install (the edit guard's hook goes with
+    them). With --editor NAME, take the
     language server's configuration out of that editor's config the same way.
     """
     if editor:
         configure_editor(editor, write=False, install=False)
         return
-    if agents or project or rules or annotate:
+    if agents or project or rules or annotate or guard:
         register_agents(agents, project=project, rules=rules, install=False)
         return
     from ..capture.install import uninstall as run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -41,7 +42,9 @@ def push(remote: str | None, as_json: bool, wait: float, hook: bool) -> None:
     if hook:
         _push_from_hook(remote)
         return
-    result = run(open_repo(), remote, wait=wait, say=lambda text: echo(text, err=True))
+    repo = open_repo()
+    _share_memory(repo)
+    result = run(repo, remote, wait=wait, say=lambda text: echo(text, err=True))
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
@@ -92,6 +95,15 @@ def _push_text(result: object) -> None:
         )
 
 
+def _share_memory(repo: Any) -> None:
+    """Put the memory's log on the evidence store first when the sharing level carries text (redacted)."""
+    from ..memory.share import share_memory
+    from ..share.collect import share_level
+
+    if share_level(repo) != "notes":
+        share_memory(repo)
+
+
 def _push_from_hook(remote: str | None) -> None:
     """The pre-push hook: push git-intent's refs beside the user's push; warn, never block it."""
     from ..share.remote import push as run
@@ -103,7 +115,9 @@ def _push_from_hook(remote: str | None) -> None:
             if len(parts) == 4:
                 tips.append(parts[1])
     try:
-        result = run(open_repo(), remote, tips, say=lambda text: echo(f"git-intent: {text}", err=True))
+        repo = open_repo()
+        _share_memory(repo)
+        result = run(repo, remote, tips, say=lambda text: echo(f"git-intent: {text}", err=True))
         if result.pushed:
             echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
         if result.not_shared:

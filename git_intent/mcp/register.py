@@ -25,6 +25,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,9 @@ from .rules import (
 )
 
 SERVER = "git-intent"
-Format = Literal["json", "toml", "text"]
+Format = Literal["json", "toml", "text", "hooks"]
+GUARD_MATCHER = "Edit|Write|MultiEdit"
+GUARD_TIMEOUT = 5  # seconds Claude Code waits for the hook; it answers in well under one (bench/memory.py)
 
 
 @dataclass(frozen=True)
@@ -112,14 +115,41 @@ def config_target(agent: str, project_root: Path | None) -> Target:
     )
 
 
+def guard_target(project_root: Path | None) -> Target:
+    """Claude Code's settings file and the `PreToolUse` hook entry that runs the edit guard before Edit,
+    Write and MultiEdit (`$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`; project:
+    `.claude/settings.json`, where teammates share `git intent memory --hook` through their own install)."""
+    base = (
+        project_root / ".claude"
+        if project_root
+        else Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    )
+    command = shlex.join([*server_command(project_root is not None)[:-1], "memory", "--hook"])
+    entry = {
+        "matcher": GUARD_MATCHER,
+        "hooks": [{"type": "command", "command": command, "timeout": GUARD_TIMEOUT}],
+    }
+    return Target(base / "settings.json", "hooks", "PreToolUse", entry)
+
+
 def install_agent(
-    agent: str, *, project: Repository | None = None, rules: bool = False, annotate: bool = False
+    agent: str,
+    *,
+    project: Repository | None = None,
+    rules: bool = False,
+    annotate: bool = False,
+    guard: bool = False,
 ) -> list[Change]:
     """Register the MCP server in `agent`'s config (and, with `rules`, a short instruction on when to call
-    `why`; with `annotate`, the instruction to append an `intent-annotation` block to each turn); returns one
-    Change per file looked at. Raises IntentError when a file cannot be parsed (it is left untouched) or
-    written, or when `agent` has no instruction file for `annotate`."""
+    `why` and `intent_for`; with `annotate`, the instruction to append an `intent-annotation` block to each
+    turn; with `guard`, Claude Code's edit guard hook, or for another agent the instruction, which is all it
+    can take); returns one Change per file looked at. Raises IntentError when a file cannot be parsed (it is
+    left untouched) or written, or when `agent` has no instruction file for `annotate`."""
     targets = [config_target(agent, project.root if project else None)]
+    if guard and agent == "claude-code":
+        targets.append(guard_target(project.root if project else None))
+    elif guard:
+        rules = True
     if annotate:
         found = annotate_target(agent, project.root if project else None)
         if found is None:
@@ -162,6 +192,8 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
     annotating = annotate_target(agent, project.root if project else None)
     if annotating is not None:
         targets.append(Target(annotating.path, "text", "", annotating))
+    if agent == "claude-code":
+        targets.append(guard_target(project.root if project else None))
     changes: list[Change] = []
     for target in targets:
         current = read_config(target.path)
@@ -222,6 +254,14 @@ def _edit(target: Target, current: bytes | None, *, adding: bool) -> bytes | Non
         text = current.decode("utf-8") if current is not None else ""
     except UnicodeDecodeError:
         raise IntentError(f"{target.path} is not UTF-8 text; it was left untouched.") from None
+    if target.format == "hooks":
+        try:
+            return _edit_hooks(text, target, adding).encode("utf-8")
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise IntentError(
+                f"{target.path} is not the JSON Claude Code expects ({exc}); it was left untouched.",
+                hint=f"Add this under hooks.PreToolUse by hand: {json.dumps(target.entry)}",
+            ) from None
     if target.format == "text":
         rules: Rules = target.entry
         edited = with_rules(text, rules) if adding else without_rules(text, rules)
@@ -258,6 +298,52 @@ def _edit_json(text: str, target: Target, adding: bool) -> str:
     indent = _json_indent(text)
     out = json.dumps(data, indent=indent, ensure_ascii=False)
     return out + ("\n" if text.endswith("\n") or not text.strip() else "")
+
+
+def _edit_hooks(text: str, target: Target, adding: bool) -> str:
+    """Claude Code settings with the guard's `PreToolUse` entry added (once) or taken out; every other
+    hook and setting kept in order."""
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("the top level is not an object")
+    hooks = data.get("hooks")
+    entries = hooks.get(target.section) if isinstance(hooks, dict) else None
+    if adding:
+        if hooks is None:
+            hooks = data["hooks"] = {}
+        if not isinstance(hooks, dict):
+            raise ValueError("`hooks` is not an object")
+        if entries is None:
+            entries = hooks[target.section] = []
+        if not isinstance(entries, list):
+            raise ValueError(f"`hooks.{target.section}` is not a list")
+        if target.entry in entries:
+            return text
+        entries[:] = [e for e in entries if not _is_guard(e)] + [target.entry]
+    else:
+        if (
+            not isinstance(hooks, dict)
+            or not isinstance(entries, list)
+            or not any(_is_guard(e) for e in entries)
+        ):
+            return text
+        entries[:] = [e for e in entries if not _is_guard(e)]
+        if not entries:
+            del hooks[target.section]
+        if not hooks:
+            del data["hooks"]
+    out = json.dumps(data, indent=_json_indent(text), ensure_ascii=False)
+    return out + ("\n" if text.endswith("\n") or not text.strip() else "")
+
+
+def _is_guard(entry: Any) -> bool:
+    """Whether a `PreToolUse` entry is git-intent's guard (its only command runs `memory --hook`)."""
+    commands = (
+        [h.get("command", "") for h in entry.get("hooks", []) if isinstance(h, dict)]
+        if isinstance(entry, dict)
+        else []
+    )
+    return len(commands) == 1 and str(commands[0]).endswith(" memory --hook") and "intent" in str(commands[0])
 
 
 def _json_indent(text: str) -> int | str:
@@ -319,6 +405,7 @@ __all__ = [
     "RULES_END",
     "Change",
     "config_target",
+    "guard_target",
     "install_agent",
     "uninstall_agent",
 ]

@@ -121,3 +121,33 @@ def ask(repo: Repository, question: str, path: str | None = None) -> JSON:
     answer: Any = run(repo, question, path=path)
     answered: dict[str, Any] = to_json(answer)
     return answered
+
+
+def recall(repo: Repository, question: str, budget: int = 1000) -> JSON:
+    """`git intent memory` for a question or a path: the observations (constraints, decisions,
+    conventions, rejected approaches, open questions, facts) that match, newest first, within `budget`
+    tokens; a path (or PATH:LINES) is answered as `git intent memory PATH --json`. Brings the log up to
+    date first, offline (a model observes in `git intent memory` only: a tool call must stay quick)."""
+    from ..memory.recall import recall as run
+    from ..memory.update import update_memory
+
+    update_memory(repo, use_model=False)
+    answered: dict[str, Any] = to_json(run(repo, question, budget=budget))
+    return answered
+
+
+def intent_for(
+    repo: Repository, path: str, line: int, end_line: int | None = None, budget: int = 1000
+) -> JSON:
+    """`git intent memory PATH:LINE[-END] --json`: the prompts that asked for exactly those lines and the
+    observations of the sessions that wrote them or naming the file, newest first, within `budget` tokens.
+
+    Raises BadLocationError for a path or lines that do not exist. Brings the log up to date first,
+    offline, as `recall` does.
+    """
+    from ..memory.recall import intent_for as run
+    from ..memory.update import update_memory
+
+    update_memory(repo, use_model=False)
+    answered: dict[str, Any] = to_json(run(repo, path, line, end_line, budget=budget))
+    return answered

@@ -6,6 +6,7 @@ The ref points at a single parentless commit whose tree is the whole store (docs
     sessions/<agent>/<session id>.json   a whole session, redacted (intent.share = sessions)
     commits/<sha[:2]>/<sha[2:]>          "<agent>/<session id>" lines: the sessions shared for a commit
     forgotten                            "<agent>/<session id>" lines: never shared again, dropped on merge
+    memory/observations.json             the memory's observation log, redacted (git_intent.memory.share)
 
 Every update writes a new parentless commit (compare-and-swap locally, `--force-with-lease` remotely), so
 a session removed with `share --forget` leaves no reachable copy on the ref. Blobs are content-addressed:

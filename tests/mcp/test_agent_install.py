@@ -179,7 +179,8 @@ def test_project_install_writes_the_repository_config_not_the_users(repo: Path, 
     }
     skill = repo / ".claude" / "skills" / "git-intent" / "SKILL.md"
     assert (
-        skill.read_text().startswith("---\nname: git-intent\n") and "call its `why` tool" in skill.read_text()
+        skill.read_text().startswith("---\nname: git-intent\n")
+        and "call its `intent_for` tool" in skill.read_text()
     )
     assert RULES_BEGIN in (repo / "AGENTS.md").read_text()
     assert f"{repo / '.mcp.json'}: created." in out.replace(str(repo.resolve()), str(repo))
@@ -223,7 +224,8 @@ def test_a_config_that_is_not_json_is_left_untouched(isolated_env: Path, tmp_pat
 
 def test_agent_options_need_an_agent_and_a_known_name(tmp_path: Path) -> None:
     proc = run_cli("install", "--project", cwd=tmp_path)
-    assert proc.returncode == 2 and "--project, --rules and --annotate go with --agent NAME." in proc.stderr
+    assert proc.returncode == 2
+    assert "--project, --rules, --annotate and --guard go with --agent NAME." in proc.stderr
     proc = run_cli("install", "--agent", "vim", cwd=tmp_path)
     assert proc.returncode == 2 and "'vim' is not one of" in proc.stderr
     proc = run_cli("uninstall", "--agent", "codex", cwd=tmp_path)

@@ -26,7 +26,19 @@ from git_intent.demo import run_demo
 
 SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 FILE = "cmd/entire/cli/agent/chunking.go"
-TOOLS = {"blame", "why", "ask", "show", "search", "view_context", "set_fidelity", "sessions", "log"}
+TOOLS = {
+    "blame",
+    "why",
+    "ask",
+    "show",
+    "search",
+    "view_context",
+    "set_fidelity",
+    "sessions",
+    "log",
+    "intent_for",
+    "recall",
+}
 
 
 @pytest.fixture
