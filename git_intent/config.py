@@ -35,7 +35,8 @@ def window_start(
     most. A rebase or cherry-pick keeps the author date of the work and moves it onto a newer parent:
     entireio/git-sync d851ee02ef08 was authored on 2026-04-15, when its session made the edits, and rebased
     onto a parent committed on 04-24, so a look-back from the parent alone missed all its 366 lines. Edits
-    made before `after` still explain exact matches only (`capture/timeline.EditTimeline.window`)."""
+    made by `after` (and its slack) still explain exact matches only
+    (`capture/timeline.EditTimeline.window`)."""
     anchor = after or committed
     return max(min(anchor, authored), anchor - REBASE_REACH) - look_back
 
