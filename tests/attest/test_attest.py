@@ -13,24 +13,13 @@ from typing import Any
 import pytest
 from conftest import git, run_cli
 from jsonschema import Draft202012Validator
-from support import SYNC, claude_session, commit_synced, install, note_records
+from support import SYNC, claude_session, commit_synced, install, keygen, note_records
 
 ROOT = Path(__file__).resolve().parents[2]
 ATTESTATIONS = "refs/notes/git-intent-attestations"
 NOTES = "refs/notes/git-intent"
 APP = "def total(items):\n    return sum(item.price for item in items)\n"
 MORE = "\n\ndef count(items):\n    return len(items)\n"
-
-
-def keygen(folder: Path, name: str) -> tuple[Path, str]:
-    """A new ed25519 key without a passphrase: (private key file, public key line)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    key = folder / name
-    proc = subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], capture_output=True
-    )
-    assert proc.returncode == 0, proc.stderr
-    return key, (folder / f"{name}.pub").read_text().strip()
 
 
 def fingerprint(key: Path) -> str:
@@ -166,8 +155,8 @@ def test_a_signer_not_in_the_allowed_signers_fails(world: World) -> None:
     world.cli("attest", "--key", str(world.mallory), "HEAD~1..")
     world.cli("attest", "HEAD~2..HEAD~1")
     assert world.verify_lines() == [
-        f"{world.second[:12]} unknown-signer: its attestation is signed by {fingerprint(world.mallory)}, which "
-        f"{world.allowed} does not allow."
+        f"{world.second[:12]} unknown-signer: its attestation is signed by {fingerprint(world.mallory)}, "
+        f"which {world.allowed} does not allow."
     ]
     # Once alice attests too, her attestation holds beside mallory's.
     world.cli("attest", "HEAD~1..")
@@ -184,7 +173,8 @@ def test_a_tampered_note_fails(world: World) -> None:
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
     git(world.repo, "notes", "--ref", NOTES, "add", "-f", "-m", text.strip(), world.second)
     assert world.verify_lines() == [
-        f"{world.second[:12]} tampered-note: its note differs from the attested one (3 records attested, 3 now)."
+        f"{world.second[:12]} tampered-note: its note differs from the attested one (3 records attested, "
+        "3 now)."
     ]
 
 
@@ -196,8 +186,8 @@ def test_an_envelope_altered_after_signing_fails(world: World) -> None:
     envelope["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
     git(world.repo, "notes", "--ref", ATTESTATIONS, "add", "-f", "-m", json.dumps(envelope), world.second)
     assert world.verify_lines() == [
-        f"{world.second[:12]} bad-signature: the signature by {fingerprint(world.alice)} does not verify: the "
-        "envelope was altered after it was signed."
+        f"{world.second[:12]} bad-signature: the signature by {fingerprint(world.alice)} does not verify: "
+        "the envelope was altered after it was signed."
     ]
 
 
@@ -235,8 +225,8 @@ def test_swapped_evidence_fails(world: World) -> None:
     store.commit_entries(repo, entries, old, "swap")
     lines = world.verify_lines()
     assert lines == [
-        f"{commit[:12]} swapped-evidence: the evidence of session {world.session.session_id} ({path}) differs "
-        f"from the attested: message {prompt['message_id']}."
+        f"{commit[:12]} swapped-evidence: the evidence of session {world.session.session_id} ({path}) "
+        f"differs from the attested: message {prompt['message_id']}."
         for commit in (world.first, world.second)
     ]
 
@@ -294,6 +284,20 @@ def test_a_carrier_without_a_signing_key_leaves_the_attestation_unsigned(world: 
     amended = git(world.repo, "rev-parse", "HEAD").strip()
     assert world.envelopes(amended)[0]["signatures"] == []
     assert world.verify_lines() == [f"{amended[:12]} unsigned: its attestation is unsigned."]
+
+
+def test_records_carried_onto_a_squash_merge_get_an_attestation_naming_each_original(world: World) -> None:
+    world.cli("attest")
+    git(world.repo, "checkout", "-q", "-b", "landed", world.person)
+    git(world.repo, "merge", "-q", "--squash", "main")
+    git(world.repo, "commit", "-q", "-m", "add total and count (#1)", env=SYNC)
+    squash = git(world.repo, "rev-parse", "HEAD").strip()
+    world.cli("carry", f"{world.person}..main", "--onto", squash)
+    carried = world.statement(squash)["predicate"]["carried_from"]
+    assert [c["commit"] for c in carried] == [world.first, world.second]
+    assert world.cli("verify", f"{world.person}..{squash}") == (
+        "All attestations hold: 1 commit(s) verified, 0 without agent lines.\n"
+    )
 
 
 def test_export_in_toto_writes_the_bundle(world: World) -> None:
