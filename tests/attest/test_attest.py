@@ -326,3 +326,63 @@ def test_attest_without_a_key_and_verify_without_allowed_signers_say_what_to_do(
     assert proc.stderr.startswith(
         "error: No allowed-signers file: pass --allowed-signers FILE or set gpg.ssh.allowedSignersFile.\n"
     )
+
+
+def test_a_forge_squash_found_by_fetch_gets_an_attestation_naming_the_originals(
+    world: World, tmp_path: Path
+) -> None:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(world.repo, "remote", "add", "origin", str(remote))
+    git(world.repo, "branch", "-q", "-m", "main", "feature")
+    git(world.repo, "push", "-q", "origin", f"{world.person}:refs/heads/main", "feature")
+    world.cli("attest")
+    world.cli("push")
+    forge = tmp_path / "forge"  # the forge squash-merges the pull request: no git-intent there
+    git(tmp_path, "clone", "-q", "-b", "main", str(remote), str(forge))
+    git(forge, "merge", "-q", "--squash", "origin/feature")
+    git(forge, "commit", "-q", "-m", "add total and count (#1)")
+    git(forge, "push", "-q", "origin", "main")
+    squash = git(forge, "rev-parse", "HEAD").strip()
+
+    fetched = json.loads(world.cli("fetch", "--json"))
+    assert fetched["carried"] == [squash]
+    carried = world.statement(squash)["predicate"]["carried_from"]
+    assert [c["commit"] for c in carried] == [world.first, world.second]
+    assert world.envelopes(squash)[0]["signatures"][0]["keyid"] == fingerprint(world.alice)
+    assert world.cli("verify", f"{world.person}..{squash}") == (
+        "All attestations hold: 1 commit(s) verified, 0 without agent lines.\n"
+    )
+
+
+def test_two_signers_attestations_of_one_commit_are_both_kept_through_push_and_fetch(
+    world: World, tmp_path: Path
+) -> None:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(world.repo, "remote", "add", "origin", str(remote))
+    git(world.repo, "push", "-q", "origin", "main")
+    world.cli("push")  # the notes, before anyone attests
+    reviewer = tmp_path / "reviewer"
+    git(tmp_path, "clone", "-q", str(remote), str(reviewer))
+    assert run_cli("fetch", cwd=reviewer).returncode == 0
+    bob, bob_pub = keygen(tmp_path / "bob-keys", "bob")
+    with world.allowed.open("a") as handle:
+        handle.write(f"bob@example.com {bob_pub}\n")
+    assert run_cli("attest", "--key", str(bob), cwd=reviewer).returncode == 0
+    assert run_cli("push", cwd=reviewer).returncode == 0
+    world.cli("attest")
+    pushed = json.loads(world.cli("push", "--json"))
+    assert pushed["retries"] == 1  # rejected, fetched, merged (cat_sort_uniq), pushed again
+    assert sorted(s["keyid"] for e in world.envelopes(world.second) for s in e["signatures"]) == sorted(
+        [fingerprint(world.alice), fingerprint(bob)]
+    )
+    assert run_cli("fetch", cwd=reviewer).returncode == 0
+    report = json.loads(
+        run_cli("verify", "--json", "--allowed-signers", str(world.allowed), cwd=reviewer).stdout
+    )
+    assert report["ok"] is True
+    assert {c["commit"]: c["signers"] for c in report["commits"]}[world.second] in (
+        ["alice@example.com"],
+        ["bob@example.com"],
+    )
