@@ -22,6 +22,7 @@ from securesystemslib.exceptions import UnverifiedSignatureError
 from securesystemslib.signer import Key, SecretsHandler, Signature, Signer
 
 from ..core.errors import AttestationError
+from ..core.state_files import private_dir, replace_file
 from ..git.repo import Repository
 
 NAMESPACE = "git-intent"
@@ -177,10 +178,10 @@ def signer_for(repo: Repository, key: Path | None = None, *, interactive: bool =
             return None
         literal = value.removeprefix("key::")
         if literal != value or literal.startswith(("ssh-", "ecdsa-", "sk-")):
-            # git writes a literal key to a file for ssh-keygen the same way.
-            folder = Path(tempfile.mkdtemp(prefix="git-intent-key-"))
-            key = folder / "key.pub"
-            key.write_text(literal + "\n", encoding="utf-8")
+            # git writes a literal key to a file for ssh-keygen the same way; ours is kept with the private
+            # state, so no temporary copy is left behind.
+            key = private_dir(repo.state_dir) / "signing-key.pub"
+            replace_file(key, (literal + "\n").encode("utf-8"))
         else:
             key = Path(value).expanduser()
     if not key.is_file():

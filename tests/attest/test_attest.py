@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -386,3 +387,31 @@ def test_two_signers_attestations_of_one_commit_are_both_kept_through_push_and_f
         ["alice@example.com"],
         ["bob@example.com"],
     )
+
+
+def test_a_literal_signing_key_signs_through_ssh_agent(world: World, tmp_path: Path) -> None:
+    """user.signingKey = "key::ssh-ed25519 …" (git's literal form): ssh-keygen finds the private half in
+    ssh-agent, as for git's own commit signatures."""
+    socket = tmp_path / "agent.sock"
+    agent = subprocess.run(["ssh-agent", "-a", str(socket)], capture_output=True, text=True)
+    assert agent.returncode == 0, agent.stderr
+    pid = next(
+        part.split("=")[1]
+        for part in agent.stdout.replace(";", "\n").splitlines()
+        if "SSH_AGENT_PID=" in part
+    )
+    env = {"SSH_AUTH_SOCK": str(socket)}
+    try:
+        added = subprocess.run(
+            ["ssh-add", "-q", str(world.alice)], capture_output=True, env={**os.environ, **env}
+        )
+        assert added.returncode == 0, added.stderr
+        public = Path(f"{world.alice}.pub").read_text().strip()
+        git(world.repo, "config", "user.signingKey", f"key::{public}")
+        refused = run_cli("attest", cwd=world.repo, env={"SSH_AUTH_SOCK": str(tmp_path / "no-agent")})
+        assert refused.returncode == 1 and "could not sign with" in refused.stderr, refused.stderr
+        proc = run_cli("attest", cwd=world.repo, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert world.cli("verify").startswith("All attestations hold: 3 commit(s) verified")
+    finally:
+        subprocess.run(["kill", pid], check=False)
