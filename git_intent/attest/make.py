@@ -179,7 +179,7 @@ def _payload(line: str) -> bytes:
     try:
         value = json.loads(line)
         return base64.b64decode(value["payload"], validate=True)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # a fetched line is anyone's
         return b""
 
 

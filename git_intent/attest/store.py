@@ -55,7 +55,7 @@ def signers_of(line: str) -> frozenset[str]:
     try:
         value = json.loads(line)
         return frozenset(str(s.get("keyid")) for s in value.get("signatures", []) if isinstance(s, dict))
-    except (ValueError, AttributeError, TypeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):
         return frozenset()
 
 

@@ -82,7 +82,7 @@ class _Checker:
         try:
             envelope = Envelope.from_dict(json.loads(line))
             statement = Statement.model_validate_json(envelope.payload)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             return [], [Failure(kind="malformed", message=f"its attestation is not a DSSE envelope ({exc}).")]
         if envelope.payload_type != PAYLOAD_TYPE:
             return [], [
@@ -178,8 +178,10 @@ class _Checker:
         return failures
 
 
-def _files(subjects: list[Subject]) -> list[tuple[str, dict[str, str]]]:
-    return sorted((s.name, s.digest) for s in subjects if "gitCommit" not in s.digest)
+def _files(subjects: list[Subject]) -> list[tuple[str, str]]:
+    return sorted(
+        (s.name, json.dumps(s.digest, sort_keys=True)) for s in subjects if "gitCommit" not in s.digest
+    )
 
 
 def verify_range(repo: Repository, revision_range: str, allowed_signers: Path) -> VerifyReport:

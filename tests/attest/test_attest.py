@@ -415,3 +415,10 @@ def test_a_literal_signing_key_signs_through_ssh_agent(world: World, tmp_path: P
         assert world.cli("verify").startswith("All attestations hold: 3 commit(s) verified")
     finally:
         subprocess.run(["kill", pid], check=False)
+
+
+def test_an_attestation_that_is_not_an_envelope_is_malformed(world: World) -> None:
+    world.cli("attest")
+    git(world.repo, "notes", "--ref", ATTESTATIONS, "add", "-f", "-m", "[" * 100_000, world.second)
+    [line] = world.verify_lines()
+    assert line.startswith(f"{world.second[:12]} malformed: its attestation is not a DSSE envelope (")
