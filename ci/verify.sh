@@ -8,6 +8,8 @@
 #   INTENT_BASE             the pull request's base commit (or branch); the range starts at its merge base
 #   INTENT_HEAD             the pull request's head commit (default HEAD)
 #   INTENT_REMOTE           the remote to fetch records from (default origin)
+#   INTENT_FORK             the clone URL of the fork the pull request comes from (empty for a pull request
+#                           from this repository): its attestations are fetched too
 #   INTENT_ALLOWED_SIGNERS  the allowed-signers file's path in the repository (default .github/allowed_signers),
 #                           read from the base commit: a pull request cannot allow its own key
 set -eu
@@ -18,6 +20,9 @@ remote=${INTENT_REMOTE:-origin}
 signers=${INTENT_ALLOWED_SIGNERS:-.github/allowed_signers}
 
 git intent fetch "$remote"
+if [ -n "${INTENT_FORK:-}" ]; then
+    git intent fetch "$INTENT_FORK"  # the contributor's attestations live in their fork
+fi
 base=$(git merge-base "$INTENT_BASE" "$head")
 allowed=$(mktemp)
 trap 'rm -f "$allowed"' EXIT

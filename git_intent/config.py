@@ -35,7 +35,8 @@ def window_start(
     most. A rebase or cherry-pick keeps the author date of the work and moves it onto a newer parent:
     entireio/git-sync d851ee02ef08 was authored on 2026-04-15, when its session made the edits, and rebased
     onto a parent committed on 04-24, so a look-back from the parent alone missed all its 366 lines. Edits
-    made before `after` still explain exact matches only (`capture/timeline.EditTimeline.window`)."""
+    made by `after` (and its slack) still explain exact matches only
+    (`capture/timeline.EditTimeline.window`)."""
     anchor = after or committed
     return max(min(anchor, authored), anchor - REBASE_REACH) - look_back
 
@@ -105,3 +106,31 @@ def _positive(repo: Repository, key: str, default: float, *, whole: bool) -> flo
             hint=f"git config intent.{key} {int(default) if whole else default:g}",
         )
     return float(value)
+
+
+# Model tokens a day for annotations: ~210 turns at the 950 tokens a turn bench/annotate_cost.py measured (830
+# prompt, 120 completion; a model writing Decant's 300-500 completion tokens a turn halves that).
+DEFAULT_ANNOTATE_BUDGET = 200_000
+
+
+@dataclass(frozen=True)
+class AnnotateSettings:
+    """Annotation settings: `background` (`intent.annotate`: the capture worker annotates the sessions it
+    recorded) and `budget` (`intent.annotateBudget`: model tokens, prompt and completion, a day)."""
+
+    background: bool = False
+    budget: int = DEFAULT_ANNOTATE_BUDGET
+
+
+def annotate_settings(repo: Repository) -> AnnotateSettings:
+    """`intent.annotate` (true/false, git's boolean words) and `intent.annotateBudget`, each overridable by
+    `GIT_INTENT_<KEY>`. Raises IntentError for a value that is neither."""
+    raw = (setting(repo, "annotate") or "false").strip().lower()
+    if raw not in ("true", "yes", "on", "1", "false", "no", "off", "0"):
+        raise IntentError(
+            f"intent.annotate must be true or false, not {raw!r}.", hint="git config intent.annotate true"
+        )
+    return AnnotateSettings(
+        background=raw in ("true", "yes", "on", "1"),
+        budget=int(_positive(repo, "annotateBudget", DEFAULT_ANNOTATE_BUDGET, whole=True)),
+    )

@@ -16,13 +16,17 @@ import sys
 from .core.version import __version__
 
 # Read-only, fast, no stdin, no progress bar: what an editor or a script asks again and again.
-COMMANDS = frozenset({"blame", "show", "log", "search", "context", "sessions", "stats"})
+COMMANDS = frozenset({"blame", "show", "log", "search", "context", "sessions", "stats", "memory"})
 _PACKAGE = os.path.dirname(os.path.realpath(__file__))
 
 
 def main() -> None:
     """Entry point: hand read-only commands to the resident process with GIT_INTENT_RESIDENT=1."""
     argv = sys.argv[1:]
+    if argv == ["memory", "--hook"]:  # the edit guard: the agent waits for it before every edit
+        from .memory.guard import main as guard
+
+        sys.exit(guard())
     if enabled(argv):
         code = ask_resident(argv)
         if code is not None:

@@ -91,6 +91,14 @@ SCHEMAS: dict[str, OutputSchema] = {
             "cursor/agent-trace)",
             _attr(".interop.agent_trace", "TraceRecord"),
         ),
+        OutputSchema(
+            "memory",
+            "git intent memory [PATH[:LINES]] --json (and the MCP tools recall and intent_for)",
+            _attr(".memory.values", "MemoryAnswer"),
+        ),
+        OutputSchema(
+            "memory-state", "git intent memory --state --json", _attr(".memory.values", "ProjectState")
+        ),
         OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
         OutputSchema("attest", "git intent attest [RANGE] --json", _attr(".attest.make", "AttestResult")),
         OutputSchema("verify", "git intent verify [RANGE] --json", _attr(".attest.verify", "VerifyReport")),
@@ -116,6 +124,11 @@ SCHEMAS: dict[str, OutputSchema] = {
         # why/ask live in git_intent.answer; a build without them lists neither.
         OutputSchema("why", "git intent why PATH:LINE[-END] --json", _attr(".answer.why_line", "WhyAnswer")),
         OutputSchema("ask", "git intent ask QUESTION --json", _attr(".answer.why_line", "WhyAnswer")),
+        OutputSchema(
+            "annotate",
+            "git intent annotate SESSION... | --all | --since DATE --json",
+            _attr(".answer.annotate", "AnnotateResult"),
+        ),
     ]
 }
 

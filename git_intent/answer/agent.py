@@ -1,4 +1,5 @@
-"""The sub-agent's tool loop through litellm: the only module that imports litellm, lazily.
+"""The sub-agent's tool loop, and the annotator's plain completions, through litellm: the only module that
+imports litellm, lazily.
 
 litellm costs seconds to import and fetches a model cost map over the network unless
 LITELLM_LOCAL_MODEL_COST_MAP is set first (docs/design.md); its 1.106 line raises `ModuleNotFoundError: mcp`
@@ -108,7 +109,7 @@ def _loop(
             run.reached = "tokens" if toolbox.exhausted else "steps"
             messages.append({"role": "user", "content": FINAL.format(reason=reason)})
         run.steps = step  # counted before the call: a call that fails was made ("1 model call failed")
-        reply = _complete(litellm, settings, messages, final)
+        reply = _complete(litellm, settings, messages, final=final)
         usage = getattr(reply, "usage", None)
         run.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
         run.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
@@ -169,16 +170,62 @@ def cut_answer(text: str) -> str:
     )
 
 
-def _complete(litellm: Any, settings: ModelSettings, messages: list[dict[str, Any]], final: bool) -> Any:
+def chat(settings: ModelSettings, messages: list[dict[str, Any]]) -> tuple[str, int, int]:
+    """One completion without tools (the annotator's): the reply's text, and the prompt and completion
+    tokens the provider counted. Raises ModelError when the call fails or the reply holds no message."""
+    reply = _complete(_litellm(), settings, messages, tools=False)
+    usage = getattr(reply, "usage", None)
+    choices = getattr(reply, "choices", None) or []
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise ModelError(f"The model {settings.model} returned a reply without a message.")
+    return (
+        cut_answer(choices[0].message.content or ""),
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+def complete_once(settings: ModelSettings, system: str, user: str) -> AgentRun:
+    """One model call without tools (an observer's or a summariser's): the reply's text, tokens counted,
+    and `error` (one sentence) when the call failed or took more than `settings.timeout` seconds."""
+    litellm = _litellm()
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+    ]
+    run = AgentRun(transcript=messages, steps=1)
+    try:
+        reply = _complete(litellm, settings, messages, final=False, tools=False)
+    except ModelError as exc:
+        run.error = str(exc)
+        return run
+    usage = getattr(reply, "usage", None)
+    run.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    run.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    choices = getattr(reply, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    run.text = cut_answer((getattr(message, "content", None) or "").strip()) or None
+    return run
+
+
+def _complete(
+    litellm: Any,
+    settings: ModelSettings,
+    messages: list[dict[str, Any]],
+    *,
+    final: bool = False,
+    tools: bool = True,
+) -> Any:
     kwargs: dict[str, Any] = {
         "model": settings.model,
         "messages": messages,
-        "tools": SPECS,
         "timeout": settings.timeout,
         "num_retries": 0,
         "max_retries": 0,
-        "_skip_mcp_handler": True,  # litellm 1.106 imports `mcp` for any call with tools otherwise
     }
+    if tools:
+        kwargs["tools"] = SPECS
+        kwargs["_skip_mcp_handler"] = True  # litellm 1.106 imports `mcp` for any call with tools otherwise
     if final:
         kwargs["tool_choice"] = "none"
     if settings.api_base:

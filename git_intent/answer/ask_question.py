@@ -56,12 +56,12 @@ def ask(
     lines = [line for candidate, _ in ranked for line in candidate.lines]
     if not wants_model(settings, offline):
         return offline_answer(question, prose, reading, lines, settings, hint=hint_for(settings, offline))
-    from .tools import lines_json, topic_map  # the model's path only: fidelity rendering
+    from .tools import lines_json, seed_summary, topic_map  # the model's path only: fidelity rendering
 
     seeds = []
     for _, session in ranked:
         topics = reading.topics(session)
-        reading.send("\n".join(t.label for t in topics))
+        reading.send("\n".join(f"{t.label}\n{seed_summary(t)}" for t in topics))
         seeds.append((f"topic map of session {session.session_id}", topic_map(session, topics)))
     hits = [hit for candidate, _ in ranked for hit in candidate.hits[:HITS_QUOTED]]
     if hits:

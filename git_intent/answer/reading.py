@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from ..core.errors import IntentError, SessionNotFoundError
 from ..core.values import Message, Session
-from ..fidelity.topics import Topic, message_tokens, segment_topics
+from ..fidelity.topics import Topic, message_tokens
 from ..git.repo import Repository
 from ..sessions.discovery import SessionLookup, find_session
 from ..sessions.prose import estimate_tokens
@@ -73,9 +73,14 @@ class Reading:
             return None
 
     def topics(self, session: Session) -> list[Topic]:
-        """The session's topics (`segment_topics`), computed once."""
+        """The session's topics as its annotations draw them (`fidelity.context.session_topics`: the agent's
+        own, a model's stored in the index, else the offline segmentation), computed once."""
         if session.session_id not in self._topics:
-            self._topics[session.session_id] = segment_topics(session)
+            # here, not at import: an offline `why` reads no topics and must not load the index
+            from ..fidelity.context import session_topics
+            from ..index.annotations import stored_for
+
+            self._topics[session.session_id] = session_topics(session, stored_for(self.repo))
         return self._topics[session.session_id]
 
     @property

@@ -18,7 +18,7 @@ from ..explain.evidence import best_reason
 from ..explain.render import message_text, when
 from ..fidelity.budget import render_context
 from ..fidelity.choices import FidelityError, FidelityState, set_level
-from ..fidelity.topics import Topic
+from ..fidelity.topics import Topic, clip
 from .reading import Reading, resolve_message
 
 # Characters of one evidence message in a blame result, by kind; message_detail has the rest. The request
@@ -341,8 +341,20 @@ def _evidence(reading: Reading, line: LineAnswer, item: dict[str, Any]) -> dict[
     return {**item, "text": text}
 
 
+SEED_SUMMARY = 240  # characters of a topic's summary in the topic map the reading starts from
+
+
+def seed_summary(topic: Topic) -> str:
+    """A topic's summary as the topic map shows it (clipped to SEED_SUMMARY), with its key facts when a
+    model or the agent annotated it."""
+    facts = " Key facts: " + " · ".join(topic.facts) if topic.facts else ""
+    return clip(topic.summary, SEED_SUMMARY) + facts
+
+
 def topic_map(session: Session, topics: list[Topic], levels: Mapping[str, str] | None = None) -> str:
-    """One line per topic: id, fidelity, messages, share of the session, label, first…last message id."""
+    """One line per topic: id, fidelity, messages, share of the session, label, first…last message id; then
+    its summary (the annotations' topic summary when a model or the agent wrote them): the sub-agent reads
+    topic summaries first and zooms into messages."""
     total = sum(t.token_estimate for t in topics) or 1
     out = [f"topic map of {session.agent} session {session.session_id} ({len(session.messages)} messages):"]
     for topic in topics:
@@ -352,4 +364,5 @@ def topic_map(session: Session, topics: list[Topic], levels: Mapping[str, str] |
             f"  {topic.topic_id}{level} · {len(topic.message_ids)} msgs · "
             f"{100 * topic.token_estimate // total}% · {topic.label} · messages {span}"
         )
+        out.append(f"    summary: {seed_summary(topic)}")
     return "\n".join(out)

@@ -47,13 +47,18 @@ def why(
         return offline_answer(question, prose, reading, lines, settings)
     if not wants_model(settings, offline):
         return offline_answer(question, prose, reading, lines, settings, hint=hint_for(settings, offline))
-    from .tools import MAX_BLAME_LINES, lines_json, topic_map  # the model's path only: fidelity rendering
+    from .tools import (
+        MAX_BLAME_LINES,
+        lines_json,
+        seed_summary,
+        topic_map,
+    )  # the model's path only: fidelity rendering
 
     seeds = []
     for session_id in reading.order[:MAX_SEED_SESSIONS]:
         session = reading.sessions[session_id]
         topics = reading.topics(session)
-        reading.send("\n".join(t.label for t in topics))
+        reading.send("\n".join(f"{t.label}\n{seed_summary(t)}" for t in topics))
         seeds.append((f"topic map of session {session_id}", topic_map(session, topics)))
     seeds.append((f"blame {_where(lines)}", lines_json(reading, lines[:MAX_BLAME_LINES])))
     return model_answer(question, seeds, prose, reading, lines, settings)

@@ -80,7 +80,7 @@ class MappedEdit:
     edit: Edit
     path: str
     order: int
-    fuzzy: bool = True  # may explain near matches (False for edits made before the parent commit)
+    fuzzy: bool = True  # may explain near matches (False for edits the parent commit's window holds)
 
     @property
     def agent(self) -> str:

@@ -21,7 +21,7 @@ from ..notes import NOTES_REF, note_blobs, notes_ref_damage, set_aside
 from ..notes.evidence_ref import bad_objects
 from ..sessions.backup import journal_commits
 from ..sessions.drift import drift_on_disk
-from .install import HOOKS, LANDED_HOOKS, hooks_dir, is_ours, rewrite_ref_set
+from .install import HOOKS, LANDED_HOOKS, hooks_dir, installed_at, rewrite_ref_set
 from .queue import failed, fallback_queue_dir, pending, queue_dir, requeue_failed, state_problem, worker_busy
 from .record import record_commit
 from .worker import drain
@@ -218,8 +218,8 @@ def _hooks(repo: Repository) -> Check:
     folder = hooks_dir(repo)
     problems = []
     for hook in (*HOOKS, *LANDED_HOOKS):  # the forge-merge hooks too: an older install lacks them
-        path = folder / hook
-        if not is_ours(path):
+        path = installed_at(folder, hook)  # or kept aside and chained by another tool (pre-commit, Entire)
+        if path is None:
             problems.append(f"{hook} is not git-intent's")
             continue
         python = _shim_python(path)

@@ -36,6 +36,15 @@ from ..notes import (
 from ..sessions.backup import ensure_excluded
 from . import SHIMS
 from .hook import render_shim
+from .hook_managers import (
+    add_husky_calls,
+    appended,
+    aside_names,
+    husky_dir,
+    is_pre_commit_script,
+    keep_appended,
+    remove_husky_calls,
+)
 
 MARKER = "git-intent-hook-marker"
 HOOKS = SHIMS[:2]  # post-commit, post-rewrite
@@ -102,6 +111,7 @@ class _HookPlan:
     move_aside: bool  # a hook that is not ours (a file, or a symlink, dangling or not) becomes `.legacy`
     previous: bytes | None  # our own hook as an earlier version wrote it (put back if install fails)
     link: str | None  # the target of a symlink moved aside
+    beside: Path | None = None  # pre-commit's hook, which runs ours (at `path`, its `.legacy`) first
 
     @property
     def legacy(self) -> Path:
@@ -125,10 +135,13 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
     if repo.git("rev-parse", "--is-bare-repository").strip() == "true":
         raise IntentError("git-intent needs a work tree; this repository is bare.")
     folder = hooks_dir(repo)
-    if not shared_hooks_path:
+    husky = husky_dir(repo, folder)
+    # husky's own folder (`.husky/_`) takes no hook of ours: its scripts `.husky/<hook>` call git-intent.
+    in_husky = husky is not None and folder.resolve().parent == husky
+    if not shared_hooks_path and not in_husky:
         _check_hooks_folder(repo, folder)
     hooks = (*HOOKS, *LANDED_HOOKS, PUSH_HOOK) if push_notes else (*HOOKS, *LANDED_HOOKS)
-    plans = [_plan_hook(folder, hook) for hook in hooks]
+    plans = [] if in_husky else [_plan_hook(folder, hook) for hook in hooks]
     record = _load_record(repo)
     if record is None:
         # An earlier version installed without a record: the values there are its own, as its uninstall
@@ -142,12 +155,15 @@ def install(repo: Repository, *, shared_hooks_path: bool = False, push_notes: bo
     changes: list[str] = []
     step = f"creating {folder}"
     try:
-        if not folder.is_dir():
+        if not folder.is_dir() and not in_husky:
             folder.mkdir(parents=True)
             undo.append(folder.rmdir)
         for plan in plans:
             step = f"installing the {plan.hook} hook"
             changes += _apply_hook(plan, undo)
+        if husky is not None:
+            step = f"adding git-intent to husky's scripts in {husky}"
+            changes += add_husky_calls(husky, hooks, undo)
         for key, value in CONFIG:
             step = f"setting git config {key}"
             if value not in _values(repo, key):
@@ -231,6 +247,13 @@ def _plan_hook(folder: Path, hook: str) -> _HookPlan:
     if is_ours(path):
         return _HookPlan(hook, path, text, move_aside=False, previous=path.read_bytes(), link=None)
     legacy = folder / f"{hook}.legacy"
+    if is_pre_commit_script(path):
+        # pre-commit runs `<hook>.legacy` first (its script moved there would run itself): ours goes there.
+        if not os.path.lexists(legacy):
+            return _HookPlan(hook, legacy, text, move_aside=False, previous=None, link=None, beside=path)
+        if is_ours(legacy):
+            previous = legacy.read_bytes()
+            return _HookPlan(hook, legacy, text, move_aside=False, previous=previous, link=None, beside=path)
     if os.path.lexists(legacy):
         raise IntentError(
             f"git-intent was not installed, and nothing was changed: both {path} and {legacy} "
@@ -256,7 +279,12 @@ def _apply_hook(plan: _HookPlan, undo: list[Callable[[], None]]) -> list[str]:
         _write_hook(plan.path, plan.text.encode("utf-8"))
         previous = plan.previous
         undo.append(lambda: plan.path.unlink() if previous is None else _write_hook(plan.path, previous))
-        changes.append(f"Installed the {plan.hook} hook at {plan.path}.")
+        if plan.beside is not None:
+            changes.append(
+                f"Installed the {plan.hook} hook at {plan.path}; pre-commit's {plan.hook} hook runs it first."
+            )
+        else:
+            changes.append(f"Installed the {plan.hook} hook at {plan.path}.")
     return changes
 
 
@@ -338,14 +366,14 @@ def uninstall(repo: Repository) -> list[str]:
     Notes and backup stay."""
     changes: list[str] = []
     folder = hooks_dir(repo)
-    for hook in (*HOOKS, *LANDED_HOOKS, PUSH_HOOK):
-        path, legacy = folder / hook, folder / f"{hook}.legacy"
-        if is_ours(path):
-            path.unlink()
-            changes.append(f"Removed the {hook} hook.")
-            if os.path.lexists(legacy):
-                os.rename(legacy, path)
-                changes.append(f"Restored your earlier {hook} hook.")
+    hooks = (*HOOKS, *LANDED_HOOKS, PUSH_HOOK)
+    # A tool that took core.hooksPath after install (husky) leaves our hooks in the folder git used before.
+    for where in dict.fromkeys((folder, repo.common_dir / "hooks")):
+        for hook in hooks:
+            changes += _remove_hook(where, hook)
+    husky = husky_dir(repo, folder)
+    if husky is not None:
+        changes += remove_husky_calls(husky, hooks)
     record = _load_record(repo)
     for key, value in (*CONFIG, *RETIRED_PAIRS):
         added = record.get(key, []) if record is not None else [value]
@@ -353,6 +381,36 @@ def uninstall(repo: Repository) -> list[str]:
             _unset(repo, key, value)
             changes.append(f"Unset git config {key} = {value}.")
     (repo.state_dir / RECORD).unlink(missing_ok=True)
+    return changes
+
+
+def installed_at(folder: Path, hook: str) -> Path | None:
+    """Where our `hook` is in `folder`: at its name, or where another tool moved it aside and chains it
+    (pre-commit's `<hook>.legacy`, Entire's `<hook>.pre-entire`); None when it is nowhere."""
+    for path in (folder / hook, *aside_names(folder, hook)):
+        if is_ours(path):
+            return path
+    return None
+
+
+def _remove_hook(folder: Path, hook: str) -> list[str]:
+    """Remove our `hook` from `folder` and put back the hook we had kept aside as `<hook>.legacy`: at the
+    hook's name, or, when another tool had moved ours aside, in the slot that tool chains. Lines another
+    tool appended to ours stay."""
+    path = installed_at(folder, hook)
+    if path is None:
+        return []
+    legacy = folder / f"{hook}.legacy"
+    tail = appended(path.read_text(encoding="utf-8", errors="surrogateescape"))
+    path.unlink()
+    moved = "" if path.name == hook else f" (kept as {path.name} by another tool)"
+    changes = [f"Removed the {hook} hook{moved}."]
+    if path != legacy and os.path.lexists(legacy):
+        os.rename(legacy, path)
+        changes.append(f"Restored your earlier {hook} hook{' as ' + path.name if moved else ''}.")
+    if tail:
+        keep_appended(path, tail)
+        changes.append(f"Kept the lines another tool added to the {hook} hook.")
     return changes
 
 

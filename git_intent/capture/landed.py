@@ -218,6 +218,7 @@ def _recorded(repo: Repository, recorded: list[str]) -> _Recorded:
     out = repo.git(
         "log",
         "--no-walk",
+        "--ignore-missing",
         "--stdin",
         "--format=%H %at %P",
         input_text="\n".join(recorded) + "\n",

@@ -68,11 +68,13 @@ def record_commit(
 
     Candidate edits are those of sessions whose paths map into the work tree, made before this commit
     and after the parent commit, or the author date when earlier (a rebased commit), minus the look-back
-    (`config.lookback`, `config.window_start`; edits before the parent only explain exact matches: people
-    commit an agent's work in pieces). Deterministic: the same transcripts and history give the same note
-    whatever the route and however often it runs, and an identical note is not rewritten. A line the
-    commit's earlier note credits keeps that credit when it was carried from another commit or when its
-    session is not among this run's (a transcript since deleted, a note recorded on another machine).
+    (`config.lookback`, `config.window_start`; edits the parent's window holds, up to `WINDOW_SLACK` after
+    it, only explain exact matches: people commit an agent's work in pieces, and an edit the parent's note
+    credits must not take a line a person changed here). Deterministic: the same transcripts and history
+    give the same note whatever the route and however often it runs, and an identical note is not
+    rewritten. A line the commit's earlier note credits keeps that credit when it was carried from another
+    commit or when its session is not among this run's (a transcript since deleted, a note recorded on
+    another machine).
     Raises GitError for a bad revision, TranscriptError for an unreadable `transcripts` file, NoteError when
     the written note does not read back.
     """
@@ -338,8 +340,8 @@ def mapped_edits(
     mapper: PathMapper | None = None,
 ) -> list[MappedEdit]:
     """The edits of `sessions` that touch the tree of `commit` (or `mapper`'s), made in (earliest, before];
-    those made before the parent commit time `after` may explain exact matches only (`EditTimeline.window`,
-    which backfill keeps for many commits)."""
+    those the parent's window holds (made by the parent commit time `after` plus `WINDOW_SLACK`) may explain
+    exact matches only (`EditTimeline.window`, which backfill keeps for many commits)."""
     mapper = mapper or PathMapper(repo.root, repo.tree_files(commit), repo.worktrees)
     return EditTimeline(sessions).window(earliest, after, before, mapper)
 

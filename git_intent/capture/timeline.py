@@ -74,11 +74,11 @@ class EditTimeline:
         paths: Collection[str] | None = None,
     ) -> list[MappedEdit]:
         """The edits made in (earliest, before] (with `WINDOW_SLACK`) whose paths `mapper` (the commit's
-        tree) maps into the work tree, those before the parent commit time `after` limited to exact
-        matches. With `paths`, only the edits of those paths, numbered in the same order: what `attribute`
-        needs for hunks of those paths, since it matches a hunk against its own path's edits only (a 7-day
-        look-back holds thousands of edits of other files). Each file name's window is a binary search; the
-        rest is linear in the edits inside it."""
+        tree) maps into the work tree; those the parent's window holds (made by the parent commit time `after`
+        plus `WINDOW_SLACK`) limited to exact matches. With `paths`, only the edits of those paths, numbered
+        in the same order: what `attribute` needs for hunks of those paths, since it matches a hunk against
+        its own path's edits only (a 7-day look-back holds thousands of edits of other files). Each file
+        name's window is a binary search; the rest is linear in the edits inside it."""
         low, high = (earliest - WINDOW_SLACK).timestamp(), (before + WINDOW_SLACK).timestamp()
         if paths is None:
             chosen = self._all.between(low, high)
@@ -88,7 +88,16 @@ class EditTimeline:
                 e for name in names if name in self._by_name for e in self._by_name[name].between(low, high)
             ]
             chosen.sort(key=_key)
-        fuzzy_after = after + timedelta(seconds=1) if after else None
+        # Only an edit no window of the parent could hold may explain a near match: the parent's window
+        # reaches `WINDOW_SLACK` past its whole-second commit time, so an edit stamped in those seconds (an
+        # agent's clock a little ahead, or a commit made as the edit landed) may be credited in the parent's
+        # note, and were it fuzzy here too, a line a person rewrote in this commit would go to it as a near
+        # match of the line it wrote there. Every edit the parent's note credits from a live session is
+        # therefore exact-only here: it still explains lines whose text it wrote (people commit an agent's
+        # work in pieces), never a different line. A rule reading the parent's note would instead depend on
+        # whether and when the parent was recorded, and the same history must give the same note by any
+        # route; it would spare only the edits of those two seconds the parent did not credit.
+        fuzzy_after = after + WINDOW_SLACK if after else None
         mapped: list[MappedEdit] = []
         seen: set[tuple[int, str]] = set()  # an edit once per path, whichever places it reached it by
         for _, _, _, _, recorded, session, edit, cwd, moved in chosen:

@@ -22,7 +22,15 @@ from typing import Any
 
 from ..core.errors import GitError, IntentError, NoteError, NotesRefDamagedError
 from ..core.faults import crash_point
-from ..core.state_files import LinkedFileError, lock_file, locked, private_dir, tighten, write_text
+from ..core.state_files import (
+    LinkedFileError,
+    append_text,
+    lock_file,
+    locked,
+    private_dir,
+    tighten,
+    write_text,
+)
 from ..core.terminal import terminal_safe
 from ..git.repo import Repository
 from ..notes import NOTES_REF, notes_ref_damage
@@ -237,15 +245,47 @@ def main(argv: list[str]) -> int:
     Never fails a commit: always returns 0."""
     try:
         # Both streams go to hook.log, which people read with cat and tail: escaped like the CLI's output.
+        repo = Repository()
         done = drain(
-            Repository(),
+            repo,
             wait="--wait" in argv,
             say=lambda text: print(terminal_safe(text), file=sys.stderr, flush=True),
         )
         sys.stdout.write(terminal_safe("".join(r.text() for r in done.results)))
+        sys.stdout.flush()
+        start_annotation(repo, [key for r in done.results for key in r.sessions])
     except Exception:
         print(terminal_safe(f"record failed:\n{traceback.format_exc()}"), file=sys.stderr)
     return 0
+
+
+def start_annotation(repo: Repository, keys: list[str]) -> bool:
+    """With intent.annotate on and a model configured, start `git intent annotate --background` for the
+    sessions `keys` (`agent:session_id`) credited, detached, its output to the hook log: after recording and
+    never in the hook's path (litellm alone takes ~2.7 s to import). Returns whether it was started."""
+    from ..config import annotate_settings, setting
+
+    keys = list(dict.fromkeys(keys))
+    try:
+        if not keys or not annotate_settings(repo).background or not setting(repo, "model"):
+            return False
+        log = append_text(private_dir(repo.state_dir) / "hook.log")
+    except (IntentError, OSError) as exc:
+        print(terminal_safe(f"annotate not started: {exc}"), file=sys.stderr, flush=True)
+        return False
+    import subprocess
+
+    with log:
+        subprocess.Popen(
+            [sys.executable, "-P", "-m", "git_intent", "annotate", "--background", *keys],
+            cwd=repo.root,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
+    return True
 
 
 def _on_term(handler: Any) -> Any:

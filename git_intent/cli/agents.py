@@ -16,10 +16,26 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def agent_options(*, install: bool) -> Callable[[_F], _F]:
-    """`--agent NAME` (repeatable), `--project` and `--rules`, shared by install and uninstall."""
+    """`--agent NAME` (repeatable), `--project`, `--rules`, `--annotate` and `--guard`, shared by install
+    and uninstall."""
 
     def add(command: _F) -> _F:
         verb = "Register git-intent's MCP server in" if install else "Take git-intent's MCP server out of"
+        command = click.option(
+            "--annotate",
+            is_flag=True,
+            hidden=not install,
+            help="With --agent: also ask the agent to append its own annotation of each turn (an "
+            "intent-annotation JSON block), which git-intent reads in place of its own.",
+        )(command)
+        command = click.option(
+            "--guard",
+            is_flag=True,
+            hidden=not install,
+            help="With --agent claude-code: also a PreToolUse hook that tells the agent, before it edits "
+            "lines, what was asked and decided about them (`git intent memory --hook`); other agents get "
+            "the instruction to call `intent_for` in their rules file.",
+        )(command)
         command = click.option(
             "--rules",
             is_flag=True,
@@ -43,16 +59,24 @@ def agent_options(*, install: bool) -> Callable[[_F], _F]:
     return add
 
 
-def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, install: bool) -> None:
+def register_agents(
+    agents: tuple[str, ...],
+    *,
+    project: bool,
+    rules: bool,
+    install: bool,
+    annotate: bool = False,
+    guard: bool = False,
+) -> None:
     """Run install_agent/uninstall_agent for each agent and print each file's diff and what happened."""
     from ..mcp.register import install_agent, uninstall_agent
 
     if not agents:
-        raise click.UsageError("--project and --rules go with --agent NAME.")
+        raise click.UsageError("--project, --rules, --annotate and --guard go with --agent NAME.")
     repo = open_repo() if project else None
     for agent in agents:
         changes = (
-            install_agent(agent, project=repo, rules=rules)
+            install_agent(agent, project=repo, rules=rules, annotate=annotate, guard=guard)
             if install
             else uninstall_agent(agent, project=repo)
         )
@@ -65,6 +89,11 @@ def register_agents(agents: tuple[str, ...], *, project: bool, rules: bool, inst
                 f"Restart {agent} to load the git-intent MCP server; it answers for the repository it "
                 f"starts in (`git intent install` there records new commits)."
             )
+            if guard and agent == "claude-code":
+                echo(
+                    "The edit guard answers from the memory of each repository: run `git intent memory` "
+                    "there once (and after new sessions) to bring it up to date."
+                )
         elif not changes:
             echo(f"git-intent was not registered in {agent}'s configuration; nothing changed.")
 
@@ -80,7 +109,8 @@ def mcp(repo_path: Path | None) -> None:
     """Serve git-intent's tools to a coding agent over MCP on stdin/stdout.
 
     \b
-    Tools: blame, why, ask, show, search, view_context, set_fidelity, sessions, log; each answers with
+    Tools: blame, why, ask, intent_for, recall, show, search, view_context, set_fidelity, sessions, log;
+    each answers with
     the JSON of the matching command's --json. Register it in an agent with
     `git intent install --agent NAME`. Needs the mcp extra: pip install 'git-intent-provenance[mcp]'.
     """

@@ -1,4 +1,5 @@
-"""Commands that answer questions in prose with checked citations: why, ask."""
+"""Commands that answer questions in prose with checked citations (why, ask), and annotate, which asks the
+same model to annotate each turn of a session."""
 
 from __future__ import annotations
 
@@ -118,3 +119,81 @@ def model_calls(answer: Any) -> str:
     if failed:
         return "1 model call failed" if calls == 1 else f"{calls} model calls, the last failed"
     return counted(calls, "model call")
+
+
+@cli.command()
+@click.argument("sessions", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every session of this repository.")
+@click.option("--since", type=click.DateTime(), help="The sessions active at or after this date (UTC).")
+@click.option("--offline", is_flag=True, help="Store the offline annotations; ask no model.")
+@click.option("--model", help="A litellm model string for this run (default: intent.model).")
+@click.option("--background", is_flag=True, hidden=True, help="The capture worker's run: quiet, model only.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def annotate(
+    sessions: tuple[str, ...],
+    every: bool,
+    since: datetime | None,
+    offline: bool,
+    model: str | None,
+    background: bool,
+    as_json: bool,
+) -> None:
+    """Annotate each turn of SESSION(s), or of every session (--all, --since DATE), in Decant's schema.
+
+    With a model (git config intent.model …) each turn gets a topic, a one-line summary, the topic's
+    summary, a placeholder and its key facts, written once per turn content (a second run makes no model
+    call) and stored in the index; `context`, `fidelity`, `why` and MCP render from them. Without a model the
+    offline segmentation fills the same fields. Stops at intent.annotateBudget tokens a day, and says so.
+    """
+    from datetime import timezone
+
+    from ..answer.annotate import annotate_sessions, select_sessions
+    from .progress import Bars
+
+    if bool(sessions) + every + (since is not None) != 1:
+        raise click.UsageError("Name SESSION(s), or give --all or --since DATE (one of them).")
+    repo = open_repo()
+    since = since.replace(tzinfo=timezone.utc) if since is not None and since.tzinfo is None else since
+    if background:
+        from ..answer.annotate import background_run
+
+        background_run(repo, sessions)
+        return
+    chosen = select_sessions(repo, sessions, every=every, since=since)
+    with Bars(hidden=as_json) as bars:
+        bars.stage("annotating turns", _turns(chosen))
+        result = annotate_sessions(repo, chosen, model=model, offline=offline, progress=bars.advance)
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+        return
+    echo(_annotate_text(result))
+
+
+def _turns(sessions: Any) -> int:
+    from ..fidelity.annotations import session_turns
+
+    return sum(len(session_turns(s)) for s in sessions)
+
+
+def _annotate_text(result: Any) -> str:
+    turns = sum(s.turns for s in result.sessions)
+    done = {
+        "by the model": sum(s.model for s in result.sessions),
+        "from the agent's own blocks": sum(s.agent_blocks for s in result.sessions),
+        "already annotated": sum(s.stored for s in result.sessions),
+        "offline": sum(s.offline for s in result.sessions),
+        "left for a later run": sum(s.left for s in result.sessions),
+    }
+    parts = ", ".join(f"{n} {what}" for what, n in done.items() if n)
+    lines = [
+        f"{counted(len(result.sessions), 'session')}, {counted(turns, 'turn')}: {parts or 'nothing to do'}."
+    ]
+    if result.model:
+        lines.append(
+            f"{result.model}: {counted(result.calls, 'call')} ({result.retries} retried), "
+            f"{result.prompt_tokens + result.completion_tokens:,} tokens; {result.spent_today:,} of "
+            f"{result.budget:,} spent today (intent.annotateBudget)."
+        )
+    if result.stopped:
+        lines.append(result.stopped)
+    return "\n".join(lines)

@@ -32,6 +32,8 @@ def install(
     agents: tuple[str, ...],
     project: bool,
     rules: bool,
+    annotate: bool,
+    guard: bool,
     editor: str | None,
     write: bool,
 ) -> None:
@@ -39,10 +41,14 @@ def install(
 
     All or nothing: what install refuses (a foreign hook with a `.legacy` beside it) changes nothing,
     and a step that fails undoes the ones before it. An earlier hook is kept as `<hook>.legacy` and runs
-    first; a symlinked hook is moved aside as the link itself, never written through.
+    first (beside pre-commit's script, ours is the `.legacy` it runs); a symlinked hook is moved aside as
+    the link itself, never written through. With husky 9 (a `.husky` folder) the hooks are a guarded
+    `git-intent-hook` call added to `.husky/<hook>`.
 
     With --agent NAME, register git-intent's MCP server in that agent's own configuration instead
-    (user-level; --project for this repository's), showing the diff. With --editor NAME, print the
+    (user-level; --project for this repository's), showing the diff; --annotate also asks the agent to
+    append its own annotation of each turn, read in place of git-intent's; --guard adds Claude Code's edit
+    guard (a PreToolUse hook running `git intent memory --hook`). With --editor NAME, print the
     configuration that starts `git intent lsp` in that editor; --write adds it to the editor's user config.
     """
     if editor or write:
@@ -50,8 +56,8 @@ def install(
             raise click.UsageError("--write goes with --editor NAME.")
         configure_editor(editor, write=write, install=True)
         return
-    if agents or project or rules:
-        register_agents(agents, project=project, rules=rules, install=True)
+    if agents or project or rules or annotate or guard:
+        register_agents(agents, project=project, rules=rules, install=True, annotate=annotate, guard=guard)
         return
     from ..capture.install import install as run
 
@@ -97,19 +103,22 @@ def hook(hook: str, args: tuple[str, ...]) -> None:
 @cli.command()
 @agent_options(install=False)
 @editor_options(install=False)
-def uninstall(agents: tuple[str, ...], project: bool, rules: bool, editor: str | None) -> None:
+def uninstall(
+    agents: tuple[str, ...], project: bool, rules: bool, annotate: bool, guard: bool, editor: str | None
+) -> None:
     """Remove git-intent's hook and config (your earlier hook is restored; notes and backup stay).
 
     Only the config values install added are removed: a notes.rewriteRef you had set before stays.
 
     With --agent NAME, take the MCP server out of that agent's configuration instead: the files come
-    back byte for byte when nothing else changed them since install. With --editor NAME, take the
+    back byte for byte when nothing else changed them since install (the edit guard's hook goes with
+    them). With --editor NAME, take the
     language server's configuration out of that editor's config the same way.
     """
     if editor:
         configure_editor(editor, write=False, install=False)
         return
-    if agents or project or rules:
+    if agents or project or rules or annotate or guard:
         register_agents(agents, project=project, rules=rules, install=False)
         return
     from ..capture.install import uninstall as run

@@ -70,18 +70,19 @@ def show(reference: str, as_json: bool, brief: bool) -> None:
     from ..explain.render import message_text, session_text
     from ..sessions.discovery import resolve_reference
 
-    session, message = resolve_reference(open_repo(), reference)
+    repo = open_repo()
+    session, message = resolve_reference(repo, reference)
     if as_json:
         print_json(to_json(message or session))
     elif message is not None:
-        echo(f"session   {session.agent} {session.session_id}\n{message_text(message, session)}")
+        echo(f"session   {session.agent} {session.session_id}\n{message_text(message, session, repo.root)}")
     else:
         from ..explain.render import digest_text
         from ..fidelity.digest import session_digest
         from ..fidelity.topics import segment_topics
 
         echo(digest_text(session_digest(session, segment_topics(session))), nl=False)
-        echo(session_text(session, full=not brief), nl=False)
+        echo(session_text(session, full=not brief, root=repo.root), nl=False)
 
 
 @cli.command()

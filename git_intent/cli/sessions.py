@@ -131,8 +131,9 @@ def context(session: str, budget: int, as_json: bool) -> None:
     from ..command_outputs import ContextOutput
     from ..explain.render import context_text
     from ..fidelity.context import session_context
+    from ..index.annotations import stored_for
 
-    rendered, commits = session_context(open_repo(), session, budget)
+    rendered, commits = session_context(repo := open_repo(), session, budget, stored_for(repo))
     if as_json:
         print_json(ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json"))
     else:
@@ -152,14 +153,22 @@ def fidelity(session: str, target: str, level: str, as_json: bool) -> None:
     Stored per session and reversible: the transcript itself is never changed.
     """
     from ..fidelity.context import change_fidelity
+    from ..index.annotations import stored_for
 
-    state = change_fidelity(open_repo(), session, target, level)
+    state = change_fidelity(repo := open_repo(), session, target, level, stored_for(repo))
     if as_json:
-        from ..command_outputs import FidelityChange
+        from ..command_outputs import FidelityChange, topic_annotation
+        from ..fidelity.context import find_topic
 
+        topic = topic_annotation(find_topic(repo, session, target, stored_for(repo)))
         print_json(
             FidelityChange(
-                session=session, target=target, level=level, topics=state.topics, messages=state.messages
+                session=session,
+                target=target,
+                level=level,
+                topics=state.topics,
+                messages=state.messages,
+                topic=topic,
             ).model_dump(mode="json")
         )
         return

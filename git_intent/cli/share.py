@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,26 +15,58 @@ from ._base import cli, echo, open_repo, print_json
 @click.argument("remote", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print what was pushed as JSON.")
 @click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for the hooks' worker to record queued commits before pushing.",
+)
+@click.option(
     "--hook", is_flag=True, hidden=True, help="Run as the pre-push hook: read git's ref lines, never fail."
 )
-def push(remote: str | None, as_json: bool, hook: bool) -> None:
+def push(remote: str | None, as_json: bool, wait: float, hook: bool) -> None:
     """Push git-intent's notes (and, when sharing is on, redacted evidence) to REMOTE.
 
     REMOTE defaults to the current branch's upstream remote, else origin. Only git-intent's refs are
-    pushed, never branches. A rejected push fetches, merges and retries (up to 5 times). With
-    `git config intent.share evidence` (or `sessions`), the redacted evidence of every recorded commit
-    on REMOTE's branches is shared first; redaction fails closed. Where REMOTE still has refs/notes/intent
-    (earlier versions' notes ref), it gets the same notes, for teammates who have not upgraded.
+    pushed, never branches. Commits the hooks queued are recorded first (waiting up to --wait seconds
+    for a worker recording them), so a push right after `git commit` sends that commit's note; exit 1,
+    after pushing the rest, when one could not be recorded. A rejected push fetches, merges and retries
+    (up to 40 times, after a random pause). With `git config intent.share evidence` (or `sessions`), the
+    redacted evidence of every recorded commit on REMOTE's branches is shared first; redaction fails
+    closed. Where REMOTE still has refs/notes/intent (earlier versions' notes ref), it gets the same notes,
+    for teammates who have not upgraded.
     """
     from ..share.remote import push as run
 
     if hook:
         _push_from_hook(remote)
         return
-    result = run(open_repo(), remote)
+    repo = open_repo()
+    _share_memory(repo)
+    result = run(repo, remote, wait=wait, say=lambda text: echo(text, err=True))
     if as_json:
         print_json(result.model_dump(mode="json"))
-        return
+    else:
+        _push_text(result)
+    if result.not_shared:
+        sys.exit(1)  # scripts must see that a commit they made was not shared, --json or not
+
+
+def _push_text(result: object) -> None:
+    from ..share.remote import PushResult
+
+    assert isinstance(result, PushResult)
+    if result.recorded_first:
+        echo(f"Recorded {result.recorded_first} queued commit(s) first.")
+    if result.not_shared:
+        echo(
+            f"warning: {len(result.not_shared)} queued commit(s) could not be recorded, so their notes were "
+            "not shared: "
+            + "; ".join(f"{u.commit[:12]} ({u.state}: {u.reason})" for u in result.not_shared)
+            + ". `git intent status` lists them; `git intent record --pending` retries.",
+            err=True,
+        )
     if not result.pushed:
         echo(f"Nothing to push to {result.remote}: there are no git-intent records here yet.")
         return
@@ -44,7 +77,7 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
             if result.retries
             else ""
         )
-        + "."
+        + f": the notes of {result.notes_shared} commit(s) new or changed there."
     )
     if result.level == "notes":
         echo("Sharing level: notes (ids, line ranges and hashes; no transcript text).")
@@ -62,6 +95,15 @@ def push(remote: str | None, as_json: bool, hook: bool) -> None:
         )
 
 
+def _share_memory(repo: Any) -> None:
+    """Put the memory's log on the evidence store first when the sharing level carries text (redacted)."""
+    from ..memory.share import share_memory
+    from ..share.collect import share_level
+
+    if share_level(repo) != "notes":
+        share_memory(repo)
+
+
 def _push_from_hook(remote: str | None) -> None:
     """The pre-push hook: push git-intent's refs beside the user's push; warn, never block it."""
     from ..share.remote import push as run
@@ -73,9 +115,17 @@ def _push_from_hook(remote: str | None) -> None:
             if len(parts) == 4:
                 tips.append(parts[1])
     try:
-        result = run(open_repo(), remote, tips)
+        repo = open_repo()
+        _share_memory(repo)
+        result = run(repo, remote, tips, say=lambda text: echo(f"git-intent: {text}", err=True))
         if result.pushed:
             echo(f"git-intent: pushed {', '.join(result.pushed)} to {result.remote}.", err=True)
+        if result.not_shared:
+            echo(
+                f"git-intent: {len(result.not_shared)} queued commit(s) could not be recorded, so their "
+                "notes were not pushed; `git intent status` lists them.",
+                err=True,
+            )
     except Exception as exc:  # the user's push goes on whatever happens to ours
         echo(f"git-intent: the notes were not pushed ({exc}); run `git intent push` later.", err=True)
 
@@ -91,6 +141,10 @@ def fetch(remote: str | None, as_json: bool) -> None:
     REMOTE's branches are fetched too, and commits a forge squash-merged or rebase-merged get the records
     of the recorded commits they copy (matched by patch id, never by message; lines the forge changed stay
     uncredited); `git intent push` shares them. Needs no `install`; works in shallow clones.
+
+    REMOTE may also be a URL or path, such as a contributor's fork: its branches are kept in
+    refs/intent/forks/NAME/, so a pull request from the fork that was squash-merged or rebase-merged is
+    credited to the contributor's sessions.
     """
     from ..share.remote import fetch as run
 
@@ -207,27 +261,56 @@ def redact(file: Path, check: bool, as_json: bool) -> None:
     help="Also list the lines: every line with its class in --json; in text, the agent lines without "
     "evidence and the unrecorded ones.",
 )
+@click.option(
+    "--annotate",
+    type=click.Choice(["github"]),
+    help="Also print a GitHub workflow annotation (::warning) for each run of agent lines without evidence "
+    "and of unrecorded lines, where it stands at the range's end.",
+)
+@click.option(
+    "--max-annotations",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="With --annotate: print at most this many, then one ::notice saying what was left out.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the audit as JSON.")
 def audit(
-    revision_range: str, min_coverage: float | None, min_evidence: float | None, listed: bool, as_json: bool
+    revision_range: str,
+    min_coverage: float | None,
+    min_evidence: float | None,
+    listed: bool,
+    annotate: str | None,
+    max_annotations: int,
+    as_json: bool,
 ) -> None:
     """Count the lines REVISION_RANGE added: agent (with or without evidence), human, unrecorded.
 
     Lines are classified as blame, review, stats and export classify them. For CI: `git intent fetch && git
-    intent audit origin/main..HEAD --min-coverage 0.9`.
+    intent audit origin/main..HEAD --min-coverage 0.9`. With `--annotate github` (in a GitHub Actions
+    step), the agent lines without evidence and the unrecorded lines show up beside the pull request's
+    diff: one warning per run of consecutive lines.
     """
     from ..core.errors import AuditThresholdError
     from ..share.audit import audit as run
+    from ..share.audit import unrecorded_hint
 
-    report = run(open_repo(), revision_range, listed=listed)
+    if annotate and as_json:
+        raise click.UsageError("--annotate prints workflow commands, not JSON: drop --json or --annotate.")
+    repo = open_repo()
+    report = run(repo, revision_range, listed=listed or bool(annotate))
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
-        echo(_audit_text(report), nl=False)
+        echo(_audit_text(report, listed), nl=False)
+    if annotate:
+        from ..share.annotations import github_annotations
+
+        echo(github_annotations(repo, report, max_annotations).text(), nl=False)
     if min_coverage is not None and report.coverage < min_coverage:
         raise AuditThresholdError(
             f"Coverage {report.coverage:.2%} is below the required {min_coverage:.2%}.",
-            hint="Record the unrecorded commits (`git intent record REV`, `git intent carry`).",
+            hint=unrecorded_hint(repo, report.unrecorded_commits),
         )
     if min_evidence is not None and report.evidence_coverage < min_evidence:
         raise AuditThresholdError(
@@ -236,7 +319,7 @@ def audit(
         )
 
 
-def _audit_text(report: object) -> str:
+def _audit_text(report: object, listed: bool = True) -> str:
     from ..share.audit import AuditReport
 
     assert isinstance(report, AuditReport)
@@ -253,7 +336,8 @@ def _audit_text(report: object) -> str:
         out.append(f"  {name:<12} {agent.lines} line(s), {agent.with_evidence} with evidence")
     for item in report.files:
         out.append(f"  {item.path}  {item.lines.total} line(s), coverage {item.coverage:.0%}")
-    gaps = [row for row in report.listed or () if row.line_class in ("agent_without_evidence", "unrecorded")]
+    rows = report.listed if listed else None
+    gaps = [row for row in rows or () if row.line_class in ("agent_without_evidence", "unrecorded")]
     if gaps:
         out.append("  lines without evidence or record:")
         for row in gaps:

@@ -308,3 +308,35 @@ class Attribution:
     confidence: float = 1.0
     derived_from: str | None = None
     model: str | None = None
+
+
+AnnotationSource = Literal["model", "offline", "agent"]
+# Which annotation of a turn stands: the agent's own over a model's over the offline filler's (never the
+# reverse).
+ANNOTATION_RANK: dict[str, int] = {"offline": 0, "model": 1, "agent": 2}
+# Decant's per-turn record: a snake_case topic label, a placeholder of 5-10 words (pydantic applies these
+# patterns where an annotation is read from outside: a model's reply, an agent's block, a shared blob).
+TOPIC_LABEL = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
+PLACEHOLDER_WORDS = r"^\s*\S+(?:\s+\S+){4,9}\s*$"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TurnAnnotation:
+    """What one turn of a session was about, in Decant's schema: `topic` (a stable snake_case label),
+    `is_new_topic`, `message_summary` (the turn in a sentence), `topic_summary` (the topic so far),
+    `placeholder` (5-10 words standing for the topic), `key_facts` (facts and decisions kept verbatim
+    through every fidelity level), and who wrote it: `source` "model" (`git intent annotate`), "agent" (the
+    agent's own `intent-annotation` block) or "offline" (the offline segmentation). `turn_id` is the turn's
+    first message id, `digest` the SHA-256 of the turn's content (`fidelity.annotations.turn_digest`)."""
+
+    __pydantic_config__ = FORBID
+
+    topic: str = field(metadata={"pattern": TOPIC_LABEL, "max_length": 64})
+    is_new_topic: bool
+    message_summary: str = field(metadata={"min_length": 1, "max_length": 600})
+    topic_summary: str = field(metadata={"min_length": 1, "max_length": 1200})
+    placeholder: str = field(metadata={"pattern": PLACEHOLDER_WORDS, "max_length": 160})
+    key_facts: tuple[str, ...] = ()
+    source: AnnotationSource = "offline"
+    turn_id: str = ""
+    digest: str = ""

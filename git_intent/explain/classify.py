@@ -25,7 +25,7 @@ from typing import Literal
 from ..core.errors import IntentError
 from ..core.values import Attribution, Session
 from ..git.repo import Hunk, Repository
-from ..notes import LinesRecord, Note, read_note, read_notes, still_matches
+from ..notes import LinesRecord, Note, note_blobs, read_note, read_notes, still_matches
 from ..sessions.discovery import SessionLookup
 from .file_ranges import Status
 from .trailers import TRAILER_REASON, trailer_agents, trailer_attribution
@@ -39,10 +39,18 @@ COPIED = (
     "intent record {commit}`."
 )
 HUMAN = "No agent edit recorded for this commit wrote this line."
+# Only the clone holding the commits a forge squashed can carry their records (`capture.carry_range`); anyone
+# else is told what they can do: fetch what the author pushes.
 UNRECORDED = (
     "Commit {commit} has no git-intent note and no session on this machine wrote this line, so git-intent "
-    "does not know who did; run `git intent record {commit}` if it was made here, or `git intent carry` "
-    "for a squash-merge."
+    "does not know who did. If its author recorded it, `git intent fetch` brings the records once they ran "
+    "`git intent push` (ask them to; after a squash-merge on a forge, their `git pull` or `git intent "
+    "fetch` carries the records onto it first); run `git intent record {commit}` only if it was made here."
+)
+UNRECORDED_CARRY = (
+    "Commit {commit} has no git-intent note and no session on this machine wrote this line, so git-intent "
+    "does not know who did. This clone holds recorded commits it may squash or rebase: `git intent carry "
+    "{range} --onto {commit}` copies their records; run `git intent record {commit}` if it was made here."
 )
 TRACE = (
     "Credited to {agent} by an Agent Trace record imported for this commit (`git intent import --from "
@@ -97,6 +105,9 @@ class LineResolver:
         self.checked: dict[tuple[str, int], bool] = {}
         self.sessions = sessions or SessionLookup(repo)
         self._readable: dict[tuple[str, str], set[str] | None] = {}
+        self.carry: dict[str, str | None] = {}  # unrecorded commit -> the range `carry` takes, or None
+        self.carry_text: dict[str, str] = {}
+        self._recorded: list[str] | None = None
 
     def note(self, commit: str) -> Note | IntentError | None:
         """The note of `commit` (None: it has none; an IntentError: it cannot be read)."""
@@ -151,6 +162,26 @@ class LineResolver:
             self.trailers[commit] = trailer_agents(self.repo, [commit]).get(commit)
         return self.trailers[commit]
 
+    def unrecorded_reason(self, commit: str) -> str:
+        """Why `commit`'s lines are unrecorded and what can be done here: carry (this clone holds the
+        recorded commits it may copy), else fetch what the author pushes. A `listing` caller (stats, audit,
+        export: many commits, reasons unread) is not asked to look: the fetch route is never wrong advice."""
+        if self.listing:
+            return UNRECORDED.format(commit=commit[:12])
+        if commit not in self.carry:
+            from ..capture.carry_range import carry_range  # only when a line is unrecorded (start-up)
+
+            if self._recorded is None:
+                self._recorded = list(note_blobs(self.repo))
+            self.carry[commit] = carry_range(self.repo, commit, self._recorded)
+            text = self.carry[commit]
+            self.carry_text[commit] = (
+                UNRECORDED_CARRY.format(commit=commit[:12], range=text)
+                if text
+                else UNRECORDED.format(commit=commit[:12])
+            )
+        return self.carry_text[commit]
+
     def resolve(self, commit: str, path: str, line: int) -> Resolution:
         """Line `line` (1-based) of `path` as `commit` added it."""
         note = self.note(commit)
@@ -174,9 +205,7 @@ class LineResolver:
                     attribution,
                     reason=" ".join(filter(None, [reason, IMPORTED.get(attribution.agent)])),
                 )
-            return self._by_trailer(
-                commit, Resolution("unrecorded", reason=UNRECORDED.format(commit=commit[:12]))
-            )
+            return self._by_trailer(commit, Resolution("unrecorded", reason=self.unrecorded_reason(commit)))
         record = note.covering(path, line)
         if record is None:
             human = Resolution("human", reason=HUMAN)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
 
 from ..core.values import Edit, Message, Session
 
@@ -36,17 +37,19 @@ _SHOWN_BY_DIFF = frozenset(
 )
 
 
-def edit_diff(edit: Edit, context: int = 3) -> list[str]:
+def edit_diff(edit: Edit, context: int = 3, root: Path | None = None) -> list[str]:
     """`edit` as the lines of a unified diff: `--- OLD`, `+++ NEW`, then hunks.
 
     With the whole file before and after the edit (Claude Code's `originalFile`) the hunks carry the file's
     line numbers; otherwise the replaced text is diffed against the replacing text and each hunk header is
     `@@ … @@` (numbers inside a snippet mean nothing in the file). A created file diffs from `/dev/null`, a
-    deleted one to it. A relative path is prefixed `a/` and `b/` as git does; an absolute one (a transcript's)
-    is printed as it is."""
-    name = edit.path if edit.path.startswith("/") else None
-    old_name = "/dev/null" if edit.kind == "create" else name or f"a/{edit.path}"
-    new_name = "/dev/null" if edit.kind == "delete" else name or f"b/{edit.path}"
+    deleted one to it. A relative path is prefixed `a/` and `b/` as git does; an absolute one (a
+    transcript's) is printed as it is, unless it lies in the work tree `root`: then it is relative to it, so
+    the author and a teammate reading the shared edit (whose path is the repository's) see the same diff."""
+    path = _in_tree(edit.path, root)
+    name = path if path.startswith("/") else None
+    old_name = "/dev/null" if edit.kind == "create" else name or f"a/{path}"
+    new_name = "/dev/null" if edit.kind == "delete" else name or f"b/{path}"
     numbered = edit.before is not None and edit.after is not None
     if numbered:
         old, new = edit.before or "", edit.after or ""
@@ -61,6 +64,16 @@ def edit_diff(edit: Edit, context: int = 3) -> list[str]:
     if not whole:
         body = ["@@ … @@" if line.startswith("@@") else line for line in body]
     return [f"--- {old_name}", f"+++ {new_name}", *(body or ["(no change to the text)"])]
+
+
+def _in_tree(path: str, root: Path | None) -> str:
+    """`path` relative to `root` when it is an absolute path inside it (the root as given or resolved)."""
+    if root is None or not path.startswith("/"):
+        return path
+    for base in dict.fromkeys((root.as_posix(), root.resolve().as_posix())):
+        if PurePosixPath(path).is_relative_to(base):
+            return PurePosixPath(path).relative_to(base).as_posix()
+    return path
 
 
 def call_edits(session: Session, message: Message) -> dict[str, list[Edit]]:

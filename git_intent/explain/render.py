@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.terminal import terminal_safe
@@ -165,8 +166,9 @@ def _evidence(item: Evidence, width: int) -> list[str]:
     return [head] + [f"            {line}" for line in body]
 
 
-def session_text(session: Session, *, full: bool = True) -> str:
-    """A session header, then every message (full text, or one line each)."""
+def session_text(session: Session, *, full: bool = True, root: Path | None = None) -> str:
+    """A session header, then every message (full text, or one line each); edits' paths inside the work
+    tree `root` are printed relative to it."""
     out = [
         f"session   {session.agent} {session.session_id}",
         f"transcript {session.transcript}",
@@ -178,15 +180,16 @@ def session_text(session: Session, *, full: bool = True) -> str:
         out.append(f"skipped   {session.stats.unreadable} unreadable record(s)")
     out.append("")
     for message in session.messages:
-        out += message_text(message, session).splitlines() if full else [_one_line(message)]
+        out += message_text(message, session, root).splitlines() if full else [_one_line(message)]
         if full:
             out.append("")
     return safe("\n".join(out).rstrip() + "\n")
 
 
-def message_text(message: Message, session: Session | None = None) -> str:
+def message_text(message: Message, session: Session | None = None, root: Path | None = None) -> str:
     """One message at full fidelity: a header, then each part. With its `session`, a tool call that edited
-    files shows each edit as a unified diff (explain/edit_diff.py) after the arguments the diff does not."""
+    files shows each edit as a unified diff (explain/edit_diff.py) after the arguments the diff does not;
+    a path inside the work tree `root` is printed relative to it, as git prints it."""
     from .edit_diff import call_arguments, call_edits, edit_diff
 
     edits = call_edits(session, message) if session is not None else {}
@@ -199,7 +202,7 @@ def message_text(message: Message, session: Session | None = None) -> str:
             arguments = call_arguments(part.text, made)
             out += [arguments] if arguments is not None else []
             for edit in made:
-                out += edit_diff(edit)
+                out += edit_diff(edit, root=root)
             continue
         if part.kind == "tool_result":
             out.append(f"[tool result {part.call_id or ''}{' error' if part.is_error else ''}]")

@@ -69,7 +69,9 @@ PinMode = Literal["whole", "facts", "none"]
 
 class TopicEntry(BaseModel):
     """One line of the topic map: size (messages, tokens as characters / 4), share of the session's
-    tokens (0–1), the fidelity it was rendered at and who chose it, the files it edited."""
+    tokens (0–1), the fidelity it was rendered at and who chose it, the files it edited; its summary,
+    placeholder and key facts, and who wrote them (`source`: offline segmentation, a model's annotations, or
+    the agent's own)."""
 
     topic_id: str
     label: str
@@ -81,6 +83,10 @@ class TopicEntry(BaseModel):
     files: tuple[str, ...] = ()
     first_message_id: str | None = None
     last_message_id: str | None = None
+    summary: str = ""
+    placeholder: str = ""
+    key_facts: list[str] = Field(default_factory=list)
+    source: Literal["offline", "model", "agent"] = "offline"
 
 
 class RenderedContext(BaseModel):
@@ -156,6 +162,10 @@ def render_context(
                 files=t.files,
                 first_message_id=t.message_ids[0] if t.message_ids else None,
                 last_message_id=t.message_ids[-1] if t.message_ids else None,
+                summary=t.summary,
+                placeholder=t.placeholder,
+                key_facts=list(t.facts) if t.source != "offline" else [f.text for f in t.key_facts],
+                source=t.source,
             )
             for t in topics
         ],
@@ -200,6 +210,10 @@ class _View:
             if p.kind == "tool_result" and p.call_id and not p.is_error
         }
         self.edited = {e.message_id for e in session.edits}
+        # A turn a model or the agent annotated renders at summary level as its reply with the annotation's
+        # one-line summary; the turn's other messages (calls, results, later words) fold into it.
+        self.turn_lines = {reply: line for t in topics for reply, line, _ in t.turn_summaries}
+        self.folded = {i for t in topics for reply, _, ids in t.turn_summaries for i in ids if i != reply}
         self._lines: dict[str, str] = {}
         self._seen: dict[str, str] = {}
 
@@ -311,6 +325,7 @@ class _View:
         if level in ("compressed", "placeholder") and topic.message_ids:  # where to reopen its messages
             head += f" · [{self.ids[topic.message_ids[0]]}…{self.ids[topic.message_ids[-1]]}]"
         out = ["", f"## {topic.topic_id} · {level} · {head}"]
+        out += [f"Key fact: {fact}" for fact in topic.facts]  # verbatim at every level, hidden included
         if level == "compressed":
             out.append(topic.summary)
             out += [
@@ -358,6 +373,10 @@ class _View:
                 *fact_sentences(message.text),
             ]
         if level != "summary" and forced != "summary":
+            return []
+        if forced is None and message.message_id in self.turn_lines:
+            return [f"[{sid}] {message.role}: {self.turn_lines[message.message_id]}"]
+        if forced is None and message.message_id in self.folded and not message.is_prompt:
             return []
         if forced is None and all(p.kind == "reasoning" for p in message.parts):
             return []  # thinking alone: the assistant's next words restate it (reopen by id to read it)

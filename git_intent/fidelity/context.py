@@ -4,17 +4,30 @@ the fidelity choices kept per session in `<git common dir>/intent/fidelity/`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..core.values import Session
+from ..core.values import Session, TurnAnnotation
 from ..git.repo import Repository
 from ..notes.links import message_commits
 from ..sessions.discovery import resolve_reference
+from .annotations import annotated_topics, effective_annotations
 from .budget import RenderedContext, render_context
 from .choices import FidelityError, FidelityState, set_level
 from .topics import Topic, segment_topics
 
 DEFAULT_BUDGET = 8000
+# The annotations stored for a session (the index's, `index.annotations.stored_for`): given by the caller,
+# since the index and fidelity are sibling stages.
+StoredAnnotations = Callable[[Session], Sequence[TurnAnnotation]]
+
+
+def session_topics(session: Session, stored: StoredAnnotations | None = None) -> list[Topic]:
+    """The topics of `session` as its annotations draw them (`annotations.annotated_topics`): the agent's own
+    blocks, else the `stored` ones a model wrote, else the offline segmentation."""
+    segmented = segment_topics(session)
+    annotations = effective_annotations(session, stored(session) if stored else (), segmented)
+    return annotated_topics(session, annotations, segmented)
 
 
 def state_path(repo: Repository, session: Session) -> Path:
@@ -24,22 +37,26 @@ def state_path(repo: Repository, session: Session) -> Path:
 
 
 def session_context(
-    repo: Repository, reference: str, budget: int = DEFAULT_BUDGET
+    repo: Repository, reference: str, budget: int = DEFAULT_BUDGET, stored: StoredAnnotations | None = None
 ) -> tuple[RenderedContext, dict[str, list[str]]]:
-    """The session `reference` names, rendered within `budget` tokens, and each topic's linked commits.
+    """The session `reference` names, rendered within `budget` tokens from its annotations (`stored`: those
+    of the index), and each topic's linked commits.
 
     Raises SessionNotFoundError for an unknown session, FidelityError for a damaged state file.
     """
     session, _ = resolve_reference(repo, reference.split(":", 1)[0])
-    topics = segment_topics(session)
+    topics = session_topics(session, stored)
     state = FidelityState.load(state_path(repo, session))
     rendered = render_context(session, topics, state, budget_tokens=budget, session_ref=session.session_id)
     return rendered, topic_commits(repo, session, topics)
 
 
-def change_fidelity(repo: Repository, reference: str, target: str, level: str) -> FidelityState:
+def change_fidelity(
+    repo: Repository, reference: str, target: str, level: str, stored: StoredAnnotations | None = None
+) -> FidelityState:
     """Set topic `target` ("t3") or message `target` (":MESSAGE_ID") of a session to `level` ("auto"
-    removes the choice) and save it. Raises FidelityError for an unknown level or target."""
+    removes the choice) and save it; topics are those `session_topics` draws. Raises FidelityError for an
+    unknown level or target."""
     session, _ = resolve_reference(repo, reference.split(":", 1)[0])
     if target.startswith(":"):
         if session.message(target[1:]) is None:
@@ -48,7 +65,7 @@ def change_fidelity(repo: Repository, reference: str, target: str, level: str) -
                 hint=f"`git intent show {session.session_id} --brief` lists its messages.",
             )
         target = ":" + (session.message(target[1:]) or session.messages[0]).message_id
-    elif target not in {t.topic_id for t in segment_topics(session)}:
+    elif target not in {t.topic_id for t in session_topics(session, stored)}:
         raise FidelityError(
             f"Session {session.session_id} has no topic {target}.",
             hint=f"`git intent context {session.session_id}` lists its topics.",
@@ -57,6 +74,17 @@ def change_fidelity(repo: Repository, reference: str, target: str, level: str) -
     state = set_level(FidelityState.load(path), target, level)
     state.save(path)
     return state
+
+
+def find_topic(
+    repo: Repository, reference: str, topic_id: str, stored: StoredAnnotations | None = None
+) -> Topic | None:
+    """Topic `topic_id` ("t3") of the session `reference` names, as `session_topics` draws it; None for a
+    message target or an unknown topic. Raises SessionNotFoundError for an unknown session."""
+    if not re.fullmatch(r"t[1-9]\d*", topic_id):
+        return None
+    session, _ = resolve_reference(repo, reference.split(":", 1)[0])
+    return next((t for t in session_topics(session, stored) if t.topic_id == topic_id), None)
 
 
 def topic_commits(repo: Repository, session: Session, topics: list[Topic]) -> dict[str, list[str]]:

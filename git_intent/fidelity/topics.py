@@ -89,6 +89,7 @@ class Topic:
     `topic_id` is "t1", "t2", … in session order (stable for a given transcript); `files` are the paths
     edited in the topic, relative to the session's cwd when under it; `token_estimate` is the size of its
     messages in tokens (characters / 4); `first_at`/`last_at` are None when no message has a timestamp.
+    `source` is "offline" for the segmentation here, "model" or "agent" for topics drawn from annotations.
     """
 
     __pydantic_config__ = FORBID
@@ -103,6 +104,11 @@ class Topic:
     token_estimate: int = 0
     first_at: datetime | None = None
     last_at: datetime | None = None
+    # Drawn from annotations (`fidelity.annotations.annotated_topics`): who wrote them, the key facts kept
+    # verbatim at every level, and per turn its first assistant message, its summary and its messages.
+    source: Literal["offline", "model", "agent"] = "offline"
+    facts: tuple[str, ...] = ()
+    turn_summaries: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 def message_tokens(message: Message) -> int:

@@ -80,7 +80,18 @@ def m003_terms(db: Database) -> None:
     db.execute("CREATE TABLE fts_terms_state (prefix TEXT PRIMARY KEY, structure BLOB)")
 
 
-MIGRATIONS: list[Migration] = [m001_tables, m002_fts, m003_terms]
+def m004_annotations(db: Database) -> None:
+    # Per-turn annotations (`values.TurnAnnotation`), keyed by the turn's content digest in its session: a
+    # turn is annotated once for its content. `model` is the model that wrote it, or whose replies could not
+    # be read when `source` is "offline" (that model is not asked again for the same content).
+    db.execute("""CREATE TABLE annotations (
+        agent TEXT NOT NULL, session_id TEXT NOT NULL, digest TEXT NOT NULL, turn_id TEXT,
+        source TEXT NOT NULL,
+        model TEXT, tokens INTEGER, body TEXT NOT NULL, created_at TEXT,
+        PRIMARY KEY (agent, session_id, digest))""")
+
+
+MIGRATIONS: list[Migration] = [m001_tables, m002_fts, m003_terms, m004_annotations]
 
 
 def create_migrations_table(db: Database) -> None:

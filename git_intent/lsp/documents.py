@@ -59,8 +59,9 @@ def document_text(document: SessionDocument) -> str:
     if document.fidelity == "context":
         from ..explain.render import context_text
         from ..fidelity.context import session_context
+        from ..index.annotations import stored_for
 
-        rendered, commits = session_context(repo, document.reference)
+        rendered, commits = session_context(repo, document.reference, stored=stored_for(repo))
         return context_text(rendered, commits)
     session, message = resolve_reference(repo, document.reference)
     if message is not None:

@@ -25,6 +25,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +35,20 @@ from ..capture.user_config import InstallRecord, config_diff, read_config, user_
 from ..core.errors import IntentError
 from ..git.repo import Repository
 from . import AGENTS
-from .rules import RULES_BEGIN, RULES_END, Rules, rules_target, with_rules, without_rules
+from .rules import (
+    RULES_BEGIN,
+    RULES_END,
+    Rules,
+    annotate_target,
+    rules_target,
+    with_rules,
+    without_rules,
+)
 
 SERVER = "git-intent"
-Format = Literal["json", "toml", "text"]
+Format = Literal["json", "toml", "text", "hooks"]
+GUARD_MATCHER = "Edit|Write|MultiEdit"
+GUARD_TIMEOUT = 5  # seconds Claude Code waits for the hook; it answers in well under one (bench/memory.py)
 
 
 @dataclass(frozen=True)
@@ -104,11 +115,50 @@ def config_target(agent: str, project_root: Path | None) -> Target:
     )
 
 
-def install_agent(agent: str, *, project: Repository | None = None, rules: bool = False) -> list[Change]:
+def guard_target(project_root: Path | None) -> Target:
+    """Claude Code's settings file and the `PreToolUse` hook entry that runs the edit guard before Edit,
+    Write and MultiEdit (`$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`; project:
+    `.claude/settings.json`, where teammates share `git intent memory --hook` through their own install)."""
+    base = (
+        project_root / ".claude"
+        if project_root
+        else Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    )
+    command = shlex.join([*server_command(project_root is not None)[:-1], "memory", "--hook"])
+    entry = {
+        "matcher": GUARD_MATCHER,
+        "hooks": [{"type": "command", "command": command, "timeout": GUARD_TIMEOUT}],
+    }
+    return Target(base / "settings.json", "hooks", "PreToolUse", entry)
+
+
+def install_agent(
+    agent: str,
+    *,
+    project: Repository | None = None,
+    rules: bool = False,
+    annotate: bool = False,
+    guard: bool = False,
+) -> list[Change]:
     """Register the MCP server in `agent`'s config (and, with `rules`, a short instruction on when to call
-    `why`); returns one Change per file looked at. Raises IntentError when a file cannot be parsed (it is
-    left untouched) or written."""
+    `why` and `intent_for`; with `annotate`, the instruction to append an `intent-annotation` block to each
+    turn; with `guard`, Claude Code's edit guard hook, or for another agent the instruction, which is all it
+    can take); returns one Change per file looked at. Raises IntentError when a file cannot be parsed (it is
+    left untouched) or written, or when `agent` has no instruction file for `annotate`."""
     targets = [config_target(agent, project.root if project else None)]
+    if guard and agent == "claude-code":
+        targets.append(guard_target(project.root if project else None))
+    elif guard:
+        rules = True
+    if annotate:
+        found = annotate_target(agent, project.root if project else None)
+        if found is None:
+            raise IntentError(
+                f"git-intent cannot ask {agent} to annotate its turns: it reads no instruction file "
+                "git-intent can write.",
+                hint="Annotate with a model instead: git config intent.model …, then `git intent annotate`.",
+            )
+        targets.append(Target(found.path, "text", "", found))
     if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("tomlkit") is None:
         raise IntentError(
             "The MCP server needs the mcp extra, which is not installed, so no agent could start it.",
@@ -139,6 +189,11 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
     extra = rules_target(agent, project.root if project else None)
     if extra is not None:
         targets.append(Target(extra.path, "text", "", extra))
+    annotating = annotate_target(agent, project.root if project else None)
+    if annotating is not None:
+        targets.append(Target(annotating.path, "text", "", annotating))
+    if agent == "claude-code":
+        targets.append(guard_target(project.root if project else None))
     changes: list[Change] = []
     for target in targets:
         current = read_config(target.path)
@@ -171,9 +226,11 @@ def uninstall_agent(agent: str, *, project: Repository | None = None) -> list[Ch
 def _apply(agent: str, project: Repository | None, targets: list[Target], *, adding: bool) -> list[Change]:
     record = InstallRecord(_record_path(agent, project))
     edits: list[tuple[Target, bytes | None, bytes | None]] = []
+    pending: dict[Path, bytes | None] = {}  # two blocks in one file (AGENTS.md): the second edits the first's
     for target in targets:  # parse everything first: a file that cannot be read stops before any write
-        current = read_config(target.path)
-        edits.append((target, current, _edit(target, current, adding=adding)))
+        current = pending[target.path] if target.path in pending else read_config(target.path)
+        pending[target.path] = _edit(target, current, adding=adding)
+        edits.append((target, current, pending[target.path]))
     changes: list[Change] = []
     for target, current, edited in edits:
         if edited == current:
@@ -197,6 +254,14 @@ def _edit(target: Target, current: bytes | None, *, adding: bool) -> bytes | Non
         text = current.decode("utf-8") if current is not None else ""
     except UnicodeDecodeError:
         raise IntentError(f"{target.path} is not UTF-8 text; it was left untouched.") from None
+    if target.format == "hooks":
+        try:
+            return _edit_hooks(text, target, adding).encode("utf-8")
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise IntentError(
+                f"{target.path} is not the JSON Claude Code expects ({exc}); it was left untouched.",
+                hint=f"Add this under hooks.PreToolUse by hand: {json.dumps(target.entry)}",
+            ) from None
     if target.format == "text":
         rules: Rules = target.entry
         edited = with_rules(text, rules) if adding else without_rules(text, rules)
@@ -233,6 +298,52 @@ def _edit_json(text: str, target: Target, adding: bool) -> str:
     indent = _json_indent(text)
     out = json.dumps(data, indent=indent, ensure_ascii=False)
     return out + ("\n" if text.endswith("\n") or not text.strip() else "")
+
+
+def _edit_hooks(text: str, target: Target, adding: bool) -> str:
+    """Claude Code settings with the guard's `PreToolUse` entry added (once) or taken out; every other
+    hook and setting kept in order."""
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("the top level is not an object")
+    hooks = data.get("hooks")
+    entries = hooks.get(target.section) if isinstance(hooks, dict) else None
+    if adding:
+        if hooks is None:
+            hooks = data["hooks"] = {}
+        if not isinstance(hooks, dict):
+            raise ValueError("`hooks` is not an object")
+        if entries is None:
+            entries = hooks[target.section] = []
+        if not isinstance(entries, list):
+            raise ValueError(f"`hooks.{target.section}` is not a list")
+        if target.entry in entries:
+            return text
+        entries[:] = [e for e in entries if not _is_guard(e)] + [target.entry]
+    else:
+        if (
+            not isinstance(hooks, dict)
+            or not isinstance(entries, list)
+            or not any(_is_guard(e) for e in entries)
+        ):
+            return text
+        entries[:] = [e for e in entries if not _is_guard(e)]
+        if not entries:
+            del hooks[target.section]
+        if not hooks:
+            del data["hooks"]
+    out = json.dumps(data, indent=_json_indent(text), ensure_ascii=False)
+    return out + ("\n" if text.endswith("\n") or not text.strip() else "")
+
+
+def _is_guard(entry: Any) -> bool:
+    """Whether a `PreToolUse` entry is git-intent's guard (its only command runs `memory --hook`)."""
+    commands = (
+        [h.get("command", "") for h in entry.get("hooks", []) if isinstance(h, dict)]
+        if isinstance(entry, dict)
+        else []
+    )
+    return len(commands) == 1 and str(commands[0]).endswith(" memory --hook") and "intent" in str(commands[0])
 
 
 def _json_indent(text: str) -> int | str:
@@ -294,6 +405,7 @@ __all__ = [
     "RULES_END",
     "Change",
     "config_target",
+    "guard_target",
     "install_agent",
     "uninstall_agent",
 ]

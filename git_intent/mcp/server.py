@@ -220,6 +220,29 @@ def build_server(start: Path) -> MCPServer[Any]:
         sessions wrote recent changes."""
         return state.answer("log", lambda repo: tools.log(repo, range), quotes=False)
 
+    @tool(server, READ_ONLY)
+    def intent_for(
+        path: Annotated[str, Field(description="File path relative to the repository root.")],
+        line: Line,
+        end_line: Line | None = None,
+        budget: Annotated[int, Field(ge=50, description="Tokens (characters / 4).")] = 1000,
+    ) -> CallToolResult:
+        """What was asked and decided about these exact lines: the prompts that asked for them and the
+        constraints, decisions, conventions and rejected approaches of the sessions that wrote them, each
+        cited [session:message]. Call it BEFORE you edit code another agent wrote, and keep those
+        constraints unless the user says otherwise."""
+        return state.answer("intent_for", lambda repo: tools.intent_for(repo, path, line, end_line, budget))
+
+    @tool(server, READ_ONLY)
+    def recall(
+        question: Annotated[str, Field(description="Words to look up, or a path (PATH or PATH:LINES).")],
+        budget: Annotated[int, Field(ge=50, description="Tokens (characters / 4).")] = 1000,
+    ) -> CallToolResult:
+        """What the repository's memory holds on a subject or a file: the constraints, decisions,
+        conventions, rejected approaches, open questions and facts observed in every recorded session,
+        newest first, a reversed decision marked superseded. Use it before starting work in an area."""
+        return state.answer("recall", lambda repo: tools.recall(repo, question, budget))
+
     return server
 
 

@@ -55,20 +55,28 @@ def view_context(repo: Repository, session_id: str, budget: int = 8000) -> JSON:
     """`git intent context SESSION --budget N --json`."""
     from ..command_outputs import ContextOutput
     from ..fidelity.context import session_context
+    from ..index.annotations import stored_for
 
-    rendered, commits = session_context(repo, session_id, budget)
+    rendered, commits = session_context(repo, session_id, budget, stored_for(repo))
     return ContextOutput(**dict(rendered), topic_commits=commits).model_dump(mode="json")
 
 
 def set_fidelity(repo: Repository, session_id: str, target: str, level: str) -> JSON:
-    """`git intent fidelity SESSION TARGET LEVEL --json`. Raises FidelityError for an unknown target or
-    level."""
-    from ..command_outputs import FidelityChange
-    from ..fidelity.context import change_fidelity
+    """`git intent fidelity SESSION TARGET LEVEL --json`, with the target topic's annotation (summary,
+    placeholder, key facts). Raises FidelityError for an unknown target or level."""
+    from ..command_outputs import FidelityChange, topic_annotation
+    from ..fidelity.context import change_fidelity, find_topic
+    from ..index.annotations import stored_for
 
-    state = change_fidelity(repo, session_id, target, level)
+    stored = stored_for(repo)
+    state = change_fidelity(repo, session_id, target, level, stored)
     return FidelityChange(
-        session=session_id, target=target, level=level, topics=state.topics, messages=state.messages
+        session=session_id,
+        target=target,
+        level=level,
+        topics=state.topics,
+        messages=state.messages,
+        topic=topic_annotation(find_topic(repo, session_id, target, stored)),
     ).model_dump(mode="json")
 
 
@@ -112,4 +120,34 @@ def ask(repo: Repository, question: str, path: str | None = None) -> JSON:
         raise AnswerUnavailableError("why/ask are not available in this build.") from None
     answer: Any = run(repo, question, path=path)
     answered: dict[str, Any] = to_json(answer)
+    return answered
+
+
+def recall(repo: Repository, question: str, budget: int = 1000) -> JSON:
+    """`git intent memory` for a question or a path: the observations (constraints, decisions,
+    conventions, rejected approaches, open questions, facts) that match, newest first, within `budget`
+    tokens; a path (or PATH:LINES) is answered as `git intent memory PATH --json`. Brings the log up to
+    date first, offline (a model observes in `git intent memory` only: a tool call must stay quick)."""
+    from ..memory.recall import recall as run
+    from ..memory.update import update_memory
+
+    update_memory(repo, use_model=False)
+    answered: dict[str, Any] = to_json(run(repo, question, budget=budget))
+    return answered
+
+
+def intent_for(
+    repo: Repository, path: str, line: int, end_line: int | None = None, budget: int = 1000
+) -> JSON:
+    """`git intent memory PATH:LINE[-END] --json`: the prompts that asked for exactly those lines and the
+    observations of the sessions that wrote them or naming the file, newest first, within `budget` tokens.
+
+    Raises BadLocationError for a path or lines that do not exist. Brings the log up to date first,
+    offline, as `recall` does.
+    """
+    from ..memory.recall import intent_for as run
+    from ..memory.update import update_memory
+
+    update_memory(repo, use_model=False)
+    answered: dict[str, Any] = to_json(run(repo, path, line, end_line, budget=budget))
     return answered

@@ -6,6 +6,7 @@ The ref points at a single parentless commit whose tree is the whole store (docs
     sessions/<agent>/<session id>.json   a whole session, redacted (intent.share = sessions)
     commits/<sha[:2]>/<sha[2:]>          "<agent>/<session id>" lines: the sessions shared for a commit
     forgotten                            "<agent>/<session id>" lines: never shared again, dropped on merge
+    memory/observations.json             the memory's observation log, redacted (git_intent.memory.share)
 
 Every update writes a new parentless commit (compare-and-swap locally, `--force-with-lease` remotely), so
 a session removed with `share --forget` leaves no reachable copy on the ref. Blobs are content-addressed:
@@ -39,7 +40,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 # JSON nested 200,000 deep crashed every reader. Larger blobs are not read; deeper documents are not used.
 MAX_BLOB_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 32  # a real blob nests 5 deep (payload > messages > message > parts > part)
-_LISTS = ("messages", "edits", "topics")
+_LISTS = ("messages", "edits", "topics", "annotations")
 
 
 def tracking_ref(remote: str) -> str:

@@ -36,6 +36,9 @@ ID_KEYS = frozenset(
         "agent_version",
         "first_message_id",
         "last_message_id",
+        "turn_id",
+        "digest",
+        "source",
     }
 )
 _SEAL = object()

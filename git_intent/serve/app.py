@@ -146,10 +146,11 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
 
     def session(request: Request) -> Response:
         from ..fidelity.context import DEFAULT_BUDGET, session_context
+        from ..index.annotations import stored_for
 
         budget_text = request.query_params.get("budget", "")
         budget = max(int(budget_text), 100) if budget_text.isdigit() else DEFAULT_BUDGET
-        rendered, commits = session_context(repo, request.path_params["session_id"], budget)
+        rendered, commits = session_context(repo, request.path_params["session_id"], budget, stored_for(repo))
         return page(
             request,
             "session.html",
@@ -162,11 +163,12 @@ def create_app(repo: Repository, token: str, key: str) -> ASGIApp:
 
     async def fidelity(request: Request) -> Response:
         from ..fidelity.context import change_fidelity
+        from ..index.annotations import stored_for
 
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         target, level = (form.get(k, [""])[0] for k in ("target", "level"))
         session_id = request.path_params["session_id"]
-        await run_in_threadpool(change_fidelity, repo, session_id, target, level)
+        await run_in_threadpool(change_fidelity, repo, session_id, target, level, stored_for(repo))
         anchor = f"#topic-{quote(target)}" if not target.startswith(":") else ""
         return RedirectResponse(f"/session/{quote(session_id, safe='')}{anchor}", status_code=303)
 

@@ -8,6 +8,7 @@ unreadable transcripts are, and `git intent doctor` names them.
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -29,11 +30,13 @@ MAX_PART_CHARS = 64 * 1024
 @dataclass(kw_only=True)
 class SharedSession(Session):
     """A session read from the shared store: `level` (evidence | sessions), the ids of the messages
-    whose text redaction changed, and the shared topic summaries."""
+    whose text redaction changed, the shared topic summaries, and the shared per-turn annotations (decoded
+    JSON objects, validated where they are used: `fidelity.annotations.shared_annotations`)."""
 
     level: str = "evidence"
     redacted_ids: list[str] = field(default_factory=list)
     topics: list[dict[str, Any]] = field(default_factory=list)
+    annotations: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _shared(repo: Repository) -> dict[str, dict[str, str]]:
@@ -149,6 +152,7 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
         )
         if item.get("redacted"):
             redacted.append(item["message_id"])
+    _rebuild_calls(messages, edits)
     return validate(
         SharedSession,
         {
@@ -161,8 +165,45 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
             "level": str(payload.get("level", "evidence")),
             "redacted_ids": sorted(set(redacted)),
             "topics": [t for t in payload.get("topics", []) if isinstance(t, dict)],
+            "annotations": [a for a in payload.get("annotations", []) if isinstance(a, dict)],
         },
     )
+
+
+def _rebuild_calls(messages: list[dict[str, Any]], edits: list[dict[str, Any]]) -> None:
+    """Give each shared edit back the tool call that made it, in its message, when the blob has none.
+
+    The `evidence` level shares a message's text and reasoning but not its tool calls, so a teammate's
+    `show` printed no diff (the diff hangs from the call) and `why` could not quote the edited lines (a quote
+    comes from the call's arguments). The call is rebuilt from what the blob holds, the edits it made: its
+    arguments are the edits' paths and texts, every one of which the diff shows, so `show` prints it as the
+    author's and quotes find the edited lines there."""
+    made: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for edit in edits:
+        if edit["call_id"]:
+            made.setdefault((edit["message_id"], edit["call_id"]), []).append(edit)
+    for message in messages:
+        present = {p["call_id"] for p in message["parts"] if p["kind"] == "tool_call"}
+        for (message_id, call_id), found in made.items():
+            if message_id != message["message_id"] or call_id in present:
+                continue
+            arguments = [
+                {
+                    "path": e["path"],
+                    "old_string": e["old_text"] or "",
+                    "new_string": e["new_text"] or "\n".join(a["text"] for a in e["added"]),
+                }
+                for e in found
+            ]
+            message["parts"].append(
+                {
+                    "kind": "tool_call",
+                    "text": json.dumps({"edits": arguments}, ensure_ascii=False),
+                    "tool": found[0]["tool"],
+                    "call_id": call_id,
+                    "is_error": False,
+                }
+            )
 
 
 def capped(text: Any) -> Any:

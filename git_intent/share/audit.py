@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from ..capture.carry_range import carry_range
 from ..core.errors import IntentError
 from ..explain.range_lines import classify_range
 from ..git.repo import Repository
@@ -86,6 +87,7 @@ class AuditReport(BaseModel):
     files: list[FileAudit]
     agents: dict[str, AgentAudit]
     listed: list[AuditLine] | None = None
+    unrecorded_commits: list[str] = []  # commits of the range with unrecorded lines, oldest first
 
 
 def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> AuditReport:
@@ -103,8 +105,11 @@ def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> Aud
         ) from exc
     total, files, agents = LineCounts(), dict[str, LineCounts](), dict[str, AgentAudit]()
     rows: list[AuditLine] | None = [] if listed else None
+    unrecorded: dict[str, None] = {}
     for line in found.lines():
         total.add(line.line_class)
+        if line.line_class == "unrecorded":
+            unrecorded[line.commit] = None
         files.setdefault(line.path, LineCounts()).add(line.line_class)
         attribution = line.resolution.attribution
         if line.line_class.startswith("agent") and attribution is not None:
@@ -137,4 +142,21 @@ def audit(repo: Repository, revision_range: str, *, listed: bool = False) -> Aud
         ],
         agents=dict(sorted(agents.items())),
         listed=rows,
+        unrecorded_commits=list(unrecorded),
+    )
+
+
+def unrecorded_hint(repo: Repository, commits: list[str], *, look: int = 5) -> str:
+    """What to do about `commits` (unrecorded): carry, when this clone holds the recorded commits one of the
+    first `look` may copy (`capture.carry_range`); else record those made here and fetch the others'."""
+    for commit in commits[:look]:
+        found = carry_range(repo, commit)
+        if found:
+            return (
+                f"Carry the records this clone holds: `git intent carry {found} --onto {commit[:12]}` (and "
+                "the like for the other commits); record commits made here with `git intent record REV`."
+            )
+    return (
+        "Record commits made here with `git intent record REV`; `git intent fetch` brings the records of "
+        "commits others made, once they ran `git intent push`."
     )

@@ -1,20 +1,21 @@
 """What a sharing level puts on the evidence ref for recorded commits, built from this machine's sessions.
 
 `evidence`: for each recorded commit, the messages that explain its agent lines — the user
-message that asked, the assistant's text and reasoning around each edit, the edit itself, and the topic
-summary — never tool outputs (command output, file reads), where most secrets live. `sessions`: the
-whole session. Both pass through `redact.seal()`; lines identical to the commits' own diff lines are
-left as they are (they are already in the repository).
+message that asked, the assistant's text and reasoning around each edit, the edit itself, the topic
+summary and the annotations of those turns — never tool outputs (command output, file reads), where most
+secrets live. `sessions`: the whole session. Both pass through `redact.seal()`; lines identical to the
+commits' own diff lines are left as they are (they are already in the repository).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import setting
 from ..core.errors import IntentError
-from ..core.values import MOVE_KINDS, Edit, Message, Session
+from ..core.values import MOVE_KINDS, Edit, Message, Session, TurnAnnotation, to_json
 from ..explain.evidence import find_edit, gather_evidence
 from ..git.repo import Repository
 from ..notes import LinesRecord, note_blobs, read_notes
@@ -114,9 +115,17 @@ def _edit(edit: Edit, path: str | None) -> dict[str, Any]:
 
 
 def build_payload(
-    session: Session, records: list[LinesRecord], commits: list[str], level: str
+    session: Session,
+    records: list[LinesRecord],
+    commits: list[str],
+    level: str,
+    annotations: Sequence[TurnAnnotation] = (),
 ) -> dict[str, Any]:
-    """The unsealed blob content of `session` at `level` for the lines `records` credit to it."""
+    """The unsealed blob content of `session` at `level` for the lines `records` credit to it, with the
+    per-turn annotations a model or the agent wrote (`annotations`: those stored in the index) of the turns
+    whose messages it shares; offline ones are not carried (a reader derives them from the shared, redacted
+    messages)."""
+    from ..fidelity.annotations import effective_annotations, session_turns
     from ..fidelity.topics import segment_topics
 
     edits: dict[tuple[str, str | None, str], dict[str, Any]] = {}
@@ -136,6 +145,8 @@ def build_payload(
     else:
         messages = [_message(m, ("text", "reasoning")) for m in session.messages if m.message_id in wanted]
     shared = {m["message_id"] for m in messages}
+    segmented = segment_topics(session)
+    turns = {t.turn_id: set(t.message_ids) for t in session_turns(session)}
     topics = [
         {
             "topic_id": t.topic_id,
@@ -144,8 +155,13 @@ def build_payload(
             "first_message_id": t.message_ids[0] if t.message_ids else None,
             "last_message_id": t.message_ids[-1] if t.message_ids else None,
         }
-        for t in segment_topics(session)
+        for t in segmented
         if shared & set(t.message_ids)
+    ]
+    carried = [
+        a
+        for a in effective_annotations(session, annotations, segmented)
+        if a.source != "offline" and shared & turns.get(a.turn_id, set())
     ]
     return {
         "schema": SCHEMA,
@@ -155,9 +171,30 @@ def build_payload(
         "agent_version": session.agent_version,
         "commits": sorted(set(commits)),
         "topics": topics,
+        "annotations": [to_json(a) for a in _safe_labels(session, carried)],
         "messages": messages,
         "edits": list(edits.values()),
     }
+
+
+def _safe_labels(session: Session, carried: list[TurnAnnotation]) -> list[TurnAnnotation]:
+    """`carried` with every topic label that holds a word of a secret in the session replaced: a snake_case
+    label (`pgpassword_drprm42`) is a form of the secret the redactor does not know, so seal() cannot."""
+    if not carried:
+        return carried
+    import re
+    from dataclasses import replace
+
+    from ..redaction.redact import redact_text
+
+    words: set[str] = set()
+    for message in session.messages:
+        for part in message.parts:
+            found = redact_text(part.text)
+            for finding in found.findings:
+                words |= {w for w in re.findall(r"[a-z0-9]+", part.text[finding.start : finding.end].lower())}
+    secret = {w for w in words if len(w) >= 3}
+    return [replace(a, topic="redacted_topic") if secret & set(a.topic.split("_")) else a for a in carried]
 
 
 def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResult:
@@ -166,6 +203,8 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
     Commits already marked shared are skipped, unless `level` is `sessions` and one of their sessions is
     shared only as evidence. Raises RedactionError (nothing written) when redaction fails.
     """
+    from ..index.annotations import stored_annotations
+
     result = ShareResult()
     if level not in ("evidence", "sessions"):
         return result
@@ -218,8 +257,9 @@ def share_commits(repo: Repository, commits: list[str], level: str) -> ShareResu
                 for r in {**records, **more}.get(c, [])
                 if r.session_id == session_id and r.agent == agent
             ]
+            stored = [s.annotation for s in stored_annotations(repo, agent, session_id)]
             sealed = seal(
-                build_payload(session, wanted, sorted(all_commits), level),
+                build_payload(session, wanted, sorted(all_commits), level, stored),
                 keep=diff_lines(repo, sorted(all_commits)),
             )
             for rule, count in sealed.rules.items():

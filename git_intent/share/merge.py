@@ -7,12 +7,15 @@ again: text only ever enters the store through `redact.seal()`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..git.repo import Repository
 from ..notes import evidence_ref as store
 from ..redaction.redact import seal
 from .collect import diff_lines
+
+MEMORY_DIR = "memory/"  # the observation log (git_intent.memory.share), merged as a union by id
 
 
 def merge_payloads(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
@@ -72,6 +75,8 @@ def merge_entries(repo: Repository, ours: dict[str, str], theirs: dict[str, str]
         out[store.session_path(level, key)] = store.write_sealed(
             repo, seal(merged, keep=diff_lines(repo, commits))
         )
+    for path in sorted({p for p in (*ours, *theirs) if p.startswith(MEMORY_DIR)}):
+        out[path] = _merged_memory(repo, ours.get(path), theirs.get(path))
     for path in sorted({p for p in (*ours, *theirs) if p.startswith("commits/")}):
         mine_oid, their_oid = ours.get(path), theirs.get(path)
         if mine_oid == their_oid or (not forgotten and (not mine_oid or not their_oid)):
@@ -80,6 +85,28 @@ def merge_entries(repo: Repository, ours: dict[str, str], theirs: dict[str, str]
         keys = (store.id_lines(repo, mine_oid) | store.id_lines(repo, their_oid)) - forgotten
         out[path] = store.write_ids(repo, keys)
     return out
+
+
+def _merged_memory(repo: Repository, mine: str | None, theirs: str | None) -> str:
+    """One shared observation log blob: either side's when they are equal or one is absent, else the
+    union of their observations by id (ours first), sealed again."""
+    if not mine or not theirs or mine == theirs:
+        return mine or theirs or ""
+    merged: dict[str, Any] = {}
+    schema = None
+    for oid in (mine, theirs):
+        try:
+            value = json.loads(store.read_blob(repo, oid))
+        except ValueError:
+            continue
+        if not isinstance(value, dict) or not isinstance(value.get("observations"), list):
+            continue
+        schema = schema or value.get("schema")
+        for item in value["observations"]:
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                merged.setdefault(item["id"], item)
+    payload = {"schema": schema, "observations": sorted(merged.values(), key=lambda o: str(o["id"]))}
+    return store.write_sealed(repo, seal(payload))
 
 
 def merge_store(repo: Repository, theirs_ref: str) -> bool:

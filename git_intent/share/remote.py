@@ -8,31 +8,45 @@ keeps that ref up to date there while it exists, so a teammate on an earlier ver
 it is never created where it is absent (SpecStory's refs/notes/intent/* could not be pushed there). The
 evidence store is fetched into `refs/intent/remotes/<remote>/evidence` and merged tree by tree
 (`merge.py`); both land first in a scratch namespace and are refused, nothing local
-changed, unless each is a commit. A push sends only these refs (never branches, with --no-verify so it never
-re-enters a pre-push hook); a rejected push fetches, merges and retries, up to MAX_RETRIES times. Notes
+changed, unless each is a commit. A push first records what the hooks queued (or waits, bounded, for the
+worker recording it: `capture.settle`), so a push right after a commit sends that commit's note. It sends
+only these refs (never branches, with --no-verify so it never re-enters a pre-push hook); a rejected push
+fetches and merges git-intent's refs and retries after a random pause, up to MAX_RETRIES times. Notes
 are never pruned (in a shallow clone `git notes prune` deletes notes whose commits are merely absent).
 After a fetch, commits a forge squashed or rebased from recorded ones get their records carried
-(`capture.landed`); the next `push` shares them.
+(`capture.landed`); the next `push` shares them. `fetch` also reads a URL or path (a contributor's fork,
+`sources`): its recorded commits become the sources a maintainer's squash or rebase is matched to.
 """
 
 from __future__ import annotations
 
 import os
+import random
+import re
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel
 
 from ..attest.store import ATTESTATIONS_REF, merge_attestations
 from ..attest.store import tracking_ref as attestations_tracking_ref
 from ..capture.landed import carry_landed
+from ..capture.settle import WAIT_SECONDS, record_queued
 from ..core.errors import IntentError, ShareError
 from ..git.repo import Repository, run_git
 from ..notes import LEGACY_NOTES_REF, NOTES_REF, adopt_legacy_notes, notes_lock
 from ..notes import evidence_ref as store
 from .collect import ShareResult, share_commits, share_level
+from .sources import FetchSource, fetch_source, remote_source
 
-MAX_RETRIES = 5
+# Twenty clones pushing at once to one remote: each round one push wins the ref and the rest fetch, merge and
+# try again; a random pause, doubling up to 2 s, spreads them out. bench/push_contention.py: 20 clones on 2
+# CPUs took 12 retries at most (127 in all, 25-33 s); with 5 retries and no pause 14 of 20 gave up.
+MAX_RETRIES = 40
+PAUSE_SECONDS = (0.05, 2.0)
 _REJECTED = ("[rejected]", "(fetch first)", "(non-fast-forward)", "(stale info)", "[remote rejected]")
 
 
@@ -59,13 +73,28 @@ class FetchResult(BaseModel):
     attestations_changed: bool = False  # refs/notes/git-intent-attestations merged and moved
 
 
+class UnsharedCommit(BaseModel):
+    """A queued commit `push` could not record, so its note was not sent: `state` "queued" (still in the
+    queue) or "failed" (set aside in failed/), and why."""
+
+    commit: str
+    state: Literal["queued", "failed"]
+    reason: str
+
+
 class PushResult(BaseModel):
-    """What `push` sent: the refs pushed, the sharing level, what was shared, and how many retries."""
+    """What `push` sent: the refs pushed, the sharing level, what was shared, and how many retries.
+    `recorded_first`: queued commits recorded before pushing; `notes_shared`: commits whose note this push
+    added to (or changed on) the remote; `not_shared`: queued commits that could not be recorded;
+    `commits_shared`: commits whose evidence was shared (levels `evidence` and `sessions`)."""
 
     remote: str
     level: str
     pushed: list[str] = []
     retries: int = 0
+    recorded_first: int = 0
+    notes_shared: int = 0
+    not_shared: list[UnsharedCommit] = []
     commits_shared: int = 0
     sessions_shared: list[str] = []
     sessions_missing: list[str] = []
@@ -78,6 +107,7 @@ class _Attempt:
     rejected: bool
     message: str = ""
     refs: list[str] = field(default_factory=list)
+    notes_shared: int = 0
 
 
 def default_remote(repo: Repository) -> str:
@@ -118,34 +148,38 @@ def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
     return {p[1]: p[0] for p in pairs if len(p) == 2}
 
 
-def fetch(repo: Repository, remote: str | None = None) -> FetchResult:
+def fetch(repo: Repository, remote: str | None = None, *, branches: bool = True) -> FetchResult:
     """Fetch REMOTE's notes (refs/notes/git-intent, and refs/notes/intent where an earlier version's are
     still there) and evidence and merge them into the local refs (no `install` needed; the evidence comes
     whatever the local sharing level), with REMOTE's branches as `git fetch` updates them; then carry records
-    onto the commits a forge squashed or rebased from recorded ones (`carried`). Raises ShareError when git
+    onto the commits a forge squashed or rebased from recorded ones (`carried`). REMOTE is a remote's name,
+    or a URL or path such as a contributor's fork (`sources.fetch_source`). Raises ShareError when git
     cannot fetch or merge, and, before any local ref moves, when the remote's notes or evidence ref is not a
-    commit."""
-    remote = check_remote(repo, remote) if remote else default_remote(repo)
-    found = remote_refs(repo, remote)
-    notes = {ref: track for ref, track in _notes_refs(remote).items() if ref in found}
-    result = FetchResult(remote=remote, notes=bool(notes), evidence=store.EVIDENCE_REF in found)
+    commit. Without `branches` (a rejected push catching up), only git-intent's refs are fetched and nothing
+    is carried."""
+    source = fetch_source(repo, remote) if remote else remote_source(repo, default_remote(repo))
+    found = remote_refs(repo, source.location)
+    notes = {ref: track for ref, track in _notes_refs(source.name).items() if ref in found}
+    result = FetchResult(remote=source.shown, notes=bool(notes), evidence=store.EVIDENCE_REF in found)
     wanted = dict(notes)
     if result.evidence:
-        wanted[store.EVIDENCE_REF] = store.tracking_ref(remote)
+        wanted[store.EVIDENCE_REF] = store.tracking_ref(source.name)
     if ATTESTATIONS_REF in found:
-        wanted[ATTESTATIONS_REF] = attestations_tracking_ref(remote)
+        wanted[ATTESTATIONS_REF] = attestations_tracking_ref(source.name)
     if wanted:
-        _fetch_checked(repo, remote, wanted)
+        _fetch_checked(repo, source, wanted, branches=branches)
     if LEGACY_NOTES_REF not in found:  # gone from the remote: push must not create it again
-        repo.git("update-ref", "-d", legacy_tracking_ref(remote), check=False)
+        repo.git("update-ref", "-d", legacy_tracking_ref(source.name), check=False)
     for tracking in notes.values():
         result.notes_changed = merge_notes(repo, tracking) or result.notes_changed
     if ATTESTATIONS_REF in found:
-        result.attestations_changed = merge_attestations(repo, attestations_tracking_ref(remote))
+        result.attestations_changed = merge_attestations(repo, attestations_tracking_ref(source.name))
     if result.evidence:
         from .merge import merge_store
 
-        result.evidence_changed = merge_store(repo, store.tracking_ref(remote))
+        result.evidence_changed = merge_store(repo, store.tracking_ref(source.name))
+    if not branches:
+        return result
     try:
         result.carried = [landed.commit for landed in carry_landed(repo)]
     except IntentError as exc:  # the fetch was done; the next fetch or record carries them
@@ -158,11 +192,14 @@ def _notes_refs(remote: str) -> dict[str, str]:
     return {NOTES_REF: notes_tracking_ref(remote), LEGACY_NOTES_REF: legacy_tracking_ref(remote)}
 
 
-def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> None:
-    """Fetch REMOTE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a commit,
-    REMOTE's branches; then move the fetched refs to their tracking refs. Raises ShareError, with no local
-    ref changed, when git cannot fetch or a fetched ref is not a commit (a notes ref pointing at a blob
-    stopped every later record until `doctor`)."""
+def _fetch_checked(
+    repo: Repository, source: FetchSource, wanted: dict[str, str], *, branches: bool = True
+) -> None:
+    """Fetch SOURCE's refs `wanted` (`{remote ref: tracking ref}`) and, once each is checked to be a
+    commit, SOURCE's branches (unless not `branches`); then move the fetched refs to their tracking refs.
+    Raises ShareError, with no local ref changed, when git cannot fetch or a fetched ref is not a commit (a
+    notes ref pointing at a blob stopped every later record until `doctor`)."""
+    remote = source.location
     # A scratch namespace of this run's own: what the remote sent is looked at before any ref we read moves.
     incoming = f"refs/intent/incoming/{os.getpid()}-{secrets.token_hex(4)}"
     scratch = {ref: f"{incoming}/{index}" for index, ref in enumerate(wanted)}
@@ -172,15 +209,15 @@ def _fetch_checked(repo: Repository, remote: str, wanted: dict[str, str]) -> Non
             kind = repo.git("cat-file", "-t", temp, check=False).strip() or "missing object"
             if kind != "commit":
                 raise ShareError(
-                    f"The remote {remote} has a {ref} that points at a {kind}, not a commit: nothing was "
-                    f"fetched.",
-                    hint=f"Ask whoever can push to {remote} to repair {ref}; your refs are unchanged.",
+                    f"The remote {source.shown} has a {ref} that points at a {kind}, not a commit: nothing "
+                    f"was fetched.",
+                    hint=f"Ask whoever can push to {source.shown} to repair {ref}; your refs are unchanged.",
                 )
-        # The remote's own branches too (its configured refspecs, as `git fetch` would): the commits a forge
-        # squashed or rebased must be here for their records to be carried.
-        branches = repo.git("config", "--get-all", f"remote.{remote}.fetch", check=False).split()
-        if branches:
-            _git_fetch(repo, remote, branches)
+        # The remote's own branches too (a remote's configured refspecs, as `git fetch` would; a fork's into
+        # refs/intent/forks/): the commits a forge squashed or rebased must be here for their records to be
+        # carried.
+        if source.branches and branches:
+            _git_fetch(repo, remote, list(source.branches))
         for ref, temp in scratch.items():
             # Forced, but only into the remote-tracking refs: they mirror the remote; local records are
             # merged.
@@ -225,30 +262,51 @@ def merge_notes(repo: Repository, ref: str) -> bool:
         return repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip() != before
 
 
-def push(repo: Repository, remote: str | None = None, tips: list[str] | tuple[str, ...] = ()) -> PushResult:
-    """Share what the level asks for, then push refs/notes/git-intent (and, unless the level is `notes`,
-    refs/intent/evidence) to REMOTE. Evidence is shared for recorded commits reachable from REMOTE's
-    branches or from `tips` (the commits a pre-push hook sees going out). Where REMOTE still has
-    refs/notes/intent (the notes of earlier versions, which a teammate still on one fetches), it is merged
-    first when it moved, and updated to the same notes.
+def push(
+    repo: Repository,
+    remote: str | None = None,
+    tips: list[str] | tuple[str, ...] = (),
+    *,
+    wait: float = WAIT_SECONDS,
+    say: Callable[[str], None] | None = None,
+) -> PushResult:
+    """Record what the hooks queued (waiting up to `wait` seconds for a running worker; `say` gets one
+    progress line then), share what the level asks for, then push refs/notes/git-intent (and, unless the
+    level is `notes`, refs/intent/evidence) to REMOTE. Evidence is shared for recorded commits reachable
+    from REMOTE's branches or from `tips` (the commits a pre-push hook sees going out). Where REMOTE still
+    has refs/notes/intent (the notes of earlier versions, which a teammate still on one fetches), it is
+    merged first when it moved, and updated to the same notes.
 
     Raises ShareError when the push still fails after MAX_RETRIES fetch-and-merge retries, and
-    RedactionError (nothing written or pushed) when redaction fails.
+    RedactionError (nothing written or pushed) when redaction fails. Queued commits that could not be
+    recorded are not an error: they are in `not_shared`, with the reason.
     """
     remote = check_remote(repo, remote) if remote else default_remote(repo)
+    settled = record_queued(repo, timeout=wait, say=say)
     level = share_level(repo)
-    result = PushResult(remote=remote, level=level)
+    result = PushResult(
+        remote=remote,
+        level=level,
+        recorded_first=settled.recorded,
+        not_shared=[
+            UnsharedCommit(commit=u.commit, state=u.state, reason=u.reason) for u in settled.unrecorded
+        ],
+    )
     if level != "notes":
         _record(result, share_commits(repo, published(repo, remote, tips), level))
     _follow_legacy(repo, remote)
     for attempt in range(MAX_RETRIES + 1):
         outcome = _push_once(repo, remote, with_evidence=level != "notes")
+        # The notes ref may go through while the evidence ref is rejected: counted in the attempt it went.
+        result.notes_shared += outcome.notes_shared
         if outcome.ok:
             result.pushed, result.retries = outcome.refs, attempt
             return result
         if not outcome.rejected or attempt == MAX_RETRIES:
             break
-        fetch(repo, remote)
+        # Full jitter: clones rejected together must not come back together.
+        time.sleep(random.uniform(0, min(PAUSE_SECONDS[1], PAUSE_SECONDS[0] * 2**attempt)))
+        fetch(repo, remote, branches=False)
     raise ShareError(
         f"Pushing git-intent's refs to {remote} failed"
         + (f" after {MAX_RETRIES} retries" if outcome.rejected else "")
@@ -305,6 +363,7 @@ def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attemp
         return _Attempt(ok=True, rejected=False, refs=[])
     proc = run_git(args, repo.root, check=False)
     text = proc.stdout + proc.stderr
+    shared = _notes_shared(repo, proc.stdout, local[NOTES_REF]) if local[NOTES_REF] else 0
     if proc.returncode == 0:
         if evidence:
             repo.git("update-ref", store.tracking_ref(remote), evidence)
@@ -314,9 +373,46 @@ def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attemp
             repo.git("update-ref", attestations_tracking_ref(remote), attested)
         if f"{NOTES_REF}:{LEGACY_NOTES_REF}" in args:
             repo.git("update-ref", legacy_tracking_ref(remote), local[NOTES_REF])
-        return _Attempt(ok=True, rejected=False, refs=refs)
+        return _Attempt(ok=True, rejected=False, refs=refs, notes_shared=shared)
     rejected = any(marker in text for marker in _REJECTED)
-    return _Attempt(ok=False, rejected=rejected, message=_last_line(proc.stderr) or _last_line(proc.stdout))
+    return _Attempt(
+        ok=False,
+        rejected=rejected,
+        message=_last_line(proc.stderr) or _last_line(proc.stdout),
+        notes_shared=shared,
+    )
+
+
+def _notes_shared(repo: Repository, porcelain: str, pushed: str) -> int:
+    """How many commits' notes the push that printed `porcelain` added or changed on the remote: the notes
+    between the remote's old notes commit (`<old>..<new>` in git's porcelain line) and `pushed`; 0 when
+    the notes ref was rejected or up to date."""
+    line = next((row for row in porcelain.splitlines() if f"\t{NOTES_REF}:{NOTES_REF}\t" in row), "")
+    if line[:1] not in (" ", "+", "*"):  # git's flags: updated, forced, new ("!" rejected, "=" up to date)
+        return 0
+    summary = line.rsplit("\t", 1)[-1]
+    if "[new" in summary:
+        return len(_note_paths(repo.git("ls-tree", "-r", "--name-only", pushed, check=False)))
+    old = re.match(r"([0-9a-f]{4,64})\.\.\.?[0-9a-f]", summary)
+    if not old:
+        return 0  # [up to date]
+    changed = repo.git(
+        "diff-tree",
+        "-r",
+        "--no-renames",
+        "--diff-filter=AM",
+        "--name-only",
+        old.group(1),
+        pushed,
+        check=False,
+    )
+    return len(_note_paths(changed))
+
+
+def _note_paths(listing: str) -> set[str]:
+    """The commits a notes tree listing names (fan-out slashes dropped)."""
+    names = (line.replace("/", "") for line in listing.splitlines())
+    return {name for name in names if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", name)}
 
 
 def _record(result: PushResult, shared: ShareResult) -> None:

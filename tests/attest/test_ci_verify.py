@@ -75,3 +75,14 @@ def test_verify_mode_passes_an_attested_pull_request_and_fails_others(repo: Path
         f"{signed_by_mallory[:12]} unknown-signer: its attestation is signed by {fingerprint}"
     )
     assert agent != signed_by_mallory
+
+
+def test_action_yml_runs_verify_mode_on_pull_requests() -> None:
+    action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
+    for line in (
+        "      if: github.event_name != 'push' && inputs.mode == 'verify'",
+        '      run: sh "${{ github.action_path }}/ci/verify.sh"',
+        "        INTENT_ALLOWED_SIGNERS: ${{ inputs.allowed-signers }}",
+        "    default: .github/allowed_signers",
+    ):
+        assert line in action, line

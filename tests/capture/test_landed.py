@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +208,43 @@ def test_the_next_record_carries_a_squash_the_author_fetched_with_plain_git(tmp_
         ("report.py", session_id),
     }
     assert os.path.exists(team.author / ".git" / "intent" / "landed.json")
+
+
+def note_on_absent_commit(repo: Path) -> str:
+    """Adds to refs/notes/git-intent a note on a commit this clone never had (a branch the forge deleted
+    before this clone fetched it), the way a merged teammate's notes can; returns that commit's id."""
+
+    def piped(*args: str, text: str) -> str:
+        proc = subprocess.run(
+            ["git", *args], cwd=repo, input=text, capture_output=True, text=True, check=True
+        )
+        return proc.stdout.strip()
+
+    absent = "1" * 40
+    blob = piped("hash-object", "-w", "--stdin", text='{"kind": "commit"}\n')
+    listing = git(repo, "ls-tree", "refs/notes/git-intent") + f"100644 blob {blob}\t{absent}\n"
+    tree = piped("mktree", text=listing)
+    parent = git(repo, "rev-parse", "refs/notes/git-intent").strip()
+    notes = git(repo, "commit-tree", tree, "-p", parent, "-m", "a teammate's notes").strip()
+    git(repo, "update-ref", "refs/notes/git-intent", notes)
+    return absent
+
+
+def test_a_note_on_a_commit_this_clone_lacks_does_not_hide_the_others(tmp_path: Path) -> None:
+    """`git log --no-walk --stdin` stops at the first commit it cannot find: one note on an absent commit
+    made every recorded commit look absent, and nothing was carried."""
+    team = Team(tmp_path)
+    session_id = team.agent_branch("ledger")
+    squash = team.squash_merge("ledger", edit=False)
+    git(team.author, "fetch", "-q", "origin", env={"GIT_INTENT": "0"})
+    note_on_absent_commit(team.author)
+    ok("record", cwd=team.author)
+    lines = [r for r in note_records(team.author, squash) if r["kind"] == "lines"]
+    assert {(r["path"], r["session_id"]) for r in lines} == {
+        ("parse.py", session_id),
+        ("total.py", session_id),
+        ("report.py", session_id),
+    }
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ evidence, the offline `why` built from it, review's reason, and tree-sitter's sy
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -55,10 +54,6 @@ def scenario(repo: Path) -> dict[str, Any]:
     ids["write"] = agent.write("Writing it now.", root / "pricing.py", BODY)
     agent.prompt("exit")
     agent.save()
-    # The commit comes a second after the session: git's times are whole seconds, and a Write stamped in the
-    # commit's own second also falls in the next commit's window, where today's capture credits the person's
-    # changed line to it (a known capture bug this test is not about).
-    time.sleep(1.1)
     ids["commit"] = commit(root, "pricing helper")
     ids["root"] = root
     return ids

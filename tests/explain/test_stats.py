@@ -92,8 +92,8 @@ def test_a_foreign_note_counts_as_unrecorded_with_a_warning(demo_repo: Path) -> 
     assert report["by_status"] == {"agent": 32, "human": 0, "unrecorded": 333, "trailer": 0}
     sha = git(demo_repo, "rev-parse", "HEAD~1").strip()
     assert report["problems"] == [
-        f"The note on {sha[:12]} in refs/notes/git-intent is not a git-intent record (corrupt, or written by "
-        f"another tool); the lines of that commit count as unrecorded."
+        f"The note on {sha[:12]} in refs/notes/git-intent is not a git-intent record (corrupt, or written "
+        f"by another tool); the lines of that commit count as unrecorded."
     ]
     text = run_cli("stats", cwd=demo_repo)
     assert text.returncode == 0 and text.stderr == f"warning: {report['problems'][0]}\n"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import git, run_cli
 
-from git_intent.mcp.rules import RULES_BEGIN, RULES_END
+from git_intent.mcp.rules import ANNOTATE_BEGIN, ANNOTATE_END, ANNOTATE_GUIDANCE, RULES_BEGIN, RULES_END
 
 CLAUDE = {
     "numStartups": 7,
@@ -179,7 +179,8 @@ def test_project_install_writes_the_repository_config_not_the_users(repo: Path, 
     }
     skill = repo / ".claude" / "skills" / "git-intent" / "SKILL.md"
     assert (
-        skill.read_text().startswith("---\nname: git-intent\n") and "call its `why` tool" in skill.read_text()
+        skill.read_text().startswith("---\nname: git-intent\n")
+        and "call its `intent_for` tool" in skill.read_text()
     )
     assert RULES_BEGIN in (repo / "AGENTS.md").read_text()
     assert f"{repo / '.mcp.json'}: created." in out.replace(str(repo.resolve()), str(repo))
@@ -223,9 +224,52 @@ def test_a_config_that_is_not_json_is_left_untouched(isolated_env: Path, tmp_pat
 
 def test_agent_options_need_an_agent_and_a_known_name(tmp_path: Path) -> None:
     proc = run_cli("install", "--project", cwd=tmp_path)
-    assert proc.returncode == 2 and "--project and --rules go with --agent NAME." in proc.stderr
+    assert proc.returncode == 2
+    assert "--project, --rules, --annotate and --guard go with --agent NAME." in proc.stderr
     proc = run_cli("install", "--agent", "vim", cwd=tmp_path)
     assert proc.returncode == 2 and "'vim' is not one of" in proc.stderr
     proc = run_cli("uninstall", "--agent", "codex", cwd=tmp_path)
     assert proc.returncode == 0
     assert proc.stdout == "git-intent was not registered in codex's configuration; nothing changed.\n"
+
+
+def test_annotate_asks_the_agent_for_blocks_git_intent_reads_back(isolated_env: Path, tmp_path: Path) -> None:
+    from git_intent.core.values import Message, Part, Session
+    from git_intent.fidelity.annotations import agent_annotations
+
+    claude_md = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "CLAUDE.md"
+    claude_md.parent.mkdir(parents=True, exist_ok=True)
+    claude_md.write_text("# Mine\n\nBe brief.\n")
+    before = snapshot(isolated_env)
+    out = install("--agent", "claude-code", "--annotate", cwd=tmp_path)
+    assert f"{claude_md}: added git-intent." in out
+    text = claude_md.read_text()
+    assert text == f"# Mine\n\nBe brief.\n\n{ANNOTATE_BEGIN}\n{ANNOTATE_GUIDANCE}{ANNOTATE_END}\n"
+    # the example the instruction gives is a block git-intent reads as the agent's own annotation
+    example = ANNOTATE_GUIDANCE[ANNOTATE_GUIDANCE.index("```intent-annotation") :]
+    example = example[: example.index("```", 5) + 3]
+    session = Session(
+        agent="claude-code",
+        session_id="s",
+        transcript=Path("s.jsonl"),
+        messages=[
+            Message(message_id="u", role="user", is_prompt=True, parts=(Part(kind="text", text="fix it"),)),
+            Message(message_id="a", role="assistant", parts=(Part(kind="text", text=f"Done.\n\n{example}"),)),
+        ],
+    )
+    (annotation,) = agent_annotations(session)
+    assert (annotation.source, annotation.topic, annotation.key_facts) == (
+        "agent",
+        "fix_chunk_size_limit",
+        ("A single JSONL line must never exceed MaxChunkSize.",),
+    )
+    uninstall("--agent", "claude-code", cwd=tmp_path)
+    assert snapshot(isolated_env) == before
+    both = install("--agent", "codex", "--rules", "--annotate", cwd=tmp_path)  # two blocks, one AGENTS.md
+    agents_md = Path(os.environ["CODEX_HOME"]) / "AGENTS.md"
+    assert both.count(f"{agents_md}: ") == 2
+    assert RULES_BEGIN in agents_md.read_text() and ANNOTATE_BEGIN in agents_md.read_text()
+    uninstall("--agent", "codex", cwd=tmp_path)
+    assert not agents_md.exists()
+    proc = run_cli("install", "--agent", "cursor", "--annotate", cwd=tmp_path)
+    assert proc.returncode == 1 and "git-intent cannot ask cursor to annotate its turns" in proc.stderr

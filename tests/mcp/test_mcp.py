@@ -26,7 +26,19 @@ from git_intent.demo import run_demo
 
 SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 FILE = "cmd/entire/cli/agent/chunking.go"
-TOOLS = {"blame", "why", "ask", "show", "search", "view_context", "set_fidelity", "sessions", "log"}
+TOOLS = {
+    "blame",
+    "why",
+    "ask",
+    "show",
+    "search",
+    "view_context",
+    "set_fidelity",
+    "sessions",
+    "log",
+    "intent_for",
+    "recall",
+}
 
 
 @pytest.fixture
@@ -151,13 +163,19 @@ def test_tools_answer_with_the_commands_json(demo_repo: Path, isolated_env: Path
         lowered = await client.call_tool(
             "set_fidelity", {"session_id": SESSION, "target": "t1", "level": "placeholder"}
         )
-        assert payload(lowered) == {
+        changed = payload(lowered)
+        topic = changed.pop("topic")  # the topic's annotation: offline here, no model annotated it
+        assert changed == {
             "session": SESSION,
             "target": "t1",
             "level": "placeholder",
             "topics": {"t1": "placeholder"},
             "messages": {},
         }
+        assert (topic["topic_id"], topic["source"]) == ("t1", "offline")
+        assert topic["placeholder"].endswith("(33 messages, 2 edits)") and topic["summary"].startswith(
+            "Asked: "
+        )
         assert (
             payload(await client.call_tool("blame", {"path": FILE, "line": 86}))["lines"][0]["attribution"][
                 "session_id"
