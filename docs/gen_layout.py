@@ -26,6 +26,7 @@ ROLES = {
     "explain": "explaining a line: blame → note → session → evidence, and the text of every answer",
     "fidelity": "topics and budgeted rendering; the SQLite session index and search",
     "capture": "recording: hook → queue → worker → attribution, the note, the backup; rewrites, backfill",
+    "attest": "signed provenance: in-toto Statements in DSSE envelopes, SSH-signed; their notes ref; verify",
     "peers": "other tools' records read: Entire checkpoints, git-ai notes, the sessions a commit names",
     "sessions": "finding, caching and mapping transcripts; the local backup",
     "adapters": "formats: one adapter per agent, and the note and evidence-ref formats",

@@ -100,6 +100,19 @@ SCHEMAS: dict[str, OutputSchema] = {
             "memory-state", "git intent memory --state --json", _attr(".memory.values", "ProjectState")
         ),
         OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
+        OutputSchema("attest", "git intent attest [RANGE] --json", _attr(".attest.make", "AttestResult")),
+        OutputSchema("verify", "git intent verify [RANGE] --json", _attr(".attest.verify", "VerifyReport")),
+        OutputSchema(
+            "in-toto-statement",
+            "git intent export --format in-toto [RANGE] (the payload of each DSSE envelope: an in-toto "
+            "Statement v1 with the predicate https://git-intent.dev/provenance/v1)",
+            _attr(".attest.statement", "Statement"),
+        ),
+        OutputSchema(
+            "provenance",
+            "git intent attest (the predicate https://git-intent.dev/provenance/v1 of each Statement)",
+            _attr(".attest.statement", "Provenance"),
+        ),
         OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
         OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),
         OutputSchema("push", "git intent push [REMOTE] --json", _attr(".share.remote", "PushResult")),

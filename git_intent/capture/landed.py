@@ -31,7 +31,7 @@ from ..core.state_files import private_dir, write_text
 from ..git.repo import Repository
 from ..notes import note_blobs, write_note
 from .carry import patch_ids
-from .record import RecordResult, attribute_commit, note_records, summarize
+from .record import RecordResult, attest_carried_records, attribute_commit, note_records, summarize
 
 LIMIT = 200  # newest non-merge commits on branches looked at per run (a forge lands a handful per fetch)
 TIPS = 50  # newest recorded tips tried as the branch a commit squashes
@@ -208,6 +208,7 @@ def _carry(repo: Repository, target: str, sources: list[str], how: str) -> Lande
     if not result.lines_attributed:
         return None
     result.note_written = write_note(repo, target, note_records(target, credits))
+    attest_carried_records(repo, target, sources)
     return Landed(commit=target, sources=sources, how=how, result=result)
 
 

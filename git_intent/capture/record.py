@@ -21,6 +21,7 @@ from ..sessions.path_mapping import PathMapper
 from .attribute import AnyEdit, CarriedEdit, LineCredit, MappedEdit, attribute
 from .candidate_sessions import window_sessions
 from .carry import carried_edits
+from .queue import log
 from .timeline import WINDOW_SLACK, EditTimeline
 
 
@@ -78,6 +79,7 @@ def record_commit(
     the written note does not read back.
     """
     commit = repo.resolve(rev)
+    sources = list(sources)
     credits = attribute_commit(
         repo, commit, transcripts=transcripts, sources=sources, live=live, outside=outside
     )
@@ -88,7 +90,20 @@ def record_commit(
     result.note_written = write_note(repo, commit, records)
     # Also when the note was already there: a retry after a crash between the two must still back up.
     back_up(repo, commit, credits, result, journal=result.note_written)
+    if sources:
+        attest_carried_records(repo, commit, sources)
     return result
+
+
+def attest_carried_records(repo: Repository, commit: str, sources: Sequence[str]) -> None:
+    """Attest `commit` when a commit its records were carried from is attested (`attest.make.attest_carried`),
+    naming that attestation; a failure is logged to hook.log, never raised: the note is written already."""
+    from ..attest.make import attest_carried
+
+    try:
+        attest_carried(repo, commit, [s if len(s) == 40 else repo.resolve(s) for s in sources])
+    except (IntentError, OSError) as exc:
+        log(repo.state_dir, f"{commit[:12]}: the carried records were not attested: {exc}")
 
 
 def attribute_commit(

@@ -30,6 +30,8 @@ COMMAND_MODULES = {
     "mcp": "agents",
     "schema": "agents",
     "stats": "agents",
+    "attest": "attest",
+    "verify": "attest",
     "why": "answer",
     "ask": "answer",
     "lsp": "editors",

@@ -297,8 +297,9 @@ def import_(records: Path | None, source: str, as_json: bool) -> None:
     "--format",
     "fmt",
     required=True,
-    type=click.Choice(["agent-trace"]),
-    help="The record format: agent-trace (github cursor/agent-trace v0.1, JSON Lines).",
+    type=click.Choice(["agent-trace", "in-toto"]),
+    help="The record format: agent-trace (github cursor/agent-trace v0.1, JSON Lines), or in-toto (the "
+    "signed attestations, an in-toto bundle of DSSE envelopes).",
 )
 @click.option(
     "--output",
@@ -313,16 +314,33 @@ def export(revision_range: str, fmt: str, output: Path | None) -> None:
     timestamp, vcs {git, revision}, tool, files[].conversations[] with contributor {type, model_id} and
     1-based ranges); each conversation's session is named under metadata["git-intent"]. `git intent import
     --from agent-trace FILE` reads them back. Schema: docs/schemas/agent-trace.json.
+
+    in-toto: the attestations `git intent attest` made, one DSSE envelope per line (an in-toto bundle,
+    `.intoto.jsonl`); each payload is an in-toto Statement v1 (docs/schemas/in-toto-statement.json). Commits
+    with agent lines and no attestation are named on stderr.
     """
     import json
 
-    from ..interop.agent_trace import export_records
+    if fmt == "in-toto":
+        from ..attest.make import in_toto_bundle
 
-    # Whole before any output: a bad range must not leave -o FILE emptied.
-    lines = [
-        json.dumps(record.dump(), ensure_ascii=False) + "\n"
-        for record in export_records(open_repo(), revision_range)
-    ]
+        bundle, missing = in_toto_bundle(open_repo(), revision_range)
+        lines = [line + "\n" for line in bundle]
+        if missing:
+            echo(
+                f"warning: {len(missing)} commit(s) with agent lines have no attestation "
+                f"({', '.join(c[:12] for c in missing[:5])}{', …' if len(missing) > 5 else ''}); "
+                "`git intent attest RANGE` makes them.",
+                err=True,
+            )
+    else:
+        from ..interop.agent_trace import export_records
+
+        # Whole before any output: a bad range must not leave -o FILE emptied.
+        lines = [
+            json.dumps(record.dump(), ensure_ascii=False) + "\n"
+            for record in export_records(open_repo(), revision_range)
+        ]
     if output is None:
         for line in lines:
             click.echo(line, nl=False)  # JSON: escapes keep terminal controls out

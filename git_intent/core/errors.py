@@ -62,3 +62,7 @@ class ShareError(IntentError):
 
 class AuditThresholdError(IntentError):
     """An audit found coverage below a threshold the caller set (`--min-coverage`, `--min-evidence`)."""
+
+
+class AttestationError(IntentError):
+    """An attestation cannot be made or checked: a missing key, ssh-keygen refused, no allowed signers."""

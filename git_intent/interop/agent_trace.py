@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.errors import IntentError
+from ..core.model_ids import models_dev_id
 from ..core.version import __version__
 from ..git.repo import Repository
 from ..transcripts.jsonl import loads
@@ -48,16 +49,6 @@ TRACE_TOOL = "agent-trace"
 METADATA_KEY = "git-intent"
 # uuid5 namespace of the record ids: a commit's record keeps its id from one export to the next.
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/cursor/agent-trace#git-intent")
-# models.dev's provider prefixes for the model ids transcripts record (`claude-opus-4-5-20251101`).
-_PROVIDERS = (
-    ("claude", "anthropic"),
-    ("gpt", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("codex", "openai"),
-    ("gemini", "google"),
-)
 
 
 def _optional_not_null(schema: dict[str, Any]) -> None:
@@ -186,7 +177,7 @@ def export_records(repo: Repository, revision_range: str = "HEAD") -> Iterator[T
         for path, by_session in by_commit[commit].items():
             file = File(path=path, conversations=[])
             for index, ((agent, session_id, method), lines) in enumerate(by_session.items()):
-                model = _model_id(models[(agent, session_id, lines[0][1])])
+                model = models_dev_id(models[(agent, session_id, lines[0][1])])
                 file.conversations.append(
                     Conversation(contributor=Contributor(type="ai", model_id=model), ranges=_ranges(lines))
                 )
@@ -222,16 +213,6 @@ def _ranges(lines: list[tuple[int, str]]) -> list[Range]:
             ranges.append(Range(start_line=number, end_line=number))
         last = (number, message)
     return ranges
-
-
-def _model_id(model: str | None) -> str | None:
-    """A model id models.dev style (`anthropic/claude-…`), at most 250 characters; None for none."""
-    if not isinstance(model, str) or not model:
-        return None
-    if "/" in model:
-        return model[:250]
-    provider = next((p for prefix, p in _PROVIDERS if model.lower().startswith(prefix)), None)
-    return (f"{provider}/{model}" if provider else model)[:250]
 
 
 def read_trace_records(path: Path) -> Iterator[tuple[str, TraceRecord | str]]:

@@ -31,6 +31,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from ..attest.store import ATTESTATIONS_REF, merge_attestations
+from ..attest.store import tracking_ref as attestations_tracking_ref
 from ..capture.landed import carry_landed
 from ..capture.settle import WAIT_SECONDS, record_queued
 from ..core.errors import IntentError, ShareError
@@ -68,6 +70,7 @@ class FetchResult(BaseModel):
     evidence_changed: bool = False
     carried: list[str] = []  # commits a forge made whose records were carried from recorded ones
     carry_problem: str | None = None  # why carrying them failed (the fetch itself succeeded)
+    attestations_changed: bool = False  # refs/notes/git-intent-attestations merged and moved
 
 
 class UnsharedCommit(BaseModel):
@@ -127,7 +130,15 @@ def check_remote(repo: Repository, remote: str) -> str:
 def remote_refs(repo: Repository, remote: str) -> dict[str, str]:
     """`{ref: oid}` of git-intent's refs on `remote`. Raises ShareError when the remote cannot be read."""
     proc = run_git(
-        ["ls-remote", "--end-of-options", remote, NOTES_REF, LEGACY_NOTES_REF, store.EVIDENCE_REF],
+        [
+            "ls-remote",
+            "--end-of-options",
+            remote,
+            NOTES_REF,
+            LEGACY_NOTES_REF,
+            store.EVIDENCE_REF,
+            ATTESTATIONS_REF,
+        ],
         repo.root,
         check=False,
     )
@@ -153,12 +164,16 @@ def fetch(repo: Repository, remote: str | None = None, *, branches: bool = True)
     wanted = dict(notes)
     if result.evidence:
         wanted[store.EVIDENCE_REF] = store.tracking_ref(source.name)
+    if ATTESTATIONS_REF in found:
+        wanted[ATTESTATIONS_REF] = attestations_tracking_ref(source.name)
     if wanted:
         _fetch_checked(repo, source, wanted, branches=branches)
     if LEGACY_NOTES_REF not in found:  # gone from the remote: push must not create it again
         repo.git("update-ref", "-d", legacy_tracking_ref(source.name), check=False)
     for tracking in notes.values():
         result.notes_changed = merge_notes(repo, tracking) or result.notes_changed
+    if ATTESTATIONS_REF in found:
+        result.attestations_changed = merge_attestations(repo, attestations_tracking_ref(source.name))
     if result.evidence:
         from .merge import merge_store
 
@@ -340,6 +355,9 @@ def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attemp
         expected = store.ref_oid(repo, store.tracking_ref(remote)) or ""
         args[1:1] = [f"--force-with-lease={store.EVIDENCE_REF}:{expected}"]
         args.append(f"{store.EVIDENCE_REF}:{store.EVIDENCE_REF}")
+    attested = repo.git("rev-parse", "-q", "--verify", ATTESTATIONS_REF, check=False).strip()
+    if attested:  # notes git-intent owns: merged on fetch with cat_sort_uniq, like the notes
+        args.append(f"{ATTESTATIONS_REF}:{ATTESTATIONS_REF}")
     refs = [a.split(":")[1] for a in args if a.startswith("refs/")]
     if not refs:
         return _Attempt(ok=True, rejected=False, refs=[])
@@ -351,6 +369,8 @@ def _push_once(repo: Repository, remote: str, *, with_evidence: bool) -> _Attemp
             repo.git("update-ref", store.tracking_ref(remote), evidence)
         if local[NOTES_REF]:
             repo.git("update-ref", notes_tracking_ref(remote), local[NOTES_REF])
+        if attested:
+            repo.git("update-ref", attestations_tracking_ref(remote), attested)
         if f"{NOTES_REF}:{LEGACY_NOTES_REF}" in args:
             repo.git("update-ref", legacy_tracking_ref(remote), local[NOTES_REF])
         return _Attempt(ok=True, rejected=False, refs=refs, notes_shared=shared)

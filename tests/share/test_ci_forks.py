@@ -227,7 +227,7 @@ def test_action_yml_runs_the_fork_steps_with_githubs_values() -> None:
         "      && github.event.pull_request.head.repo.clone_url || '' }}",
         "      if: github.event_name == 'push'",
         '      run: sh "${{ github.action_path }}/ci/carry-forks.sh"',
-        "      if: github.event_name != 'push'",
+        "      if: github.event_name != 'push' && inputs.mode != 'verify'",
         "        INTENT_FORK: ${{ inputs.fork }}",
         "        INTENT_ANNOTATE: ${{ inputs.annotate }}",
         "        INTENT_MAX_ANNOTATIONS: ${{ inputs.max-annotations }}",

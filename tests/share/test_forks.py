@@ -125,6 +125,7 @@ def test_a_squash_merge_of_a_forks_branch_is_credited_by_fetching_the_fork(tmp_p
         "evidence_changed": True,
         "carried": [squash],
         "carry_problem": None,
+        "attestations_changed": False,
     }
     for text in (PARSE.splitlines()[1], TOTAL.splitlines()[2]):
         assert team.who("parse.py" if text in PARSE else "total.py", text) == (

@@ -112,6 +112,17 @@ def run_in_terminal(
     return code, received.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
+def keygen(folder: Path, name: str) -> tuple[Path, str]:
+    """A new ed25519 key without a passphrase: (private key file, public key line)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder / name
+    proc = subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    return key, (folder / f"{name}.pub").read_text().strip()
+
+
 def install(repo: Path) -> None:
     """`git intent install` in `repo`; it must succeed."""
     proc = run_cli("install", cwd=repo)
