@@ -68,6 +68,7 @@ SCHEMAS: dict[str, OutputSchema] = {
             "git intent fidelity SESSION TARGET LEVEL --json",
             _attr(".command_outputs", "FidelityChange"),
         ),
+        OutputSchema("org-sync", "git intent org sync SOURCES... --json", _attr(".org.sync", "SyncReport")),
         OutputSchema("status", "git intent status --json", _attr(".capture.status", "CaptureStatus")),
         OutputSchema("doctor", "git intent doctor --json", _attr(".capture.doctor", "DoctorReport")),
         OutputSchema("path", "git intent path --json", _attr(".command_outputs", "StatePaths")),

@@ -61,6 +61,7 @@ COMMAND_MODULES = {
     "share": "share",
     "redact": "share",
     "audit": "share",
+    "org": "org",
 }
 
 

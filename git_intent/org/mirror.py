@@ -15,7 +15,7 @@ import hashlib
 from pathlib import Path
 
 from ..core.errors import GitError
-from ..git.repo import Repository, run_git
+from ..git.repo import PINNED, Repository, run_git
 from ..notes.evidence_ref import EVIDENCE_REF
 from ..notes.refs import LEGACY_NOTES_REF, NOTES_REF
 from .sources import Source
@@ -45,20 +45,26 @@ def open_mirror(source: Source, cache: Path) -> MirrorRepository:
         path.mkdir(parents=True, exist_ok=True)
         run_git(["init", "-q", "--bare", str(path)], cache)
     mirror = MirrorRepository(path)
-    # set on every open: a key's URL may carry a new token, and config is data to git (never an option)
-    mirror.git("config", "remote.origin.url", source.url)
+    # checked on every open (a key's URL may carry a new token), written only when it changed: an
+    # unchanged source leaves its mirror untouched; config values are data to git, never options
+    wanted = {"remote.origin.url": source.url}
     if source.local:
-        mirror.git("config", "remote.origin.uploadpack", LOCAL_UPLOAD_PACK)
+        wanted["remote.origin.uploadpack"] = LOCAL_UPLOAD_PACK
+    for name, value in wanted.items():
+        if mirror.git("config", "--get", name, check=False).rstrip("\n") != value:
+            mirror.git("config", name, value)
     return mirror
 
 
 def remote_refs(mirror: MirrorRepository) -> dict[str, str]:
     """ref -> commit id of the `SYNCED_REFS` the source has now (`git ls-remote`, nothing fetched).
 
-    Raises GitError (git's own sentence) when the source cannot be reached."""
-    out = mirror.git("ls-remote", "origin", *SYNCED_REFS)
+    Raises GitError (git's first sentence of the cause) when the source cannot be read."""
+    proc = run_git([*PINNED, "ls-remote", "origin", *SYNCED_REFS], mirror.root, check=False)
+    if proc.returncode != 0:
+        raise GitError(f"git cannot read it: {_cause(proc.stderr)}.")
     found: dict[str, str] = {}
-    for line in out.splitlines():
+    for line in proc.stdout.splitlines():
         oid, _, ref = line.partition("\t")
         if ref in SYNCED_REFS:
             found[ref] = oid
@@ -113,3 +119,11 @@ def _absent(mirror: MirrorRepository, commits: list[str]) -> list[str]:
     out = mirror.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
     held = {line[:40] for line in out.splitlines() if line.endswith(" commit")}
     return [c for c in dict.fromkeys(commits) if c not in held]
+
+
+def _cause(stderr: str) -> str:
+    """git's first error line (it names the cause; "Could not read from remote repository" follows it),
+    without its `fatal:` prefix."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    first = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[0] if lines else "")
+    return first.removeprefix("fatal:").removeprefix("error:").strip().rstrip(".") or "no reason given"
