@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support import git, run_cli
-from support.org_repos import DEMO_MODEL, DEMO_SESSION, Shared, hooked_repo, shared_demo
+from support.org_repos import DEMO_MODEL, DEMO_SESSION, STEPS, Shared, hooked_repo, shared_demo
 from support.review_repo import isolated_env
 
 from git_intent.org.rows import CreditRow, RepoSnapshot
@@ -251,3 +251,25 @@ def test_a_shared_blob_that_names_another_session_is_skipped(world: World, tmp_p
     found = snapshot(str(forged), tmp_path / "cache")
     assert found.messages == ()
     assert [c.line_class for c in found.credits if c.agent] == ["agent_without_evidence"]
+
+
+def test_a_note_copied_by_a_rewrite_is_checked_against_the_files(world: World, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(world.hooked), str(work))
+    git(work, "fetch", "-q", "origin", "refs/notes/git-intent:refs/notes/git-intent")
+    rewrite = ("-c", "notes.rewriteRef=refs/notes/git-intent", "-c", "notes.rewriteMode=overwrite")
+    git(work, *rewrite, "commit", "-q", "--amend", "-m", "agent writes steps.py (reworded)")
+    kept = git(work, "rev-parse", "HEAD").strip()
+    git(work, "branch", "-q", "edited", "HEAD")
+    git(work, "checkout", "-q", "edited")
+    (work / "steps.py").write_text(STEPS.replace("first step", "step one"), encoding="utf-8")
+    git(work, *rewrite, "commit", "-q", "--amend", "-a", "-m", "agent writes steps.py (edited)")
+    edited = git(work, "rev-parse", "HEAD").strip()
+    found = snapshot(str(work), tmp_path / "cache")
+    credits = {(c.sha, c.line_class, c.session_id, c.lines) for c in found.credits if c.sha in (kept, edited)}
+    # the reworded commit's lines still hash to the note's ranges: the session's; the edited one's do not
+    assert credits == {
+        (kept, "agent_without_evidence", world.session_id, 4),
+        (edited, "unrecorded", None, 4),
+    }
+    assert {c.sha: c.lines_added for c in found.commits if c.sha in (kept, edited)} == {kept: 4, edited: 4}
