@@ -12,13 +12,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ..core.errors import IntentError
 from ..sessions.parse_cache import cache_root
 
 # `user@host:path` (git's scp-like syntax for ssh): no scheme, a colon before any slash.
-_SCP = re.compile(r"^(?:[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>(?!//).+)$")
+# The host starts with a letter or digit (never an ssh option), the path never with `:` (git's
+# `transport::address` syntax runs a remote helper, `ext::` a command).
+_SCP = re.compile(r"^(?:[A-Za-z0-9._~-]+@)?(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*):(?P<path>(?![:/]{2}|:).+)$")
 _SCHEMES = ("https", "http", "ssh", "git", "file")
 
 
@@ -57,7 +59,7 @@ def parse_source(given: str) -> Source:
 
     Raises IntentError (one sentence) when it is neither, or a URL of another scheme."""
     text = given.strip()
-    if not text or text.startswith("-"):
+    if not text or text.startswith("-") or ("::" in text and "://" not in text):
         raise IntentError(f"{given!r} is not a repository URL or path.")
     if "://" in text:
         parts = urlsplit(text)
@@ -67,7 +69,7 @@ def parse_source(given: str) -> Source:
                 f"{_without_credentials(text)} uses {scheme}://, which org sync does not fetch."
             )
         if scheme == "file":
-            path = Path(parts.path).resolve()
+            path = Path(unquote(parts.path)).resolve()
             return Source(url=path.as_uri(), key=path.as_uri(), name=_short(path.name), local=True)
         host = (parts.hostname or "").lower()
         port = f":{parts.port}" if parts.port else ""
