@@ -273,3 +273,35 @@ def test_a_note_copied_by_a_rewrite_is_checked_against_the_files(world: World, t
         (edited, "unrecorded", None, 4),
     }
     assert {c.sha: c.lines_added for c in found.commits if c.sha in (kept, edited)} == {kept: 4, edited: 4}
+
+
+def test_the_command_loads_the_good_sources_and_gives_each_bad_one_a_line(
+    world: World, tmp_path: Path
+) -> None:
+    from git_intent.org.store import open_store
+    from jsonschema import Draft202012Validator
+
+    from git_intent.schemas import json_schema
+
+    db, missing = tmp_path / "org.db", tmp_path / "missing"
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"# the team\n{world.demo.remote}\n{missing}\n", encoding="utf-8")
+    proc = run_cli("org", "sync", f"@{listing}", world.hooked.as_uri(), "--db", str(db), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        f"error: {missing}: {missing} is neither a repository URL nor an existing path."
+    ]
+    assert proc.stdout.splitlines() == [
+        f"loaded demo ({world.demo.remote.resolve()}): 2 commits, 2 credit rows, 7 shared messages",
+        f"loaded hooked ({world.hooked.as_uri()}): 2 commits, 2 credit rows, 0 shared messages",
+        "3 sources: 2 loaded, 0 unchanged, 1 failed.",
+    ]
+    again = run_cli(
+        "org", "sync", str(world.demo.remote), world.hooked.as_uri(), "--db", str(db), "--json", cwd=tmp_path
+    )
+    assert (again.returncode, again.stderr) == (0, "")
+    report = json.loads(again.stdout)
+    Draft202012Validator(json_schema("org-sync")).validate(report)
+    assert [s["status"] for s in report["sources"]] == ["unchanged", "unchanged"]
+    with open_store(db) as store:
+        assert sorted(r["name"] for r in store.repositories()) == ["demo", "hooked"]
