@@ -1,6 +1,6 @@
 """`git intent serve --org DB` in a real browser (Debian's headless Chromium through Selenium): three
-repositories synced by `git intent org sync` into a SQLite store — the demo's real Claude Code session with its
-evidence on two remotes (a fork shares the session), and a hooked repository — and the dashboard they make."""
+repositories synced by `git intent org sync` into a SQLite store — the demo's real Claude Code session with
+its evidence on two remotes (a fork shares the session), and a hooked repository — and their dashboard."""
 
 from __future__ import annotations
 

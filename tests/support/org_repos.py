@@ -8,9 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from support import SYNC, claude_session, commit_all, git, install, make_repo, run_cli
-
 from git_intent.demo import run_demo
+from support import SYNC, claude_session, commit_all, git, install, make_repo, run_cli
 
 DEMO_SESSION = "0a0314fb-b206-450f-b895-cd5181a28ae5"
 DEMO_MODEL = "claude-opus-4-5-20251101"
