@@ -40,8 +40,15 @@ def store_target(db: str | None) -> str:
 @org.command("sync")
 @click.argument("sources", nargs=-1, required=True)
 @click.option("--db", help=DB_HELP)
+@click.option(
+    "--jobs",
+    default=4,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Sources fetched and read at once (the store is written one source at a time).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema: org-sync).")
-def sync_command(sources: tuple[str, ...], db: str | None, as_json: bool) -> None:
+def sync_command(sources: tuple[str, ...], db: str | None, jobs: int, as_json: bool) -> None:
     """Load SOURCES' shared intent into the org store.
 
     A SOURCE is a repository URL (https, ssh, git, file, or user@host:path), a local repository, or @FILE
@@ -55,7 +62,7 @@ def sync_command(sources: tuple[str, ...], db: str | None, as_json: bool) -> Non
     from ..org.sync import sync
 
     with Bars(hidden=as_json) as bars, open_store(store_target(db)) as store:
-        report = sync(expand_sources(sources), store, bars)
+        report = sync(expand_sources(sources), store, bars, jobs=jobs)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:

@@ -9,7 +9,9 @@ trees or blobs); its notes become `CommitRow`s and `CreditRow`s (`credits.py`), 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -79,29 +81,60 @@ def snapshot(source: str | Source, cache_dir: Path | None = None) -> RepoSnapsho
 
 
 def sync(
-    sources: Iterable[str], store: SyncStore, progress: Progress | None = None, cache_dir: Path | None = None
+    sources: Iterable[str],
+    store: SyncStore,
+    progress: Progress | None = None,
+    cache_dir: Path | None = None,
+    jobs: int = 1,
 ) -> SyncReport:
-    """Load every source into `store`, one after another (each in its own store transaction); a source that
-    fails is reported in its result and counted, and the others go on."""
+    """Load every source into `store` (each in its own store transaction), fetching and reading up to `jobs`
+    sources at once; the store is only asked and written from the calling thread, in the order given. A
+    source that fails is reported in its result and counted, and the others go on."""
     given = list(sources)
     cache = cache_dir or org_cache()
     if progress is not None:
         progress.stage("Syncing repositories", len(given))
-    results = []
-    for word in given:
-        results.append(_sync_one(word, store, cache))
-        if progress is not None:
-            progress.advance()
+    results: list[SourceResult] = []
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        # a window of at most 2 x jobs sources read ahead: memory stays that many snapshots, however many
+        # sources there are
+        window: deque[tuple[str, Source | None, Future[_Read] | str]] = deque()
+        words = iter(given)
+        while True:
+            while len(window) < 2 * max(jobs, 1) and (word := next(words, None)) is not None:
+                window.append(_start(pool, word, store, cache))
+            if not window:
+                break
+            results.append(_finish(*window.popleft(), store))
+            if progress is not None:
+                progress.advance()
     count = {s: sum(r.status == s for r in results) for s in ("loaded", "unchanged", "failed")}
     return SyncReport(sources=results, **count)
 
 
-def _sync_one(word: str, store: SyncStore, cache: Path) -> SourceResult:
+_Read = tuple[RepoSnapshot | None, list[str]]
+
+
+def _start(
+    pool: ThreadPoolExecutor, word: str, store: SyncStore, cache: Path
+) -> tuple[str, Source | None, Future[_Read] | str]:
+    """(word, its source, the read under way), or (word, None, why it cannot be read) at once."""
     try:
         source = parse_source(word)
-        found, problems = _read(source, cache, store.last_head)
+    except IntentError as exc:
+        return word, None, _sentence(exc)
+    return word, source, pool.submit(_read, source, cache, store.last_head(source.key))
+
+
+def _finish(word: str, source: Source | None, read: Future[_Read] | str, store: SyncStore) -> SourceResult:
+    if isinstance(read, str) or source is None:
+        return SourceResult(source=shown(word), key=None, name=None, status="failed", problem=str(read))
+    try:
+        found, problems = read.result()
     except (IntentError, OSError) as exc:
-        return SourceResult(source=shown(word), key=None, name=None, status="failed", problem=_sentence(exc))
+        return SourceResult(
+            source=shown(word), key=source.key, name=source.name, status="failed", problem=_sentence(exc)
+        )
     if found is None:
         return SourceResult(source=shown(word), key=source.key, name=source.name, status="unchanged")
     store.replace_repository(found)
@@ -117,22 +150,18 @@ def _sync_one(word: str, store: SyncStore, cache: Path) -> SourceResult:
     )
 
 
-def _read(source: Source, cache: Path, last_head: _LastHead | None) -> tuple[RepoSnapshot | None, list[str]]:
-    """The snapshot of `source` and the problems met reading it; (None, []) when `last_head` says the store
-    holds it at the refs the source has now."""
+def _read(source: Source, cache: Path, last_head: str | None) -> _Read:
+    """The snapshot of `source` and the problems met reading it; (None, []) when `last_head` (what the store
+    last loaded, None: nothing) is the digest of the refs the source has now."""
     folder = private_dir(cache)
     with locked(folder / f"{source.mirror_name}.lock"):  # two syncs of one source share its mirror
         mirror = open_mirror(source, folder)
         refs = remote_refs(mirror)
         head = refs_digest(refs)
-        if last_head is not None and last_head(source.key) == head:
+        if last_head is not None and last_head == head:
             return None, []
         fetch_refs(mirror, refs)
         return _snapshot(mirror, source, head)
-
-
-class _LastHead(Protocol):
-    def __call__(self, key: str) -> str | None: ...
 
 
 def _snapshot(mirror: MirrorRepository, source: Source, head: str) -> tuple[RepoSnapshot, list[str]]:

@@ -149,7 +149,7 @@ def test_second_sync_touches_nothing_and_a_new_note_is_loaded(world: World, tmp_
     git(tmp_path, "clone", "-q", "--mirror", str(world.hooked), str(copy))
     store, cache = MemoryStore(), tmp_path / "cache"
     sources = [str(demo.remote), copy.as_uri()]
-    first = sync(sources, store, cache_dir=cache)
+    first = sync(sources, store, cache_dir=cache, jobs=2)
     assert [(r.status, r.commits) for r in first.sources] == [("loaded", 2), ("loaded", 2)]
     before = files(cache)
     again = sync(sources, store, cache_dir=cache)
@@ -196,6 +196,7 @@ def test_a_bad_source_fails_alone_with_one_sentence(world: World, tmp_path: Path
         ],
         store,
         cache_dir=tmp_path / "cache",
+        jobs=3,
     )
     assert [r.status for r in report.sources] == ["failed", "failed", "loaded", "failed"]
     assert (report.loaded, report.unchanged, report.failed) == (1, 0, 3)
