@@ -164,7 +164,7 @@ _WORD = re.compile(r"\w+\*?")
 
 
 def search(db: Database, query: str, limit: int = 20) -> list[OrgSearchHit]:
-    """Messages containing every word of `query` (case- and accent-insensitive, no stemming; `word*`
+    """Messages containing every word of `query` (case-insensitive, accents kept, no stemming; `word*`
     matches a prefix), newest first, at most `limit`. Raises IntentError when the query has no word."""
     words = _WORD.findall(query)
     if not words:

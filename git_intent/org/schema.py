@@ -2,8 +2,9 @@
 order when a store is opened; never edit a shipped one, append the next.
 
 Full text: SQLite keeps an external-content FTS5 table over `messages.text` in step through triggers;
-PostgreSQL a generated `tsvector` column with a GIN index. Both tokenise without stemming (FTS5 unicode61,
-PostgreSQL's `simple` configuration), so one query finds the same messages on either.
+PostgreSQL a generated `tsvector` column with a GIN index. Both tokenise without stemming and fold case
+but keep accents (FTS5 unicode61 without diacritic removal, PostgreSQL's `simple` configuration, which has
+no unaccent), so one query finds the same messages on either.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ M001_SQLITE = (
     *_tables("INTEGER PRIMARY KEY"),
     _messages("INTEGER PRIMARY KEY"),
     """CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id',
-        tokenize='unicode61 remove_diacritics 2')""",
+        tokenize='unicode61 remove_diacritics 0')""",
     """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
         INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text); END""",
     """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
