@@ -74,6 +74,10 @@ def run_org_server(
     Raises IntentError when the store cannot be opened, PortBusyError when the port is taken."""
     from ..org.store import open_store
 
+    if "://" not in target and not Path(target).is_file():
+        raise IntentError(
+            f"There is no org store at {target}.", hint="Load one with `git intent org sync SOURCES --db PATH`."
+        )
     with open_store(target):  # a wrong path or server says so now, not on the first page
         pass
     # the file's name, or the database's: a URL's user and password are never shown

@@ -9,6 +9,7 @@ session). Each request opens the store, asks it, and closes it: the store may be
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -58,21 +59,68 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
 
-def table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
-    """The table of `rows` (dicts with the same keys), each value shown as text: lists joined by ", ",
-    shares as percentages, None as empty."""
-    columns = tuple(rows[0]) if rows else ()
-    return Table(title, columns, tuple(tuple(cell(row.get(c), c) for c in columns) for row in rows))
+# The columns each table shows, in order, and their headings (the store's rows hold more: the JSON has all).
+STATS_COLUMNS = (
+    ("repositories", "repositories"),
+    ("commits", "commits"),
+    ("sessions", "sessions"),
+    ("lines", "lines"),
+    ("agent_lines", "agent lines"),
+    ("agent_share", "agent share"),
+    ("evidence_share", "with evidence"),
+)
+SPANNING_COLUMNS = (
+    ("session_id", "session"),
+    ("agent", "agent"),
+    ("repositories", "repositories"),
+    ("commits", "commits"),
+    ("lines", "lines"),
+    ("has_evidence", "evidence shared"),
+    ("first_at", "first commit"),
+    ("last_at", "last commit"),
+)
+HIT_COLUMNS = (
+    ("repository", "repository"),
+    ("agent", "agent"),
+    ("session_id", "session"),
+    ("role", "role"),
+    ("at", "when"),
+    ("snippet", "message"),
+)
+REPOSITORY_COLUMNS = (
+    ("name", "name"),
+    ("key", "source"),
+    ("commits", "commits"),
+    ("credits", "credit rows"),
+    ("messages", "shared messages"),
+    ("synced_at", "synced"),
+)
+
+
+def table(
+    title: str, rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]] | None = None
+) -> Table:
+    """The table of `rows` (dicts as the store gives them): `columns` (field, heading) in order, or every
+    field of the first row; each value shown as text by `cell`."""
+    chosen = tuple(columns) if columns is not None else tuple((c, c) for c in (rows[0] if rows else ()))
+    return Table(
+        title,
+        tuple(heading for _, heading in chosen),
+        tuple(tuple(cell(row.get(field), field) for field, _ in chosen) for row in rows),
+    )
 
 
 def cell(value: Any, column: str) -> str:
-    """One value as the tables show it."""
+    """One value as the tables show it: shares as percentages, unix times (`…_at`) as UTC minutes, counts
+    with thousands separators, lists joined by ", ", None as "—" for a key and empty elsewhere."""
     if value is None:
-        return ""
+        return "(none)" if column == "key" else ""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.1%}" if "share" in column else f"{value:,.2f}"
+    if isinstance(value, int) and (column == "at" or column.endswith("_at")):
+        return dt.datetime.fromtimestamp(value, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, list | tuple):
@@ -80,25 +128,32 @@ def cell(value: Any, column: str) -> str:
     return str(value)
 
 
+def stats_table(title: str, by: str, rows: Sequence[Mapping[str, Any]]) -> Table:
+    """A stats table: the group's key under the grouping's name, then `STATS_COLUMNS`."""
+    return table(title, rows, (("key", by), *STATS_COLUMNS))
+
+
 def week_shares(rows: Sequence[Mapping[str, Any]]) -> list[WeekShare]:
-    """The chart's weeks from `stats(by="week")` rows (oldest first): each row's week label and its lines by
-    class."""
-    weeks = [
-        WeekShare(
-            week=str(row.get("week") or row.get("key") or ""),
-            agent_with_evidence=_count(row, "agent_with_evidence"),
-            agent_without_evidence=_count(row, "agent_without_evidence"),
-            lines=_count(row, "lines") or _count(row, "lines_added"),
+    """The chart's weeks from `stats(by="week")` rows (`key`: the Monday starting the week; oldest
+    first): each week's lines, and its agents' with and without evidence (`lines_by_class`)."""
+    weeks = []
+    for row in rows:
+        if row.get("key") is None:  # commits without a time: no week to draw them in
+            continue
+        classes = row.get("lines_by_class") or {}
+        weeks.append(
+            WeekShare(
+                week=str(row["key"]),
+                agent_with_evidence=_count(classes, "agent_with_evidence"),
+                agent_without_evidence=_count(classes, "agent_without_evidence"),
+                lines=_count(row, "lines"),
+            )
         )
-        for row in rows
-    ]
     return sorted(weeks, key=lambda w: w.week)
 
 
 def _count(row: Mapping[str, Any], name: str) -> int:
     value = row.get(name)
-    if value is None and isinstance(row.get("by_class"), Mapping):
-        value = row["by_class"].get(name)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
@@ -125,15 +180,15 @@ def create_org_app(opener: StoreOpener, title: str, token: str, key: str) -> ASG
                 request,
                 "org.html",
                 chart=share_chart(week_shares(opened.stats("week", None))),
-                tables=[table(heading, opened.stats(by, None)) for by, heading in STATS_TABLES],
-                spanning=table("Sessions across repositories", opened.spanning_sessions()),
-                repositories=table("Repositories", opened.repositories()),
+                tables=[stats_table(heading, by, opened.stats(by, None)) for by, heading in STATS_TABLES],
+                spanning=table("Sessions across repositories", opened.spanning_sessions(), SPANNING_COLUMNS),
+                repositories=table("Repositories", opened.repositories(), REPOSITORY_COLUMNS),
             )
 
     def search(request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         with opener() as opened:
-            hits = table("Messages", opened.search(query, SEARCH_LIMIT)) if query else None
+            hits = table("Messages", opened.search(query, SEARCH_LIMIT), HIT_COLUMNS) if query else None
         return page(request, "org_search.html", query=query, hits=hits)
 
     async def known_error(request: Request, exc: Exception) -> Response:

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 from support import git, run_cli
-from support.org_repos import DEMO_MODEL, DEMO_SESSION, STEPS, Shared, hooked_repo, shared_demo
-from support.review_repo import isolated_env
+from support.org_repos import DEMO_MODEL, DEMO_SESSION, STEPS, Shared, hooked_repo, org_env, shared_demo
 
 from git_intent.org.rows import CreditRow, RepoSnapshot
 from git_intent.org.sync import snapshot, sync
@@ -50,7 +49,7 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     root = tmp_path_factory.mktemp("org")
-    env = isolated_env(root / "home")
+    env = org_env(root / "home")
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
@@ -279,9 +278,9 @@ def test_a_note_copied_by_a_rewrite_is_checked_against_the_files(world: World, t
 def test_the_command_loads_the_good_sources_and_gives_each_bad_one_a_line(
     world: World, tmp_path: Path
 ) -> None:
-    from git_intent.org.store import open_store
     from jsonschema import Draft202012Validator
 
+    from git_intent.org.store import open_store
     from git_intent.schemas import json_schema
 
     db, missing = tmp_path / "org.db", tmp_path / "missing"

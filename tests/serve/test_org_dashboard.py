@@ -4,13 +4,13 @@ escaped) and the pages behind serve's guard, on rows as the store gives them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from git_intent.serve.org_app import OrgQueries, cell, create_org_app, table, week_shares
+from git_intent.org.rows import CommitRow, CreditRow, MessageRow, RepoSnapshot
+from git_intent.org.store import open_store
+from git_intent.serve.org_app import cell, create_org_app, table, week_shares
 from git_intent.serve.org_chart import HEIGHT, WeekShare, share_chart
 from git_intent.serve.security import UNAUTHORIZED
 
@@ -50,55 +50,62 @@ def test_a_hostile_label_is_text_and_no_week_is_a_note() -> None:
 
 
 def test_cells_and_tables_show_the_stores_rows() -> None:
-    assert [cell(v, c) for v, c in [(None, "x"), (True, "x"), (0.4567, "agent_share"), (12345, "lines")]] == [
-        "",
-        "yes",
-        "45.7%",
-        "12,345",
+    values = [(None, "agent"), (None, "key"), (True, "x"), (0.4567, "agent_share"), (12345, "lines")]
+    assert [cell(v, c) for v, c in values] == ["", "(none)", "yes", "45.7%", "12,345"]
+    assert (cell(["a", "b"], "repositories"), cell(1769112019, "first_at")) == ("a, b", "2026-01-22 20:00")
+    shown = table(
+        "By agent",
+        [{"key": "codex", "lines": 3}, {"key": None, "lines": 1200}],
+        [("key", "agent"), ("lines", "lines")],
+    )
+    assert (shown.columns, shown.rows) == (("agent", "lines"), (("codex", "3"), ("(none)", "1,200")))
+    weeks = [
+        {"key": "2026-01-26", "lines": 4, "lines_by_class": {"human": 4}},
+        {"key": "2026-01-19", "lines": 3, "lines_by_class": {"agent_with_evidence": 2, "unrecorded": 1}},
+        {"key": None, "lines": 9, "lines_by_class": {"human": 9}},
     ]
-    assert cell(["a", "b"], "repos") == "a, b"
-    shown = table("By agent", [{"agent": "codex", "lines": 3}, {"agent": "claude-code", "lines": 1200}])
-    assert (shown.columns, shown.rows) == (("agent", "lines"), (("codex", "3"), ("claude-code", "1,200")))
-    assert week_shares(
-        [{"week": "2026-W02", "lines": 4}, {"week": "2026-W01", "agent_with_evidence": 2, "lines": 2}]
-    ) == [
-        WeekShare("2026-W01", 2, 0, 2),
-        WeekShare("2026-W02", 0, 0, 4),
-    ]
+    assert week_shares(weeks) == [WeekShare("2026-01-19", 2, 0, 3), WeekShare("2026-01-26", 0, 0, 4)]
 
 
-class RowsStore:
-    """Rows as the store answers them, for the pages (the store itself is tested on its own)."""
-
-    def __init__(self) -> None:
-        self.searched: list[tuple[str, int]] = []
-
-    def stats(self, by: str, since: int | None) -> list[dict[str, Any]]:
-        if by == "week":
-            return [
-                {"week": "2026-W05", "agent_with_evidence": 32, "agent_without_evidence": 4, "lines": 369}
-            ]
-        return [{by: f"<b>{by}</b>", "lines": 369, "agent_share": 36 / 369}]
-
-    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
-        self.searched.append((query, limit))
-        return [{"repo": "demo", "session_id": "0a0314fb", "text": "MaxChunkSize <i>split</i>"}]
-
-    def spanning_sessions(self) -> list[dict[str, Any]]:
-        return [{"session_id": "s-1", "repos": ["a", "b"], "commits": 3}]
-
-    def repositories(self) -> list[dict[str, Any]]:
-        return [{"name": "demo", "commits": 2}]
+MONDAY = 1_768_780_800  # 2026-01-19 00:00 UTC, a Monday
 
 
-def test_the_pages_need_the_key_and_show_every_section_escaped() -> None:
-    rows = RowsStore()
+def organisation(db: Path) -> None:
+    """Two repositories in a real SQLite store: one session with commits in both, a hostile agent name."""
+    with open_store(db) as store:
+        for name, when in (("api", MONDAY + 3600), ("web", MONDAY + 8 * 86400)):
+            sha = (name * 20)[:40]
+            store.replace_repository(
+                RepoSnapshot(
+                    key=f"https://git.test/{name}",
+                    name=name,
+                    head="h",
+                    commits=(CommitRow(sha, when, "A <a@t>", 40),),
+                    credits=(
+                        CreditRow(
+                            sha, "claude-code", "claude-opus-4-5", "s-span", "agent_with_evidence", 30, True
+                        ),
+                        CreditRow(sha, "<b>agent</b>", None, f"s-{name}", "agent_without_evidence", 4, False),
+                        CreditRow(sha, None, None, None, "human", 6, False),
+                    ),
+                    messages=(
+                        MessageRow(
+                            "claude-code",
+                            "s-span",
+                            f"m-{name}",
+                            "user",
+                            when,
+                            "Split MaxChunkSize <i>lines</i>",
+                        ),
+                    ),
+                )
+            )
 
-    @contextmanager
-    def opener() -> Iterator[OrgQueries]:
-        yield rows
 
-    app = create_org_app(opener, "org.db", "t" * 32, "k" * 32)
+def test_the_pages_need_the_key_and_show_every_section_escaped(tmp_path: Path) -> None:
+    db = tmp_path / "org.db"
+    organisation(db)
+    app = create_org_app(lambda: open_store(db), "org.db", "t" * 32, "k" * 32)
     anonymous = TestClient(app, base_url="http://127.0.0.1")
     assert (anonymous.get("/").status_code, anonymous.get("/").text) == (401, UNAUTHORIZED + "\n")
     client = TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {'k' * 32}"})
@@ -112,11 +119,20 @@ def test_the_pages_need_the_key_and_show_every_section_escaped() -> None:
         "Sessions across repositories",
         "Repositories",
     ]
-    assert '<svg class="chart"' in page.text and "<title>2026-W05: 10% by agents" in page.text
-    assert "&lt;b&gt;agent&lt;/b&gt;" in page.text and "<b>" not in page.text
-    assert "<td>9.8%</td>" in page.text and "<td>a, b</td>" in page.text
-    found = client.get("/search", params={"q": "MaxChunkSize"})
-    assert found.status_code == 200 and "MaxChunkSize &lt;i&gt;split&lt;/i&gt;" in found.text
-    assert rows.searched == [("MaxChunkSize", 50)]
-    assert "No shared message" not in found.text
+    assert re.findall(r"<title>([^<]*)</title>", page.text)[1:] == [
+        "2026-01-19: 85% by agents (30 lines with evidence, 4 without, of 40)",
+        "2026-01-26: 85% by agents (30 lines with evidence, 4 without, of 40)",
+    ]
+    assert "<td>&lt;b&gt;agent&lt;/b&gt;</td>" in page.text and "<b>" not in page.text
+    assert (
+        "<td>s-span</td><td>claude-code</td><td>api, web</td><td>2</td><td>60</td><td>yes</td>" in page.text
+    )
+    by_agent = "<td>claude-code</td><td>2</td><td>2</td><td>1</td><td>60</td><td>60</td><td>100.0%</td>"
+    by_repo = "<td>api</td><td>1</td><td>1</td><td>2</td><td>40</td><td>34</td><td>85.0%</td><td>88.2%</td>"
+    assert by_agent in page.text and by_repo in page.text
+    found = client.get("/search", params={"q": "maxchunksize"})
+    assert found.status_code == 200
+    assert found.text.count("<tr><td>") == 2 and "&lt;i&gt;lines&lt;/i&gt;" in found.text
     assert client.get("/search").text.count("<table") == 0
+    nothing = client.get("/search", params={"q": "?!"})
+    assert (nothing.status_code, "has no word to look for" in nothing.text) == (400, True)
