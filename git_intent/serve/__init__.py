@@ -76,7 +76,8 @@ def run_org_server(
 
     if "://" not in target and not Path(target).is_file():
         raise IntentError(
-            f"There is no org store at {target}.", hint="Load one with `git intent org sync SOURCES --db PATH`."
+            f"There is no org store at {target}.",
+            hint="Load one with `git intent org sync SOURCES --db PATH`.",
         )
     with open_store(target):  # a wrong path or server says so now, not on the first page
         pass
