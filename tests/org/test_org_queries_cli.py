@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
-from organisation import ALL, T0
+from support.organisation import ALL, T0
 
 from git_intent.cli import org_queries
 from git_intent.core.errors import IntentError
