@@ -93,6 +93,17 @@ SCHEMAS: dict[str, OutputSchema] = {
             _attr(".interop.agent_trace", "TraceRecord"),
         ),
         OutputSchema("stats", "git intent stats [RANGE] --json", _attr(".explain.stats", "StatsReport")),
+        OutputSchema(
+            "org-stats",
+            "git intent org stats [--by repo|agent|model|week] [--since DATE] --json",
+            _list_of(".org.queries", "OrgStats"),
+        ),
+        OutputSchema(
+            "org-search", "git intent org search QUERY --json", _list_of(".org.queries", "OrgSearchHit")
+        ),
+        OutputSchema(
+            "org-sessions", "git intent org sessions --json", _list_of(".org.queries", "SpanningSession")
+        ),
         OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
         OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),
         OutputSchema("push", "git intent push [REMOTE] --json", _attr(".share.remote", "PushResult")),

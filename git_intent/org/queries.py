@@ -186,7 +186,7 @@ def search(db: Database, query: str, limit: int = 20) -> list[OrgSearchHit]:
         params = [tsquery, limit]
         rows = db.query(
             f"""SELECT {columns}, ts_headline('simple', m.text, q,
-                'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=…')
+                'StartSel=[, StopSel=], MaxWords=24, MinWords=12')
             FROM messages m JOIN repositories r ON r.id = m.repo_id, to_tsquery('simple', ?) q
             WHERE m.tsv @@ q {order}""",
             params,

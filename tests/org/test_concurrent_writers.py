@@ -1,7 +1,7 @@
-"""Several processes write one store at once, as `org sync` jobs from CI do: 8 writers start together behind a
-barrier, five for a repository each and three for one shared repository, each replacing its repository three
-times, every round started together. Afterwards every repository holds exactly one writer's snapshot, whole: no row lost, none doubled, and
-the full-text index agrees with the table."""
+"""Several processes write one store at once, as `org sync` jobs from CI do: 8 writers, five for a repository
+each and three for one shared repository, each replacing its repository three times, every round started
+together behind a barrier. Afterwards every repository holds exactly one writer's snapshot, whole: no row
+lost, none doubled, and the full-text index agrees with the table."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from organisation import ALL, CLAUDE, T0, WEEK, api, docs, web
+from support.organisation import ALL, CLAUDE, T0, WEEK, api, docs, web
 
 from git_intent.core.errors import IntentError
 from git_intent.org.rows import RepoSnapshot

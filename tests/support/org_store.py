@@ -1,5 +1,5 @@
-"""Fixtures of the organisation store's tests: every store test runs on SQLite and on a real PostgreSQL
-server (tests/support/postgres.py), one fresh database per test."""
+"""Fixtures of the organisation store's tests (a plugin of tests/conftest.py): every store test runs on
+SQLite and on a real PostgreSQL server (tests/support/postgres.py), one fresh database per test."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.postgres import PostgresServer, postgres_server
 
 from git_intent.org.store import OrgStore, open_store
 
-__all__ = ["postgres_server"]
+from .postgres import PostgresServer, postgres_server
+
+__all__ = ["postgres_server", "store", "store_target"]
 
 _numbers = itertools.count()
 
