@@ -87,16 +87,8 @@ def sync_command(sources: tuple[str, ...], db: str | None, jobs: int, as_json: b
         sys.exit(1)
 
 
-def _add_queries() -> None:
-    """Add the query commands `org_queries` defines (stats, search, sessions) to the group."""
-    try:
-        from . import org_queries  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:  # the queries are written apart; the group works without them
-        return
-    for name in ("stats", "search", "sessions"):
-        command = getattr(org_queries, name, None)
-        if isinstance(command, click.Command):
-            org.add_command(command, name)
+# The questions asked of the store are written apart (`org_queries`); the group carries them.
+from .org_queries import search, sessions, stats  # noqa: E402 — after the group they join
 
-
-_add_queries()
+for _command in (stats, search, sessions):
+    org.add_command(_command)

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from support import git, run_cli
-from support.org_repos import DEMO_MODEL, DEMO_SESSION, STEPS, Shared, hooked_repo, org_env, shared_demo
+from support.org_repos import DEMO_MODEL, DEMO_SESSION, STEPS, Shared, hooked_repo, shared_demo
+from support.review_repo import isolated_env
 
 from git_intent.org.rows import CreditRow, RepoSnapshot
 from git_intent.org.sync import snapshot, sync
@@ -49,7 +50,7 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     root = tmp_path_factory.mktemp("org")
-    env = org_env(root / "home")
+    env = isolated_env(root / "home")
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)

@@ -17,8 +17,8 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 from support import git, run_cli
 from support.browser import headless_chrome
-from support.org_repos import DEMO_SESSION, hooked_repo, org_env, shared_demo
-from support.review_repo import Site, serving
+from support.org_repos import DEMO_SESSION, hooked_repo, shared_demo
+from support.review_repo import Site, isolated_env, serving
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,7 @@ class Org:
 @pytest.fixture(scope="module")
 def org(tmp_path_factory: pytest.TempPathFactory) -> Org:
     root = tmp_path_factory.mktemp("org-browser")
-    env = org_env(root / "home")
+    env = isolated_env(root / "home")
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)

@@ -4,9 +4,7 @@ Code session written in its own format, with nothing shared."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,24 +23,6 @@ class Shared:
 
     work: Path
     remote: Path
-
-
-def org_env(home: Path) -> dict[str, str]:
-    """An environment whose HOME, git config and agent folders live under `home` (review_repo's
-    `isolated_env`, which the org tests cannot import: their folder has a conftest of its own)."""
-    home.mkdir(parents=True, exist_ok=True)
-    return {
-        "HOME": str(home),
-        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "CODEX_HOME": str(home / ".codex"),
-        "GIT_AUTHOR_NAME": "Test Person",
-        "GIT_AUTHOR_EMAIL": "person@example.com",
-        "GIT_COMMITTER_NAME": "Test Person",
-        "GIT_COMMITTER_EMAIL": "person@example.com",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
 
 
 def shared_demo(root: Path) -> Shared:
