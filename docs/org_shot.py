@@ -104,7 +104,7 @@ def org_dashboard(target: Path) -> None:
         with open_store(db) as store:
             for snapshot in generated_org():
                 store.replace_repository(snapshot)
-        browser = headless_chrome(str(root / "profile"), size="1400,2000")
+        browser = headless_chrome(str(root / "profile"), size="1400,2040")
         try:
             with serving(Served(root, isolated_env(root / "home")), "--org", str(db)) as site:
                 browser.get(site.address)

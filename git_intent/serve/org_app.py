@@ -129,8 +129,11 @@ def cell(value: Any, column: str) -> str:
 
 
 def stats_table(title: str, by: str, rows: Sequence[Mapping[str, Any]]) -> Table:
-    """A stats table: the group's key under the grouping's name, then `STATS_COLUMNS`."""
-    return table(title, rows, (("key", by), *STATS_COLUMNS))
+    """A stats table: the group's key under the grouping's name (lines no agent wrote, keyed null by agent
+    and model, as "(no agent)"), then `STATS_COLUMNS` (by repository, without the count of repositories)."""
+    keyed = [{**row, "key": "(no agent)"} if row.get("key") is None else row for row in rows]
+    columns = [c for c in STATS_COLUMNS if not (by == "repo" and c[0] == "repositories")]
+    return table(title, keyed, (("key", by), *columns))
 
 
 def week_shares(rows: Sequence[Mapping[str, Any]]) -> list[WeekShare]:

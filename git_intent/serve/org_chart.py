@@ -3,6 +3,8 @@ fetched (the page's Content-Security-Policy allows none), colours from the style
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -11,6 +13,7 @@ from markupsafe import Markup
 
 WIDTH, HEIGHT = 720, 220
 LEFT, BOTTOM, TOP = 40, 40, 12
+LABEL_WIDTH = 44  # px one week's label needs at 11 px (`MM-DD`)
 AGENT_CLASSES = ("agent_with_evidence", "agent_without_evidence")
 
 
@@ -48,7 +51,7 @@ def share_chart(weeks: Sequence[WeekShare]) -> Markup:
         parts.append(
             f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{fraction:.0%}</text>'
         )
-    every = max(1, len(weeks) // 12)  # at most ~12 labels under the bars
+    every = max(1, math.ceil(LABEL_WIDTH / step))  # labels never overlap: every k-th bar is labelled
     for index, week in enumerate(weeks):
         x = LEFT + step * index + (step - bar) / 2
         base = float(TOP + plot_h)
@@ -70,7 +73,12 @@ def share_chart(weeks: Sequence[WeekShare]) -> Markup:
         if index % every == 0:
             parts.append(
                 f'<text class="axis" x="{x + bar / 2:.1f}" y="{HEIGHT - BOTTOM + 16}" '
-                f'text-anchor="middle">{escape(week.week)}</text>'
+                f'text-anchor="middle">{escape(_short(week.week))}</text>'
             )
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+def _short(week: str) -> str:
+    """A week's label under its bar: `MM-DD` of a `YYYY-MM-DD` Monday (the year is in the bar's title)."""
+    return week[5:] if re.fullmatch(r"\d{4}-\d{2}-\d{2}", week) else week

@@ -40,6 +40,12 @@ def test_each_week_is_a_bar_stacked_by_evidence_in_proportion_to_its_lines() -> 
         "2026-W03: 100% by agents (7 lines with evidence, 0 without, of 7)",
     ]
     assert "<script" not in svg and "http" not in svg.replace('xmlns="http', "")
+    many = str(
+        share_chart([WeekShare(f"2026-{m:02}-{d:02}", 1, 0, 2) for m in range(1, 7) for d in (5, 12, 19, 26)])
+    )
+    labels = re.findall(r'text-anchor="middle">([^<]*)</text>', many)
+    # 24 bars of 28 px: every other one labelled, as MM-DD
+    assert labels == [f"{m:02}-{d:02}" for m in range(1, 7) for d in (5, 19)]
 
 
 def test_a_hostile_label_is_text_and_no_week_is_a_note() -> None:
@@ -128,7 +134,7 @@ def test_the_pages_need_the_key_and_show_every_section_escaped(tmp_path: Path) -
         "<td>s-span</td><td>claude-code</td><td>api, web</td><td>2</td><td>60</td><td>yes</td>" in page.text
     )
     by_agent = "<td>claude-code</td><td>2</td><td>2</td><td>1</td><td>60</td><td>60</td><td>100.0%</td>"
-    by_repo = "<td>api</td><td>1</td><td>1</td><td>2</td><td>40</td><td>34</td><td>85.0%</td><td>88.2%</td>"
+    by_repo = "<td>api</td><td>1</td><td>2</td><td>40</td><td>34</td><td>85.0%</td><td>88.2%</td>"
     assert by_agent in page.text and by_repo in page.text
     found = client.get("/search", params={"q": "maxchunksize"})
     assert found.status_code == 200
