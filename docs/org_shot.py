@@ -13,11 +13,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from git_intent.org.store import open_store
 from support.browser import headless_chrome
 from support.review_repo import isolated_env, serving
 
 from git_intent.org.rows import CommitRow, CreditRow, MessageRow, RepoSnapshot
+from git_intent.org.store import open_store
 
 REPOSITORIES = ("api", "web", "billing", "infra", "mobile", "search", "docs-site", "data-pipeline")
 AGENTS = {
