@@ -81,14 +81,11 @@ class OrgStore:
             rows = ((repo_id, m.agent, m.session_id, m.message_id, m.role, m.at, m.text) for m in messages)
             if self.db.dialect == "sqlite":
                 first = self._take_sequence(len(messages))
-                self.db.insert_many(
-                    "messages",
-                    ("id", *_MESSAGE_COLUMNS),
-                    (
-                        ((row[5] or 0) << SEQUENCE_BITS | (first + n) & SEQUENCE_MASK, *row)
-                        for n, row in enumerate(rows)
-                    ),
+                numbered = sorted(  # in id order: each page of the table and of FTS5 is written once
+                    ((row[5] or 0) << SEQUENCE_BITS | (first + n) & SEQUENCE_MASK, *row)
+                    for n, row in enumerate(rows)
                 )
+                self.db.insert_many("messages", ("id", *_MESSAGE_COLUMNS), numbered)
             else:
                 self.db.insert_many("messages", _MESSAGE_COLUMNS, rows)
 
