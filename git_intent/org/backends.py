@@ -74,7 +74,15 @@ class SqliteDatabase:
     @contextmanager
     def write(self, lock_key: str) -> Iterator[None]:
         # IMMEDIATE takes the writer lock first, so two writers never both read and then fail to upgrade.
-        self.connection.execute("BEGIN IMMEDIATE")
+        try:
+            self.connection.execute("BEGIN IMMEDIATE")
+        except (
+            sqlite3.OperationalError
+        ) as exc:  # "database is locked" after BUSY_TIMEOUT_S, or a read-only file
+            raise IntentError(
+                f"The organisation store {self.path} cannot be written: {exc} (another writer held it for "
+                f"{BUSY_TIMEOUT_S:.0f} s, or the file is read-only)."
+            ) from exc
         try:
             yield
         except BaseException:

@@ -46,7 +46,8 @@ class OrgStats(BaseModel):
     """Credited lines of one group. `key` is the repository's name (by repo), the agent or model (null: lines
     no agent wrote), or the Monday starting the UTC week, YYYY-MM-DD (null: a commit without a time).
     `agent_lines` counts the classes starting "agent"; `agent_share` is agent_lines / lines and
-    `evidence_share` evidence_lines / agent_lines (0 when the divisor is 0), rounded to 4 places."""
+    `evidence_share` evidence_lines / agent_lines (0 when the divisor is 0), rounded to 4 places. `commits`
+    counts distinct commit ids: a commit present in two forks counts once."""
 
     key: str | None
     repositories: int
@@ -111,7 +112,7 @@ def stats(db: Database, by: str = "repo", since: int | None = None) -> list[OrgS
     where, params = ("WHERE c.committed_at >= ?", [since]) if since is not None else ("", [])
     totals = db.query(
         f"""SELECT {group} AS g, COUNT(DISTINCT c.repo_id),
-            COUNT(DISTINCT CAST(c.repo_id AS TEXT) || ':' || c.sha),
+            COUNT(DISTINCT c.sha),
             COUNT(DISTINCT c.session_id), SUM(c.lines),
             SUM(CASE WHEN c.line_class LIKE 'agent%' THEN c.lines ELSE 0 END),
             SUM(CASE WHEN c.has_evidence = 1 THEN c.lines ELSE 0 END)
@@ -169,7 +170,8 @@ def search(db: Database, query: str, limit: int = 20) -> list[OrgSearchHit]:
     words = _WORD.findall(query)
     if not words:
         raise IntentError(f"The search {query!r} has no word to look for.")
-    order = "ORDER BY m.at DESC NULLS LAST, r.key, m.session_id, m.message_id LIMIT ?"
+    # Newest first, messages of one second in load order: on SQLite a message's id is its time (schema.py).
+    order = "ORDER BY m.at DESC NULLS LAST, m.id DESC LIMIT ?"
     columns = "r.name, r.key, m.agent, m.session_id, m.message_id, m.role, m.at"
     params: list[Param]
     if db.dialect == "sqlite":
@@ -178,7 +180,7 @@ def search(db: Database, query: str, limit: int = 20) -> list[OrgSearchHit]:
             f"""SELECT {columns}, snippet(messages_fts, 0, '[', ']', '…', 16)
             FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
             JOIN repositories r ON r.id = m.repo_id
-            WHERE messages_fts MATCH ? {order}""",
+            WHERE messages_fts MATCH ? ORDER BY messages_fts.rowid DESC LIMIT ?""",
             [match, limit],
         )
     else:

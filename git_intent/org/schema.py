@@ -51,7 +51,12 @@ def _messages(id_column: str, extra: str = "") -> str:
 
 M001_SQLITE = (
     *_tables("INTEGER PRIMARY KEY"),
+    # A message's id is its time: (at << 24) | a sequence number (store.py), so full-text hits come out of
+    # FTS5 newest first by rowid and a search stops after `limit` of them (a word in one message in five,
+    # 200,000 messages of 1,000,000, otherwise sorts all of them: 0.85 s at p95, bench/org_scale.py).
     _messages("INTEGER PRIMARY KEY"),
+    "CREATE TABLE message_sequence (next INTEGER NOT NULL)",
+    "INSERT INTO message_sequence (next) VALUES (0)",
     """CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id',
         tokenize='unicode61 remove_diacritics 0')""",
     """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
@@ -67,6 +72,8 @@ M001_POSTGRESQL = (
         ", tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED",
     ),
     "CREATE INDEX messages_tsv ON messages USING GIN (tsv)",
+    # Newest first: for a frequent word the planner walks this index backwards and stops after `limit`.
+    "CREATE INDEX messages_at ON messages (at DESC NULLS LAST, id DESC)",
 )
 
 MIGRATIONS: tuple[Migration, ...] = (Migration(1, "tables", M001_SQLITE, M001_POSTGRESQL),)

@@ -33,6 +33,11 @@ _COMMIT_COLUMNS = ("repo_id", "sha", "committed_at", "author", "lines_added")
 _CREDIT_COLUMNS = (
     "repo_id", "sha", "committed_at", "agent", "model", "session_id", "line_class", "lines", "has_evidence",
 )  # fmt: skip
+# SQLite message ids: unix seconds in the high bits, a sequence number in the low 24. Two messages of the same
+# second collide only when 16,777,216 messages were loaded between them (the load then fails and is retried
+# whole, nothing half-written).
+SEQUENCE_BITS = 24
+SEQUENCE_MASK = (1 << SEQUENCE_BITS) - 1
 _MESSAGE_COLUMNS = ("repo_id", "agent", "session_id", "message_id", "role", "at", "text")
 
 
@@ -73,11 +78,22 @@ class OrgStore:
             self.db.insert_many(
                 "credits", _CREDIT_COLUMNS, (_credit(repo_id, c, committed_at) for c in snapshot.credits)
             )
-            self.db.insert_many(
-                "messages",
-                _MESSAGE_COLUMNS,
-                ((repo_id, m.agent, m.session_id, m.message_id, m.role, m.at, m.text) for m in messages),
-            )
+            rows = ((repo_id, m.agent, m.session_id, m.message_id, m.role, m.at, m.text) for m in messages)
+            if self.db.dialect == "sqlite":
+                first = self._take_sequence(len(messages))
+                numbered = sorted(  # in id order: each page of the table and of FTS5 is written once
+                    ((row[5] or 0) << SEQUENCE_BITS | (first + n) & SEQUENCE_MASK, *row)
+                    for n, row in enumerate(rows)
+                )
+                self.db.insert_many("messages", ("id", *_MESSAGE_COLUMNS), numbered)
+            else:
+                self.db.insert_many("messages", _MESSAGE_COLUMNS, rows)
+
+    def _take_sequence(self, count: int) -> int:
+        """The first of `count` message sequence numbers reserved (SQLite, inside the write transaction)."""
+        first = int(self.db.query("SELECT next FROM message_sequence")[0][0])
+        self.db.execute("UPDATE message_sequence SET next = ?", [first + count])
+        return first
 
     def _upsert_repository(self, snapshot: RepoSnapshot, commits: int, credits: int, messages: int) -> int:
         rows = self.db.query(

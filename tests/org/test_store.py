@@ -209,3 +209,15 @@ def test_an_unreachable_server_is_named_without_its_password(tmp_path: Path) -> 
         open_store(f"postgresql://ada:s3cret@/nowhere?host={tmp_path}")
     assert "cannot be reached" in str(caught.value)
     assert "s3cret" not in str(caught.value) and "ada:***@" in str(caught.value)
+
+
+def test_a_sqlite_store_locked_past_the_timeout_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("git_intent.org.backends.BUSY_TIMEOUT_S", 0.1)
+    with open_store(tmp_path / "org.db") as holder, open_store(tmp_path / "org.db") as waiter:
+        with holder.db.write("another writer"):
+            with pytest.raises(IntentError, match=r"cannot be written: database is locked \(another writer"):
+                waiter.replace_repository(web())
+        waiter.replace_repository(web())  # free again
+        assert waiter.last_head(web().key) == "web-1"
