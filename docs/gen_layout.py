@@ -20,6 +20,7 @@ ROLES = {
     "launch": "the `git-intent` console script (the resident client, else the CLI)",
     "cli": "click: parse, call one library function, print; one top-level error handler",
     "serve": "the other interfaces: web view, MCP server, language server, the demo",
+    "org": "many repositories in one store (SQLite or PostgreSQL): org sync, stats, search, sessions",
     "schemas": "the JSON Schema of every `--json` output",
     "review": "a range explained hunk by hunk",
     "answer": "why/ask with checked citations, sharing with a team, command outputs, import and export",

@@ -1,10 +1,13 @@
-"""Regenerate the screenshots of `git intent serve` in docs/ (serve-file.png, serve-session.png).
+"""Regenerate the screenshots of `git intent serve` in docs/ (serve-file.png, serve-session.png) and of
+`git intent serve --org` (org-dashboard.png).
 
 Builds the test repository from the linked fixtures (tests/support/review_repo.py: three real entire-cli
 commits and their Claude Code sessions, in a temporary folder with HOME isolated), serves it, and photographs
-two pages with Debian's headless Chromium (scripts/ensure-chromium installs it when missing).
+two pages with Debian's headless Chromium (scripts/ensure-chromium installs it when missing). With `org`, it
+loads a generated organisation (`org_shot.py`: eight repositories, twelve weeks, three agents) into a SQLite
+org store and photographs its dashboard.
 
-Run: .venv/bin/python docs/screenshots.py
+Run: .venv/bin/python docs/screenshots.py [org]
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "docs"))
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -23,6 +27,11 @@ from support.review_repo import CHUNKING, S8, build_review_repo, serving  # noqa
 
 
 def main() -> None:
+    if sys.argv[1:] == ["org"]:
+        from org_shot import org_dashboard
+
+        org_dashboard(ROOT / "docs" / "org-dashboard.png")
+        return
     binary, driver_path = chromium()
     with tempfile.TemporaryDirectory(prefix="intent-shots-") as folder:
         built = build_review_repo(Path(folder))

@@ -68,6 +68,7 @@ SCHEMAS: dict[str, OutputSchema] = {
             "git intent fidelity SESSION TARGET LEVEL --json",
             _attr(".command_outputs", "FidelityChange"),
         ),
+        OutputSchema("org-sync", "git intent org sync SOURCES... --json", _attr(".org.sync", "SyncReport")),
         OutputSchema("status", "git intent status --json", _attr(".capture.status", "CaptureStatus")),
         OutputSchema("doctor", "git intent doctor --json", _attr(".capture.doctor", "DoctorReport")),
         OutputSchema("path", "git intent path --json", _attr(".command_outputs", "StatePaths")),
@@ -112,6 +113,17 @@ SCHEMAS: dict[str, OutputSchema] = {
             "provenance",
             "git intent attest (the predicate https://git-intent.dev/provenance/v1 of each Statement)",
             _attr(".attest.statement", "Provenance"),
+        ),
+        OutputSchema(
+            "org-stats",
+            "git intent org stats [--by repo|agent|model|week] [--since DATE] --json",
+            _list_of(".org.queries", "OrgStats"),
+        ),
+        OutputSchema(
+            "org-search", "git intent org search QUERY --json", _list_of(".org.queries", "OrgSearchHit")
+        ),
+        OutputSchema(
+            "org-sessions", "git intent org sessions --json", _list_of(".org.queries", "SpanningSession")
         ),
         OutputSchema("review", "git intent review RANGE --json", _attr(".review.values", "ReviewAnswer")),
         OutputSchema("audit", "git intent audit RANGE --json", _attr(".share.audit", "AuditReport")),

@@ -16,6 +16,8 @@ import pytest
 from support import CORPUS, corpus, git, run_cli, wait_for_note
 
 __all__ = ["CORPUS", "corpus", "git", "run_cli", "wait_for_note"]
+# The organisation store's fixtures (`store`, `store_target`, `postgres_server`: a private PostgreSQL server).
+pytest_plugins = ["support.org_store"]
 
 PYTHON_BIN = Path(sys.executable).parent
 

@@ -65,6 +65,7 @@ COMMAND_MODULES = {
     "share": "share",
     "redact": "share",
     "audit": "share",
+    "org": "org",
 }
 
 

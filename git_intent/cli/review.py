@@ -56,15 +56,29 @@ def review(revision_range: str, output: str, as_json: bool, offline: bool, model
     help="Port on 127.0.0.1 (0 picks a free one).",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in your web browser.")
-def serve(port: int, open_browser: bool) -> None:
+@click.option(
+    "--org",
+    "org_db",
+    metavar="DB",
+    help="Serve the organisation dashboard of an org store instead (a SQLite file, or a postgresql://… "
+    "URL, as `org sync --db` takes it); needs no repository.",
+)
+def serve(port: int, open_browser: bool, org_db: str | None) -> None:
     """Serve a local web view of this repository's intent on 127.0.0.1 (Ctrl-C stops it).
 
     Files with an intent gutter and the evidence behind each line, sessions with their topic map and
     fidelity controls, reviews of a range, and search. The address it prints carries a key made for this
     run (?token=...): the browser that opens it keeps the key in a cookie, and any other request gets 401,
-    so other accounts on this machine cannot read your transcripts. Needs the `serve` extra:
+    so other accounts on this machine cannot read your transcripts. With --org DB it serves the
+    organisation dashboard of an org store instead (agent share by week, stats by repository, agent and
+    model, sessions across repositories, search). Needs the `serve` extra:
     pip install 'git-intent-provenance[serve]'.
     """
+    if org_db is not None:
+        from ..serve import run_org_server
+
+        run_org_server(org_db, port, open_browser=open_browser, echo=click.echo)
+        return
     from ..serve import run_server
 
     run_server(open_repo(), port, open_browser=open_browser, echo=click.echo)

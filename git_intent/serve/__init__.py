@@ -56,10 +56,55 @@ def run_server(
     which every request gets 401. `open_browser` opens it through a file only this user can read.
 
     Raises PortBusyError when the port is taken."""
-    try:
-        import uvicorn
 
+    def create(token: str, key: str) -> object:
         from .app import create_app
+
+        return create_app(repo, token, key)
+
+    _serve(create, f"the intent of {repo.root}", port, open_browser, echo)
+
+
+def run_org_server(
+    target: str, port: int, *, open_browser: bool = False, echo: Callable[[str], object] = print
+) -> None:
+    """Serve the org dashboard of the store `target` (a SQLite file or a postgresql:// URL, as `org sync
+    --db` takes it) on 127.0.0.1:`port`, as `run_server` serves a repository (same key, same guard).
+
+    Raises IntentError when the store cannot be opened, PortBusyError when the port is taken."""
+    from ..org.store import open_store
+
+    if "://" not in target and not Path(target).is_file():
+        raise IntentError(
+            f"There is no org store at {target}.",
+            hint="Load one with `git intent org sync SOURCES --db PATH`.",
+        )
+    with open_store(target):  # a wrong path or server says so now, not on the first page
+        pass
+    # the file's name, or the database's: a URL's user and password are never shown
+    shown_title = Path(target).name if "://" not in target else target.split("?", 1)[0].rsplit("/", 1)[-1]
+
+    def create(token: str, key: str) -> object:
+        from .org_app import create_org_app
+
+        return create_org_app(lambda: open_store(target), shown_title, token, key)
+
+    _serve(create, f"the organisation store {shown_title}", port, open_browser, echo)
+
+
+def _serve(
+    create: Callable[[str, str], object],
+    what: str,
+    port: int,
+    open_browser: bool,
+    echo: Callable[[str], object],
+) -> None:
+    """Bind, make this run's key and form token, build the app with `create(token, key)`, say the address
+    and serve until interrupted."""
+    try:
+        import jinja2  # noqa: F401 — the apps import it (and starlette) inside `create`
+        import starlette  # noqa: F401
+        import uvicorn
     except ImportError as exc:
         raise IntentError(
             f"git intent serve needs the serve extra ({exc.name or 'starlette'} is not installed).",
@@ -68,11 +113,11 @@ def run_server(
     sock = bind(port)
     key = secrets.token_urlsafe(32)
     url = f"http://{HOST}:{sock.getsockname()[1]}/?token={key}"
-    app = create_app(repo, secrets.token_urlsafe(32), key)
+    app = create(secrets.token_urlsafe(32), key)
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)  # type: ignore[arg-type]
     )
-    echo(f"Serving the intent of {repo.root} at {url} (Ctrl-C stops it).")
+    echo(f"Serving {what} at {url} (Ctrl-C stops it).")
     folder = Path(tempfile.mkdtemp(prefix="git-intent-serve-")) if open_browser else None  # 0700
     if folder is not None and threading.current_thread() is threading.main_thread():
         # uvicorn re-raises the SIGTERM that stopped it once it is done: with the default action the process

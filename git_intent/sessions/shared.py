@@ -132,6 +132,7 @@ def session_from_payload(payload: dict[str, Any], where: str) -> SharedSession:
                 "parts": parts,
                 "is_prompt": bool(item.get("is_prompt")),
                 "is_summary": bool(item.get("is_summary")),
+                "model": item["model"] if isinstance(item.get("model"), str) else None,
             }
         )
         if item.get("redacted"):

@@ -90,6 +90,7 @@ def _message(message: Message, kinds: tuple[str, ...]) -> dict[str, Any]:
         "timestamp": message.timestamp.isoformat() if message.timestamp else None,
         "is_prompt": message.is_prompt,
         "is_summary": message.is_summary,
+        "model": message.model,  # the org view counts lines by model; an id, never prose
         "redacted": False,
         "parts": [
             {"kind": p.kind, "text": p.text, "tool": p.tool, "call_id": p.call_id, "is_error": p.is_error}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,3 +27,31 @@ def chromium() -> tuple[str, str]:
         )
     browser, driver = proc.stdout.split()[-2:]
     return browser, driver
+
+
+def headless_chrome(profile: str, size: str = "1400,900") -> Any:
+    """A Selenium driver of Debian's headless Chromium with its profile (and HOME) in `profile`; the caller
+    quits it."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    binary, driver_path = chromium()
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={size}",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        "--no-first-run",
+    ):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(
+        options=options,
+        service=Service(executable_path=driver_path, env={"HOME": profile, "PATH": "/usr/bin:/bin"}),
+    )
+    driver.set_page_load_timeout(60)
+    return driver
