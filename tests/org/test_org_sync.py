@@ -306,3 +306,47 @@ def test_the_command_loads_the_good_sources_and_gives_each_bad_one_a_line(
     assert [s["status"] for s in report["sources"]] == ["unchanged", "unchanged"]
     with open_store(db) as store:
         assert sorted(r["name"] for r in store.repositories()) == ["demo", "hooked"]
+
+
+def test_one_sync_job_per_repository_at_once_on_either_store(
+    world: World, tmp_path: Path, store_target: str
+) -> None:
+    """What CI does: each repository's job runs `org sync` on its own repository, at the same moment, against
+    one store (SQLite or a real PostgreSQL server); every repository is loaded once, and what the store
+    answers is what one job after the other gives."""
+    from git_intent.org.store import open_store
+
+    jobs = [str(world.demo.remote), world.hooked.as_uri()]
+    env = {**os.environ, **world.env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    running = [
+        subprocess.Popen(
+            ["git", "intent", "org", "sync", source, "--db", store_target, "--json"],
+            cwd=tmp_path,
+            env={**env, "XDG_CACHE_HOME": str(tmp_path / f"cache{index}")},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for index, source in enumerate(jobs)
+    ]
+    for proc in running:
+        out, err = proc.communicate(timeout=300)
+        assert (proc.returncode, err) == (0, ""), out
+        assert [s["status"] for s in json.loads(out)["sources"]] == ["loaded"]
+    with open_store(store_target) as store:
+        together = (store.repositories(), store.stats(by="repo"), store.stats(by="agent"))
+    assert sorted(r["name"] for r in together[0]) == ["demo", "hooked"]
+    by_repo = {row["key"]: (row["commits"], row["lines"], row["agent_lines"]) for row in together[1]}
+    assert set(by_repo) == {"demo", "hooked"}
+
+    alone = tmp_path / "alone.db"
+    for source in jobs:
+        proc = run_cli("org", "sync", source, "--db", str(alone), cwd=tmp_path, env={**env})
+        assert proc.returncode == 0, proc.stderr
+    with open_store(alone) as store:
+        assert by_repo == {
+            row["key"]: (row["commits"], row["lines"], row["agent_lines"]) for row in store.stats(by="repo")
+        }
+        assert sorted(together[2], key=lambda row: str(row["key"])) == sorted(
+            store.stats(by="agent"), key=lambda row: str(row["key"])
+        )
