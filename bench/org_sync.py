@@ -10,9 +10,9 @@ three, so spanning sessions exist. No shared evidence: the agent lines are `agen
 
 Per store and jobs, in this process: the first sync of all N (wall seconds, repositories/s, commits/s), the
 second sync with nothing changed, and a sync after one more noted commit in 10 repositories (only those
-load; they are put back afterwards). Then the peak RSS of a first sync of 50, 100 and N repositories, each in
-a child process (SQLite, 4 jobs): the child's own `ru_maxrss`, and from `wait4` the largest of it and of its
-git processes.
+load; they are put back afterwards). Then memory: a first sync of 50, 100 and N repositories, each in a new
+child process (SQLite, 4 jobs), its resident set before and after the sync and its peak (VmRSS and VmHWM of
+/proc/self/status: the git processes it starts are not counted, each is one short fetch or read).
 
 Run:  .venv/bin/python bench/org_sync.py [--repos 200] [--commits 50] [--no-postgres] [--json]
 The PostgreSQL server is Debian's (tests/support/postgres.py, scripts/ensure-postgresql) in a temporary
@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -268,29 +266,44 @@ def targets(work: Path, postgres: bool) -> Iterator[tuple[str, str]]:
 
 def child_rss(paths: list[str], work: Path, jobs: int) -> dict[str, float]:
     """A first sync of `paths` into a new SQLite store in a child process: its RSS before the sync (after
-    its imports), its own peak RSS and, from wait4, the largest of its and its git processes' (MB)."""
+    its imports) and after it, and its peak RSS (MB); the sync's seconds."""
     listing = work / f"sources-{len(paths)}.json"
     listing.write_text(json.dumps(paths), encoding="utf-8")
     args = [sys.executable, __file__, "--child", str(listing), "--jobs-child", str(jobs)]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = subprocess.run(args, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"child sync of {len(paths)} repositories failed")
-    own = json.loads(out)
-    return {**own, "with_git_mb": round(usage.ru_maxrss / 1024, 1), "s": own["s"]}
+    figures: dict[str, float] = json.loads(proc.stdout)
+    return figures
 
 
 def _child(listing: Path, jobs: int) -> None:
     paths = json.loads(listing.read_text(encoding="utf-8"))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the interpreter and git_intent
+    before = _status_mb("VmRSS")  # the interpreter and git_intent imported
     base = listing.with_suffix("")
     seconds, report = _timed_sync(paths, str(base) + ".db", base.with_name(base.name + "-cache"), jobs)
     _check(report, len(paths), 0)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"before_mb": round(before, 1), "self_mb": round(peak, 1), "s": round(seconds, 2)}))
+    peak = _status_mb("VmHWM")
+    print(
+        json.dumps(
+            {
+                "before_mb": round(before, 1),
+                "after_mb": round(_status_mb("VmRSS"), 1),
+                "peak_mb": round(peak, 1),
+                "s": round(seconds, 2),
+            }
+        )
+    )
+
+
+def _status_mb(field: str) -> float:
+    """A size of /proc/self/status in MB: VmRSS (resident now) or VmHWM (the peak since exec). Not
+    `ru_maxrss`: Linux carries the parent's peak over a fork and exec into it, and the parent has already
+    synced every store by then."""
+    for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def table(figures: dict[str, object]) -> str:
@@ -305,11 +318,11 @@ def table(figures: dict[str, object]) -> str:
         )
     rows += [
         "",
-        "| repositories | RSS before sync MB | peak RSS MB (python) | with git processes MB | sync s |",
+        "| repositories | RSS before sync MB | RSS after sync MB | peak RSS MB | sync s |",
         "|---|---|---|---|---|",
     ]
     for size, rss in figures["rss"].items():  # type: ignore[attr-defined]
-        rows.append(f"| {size} | {rss['before_mb']} | {rss['self_mb']} | {rss['with_git_mb']} | {rss['s']} |")
+        rows.append(f"| {size} | {rss['before_mb']} | {rss['after_mb']} | {rss['peak_mb']} | {rss['s']} |")
     return "\n".join(rows)
 
 
