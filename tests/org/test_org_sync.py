@@ -293,7 +293,7 @@ def test_the_command_loads_the_good_sources_and_gives_each_bad_one_a_line(
         f"error: {missing}: {missing} is neither a repository URL nor an existing path."
     ]
     assert proc.stdout.splitlines() == [
-        f"loaded demo ({world.demo.remote.resolve()}): 2 commits, 2 credit rows, 7 shared messages",
+        f"loaded demo ({world.demo.remote.resolve()}): 2 commits, 2 credit rows, 9 shared messages",
         f"loaded hooked ({world.hooked.as_uri()}): 2 commits, 2 credit rows, 0 shared messages",
         "3 sources: 2 loaded, 0 unchanged, 1 failed.",
     ]
