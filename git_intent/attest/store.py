@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..core.errors import AttestationError, ShareError
 from ..core.state_files import locked, private_dir
-from ..git.repo import Repository, run_git
+from ..git.repo import Repository
+from ..notes.fast_import import import_notes, merge_notes_ref, not_read_back
 from ..notes.refs import ref_note_blobs
 
 ATTESTATIONS_REF = "refs/notes/git-intent-attestations"
@@ -78,21 +77,13 @@ def write_attestations(repo: Repository, envelopes: Mapping[str, str]) -> int:
                 texts[commit] = text
         if not texts:
             return 0
-        proc = subprocess.run(
-            ["git", "fast-import", "--quiet", "--date-format=raw"],
-            cwd=repo.root,
-            input=_stream(texts, old),
-            capture_output=True,
-        )
-        if proc.returncode != 0:
-            said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        failed = import_notes(repo, ATTESTATIONS_REF, texts, old, "attestations")
+        if failed is not None:
             raise AttestationError(
-                f"git fast-import could not write {len(texts)} attestations: "
-                f"{said[-1] if said else 'exit ' + str(proc.returncode)}.",
+                f"git fast-import could not write {len(texts)} attestations: {failed}.",
                 hint="Run the command again.",
             )
-        listed = ref_note_blobs(repo, ATTESTATIONS_REF)
-        wrong = [c for c, text in texts.items() if listed.get(c) != _blob_id(text.encode("utf-8"))]
+        wrong = not_read_back(repo, ATTESTATIONS_REF, texts)
         if wrong:
             raise AttestationError(f"{len(wrong)} attestations did not read back as written.")
         return len(texts)
@@ -109,43 +100,10 @@ def merge_attestations(repo: Repository, ref: str) -> bool:
         if not before:
             repo.git("update-ref", ATTESTATIONS_REF, theirs, "0" * 40)
             return True
-        proc = run_git(
-            [*_identity(repo), "notes", "--ref", ATTESTATIONS_REF, "merge", "-q", "-s", "cat_sort_uniq", ref],
-            repo.root,
-            check=False,
-        )
-        if proc.returncode != 0:
+        failed = merge_notes_ref(repo, ATTESTATIONS_REF, ref)
+        if failed is not None:
             raise ShareError(
-                f"Merging {ref} into {ATTESTATIONS_REF} failed: {proc.stderr.strip() or 'no reason given'}.",
+                f"Merging {ref} into {ATTESTATIONS_REF} failed: {failed}.",
                 hint="Your attestations are unchanged; run `git intent fetch` again.",
             )
         return repo.git("rev-parse", "-q", "--verify", ATTESTATIONS_REF, check=False).strip() != before
-
-
-def _stream(texts: Mapping[str, str], old: str) -> bytes:
-    message = f"git-intent: {len(texts)} attestations".encode()
-    parts = [
-        f"commit {ATTESTATIONS_REF}\n".encode(),
-        f"committer git-intent <git-intent@localhost> {int(time.time())} +0000\n".encode(),
-        f"data {len(message)}\n".encode(),
-        message,
-        b"\n",
-    ]
-    if old:
-        parts.append(f"from {old}\n".encode())
-    for commit, text in texts.items():
-        data = text.encode("utf-8")
-        parts += [f"N inline {commit}\n".encode(), f"data {len(data)}\n".encode(), data, b"\n"]
-    parts.append(b"\n")
-    return b"".join(parts)
-
-
-def _blob_id(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def _identity(repo: Repository) -> list[str]:
-    """`-c user.*` options when git has no committer identity: a merge must not fail for that."""
-    if repo.git("var", "GIT_COMMITTER_IDENT", check=False).strip():
-        return []
-    return ["-c", "user.name=git-intent", "-c", "user.email=git-intent@localhost"]

@@ -29,6 +29,7 @@ from ..core.errors import ShareError
 from ..core.state_files import locked, private_dir
 from ..git.repo import Repository, run_git
 from ..redaction.redact import Sealed
+from .fast_import import committer_identity
 from .records import nesting
 
 EVIDENCE_REF = "refs/intent/evidence"
@@ -204,20 +205,13 @@ def commit_entries(repo: Repository, entries: dict[str, str], old: str | None, m
         listing = "".join(f"100644 blob {oid}\t{path}\n" for path, oid in sorted(entries.items()))
         run_git(["update-index", "--add", "--index-info"], repo.root, input_text=listing, env=env)
         tree = run_git(["write-tree"], repo.root, env=env).stdout.strip()
-    new = repo.git(*_identity(repo), "commit-tree", tree, "-m", message).strip()
+    new = repo.git(*committer_identity(repo), "commit-tree", tree, "-m", message).strip()
     if not repo.succeeds("update-ref", EVIDENCE_REF, new, old or "0" * 40):
         raise ShareError(
             f"{EVIDENCE_REF} moved while it was being updated; nothing was lost.",
             hint="Run the command again.",
         )
     return new
-
-
-def _identity(repo: Repository) -> list[str]:
-    """`-c user.*` options when git has no committer identity: a store update must not fail for that."""
-    if repo.git("var", "GIT_COMMITTER_IDENT", check=False).strip():
-        return []
-    return ["-c", "user.name=git-intent", "-c", "user.email=git-intent@localhost"]
 
 
 def sessions_in(entries: dict[str, str]) -> dict[str, dict[str, str]]:

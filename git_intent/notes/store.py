@@ -10,10 +10,7 @@ first write moves them (`refs.py`).
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +19,7 @@ from ..core.errors import GitError, NoteError, NotesRefDamagedError
 from ..core.faults import crash_point
 from ..core.state_files import locked, private_dir
 from ..git.repo import Repository
+from .fast_import import committer_identity, import_notes, not_read_back
 from .records import CommitRecord, LinesRecord, Note, SessionRecord, parse_note, render_note
 from .refs import (
     LEGACY_NOTES_REF,
@@ -176,7 +174,7 @@ def _swap(repo: Repository, commit: str, text: str, old: str, attempt: int) -> b
     try:
         if old:
             repo.git("update-ref", scratch, old)
-        repo.git(*_identity(repo), "notes", "--ref", scratch, "add", "-f", "-C", blob, commit)
+        repo.git(*committer_identity(repo), "notes", "--ref", scratch, "add", "-f", "-C", blob, commit)
         new = repo.git("rev-parse", "--verify", scratch).strip()
         crash_point("before-ref-update")
         swapped = repo.succeeds("update-ref", NOTES_REF, new, old or "0" * 40)
@@ -207,23 +205,13 @@ def write_notes(repo: Repository, notes: Mapping[str, Records]) -> int:
         changed = {c: t for c, t in texts.items() if current.get(c) != t}
         if not changed:
             return 0
-        proc = subprocess.run(
-            ["git", "fast-import", "--quiet", "--date-format=raw"],
-            cwd=repo.root,
-            input=_fast_import_stream(changed, old),
-            capture_output=True,
-        )
-        if proc.returncode != 0:
+        failed = import_notes(repo, NOTES_REF, changed, old, "notes")
+        if failed is not None:
             damage = notes_ref_damage(repo)
             if damage:
                 raise damaged_ref_error(damage)
-            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise NoteError(
-                f"git fast-import could not write {len(changed)} notes: "
-                f"{message[-1] if message else 'exit ' + str(proc.returncode)}."
-            )
-        listed = ref_note_blobs(repo, NOTES_REF)
-        wrong = [c for c, text in changed.items() if listed.get(c) != _blob_id(text.encode("utf-8"))]
+            raise NoteError(f"git fast-import could not write {len(changed)} notes: {failed}.")
+        wrong = not_read_back(repo, NOTES_REF, changed)
         if wrong:
             raise NoteError(f"{len(wrong)} notes did not read back as written (first: {wrong[0][:12]}).")
         return len(changed)
@@ -236,28 +224,6 @@ def note_blobs(repo: Repository) -> dict[str, str]:
     for commit, blob in ref_note_blobs(repo, LEGACY_NOTES_REF).items():
         listed.setdefault(commit, blob)
     return listed
-
-
-def _fast_import_stream(notes: Mapping[str, str], old: str) -> bytes:
-    message = f"git-intent: {len(notes)} notes".encode()
-    parts = [
-        f"commit {NOTES_REF}\n".encode(),
-        f"committer git-intent <git-intent@localhost> {int(time.time())} +0000\n".encode(),
-        f"data {len(message)}\n".encode(),
-        message,
-        b"\n",
-    ]
-    if old:
-        parts.append(f"from {old}\n".encode())
-    for commit, text in notes.items():
-        data = text.encode("utf-8")
-        parts += [f"N inline {commit}\n".encode(), f"data {len(data)}\n".encode(), data, b"\n"]
-    parts.append(b"\n")
-    return b"".join(parts)
-
-
-def _blob_id(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def remove_stale_scratch_refs(repo: Repository) -> int:
@@ -289,11 +255,4 @@ def empty_notes_commit(repo: Repository, message: str) -> str:
     """A new notes commit with an empty tree (the start of `refs/notes/git-intent`), made even where git has
     no committer identity; its SHA. Raises GitError."""
     tree = repo.git("mktree", input_text="").strip()
-    return repo.git(*_identity(repo), "commit-tree", tree, "-m", message).strip()
-
-
-def _identity(repo: Repository) -> list[str]:
-    """`-c user.*` options when git has no committer identity: a note write must not fail for that."""
-    if repo.git("var", "GIT_COMMITTER_IDENT", check=False).strip():
-        return []
-    return ["-c", "user.name=git-intent", "-c", "user.email=git-intent@localhost"]
+    return repo.git(*committer_identity(repo), "commit-tree", tree, "-m", message).strip()

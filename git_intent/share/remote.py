@@ -39,6 +39,7 @@ from ..core.errors import IntentError, ShareError
 from ..git.repo import Repository, run_git
 from ..notes import LEGACY_NOTES_REF, NOTES_REF, adopt_legacy_notes, notes_lock
 from ..notes import evidence_ref as store
+from ..notes.fast_import import merge_notes_ref
 from .collect import ShareResult, share_commits, share_level
 from .sources import FetchSource, fetch_source, remote_source
 
@@ -249,14 +250,10 @@ def merge_notes(repo: Repository, ref: str) -> bool:
         if not before:
             repo.git("update-ref", NOTES_REF, theirs, "0" * 40)
             return True
-        proc = run_git(
-            [*_identity(repo), "notes", "--ref", NOTES_REF, "merge", "-q", "-s", "cat_sort_uniq", ref],
-            repo.root,
-            check=False,
-        )
-        if proc.returncode != 0:
+        failed = merge_notes_ref(repo, NOTES_REF, ref)
+        if failed is not None:
             raise ShareError(
-                f"Merging {ref} into {NOTES_REF} failed: {_last_line(proc.stderr)}.",
+                f"Merging {ref} into {NOTES_REF} failed: {failed}.",
                 hint="Your notes are unchanged; run `git intent fetch` again.",
             )
         return repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip() != before
@@ -420,10 +417,6 @@ def _record(result: PushResult, shared: ShareResult) -> None:
     result.sessions_shared = shared.sessions
     result.sessions_missing = shared.missing
     result.redactions = shared.redactions
-
-
-def _identity(repo: Repository) -> list[str]:
-    return store._identity(repo)
 
 
 def _last_line(text: str) -> str:
