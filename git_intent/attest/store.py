@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..core.errors import AttestationError, ShareError
+from ..core.errors import AttestationError
 from ..core.state_files import locked, private_dir
 from ..git.repo import Repository
 from ..notes.fast_import import import_notes, merge_notes_ref, not_read_back
@@ -93,17 +93,4 @@ def merge_attestations(repo: Repository, ref: str) -> bool:
     """Merge the attestation notes at `ref` (a remote's, fetched) into ATTESTATIONS_REF with cat_sort_uniq;
     True when the local ref moved. Raises ShareError when git cannot merge them."""
     with locked(private_dir(repo.state_dir) / "attestations.lock"):
-        before = repo.git("rev-parse", "-q", "--verify", ATTESTATIONS_REF, check=False).strip()
-        theirs = repo.git("rev-parse", "-q", "--verify", ref, check=False).strip()
-        if not theirs or theirs == before:
-            return False
-        if not before:
-            repo.git("update-ref", ATTESTATIONS_REF, theirs, "0" * 40)
-            return True
-        failed = merge_notes_ref(repo, ATTESTATIONS_REF, ref)
-        if failed is not None:
-            raise ShareError(
-                f"Merging {ref} into {ATTESTATIONS_REF} failed: {failed}.",
-                hint="Your attestations are unchanged; run `git intent fetch` again.",
-            )
-        return repo.git("rev-parse", "-q", "--verify", ATTESTATIONS_REF, check=False).strip() != before
+        return merge_notes_ref(repo, ATTESTATIONS_REF, ref, "attestations")

@@ -8,6 +8,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 
+from ..core.errors import ShareError
 from ..git.repo import Repository, run_git
 from .refs import ref_note_blobs
 
@@ -42,17 +43,30 @@ def not_read_back(repo: Repository, ref: str, texts: Mapping[str, str]) -> list[
     return [commit for commit, text in texts.items() if listed.get(commit) != blob_id(text.encode("utf-8"))]
 
 
-def merge_notes_ref(repo: Repository, local: str, theirs: str) -> str | None:
-    """`git notes --ref LOCAL merge -s cat_sort_uniq THEIRS` (lines of both notes of a commit, sorted, each
-    once). None when merged; else why git refused (LOCAL is then unchanged)."""
+def merge_notes_ref(repo: Repository, local: str, fetched: str, what: str) -> bool:
+    """Merge the notes at `fetched` (a remote's, fetched) into `local` with `cat_sort_uniq` (the lines of both
+    notes of a commit, sorted, each once); `local` simply takes `fetched` when it does not exist yet. True
+    when `local` moved. The caller holds the lock of `local`. Raises ShareError, `local` unchanged, when git
+    refuses the merge (`what` names the notes in the hint: "notes", "attestations")."""
+    before = repo.git("rev-parse", "-q", "--verify", local, check=False).strip()
+    theirs = repo.git("rev-parse", "-q", "--verify", fetched, check=False).strip()
+    if not theirs or theirs == before:
+        return False
+    if not before:
+        repo.git("update-ref", local, theirs, "0" * 40)
+        return True
     proc = run_git(
-        [*committer_identity(repo), "notes", "--ref", local, "merge", "-q", "-s", "cat_sort_uniq", theirs],
+        [*committer_identity(repo), "notes", "--ref", local, "merge", "-q", "-s", "cat_sort_uniq", fetched],
         repo.root,
         check=False,
     )
-    if proc.returncode == 0:
-        return None
-    return (proc.stderr.strip().splitlines() or ["no reason given"])[-1]
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or ["no reason given"])[-1]
+        raise ShareError(
+            f"Merging {fetched} into {local} failed: {said}.",
+            hint=f"Your {what} are unchanged; run `git intent fetch` again.",
+        )
+    return repo.git("rev-parse", "-q", "--verify", local, check=False).strip() != before
 
 
 def blob_id(data: bytes) -> str:

@@ -243,20 +243,7 @@ def merge_notes(repo: Repository, ref: str) -> bool:
     an earlier version left on refs/notes/intent); True when the local ref moved."""
     with notes_lock(repo):
         adopt_legacy_notes(repo)
-        before = repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip()
-        theirs = repo.git("rev-parse", "-q", "--verify", ref, check=False).strip()
-        if not theirs or theirs == before:
-            return False
-        if not before:
-            repo.git("update-ref", NOTES_REF, theirs, "0" * 40)
-            return True
-        failed = merge_notes_ref(repo, NOTES_REF, ref)
-        if failed is not None:
-            raise ShareError(
-                f"Merging {ref} into {NOTES_REF} failed: {failed}.",
-                hint="Your notes are unchanged; run `git intent fetch` again.",
-            )
-        return repo.git("rev-parse", "-q", "--verify", NOTES_REF, check=False).strip() != before
+        return merge_notes_ref(repo, NOTES_REF, ref, "notes")
 
 
 def push(
