@@ -9,7 +9,9 @@ other keys run at once).
 
 from __future__ import annotations
 
+import random
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,7 +57,7 @@ class SqliteDatabase:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            self.connection.execute("PRAGMA journal_mode=WAL")
+            _use_wal(self.connection)
             self.connection.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.DatabaseError as exc:
             raise IntentError(f"The organisation store {path} cannot be opened: {exc}.") from exc
@@ -139,6 +141,22 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Put the file in WAL mode (it stays so). Two syncs opening a new store at once: switching the journal
+    needs the file alone, and SQLite answers "database is locked" at once, without the busy timeout; so the
+    switch is tried again, paused, until the timeout, and skipped once the other opener has made it."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not ("locked" in str(exc) or "busy" in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.02, 0.2))
 
 
 def _redacted(url: str) -> str:

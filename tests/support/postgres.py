@@ -59,6 +59,16 @@ def _run_as() -> str | None:
     )
 
 
+def _runuser() -> str:
+    """util-linux's runuser: in /usr/sbin or /sbin, which a user's PATH (and CI's) often lacks."""
+    found = shutil.which("runuser", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"]))
+    if found is None:
+        raise ServerUnavailable(
+            "Running as root, and runuser (util-linux) is not installed to run the server."
+        )
+    return found
+
+
 @dataclass
 class PostgresServer:
     """One running cluster: `url` reaches its `postgres` database; `database(name)` makes another."""
@@ -80,13 +90,16 @@ class PostgresServer:
         return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}"
 
     def _command(self, *argv: str) -> list[str]:
-        prefix = ["runuser", "-u", self.user, "--"] if self.user else []
+        prefix = [_runuser(), "-u", self.user, "--"] if self.user else []
         return [*prefix, *argv]
 
     def _run(self, *argv: str) -> None:
-        proc = subprocess.run(
-            self._command(*argv), capture_output=True, text=True, timeout=120, cwd=self.root
-        )
+        try:
+            proc = subprocess.run(
+                self._command(*argv), capture_output=True, text=True, timeout=120, cwd=self.root
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ServerUnavailable(f"{Path(argv[0]).name} could not run: {exc}") from exc
         if proc.returncode != 0:
             log = self.root / "server.log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
