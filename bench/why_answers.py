@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ from blame_latency import find_cli, summarize
 from record_corpus import CASES, DEFAULT_CORPUS, run_case
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support import json_objects as records  # noqa: E402
 from support.scripted_model import Reply, call, say, scripted, tool_results  # noqa: E402
 
 WARMUPS = 2
@@ -57,29 +58,6 @@ VIEW_BUDGET = 400
 
 # -- the transcripts, read plainly
 # -----------------------------------------------------------------------------
-
-
-def records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(1-based ordinal, object) for every JSON object of a JSON Lines file, glued objects included."""
-    decoder, n = json.JSONDecoder(), 0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        i = 0
-        while i < len(line):
-            while i < len(line) and line[i].isspace():
-                i += 1
-            if i >= len(line):
-                break
-            try:
-                value, i = decoder.raw_decode(line, i)
-            except ValueError:
-                nxt = line.find('{"', i + 1)
-                if nxt < 0:
-                    break
-                i = nxt
-                continue
-            if isinstance(value, dict):
-                n += 1
-                yield n, value
 
 
 def edit_calls(path: Path, agent: str) -> list[tuple[tuple[str, ...], str]]:

@@ -12,9 +12,7 @@ memory emptied) are imported by the test modules.
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -37,6 +35,7 @@ from support import (
     make_repo,
     write_files,
 )
+from support.review_repo import isolated_env
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 START = datetime(2026, 5, 4, 9, 0, tzinfo=timezone.utc)
@@ -178,28 +177,12 @@ def _dated(when: datetime) -> dict[str, str]:
     return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
 
 
-def home_env(home: Path) -> dict[str, str]:
-    """The variables that place a test's HOME, git config and agent folders in `home`."""
-    return {
-        "HOME": str(home),
-        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "CODEX_HOME": str(home / ".codex"),
-        "GIT_AUTHOR_NAME": "Test Person",
-        "GIT_AUTHOR_EMAIL": "person@example.com",
-        "GIT_COMMITTER_NAME": "Test Person",
-        "GIT_COMMITTER_EMAIL": "person@example.com",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PlantedRepo, Path]]:
     """The planted repository, built once (its sessions live in the module's HOME)."""
     root = tmp_path_factory.mktemp("planted")
     with pytest.MonkeyPatch.context() as patch:
-        for key, value in home_env(root / "home").items():
+        for key, value in isolated_env(root / "home").items():
             patch.setenv(key, value)
         yield build(root), root / "home"
 
@@ -208,7 +191,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Planted
 def planted(template: tuple[PlantedRepo, Path], monkeypatch: pytest.MonkeyPatch) -> PlantedRepo:
     """The planted repository with its memory folder emptied, in the HOME its transcripts live in."""
     built, home = template
-    for key, value in home_env(home).items():
+    for key, value in isolated_env(home).items():
         monkeypatch.setenv(key, value)
     shutil.rmtree(built.root / ".git" / "intent" / "memory", ignore_errors=True)
     # What a test may have added to the shared repository: a remote, the sharing level, the evidence refs.
